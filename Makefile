@@ -1,0 +1,139 @@
+# gpustream - build, test, demo, bench, install.
+#   make [all]        build ./gpustream (CUDA auto-detected: CUDA=auto|0|1)
+#   make test         unit + CLI tests (+ GPU tests where a GPU is present); ends "N passed, N failed"
+#   make demo         the main job on the sample data in data/
+#   make bench        gpustream bench (benchmarks are never part of make test)
+#   make deps         install missing -dev packages with apt-get (root), else print the command
+#   make deps-local   unpack Debian's libcsv-dev/libzstd-dev into .deps/ (machines without apt)
+#   make install      PREFIX=/usr/local DESTDIR=
+# Options: CUDA=auto|0|1  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  NVCC=path
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+CUDA    ?= auto
+SANITIZE ?= 0
+BUILD   := build
+
+NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+ifeq ($(CUDA),auto)
+  ifneq ($(NVCC),)
+    CUDA := 1
+  else
+    CUDA := 0
+  endif
+endif
+ifeq ($(SANITIZE),1)
+  CUDA := 0
+endif
+
+# Libraries: the system's, or .deps/ (make deps-local) when present. libcsv is linked
+# statically so the binary runs where only the -dev files were unpacked.
+DEPS_INC := $(wildcard .deps/usr/include)
+DEPS_LIB := $(wildcard .deps/usr/lib/x86_64-linux-gnu)
+CPPFLAGS += -D_GNU_SOURCE $(if $(DEPS_INC),-I$(DEPS_INC))
+CSV_A    := $(firstword $(wildcard $(DEPS_LIB)/libcsv.a /usr/lib/x86_64-linux-gnu/libcsv.a))
+LIBS     := $(if $(CSV_A),$(CSV_A),-lcsv) $(if $(DEPS_LIB),-L$(DEPS_LIB)) -lzstd -lm -pthread
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -Wall -Wextra -pthread
+LDFLAGS ?=
+ifeq ($(SANITIZE),1)
+  CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
+  LDFLAGS += -fsanitize=address,undefined
+  BUILD   := build-san
+endif
+
+C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(wildcard pipeline/*.c)
+CU_SRC :=
+ifeq ($(CUDA),1)
+  CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+  # Targets: the GPU present at build time, else Ampere + Hopper + PTX for newer chips.
+  GPU_ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d . | sed 's/^/sm_/')
+  ifeq ($(strip $(GPU_ARCH)),)
+    GENCODE := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+  else
+    GENCODE := $(foreach a,$(GPU_ARCH),-gencode arch=compute_$(subst sm_,,$(a)),code=$(a))
+  endif
+  CU_SRC   := $(wildcard kernels/*.cu) $(wildcard pipeline/*.cu)
+  CPPFLAGS += -DGS_HAVE_CUDA
+  NVFLAGS  ?= -O3
+  NVFLAGS  += -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -DGS_HAVE_CUDA -D_GNU_SOURCE $(if $(DEPS_INC),-I$(DEPS_INC))
+  # Static cudart: the binary starts (and falls back to the CPU) on machines with no driver.
+  LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+endif
+
+OBJ := $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/%,$(UNIT_SRC))
+GPU_TEST_C  := $(wildcard tests/gpu/test_*.c)
+GPU_TEST_CU := $(wildcard tests/gpu/test_*.cu)
+GPU_BIN := $(if $(filter 1,$(CUDA)),$(patsubst tests/gpu/%.c,$(BUILD)/%,$(GPU_TEST_C)) $(patsubst tests/gpu/%.cu,$(BUILD)/%,$(GPU_TEST_CU)))
+
+.PHONY: all test demo bench plots install clean deps deps-local check-deps fuzz
+all: check-deps gpustream
+
+gpustream: $(BUILD)/gpustream.o $(OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.cu.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/test_%: tests/unit/test_%.c $(OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
+$(BUILD)/test_%: tests/gpu/test_%.c $(OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
+$(BUILD)/test_%: tests/gpu/test_%.cu $(OBJ)
+	$(NVCC) $(NVFLAGS) -o $@ $^ $(LIBS)
+
+-include $(OBJ:.o=.d) $(BUILD)/gpustream.d
+
+test: all $(UNIT_BIN) $(GPU_BIN)
+	@BUILD=$(BUILD) bash tests/run.sh
+
+demo: all
+	@bash tests/demo.sh
+
+bench: all
+	./gpustream bench --op all
+
+plots:
+	@bash tests/bench/plots.sh
+
+fuzz:
+	@FUZZ_SECONDS=$${FUZZ_SECONDS:-300} bash tests/fuzz/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 gpustream $(DESTDIR)$(PREFIX)/bin/gpustream
+
+clean:
+	rm -rf build build-san gpustream tests/out
+
+# Libraries: present (system or .deps) or installed here when root.
+HAVE_HDRS = $(shell printf '\#include <zstd.h>\n\#include <csv.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
+check-deps:
+	@if [ "$(HAVE_HDRS)" != yes ]; then $(MAKE) --no-print-directory deps; fi
+
+deps:
+	@if printf '#include <zstd.h>\n#include <csv.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1; then \
+	  echo "deps: libzstd-dev and libcsv-dev are present"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "deps: installing libzstd-dev libcsv-dev zstd with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libzstd-dev libcsv-dev zstd >/dev/null; \
+	else \
+	  echo "deps: missing libzstd-dev/libcsv-dev; run: sudo apt-get install libzstd-dev libcsv-dev zstd (or make deps-local)"; exit 1; \
+	fi
+
+deps-local:
+	@rm -rf .deps && mkdir -p .deps/debs
+	@cd .deps/debs && apt-get download libcsv-dev libcsv3 libzstd-dev >/dev/null
+	@for f in .deps/debs/*.deb; do dpkg -x $$f .deps; done
+	@rm -rf .deps/debs
+	@echo "deps-local: unpacked into .deps/ ($$(ls .deps/usr/include | tr '\n' ' '))"

@@ -1,0 +1,859 @@
+/* gpustream.c - the command line: a verb table, options as data, help with examples.
+ * The only file that prints to the user or exits; everything below returns a gs_status.
+ *
+ *   gpustream VERB [OPTIONS] [IN [OUT]]
+ */
+#include "pipeline/pipeline.h"
+#include "io/io.h"
+#include "common/pool.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#ifndef GS_VERSION
+#define GS_VERSION "0.1.0"
+#endif
+
+enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
+
+/* ---- messages ---------------------------------------------------------------------------- */
+static int quiet;
+
+static void say_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("gpustream: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void say_warning(const char *fmt, ...)
+{
+    va_list ap;
+    if (quiet) return;
+    fputs("gpustream: warning: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static int usage_error(const char *verb, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("gpustream: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'gpustream %s--help' for more information.\n", verb ? verb : "");
+    return EXIT_USAGE;
+}
+
+/* ---- verbs and options as data ------------------------------------------------------------- */
+enum verb_bit {
+    V_SCAN = 1 << 0, V_COMPACT = 1 << 1, V_MINMAX = 1 << 2, V_CONVERT = 1 << 3, V_GEN = 1 << 4,
+    V_INFO = 1 << 5, V_BENCH = 1 << 6,
+};
+#define V_COMPUTE (V_SCAN | V_COMPACT | V_MINMAX | V_CONVERT)
+#define V_OUTPUT (V_COMPUTE | V_GEN)
+#define V_ENGINE (V_COMPUTE | V_GEN)
+
+enum opt_id {
+    O_TYPE, O_FROM, O_TO, O_ZSTD, O_LEVEL, O_FRAME, O_COL, O_HEADER, O_NOHEADER, O_DELIM, O_SKIPBAD,
+    O_BACKEND, O_DEVICE, O_ALGO, O_CHUNK, O_BUFFERS, O_HOSTMEM, O_DEVALLOC, O_DEVLIMIT, O_THREADS,
+    O_FORCE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
+    O_OP, O_EXCLUSIVE, O_PRED, O_INVERT, O_INDICES, O_COUNT, O_WINDOW, O_PARTIAL, O_ONLY,
+    O_N, O_DIST, O_SEED, O_HELP,
+};
+
+typedef struct opt_def {
+    enum opt_id id;
+    const char *lng;
+    char shrt;
+    int arg; /* 0 none, 1 required, 2 optional (--stats[=json]) */
+    unsigned verbs;
+    const char *meta, *help;
+} opt_def;
+
+static const opt_def opts[] = {
+    {O_TYPE, "type", 't', 1, V_ENGINE, "T", "element type: i32 i64 u32 u64 f32 f64 (raw default i32, csv/text f64)"},
+    {O_OUTTYPE, "out-type", 0, 1, V_SCAN | V_CONVERT, "T", "output type (scan: i32->i64, u32->u64, f32->f64 widen)"},
+    {O_OP, "op", 0, 1, V_SCAN, "OP", "sum (default), min or max"},
+    {O_EXCLUSIVE, "exclusive", 0, 0, V_SCAN, NULL, "exclusive scan: out[i] combines x[0..i-1]"},
+    {O_PRED, "pred", 0, 1, V_COMPACT, "P", "nonzero eq:V ne:V gt:V ge:V lt:V le:V range:A:B finite nan"},
+    {O_INVERT, "invert", 0, 0, V_COMPACT, NULL, "keep the elements the predicate rejects"},
+    {O_INDICES, "indices", 0, 0, V_COMPACT, NULL, "write the u64 positions of kept elements"},
+    {O_COUNT, "count", 0, 0, V_COMPACT, NULL, "print only the number of kept elements"},
+    {O_WINDOW, "window", 'w', 1, V_MINMAX, "W", "window length (required, >= 1)"},
+    {O_PARTIAL, "partial", 0, 0, V_MINMAX, NULL, "n outputs: the first W-1 over partial windows"},
+    {O_ONLY, "only", 0, 1, V_MINMAX, "min|max", "write one of the two columns"},
+    {O_N, "elements", 'n', 1, V_GEN, "N", "number of elements (suffixes: 64M, 2^28, 4e9)"},
+    {O_DIST, "dist", 0, 1, V_GEN, "D", "uniform:A:B (default uniform:0:100) normal:MU:SIGMA walk sparse:P sine:PERIOD"},
+    {O_SEED, "seed", 0, 1, V_GEN, "S", "random seed (default 1); output depends only on seed and n"},
+    {O_FROM, "from", 0, 1, V_COMPUTE, "FMT", "input format: raw npy csv text (default: magic, extension, raw)"},
+    {O_TO, "to", 0, 1, V_OUTPUT, "FMT", "output format: raw npy csv text (default: OUT's extension, else the input's)"},
+    {O_ZSTD, "zstd", 'z', 0, V_OUTPUT, NULL, "compress the output with zstd (implied by OUT ending in .zst)"},
+    {O_LEVEL, "level", 0, 1, V_OUTPUT, "N", "zstd level (default 3)"},
+    {O_FRAME, "frame-size", 0, 1, V_OUTPUT, "S", "uncompressed bytes per zstd frame (default 16M)"},
+    {O_COL, "col", 0, 1, V_COMPUTE, "C", "CSV column: 1-based index or header name (default 1)"},
+    {O_HEADER, "header", 0, 0, V_COMPUTE, NULL, "the first CSV row is a header"},
+    {O_NOHEADER, "no-header", 0, 0, V_COMPUTE, NULL, "the first CSV row is data (default: detect)"},
+    {O_DELIM, "delim", 0, 1, V_COMPUTE, "D", "CSV delimiter (default ','; 'tab' for tab)"},
+    {O_SKIPBAD, "skip-bad", 0, 0, V_COMPUTE, NULL, "skip unparsable CSV/text fields (counted in --stats)"},
+    {O_BACKEND, "backend", 0, 1, V_COMPUTE | V_BENCH, "B", "auto (default: GPU if usable), gpu or cpu"},
+    {O_DEVICE, "device", 0, 1, V_COMPUTE | V_BENCH | V_INFO, "N", "GPU to use (default 0)"},
+    {O_ALGO, "algo", 0, 1, V_COMPUTE & ~V_CONVERT, "NAME", "kernel variant (default: the fastest; see gpustream info)"},
+    {O_CHUNK, "chunk", 0, 1, V_ENGINE, "S", "input bytes per chunk (default 64M)"},
+    {O_BUFFERS, "buffers", 0, 1, V_COMPUTE, "N", "host staging buffers / chunks in flight (default 2)"},
+    {O_HOSTMEM, "host-mem", 0, 1, V_COMPUTE, "M", "pinned (default), pageable, registered or mapped"},
+    {O_DEVALLOC, "device-alloc", 0, 1, V_COMPUTE, "A", "once (default), per-chunk or async"},
+    {O_DEVLIMIT, "device-mem-limit", 0, 1, V_COMPUTE, "S", "cap on device memory used (forces chunking)"},
+    {O_THREADS, "threads", 0, 1, V_ENGINE | V_BENCH, "N", "CPU threads (default: all cores)"},
+    {O_FORCE, "force", 'f', 0, V_OUTPUT, NULL, "overwrite OUT; allow binary output to a terminal"},
+    {O_QUIET, "quiet", 'q', 0, V_ENGINE, NULL, "no notes or warnings"},
+    {O_PROGRESS, "progress", 0, 0, V_ENGINE, NULL, "progress line on stderr (default when it is a terminal)"},
+    {O_NOPROGRESS, "no-progress", 0, 0, V_ENGINE, NULL, "no progress line"},
+    {O_STATS, "stats", 0, 2, V_ENGINE, "json", "timing and throughput summary on stderr (text or json)"},
+    {O_HELP, "help", 'h', 0, ~0u, NULL, "this help"},
+};
+#define NOPTS (sizeof opts / sizeof opts[0])
+
+typedef struct cli cli;
+typedef int (*verb_fn)(cli *c);
+
+typedef struct verb_def {
+    const char *name;
+    unsigned bit;
+    verb_fn fn;
+    const char *summary;
+    const char *usage;
+    const char *examples;
+} verb_def;
+
+/* Everything the options set. */
+struct cli {
+    const verb_def *verb;
+    const char *in, *out;
+    gs_job job;
+    gs_engine_opts eng;
+    gs_read_opts rd;
+    gs_write_opts wr;
+    gs_gen_opts gen;
+    int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given;
+    gs_format to;
+};
+
+static int cmd_compute(cli *c);
+static int cmd_gen(cli *c);
+static int cmd_info(cli *c);
+
+static const verb_def verbs[] = {
+    {"scan", V_SCAN, cmd_compute, "prefix scan: running sum, min or max",
+     "gpustream scan [--op sum|min|max] [--exclusive] [--out-type T] [OPTIONS] [IN [OUT]]",
+     "  gpustream scan -t i64 ticks.raw cumsum.raw\n"
+     "  gpustream scan --op max data.csv --col price --to csv > runmax.csv\n"
+     "  gpustream gen -n 1e9 -t i32 | gpustream scan --out-type i64 -t i32 --stats > /dev/null\n"},
+    {"compact", V_COMPACT, cmd_compute, "stream compaction: keep the elements a predicate accepts",
+     "gpustream compact [--pred P] [--invert] [--indices] [--count] [OPTIONS] [IN [OUT]]",
+     "  gpustream compact --pred nonzero in.zst out.zst\n"
+     "  gpustream compact --pred range:10:20 --indices -t f32 x.raw idx.npy\n"
+     "  gpustream compact --pred nan --count -t f64 series.npy\n"},
+    {"minmax", V_MINMAX, cmd_compute, "sliding-window minimum and maximum",
+     "gpustream minmax -w W [--partial] [--only min|max] [OPTIONS] [IN [OUT]]",
+     "  zstdcat ticks.i64.zst | gpustream minmax --window 500 -t i64 | zstd > env.zst\n"
+     "  gpustream minmax -w 60 --partial prices.csv --col close envelope.csv\n"
+     "  gpustream minmax -w 1000 --only max -t f32 signal.raw peaks.npy\n"},
+    {"convert", V_CONVERT, cmd_compute, "change format, type or compression; no compute",
+     "gpustream convert [--out-type T] [--to FMT] [-z] [OPTIONS] [IN [OUT]]",
+     "  gpustream convert data.csv --col 2 -t f32 data.npy\n"
+     "  gpustream convert -t i64 big.raw big.raw.zst\n"
+     "  gpustream convert x.npy --to csv | head\n"},
+    {"gen", V_GEN, cmd_gen, "write synthetic data (deterministic for a seed)",
+     "gpustream gen -n N [-t T] [--dist D] [--seed S] [--to FMT] [-z] [OUT]",
+     "  gpustream gen -n 2^28 -t i32 --dist sparse:0.5 > x.raw\n"
+     "  gpustream gen -n 4e9 -t f32 --dist walk | gpustream minmax -w 100000 -t f32 --stats > /dev/null\n"
+     "  gpustream gen -n 1000 -t f64 --dist normal:0:1 --to csv walk.csv\n"},
+    {"info", V_INFO, cmd_info, "build options, devices, limits and kernel variants", "gpustream info",
+     "  gpustream info\n"},
+};
+#define NVERBS (sizeof verbs / sizeof verbs[0])
+
+/* ---- help -------------------------------------------------------------------------------- */
+static void print_main_help(FILE *f)
+{
+    fprintf(f,
+            "gpustream %s - stream arrays of numbers far larger than memory through the GPU (or CPU)\n\n"
+            "usage: gpustream VERB [OPTIONS] [IN [OUT]]\n\n"
+            "verbs:\n",
+            GS_VERSION);
+    for (size_t i = 0; i < NVERBS; i++) fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
+    fprintf(f, "\nIN/OUT: a missing name or '-' means stdin/stdout; '--' ends options.\n"
+               "Formats: raw (native little-endian), npy, csv, text; zstd input is detected, output with -z or .zst.\n"
+               "Sizes take suffixes: 64M, 1G, 2^28, 4e9.\n"
+               "Exit status: 0 ok, 1 data or runtime error, 2 usage error.\n\n"
+               "examples:\n"
+               "  gpustream compact --pred nonzero in.zst out.zst\n"
+               "  gpustream scan --op max data.csv --col price --to csv > runmax.csv\n"
+               "  gpustream gen -n 1e8 -t f32 --dist walk | gpustream minmax -w 500 -t f32 > env.raw\n\n"
+               "'gpustream VERB --help' shows a verb's options and examples.\n");
+}
+
+static void print_verb_help(const verb_def *v)
+{
+    printf("gpustream %s - %s\n\nusage: %s\n\noptions:\n", v->name, v->summary, v->usage);
+    for (size_t i = 0; i < NOPTS; i++) {
+        const opt_def *o = &opts[i];
+        if (!(o->verbs & v->bit)) continue;
+        char lhs[64];
+        int k = 0;
+        if (o->shrt) k = snprintf(lhs, sizeof lhs, "-%c, ", o->shrt);
+        else k = snprintf(lhs, sizeof lhs, "    ");
+        snprintf(lhs + k, sizeof lhs - (size_t)k, o->arg == 2 ? "--%s[=%s]" : o->arg ? "--%s %s" : "--%s", o->lng,
+                 o->meta ? o->meta : "");
+        printf("  %-28s %s\n", lhs, o->help);
+    }
+    printf("\nexamples:\n%s", v->examples);
+}
+
+/* ---- option values ----------------------------------------------------------------------- */
+static int parse_type(const char *verb, const char *s, gs_type *t)
+{
+    if (gs_type_parse(s, t)) return usage_error(verb, "invalid type '%s' (expected i32, i64, u32, u64, f32 or f64)", s);
+    return 0;
+}
+
+static int parse_size(const char *verb, const char *what, const char *s, uint64_t *v)
+{
+    if (gs_size_parse(s, v)) return usage_error(verb, "invalid %s '%s' (examples: 64M, 1G, 2^28, 4e9)", what, s);
+    return 0;
+}
+
+static int parse_int(const char *verb, const char *what, const char *s, long lo, long hi, long *v)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (!*s || *end || errno || x < lo || x > hi)
+        return usage_error(verb, "invalid %s '%s' (expected an integer from %ld to %ld)", what, s, lo, hi);
+    *v = x;
+    return 0;
+}
+
+typedef struct pred_name {
+    const char *name;
+    gs_pred_kind kind;
+    int nargs;
+} pred_name;
+
+static const pred_name preds[] = {
+    {"nonzero", GS_PRED_NONZERO, 0}, {"eq", GS_PRED_EQ, 1}, {"ne", GS_PRED_NE, 1}, {"gt", GS_PRED_GT, 1},
+    {"ge", GS_PRED_GE, 1},           {"lt", GS_PRED_LT, 1}, {"le", GS_PRED_LE, 1}, {"range", GS_PRED_RANGE, 2},
+    {"finite", GS_PRED_FINITE, 0},   {"nan", GS_PRED_NAN, 0},
+};
+
+/* The predicate's operands are parsed in the element type, which is known only once the input
+ * is open (npy headers), so the text is kept and parsed later. */
+static const char *pred_text = "nonzero";
+
+static int parse_pred(const char *s, gs_compact_params *p, gs_type t)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    char *args = strchr(buf, ':');
+    if (args) *args++ = 0;
+    for (size_t i = 0; i < sizeof preds / sizeof preds[0]; i++) {
+        if (strcmp(buf, preds[i].name)) continue;
+        p->pred = preds[i].kind;
+        if (preds[i].nargs == 0) {
+            if (args) return usage_error("compact ", "predicate '%s' takes no value", preds[i].name);
+            return 0;
+        }
+        if (!args) return usage_error("compact ", "predicate '%s' needs a value, e.g. %s:0", s, preds[i].name);
+        char *b = NULL;
+        if (preds[i].nargs == 2) {
+            /* range:A:B; a ':' may not appear inside a number, so split at the first one. */
+            b = strchr(args, ':');
+            if (!b) return usage_error("compact ", "predicate '%s' needs two values, e.g. range:0:10", s);
+            *b++ = 0;
+        }
+        int rc = gs_value_parse(args, t, &p->a);
+        if (!rc && b) rc = gs_value_parse(b, t, &p->b);
+        if (rc)
+            return usage_error("compact ", "invalid value in predicate '%s' for type %s%s", s, gs_type_name(t),
+                               rc == -2 ? " (out of range)" : gs_type_is_float(t) ? "" : " (integers only)");
+        return 0;
+    }
+    return usage_error("compact ", "unknown predicate '%s' (expected nonzero, eq:V, ne:V, gt:V, ge:V, lt:V, le:V, "
+                                   "range:A:B, finite or nan)",
+                       s);
+}
+
+/* Apply one option. Returns 0 or an exit status. */
+static int apply_opt(cli *c, const opt_def *o, const char *val)
+{
+    const char *vn = c->verb->name;
+    char verb[32];
+    snprintf(verb, sizeof verb, "%s ", vn);
+    uint64_t u;
+    long l;
+    int rc = 0;
+    switch (o->id) {
+    case O_TYPE:
+        rc = parse_type(verb, val, &c->rd.type);
+        c->rd.type_given = 1;
+        c->gen.type = c->rd.type;
+        break;
+    case O_OUTTYPE:
+        rc = parse_type(verb, val, &c->job.out_type);
+        c->out_type_given = 1;
+        break;
+    case O_FROM:
+        if (gs_format_parse(val, &c->rd.format)) rc = usage_error(verb, "unknown format '%s' (raw, npy, csv, text)", val);
+        break;
+    case O_TO:
+        if (gs_format_parse(val, &c->to)) rc = usage_error(verb, "unknown format '%s' (raw, npy, csv, text)", val);
+        c->to_given = 1;
+        break;
+    case O_ZSTD: c->zstd = 1; break;
+    case O_LEVEL:
+        rc = parse_int(verb, "--level", val, -131072, ZSTD_maxCLevel(), &l);
+        c->wr.level = (int)l;
+        c->zstd = 1;
+        break;
+    case O_FRAME:
+        rc = parse_size(verb, "--frame-size", val, &u);
+        if (!rc && (u < 1024 || u > (1ull << 31))) rc = usage_error(verb, "--frame-size must be from 1K to 2G");
+        c->wr.frame_size = (size_t)u;
+        break;
+    case O_COL: c->rd.col = val; break;
+    case O_HEADER: c->rd.header = GS_HDR_YES; break;
+    case O_NOHEADER: c->rd.header = GS_HDR_NO; break;
+    case O_DELIM:
+        if (!strcmp(val, "tab") || !strcmp(val, "\\t")) c->rd.delim = '\t';
+        else if (strlen(val) == 1) c->rd.delim = val[0];
+        else rc = usage_error(verb, "--delim takes one character or 'tab', not '%s'", val);
+        c->wr.delim = c->rd.delim;
+        break;
+    case O_SKIPBAD: c->rd.skip_bad = 1; break;
+    case O_BACKEND:
+        if (!strcmp(val, "auto")) c->eng.backend = GS_BACKEND_AUTO;
+        else if (!strcmp(val, "gpu")) c->eng.backend = GS_BACKEND_GPU;
+        else if (!strcmp(val, "cpu")) c->eng.backend = GS_BACKEND_CPU;
+        else rc = usage_error(verb, "unknown backend '%s' (auto, gpu or cpu)", val);
+        break;
+    case O_DEVICE:
+        rc = parse_int(verb, "--device", val, 0, 1023, &l);
+        c->eng.device = (int)l;
+        break;
+    case O_ALGO: c->job.algo = val; break;
+    case O_CHUNK:
+        rc = parse_size(verb, "--chunk", val, &u);
+        if (!rc && (u < 64 || u > (1ull << 40))) rc = usage_error(verb, "--chunk must be from 64 bytes to 1T");
+        c->eng.chunk_bytes = (size_t)u;
+        break;
+    case O_BUFFERS:
+        rc = parse_int(verb, "--buffers", val, 1, 64, &l);
+        c->eng.buffers = (int)l;
+        break;
+    case O_HOSTMEM: {
+        static const char *names[] = {"pinned", "pageable", "registered", "mapped"};
+        int k = -1;
+        for (int i = 0; i < 4; i++)
+            if (!strcmp(val, names[i])) k = i;
+        if (k < 0) rc = usage_error(verb, "unknown --host-mem '%s' (pinned, pageable, registered or mapped)", val);
+        else c->eng.host_mem = (gs_host_mem)k;
+        break;
+    }
+    case O_DEVALLOC: {
+        static const char *names[] = {"once", "per-chunk", "async"};
+        int k = -1;
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(val, names[i])) k = i;
+        if (k < 0) rc = usage_error(verb, "unknown --device-alloc '%s' (once, per-chunk or async)", val);
+        else c->eng.dev_alloc = (gs_dev_alloc)k;
+        break;
+    }
+    case O_DEVLIMIT:
+        rc = parse_size(verb, "--device-mem-limit", val, &u);
+        c->eng.device_mem_limit = u;
+        break;
+    case O_THREADS:
+        rc = parse_int(verb, "--threads", val, 1, 4096, &l);
+        c->eng.threads = c->rd.threads = c->wr.threads = (int)l;
+        break;
+    case O_FORCE: c->force = 1; break;
+    case O_QUIET: quiet = 1; break;
+    case O_PROGRESS: c->progress = 1; break;
+    case O_NOPROGRESS: c->progress = 0; break;
+    case O_STATS:
+        c->stats = 1;
+        if (val && strcmp(val, "json")) rc = usage_error(verb, "--stats takes no value or =json");
+        c->stats_json = val != NULL;
+        break;
+    case O_OP:
+        if (!strcmp(val, "sum")) c->job.scan.op = GS_SCAN_SUM;
+        else if (!strcmp(val, "min")) c->job.scan.op = GS_SCAN_MIN;
+        else if (!strcmp(val, "max")) c->job.scan.op = GS_SCAN_MAX;
+        else rc = usage_error(verb, "unknown --op '%s' (sum, min or max)", val);
+        break;
+    case O_EXCLUSIVE: c->job.scan.exclusive = 1; break;
+    case O_PRED: pred_text = val; break;
+    case O_INVERT: c->job.compact.invert = 1; break;
+    case O_INDICES: c->job.compact.indices = 1; break;
+    case O_COUNT: c->job.count_only = 1; break;
+    case O_WINDOW:
+        rc = parse_size(verb, "--window", val, &u);
+        if (!rc && u == 0) rc = usage_error(verb, "--window must be at least 1");
+        c->job.minmax.window = u;
+        c->window_given = 1;
+        break;
+    case O_PARTIAL: c->job.partial = 1; break;
+    case O_ONLY:
+        if (!strcmp(val, "min")) c->job.minmax.only = GS_MM_MIN;
+        else if (!strcmp(val, "max")) c->job.minmax.only = GS_MM_MAX;
+        else rc = usage_error(verb, "--only takes min or max, not '%s'", val);
+        break;
+    case O_N:
+        rc = parse_size(verb, "-n", val, &c->gen.n);
+        c->n_given = 1;
+        break;
+    case O_DIST: {
+        gs_status st = {0};
+        if (gs_dist_parse(val, &c->gen, &st)) rc = usage_error(verb, "%s", st.msg);
+        break;
+    }
+    case O_SEED: {
+        char *end;
+        errno = 0;
+        c->gen.seed = strtoull(val, &end, 10);
+        if (!*val || *end || errno) rc = usage_error(verb, "invalid --seed '%s'", val);
+        break;
+    }
+    case O_HELP: break;
+    }
+    return rc;
+}
+
+/* Walk argv once: options (long, long=value, short, short+value, bundled flags), '--', and up
+ * to two positionals. */
+static int parse_args(cli *c, int argc, char **argv)
+{
+    int npos = 0, only_pos = 0;
+    const char *pos[2] = {NULL, NULL};
+    char verb[32];
+    snprintf(verb, sizeof verb, "%s ", c->verb->name);
+    for (int i = 2; i < argc; i++) {
+        char *a = argv[i];
+        if (only_pos || a[0] != '-' || !strcmp(a, "-")) {
+            if (npos == 2) return usage_error(verb, "unexpected argument '%s' (at most IN and OUT)", a);
+            pos[npos++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            only_pos = 1;
+            continue;
+        }
+        const opt_def *o = NULL;
+        const char *val = NULL;
+        if (a[1] == '-') {
+            char name[64];
+            const char *eq = strchr(a + 2, '=');
+            size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+            snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), a + 2);
+            for (size_t k = 0; k < NOPTS; k++)
+                if (!strcmp(opts[k].lng, name)) o = &opts[k];
+            if (!o || !(o->verbs & c->verb->bit)) return usage_error(verb, "unknown option '--%s' for %s", name, c->verb->name);
+            if (eq) {
+                if (!o->arg) return usage_error(verb, "option '--%s' takes no value", name);
+                val = eq + 1;
+            } else if (o->arg == 1) {
+                if (i + 1 >= argc) return usage_error(verb, "option '--%s' needs a value", name);
+                val = argv[++i];
+            }
+            if (o->id == O_HELP) {
+                print_verb_help(c->verb);
+                exit(EXIT_OK);
+            }
+            int rc = apply_opt(c, o, val);
+            if (rc) return rc;
+            continue;
+        }
+        /* Short options, possibly bundled (-zf) or with an attached value (-ti64, -w500). */
+        for (char *p = a + 1; *p; p++) {
+            o = NULL;
+            for (size_t k = 0; k < NOPTS; k++)
+                if (opts[k].shrt == *p) o = &opts[k];
+            if (!o || !(o->verbs & c->verb->bit)) return usage_error(verb, "unknown option '-%c' for %s", *p, c->verb->name);
+            if (o->id == O_HELP) {
+                print_verb_help(c->verb);
+                exit(EXIT_OK);
+            }
+            if (o->arg == 1) {
+                if (p[1]) val = p + 1;
+                else if (i + 1 < argc) val = argv[++i];
+                else return usage_error(verb, "option '-%c' needs a value", *p);
+                int rc = apply_opt(c, o, val);
+                if (rc) return rc;
+                break;
+            }
+            int rc = apply_opt(c, o, NULL);
+            if (rc) return rc;
+        }
+    }
+    if (c->verb->bit == V_GEN) {
+        if (npos > 1) return usage_error(verb, "gen takes one argument, OUT");
+        c->out = pos[0];
+    } else {
+        c->in = pos[0];
+        c->out = pos[1];
+    }
+    if (c->in && !strcmp(c->in, "-")) c->in = NULL;
+    if (c->out && !strcmp(c->out, "-")) c->out = NULL;
+    return 0;
+}
+
+/* ---- signals: remove partial outputs ------------------------------------------------------ */
+static void on_signal(int sig)
+{
+    gs_io_remove_temps();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN); /* EPIPE comes back as an error code and ends the run quietly */
+}
+
+/* ---- progress and stats ------------------------------------------------------------------- */
+static void human_bytes(char *buf, size_t len, double b)
+{
+    const char *u[] = {"B", "kB", "MB", "GB", "TB"};
+    int k = 0;
+    while (b >= 1000 && k < 4) b /= 1000, k++;
+    snprintf(buf, len, k ? "%.1f %s" : "%.0f %s", b, u[k]);
+}
+
+static void on_progress(void *ctx, uint64_t bytes, int64_t total, double elapsed)
+{
+    (void)ctx;
+    char a[32], r[32];
+    human_bytes(a, sizeof a, (double)bytes);
+    human_bytes(r, sizeof r, elapsed > 0 ? bytes / elapsed : 0);
+    if (total > 0 && bytes > 0) {
+        double eta = elapsed * ((double)total / bytes - 1);
+        fprintf(stderr, "\r%s  %5.1f%%  %s/s  ETA %.0f s   ", a, 100.0 * bytes / total, r, eta > 0 ? eta : 0);
+    } else
+        fprintf(stderr, "\r%s  %s/s   ", a, r);
+}
+
+static void print_stats(const cli *c, const gs_run_stats *s)
+{
+    double busy = 0;
+    for (int i = 0; i < s->nstages; i++) busy += s->stage[i].busy;
+    double overlap = s->wall > 0 ? busy / s->wall : 0;
+    if (c->stats_json) {
+        fprintf(stderr,
+                "{\"verb\":\"%s\",\"backend\":\"%s\",\"algo\":\"%s\",\"wall_s\":%.6f,\"elements_in\":%llu,"
+                "\"elements_out\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"chunks\":%llu,\"gelem_per_s\":%.4f,"
+                "\"overlap\":%.3f,\"peak_rss_bytes\":%llu,\"peak_device_bytes\":%llu,\"skipped\":%llu,\"stages\":[",
+                c->verb->name, s->backend ? s->backend : "?", s->algo ? s->algo : "?", s->wall,
+                (unsigned long long)s->elems_in, (unsigned long long)s->elems_out, (unsigned long long)s->bytes_in,
+                (unsigned long long)s->bytes_out, (unsigned long long)s->chunks,
+                s->wall > 0 ? s->elems_in / s->wall / 1e9 : 0, overlap, (unsigned long long)s->peak_rss,
+                (unsigned long long)s->peak_device_mem, (unsigned long long)s->skipped);
+        for (int i = 0; i < s->nstages; i++)
+            fprintf(stderr, "%s{\"name\":\"%s\",\"busy_s\":%.6f,\"bytes\":%llu,\"gb_per_s\":%.3f}", i ? "," : "",
+                    s->stage[i].name, s->stage[i].busy, (unsigned long long)s->stage[i].bytes,
+                    s->stage[i].busy > 0 ? s->stage[i].bytes / s->stage[i].busy / 1e9 : 0);
+        fprintf(stderr, "]}\n");
+        return;
+    }
+    char bi[32], bo[32], rss[32], dev[32];
+    human_bytes(bi, sizeof bi, (double)s->bytes_in);
+    human_bytes(bo, sizeof bo, (double)s->bytes_out);
+    human_bytes(rss, sizeof rss, (double)s->peak_rss);
+    human_bytes(dev, sizeof dev, (double)s->peak_device_mem);
+    fprintf(stderr, "gpustream %s: backend %s, algo %s\n", c->verb->name, s->backend ? s->backend : "?",
+            s->algo ? s->algo : "?");
+    fprintf(stderr, "  elements   %llu in, %llu out, %llu chunks%s\n", (unsigned long long)s->elems_in,
+            (unsigned long long)s->elems_out, (unsigned long long)s->chunks, "");
+    fprintf(stderr, "  wall       %.3f s  %.3f Gelem/s  in %s (%.2f GB/s)  out %s\n", s->wall,
+            s->wall > 0 ? s->elems_in / s->wall / 1e9 : 0, bi, s->wall > 0 ? s->bytes_in / s->wall / 1e9 : 0, bo);
+    for (int i = 0; i < s->nstages; i++)
+        fprintf(stderr, "  %-12s busy %8.3f s  %8.2f GB/s\n", s->stage[i].name, s->stage[i].busy,
+                s->stage[i].busy > 0 ? s->stage[i].bytes / s->stage[i].busy / 1e9 : 0);
+    fprintf(stderr, "  overlap    %.2f (stage busy time / wall time)\n", overlap);
+    fprintf(stderr, "  memory     peak RSS %s, device %s\n", rss, dev);
+    if (s->skipped) fprintf(stderr, "  skipped    %llu bad fields\n", (unsigned long long)s->skipped);
+}
+
+/* ---- output setup ------------------------------------------------------------------------ */
+static int finish_status(const gs_status *st)
+{
+    switch (st->code) {
+    case GS_OK: return EXIT_OK;
+    case GS_EPIPE: return EXIT_OK; /* downstream closed: end quietly */
+    case GS_EUSAGE: say_error("%s", st->msg); return EXIT_USAGE;
+    default: say_error("%s", st->msg); return EXIT_DATA;
+    }
+}
+
+/* Resolve the output's format and compression and open it. */
+static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames,
+                       gs_writer **w, gs_status *st)
+{
+    int ext_zst = 0;
+    gs_format ext = c->out ? gs_format_from_name(c->out, &ext_zst) : GS_FMT_AUTO;
+    gs_format fmt = c->to_given ? c->to : ext != GS_FMT_AUTO ? ext : in_fmt != GS_FMT_AUTO ? in_fmt : GS_FMT_RAW;
+    c->wr.format = fmt;
+    c->wr.type = out_type;
+    c->wr.ncols = cols;
+    c->wr.rows = rows;
+    c->wr.colnames = (fmt == GS_FMT_CSV || fmt == GS_FMT_TEXT) ? colnames : NULL;
+    c->wr.zstd = c->zstd || ext_zst;
+    c->wr.force = c->force;
+    return gs_writer_open(w, c->out, &c->wr, st);
+}
+
+/* ---- verbs --------------------------------------------------------------------------------- */
+static int run_engine(cli *c, gs_source *src, gs_writer *w, gs_run_stats *stats, uint64_t *count, gs_status *st)
+{
+    if (c->progress) {
+        c->eng.progress = on_progress;
+        c->eng.progress_ctx = c;
+    }
+    int rc = gs_engine_run(&c->job, &c->eng, src, w, count, stats, st);
+    if (c->progress) fputs("\r\033[K", stderr);
+    if (stats->note[0] && (c->eng.backend != GS_BACKEND_CPU)) say_warning("%s", stats->note);
+    return rc;
+}
+
+static int cmd_compute(cli *c)
+{
+    gs_status st = {0};
+    gs_reader *r = NULL;
+    gs_writer *w = NULL;
+    gs_run_stats stats;
+    memset(&stats, 0, sizeof stats);
+    uint64_t count = 0;
+    int rc;
+
+    if (c->verb->bit == V_MINMAX && !c->window_given)
+        return usage_error("minmax ", "minmax needs --window W (-w W)");
+    if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
+    gs_type in_type = gs_reader_type(r);
+
+    gs_job *j = &c->job;
+    switch (c->verb->bit) {
+    case V_SCAN:
+        j->op = GS_OP_SCAN;
+        j->scan.type = in_type;
+        j->scan.out_type = c->out_type_given ? j->out_type : in_type;
+        break;
+    case V_COMPACT:
+        j->op = GS_OP_COMPACT;
+        j->compact.type = in_type;
+        if ((rc = parse_pred(pred_text, &j->compact, in_type))) {
+            gs_reader_close(r);
+            return rc;
+        }
+        break;
+    case V_MINMAX:
+        j->op = GS_OP_MINMAX;
+        j->minmax.type = in_type;
+        break;
+    default:
+        j->op = GS_OP_NONE;
+        j->out_type = c->out_type_given ? j->out_type : in_type;
+        break;
+    }
+    gs_source src = gs_source_from_reader(r);
+    c->eng.total_bytes = -1;
+
+    gs_type out_type = gs_job_out_type(j, in_type);
+    int cols = gs_job_out_cols(j);
+    int64_t rows = gs_job_out_rows(j, gs_reader_count(r));
+    /* CSV header: follow the input's (a minmax pair gets "min,max"). */
+    char colnames[256];
+    const char *in_col = gs_reader_colname(r);
+    const char *names = NULL;
+    if (in_col) {
+        if (j->op == GS_OP_MINMAX)
+            snprintf(colnames, sizeof colnames, "%s", j->minmax.only == GS_MM_MIN ? "min" : j->minmax.only == GS_MM_MAX ? "max" : "min,max");
+        else if (j->op == GS_OP_COMPACT && j->compact.indices)
+            snprintf(colnames, sizeof colnames, "index");
+        else
+            snprintf(colnames, sizeof colnames, "%s", in_col);
+        names = colnames;
+    }
+    if (!j->count_only && (rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st))) {
+        gs_reader_close(r);
+        return finish_status(&st);
+    }
+    rc = run_engine(c, &src, w, &stats, &count, &st);
+    stats.skipped = gs_reader_skipped(r);
+    if (rc) {
+        gs_writer_abort(w);
+        gs_reader_close(r);
+        return finish_status(&st);
+    }
+    if (w && (rc = gs_writer_close(w, &st))) {
+        gs_reader_close(r);
+        return finish_status(&st);
+    }
+    gs_reader_close(r);
+    if (j->op == GS_OP_MINMAX && !j->partial && stats.elems_in < j->minmax.window)
+        say_warning("window %llu is longer than the input (%llu elements): no output",
+                    (unsigned long long)j->minmax.window, (unsigned long long)stats.elems_in);
+    if (j->count_only) {
+        printf("%llu\n", (unsigned long long)count);
+    }
+    if (c->stats) print_stats(c, &stats);
+    return EXIT_OK;
+}
+
+static int cmd_gen(cli *c)
+{
+    gs_status st = {0};
+    gs_source src;
+    gs_writer *w = NULL;
+    gs_run_stats stats;
+    memset(&stats, 0, sizeof stats);
+    if (!c->n_given) return usage_error("gen ", "gen needs -n N");
+    if (!c->rd.type_given) c->gen.type = GS_I32;
+    if (gs_gen_source(&src, &c->gen, &st)) return finish_status(&st);
+    c->job.op = GS_OP_NONE;
+    c->job.out_type = c->gen.type;
+    c->eng.backend = GS_BACKEND_CPU; /* generation is host work; no compute */
+    c->eng.total_bytes = (int64_t)(c->gen.n * gs_type_size(c->gen.type));
+    int rc = open_output(c, GS_FMT_RAW, c->gen.type, 1, (int64_t)c->gen.n, "value", &w, &st);
+    if (!rc) rc = run_engine(c, &src, w, &stats, NULL, &st);
+    if (rc) {
+        gs_writer_abort(w);
+        gs_gen_source_free(&src);
+        return finish_status(&st);
+    }
+    rc = gs_writer_close(w, &st);
+    gs_gen_source_free(&src);
+    if (rc) return finish_status(&st);
+    stats.algo = "gen";
+    if (c->stats) print_stats(c, &stats);
+    return EXIT_OK;
+}
+
+static int cmd_info(cli *c)
+{
+    char devs[4096];
+    (void)c;
+    int ndev = gs_gpu_describe(devs, sizeof devs);
+    printf("gpustream %s\n", GS_VERSION);
+#ifdef GS_HAVE_CUDA
+    printf("build      CUDA compiled in (static cudart)\n");
+#else
+    printf("build      CPU only (built without CUDA)\n");
+#endif
+    printf("zstd       %s\n", ZSTD_versionString());
+    printf("cpu        %d cores\n", gs_ncores());
+    if (ndev > 0) printf("devices    %d\n%s", ndev, devs);
+    else {
+        char why[256] = "";
+        gs_gpu_available(0, why, sizeof why);
+        printf("devices    none (%s): the CPU backend runs every verb\n", why[0] ? why : "no GPU");
+    }
+    printf("defaults   chunk 64M, buffers 2, host-mem pinned, zstd frames 16M level 3\n");
+    printf("\nvariants (--algo; * = default for its backend)\n");
+    size_t nv;
+    const gs_variant *v = gs_variants(&nv);
+    static const char *ops[] = {"scan", "compact", "minmax"};
+    for (size_t i = 0; i < nv; i++) {
+        char types[64] = "";
+        for (int t = 0; t < GS_NTYPES; t++)
+            if (v[i].types & GS_TYPE_BIT(t)) {
+                strcat(types, gs_type_name((gs_type)t));
+                strcat(types, " ");
+            }
+        printf("  %-8s %-14s %s %-4s %-24s %s\n", ops[v[i].op], v[i].name, (v[i].flags & GS_V_DEFAULT) ? "*" : " ",
+               v[i].where == GS_GPU ? "gpu" : "cpu", types, v[i].desc ? v[i].desc : "");
+    }
+    return EXIT_OK;
+}
+
+/* ---- main ----------------------------------------------------------------------------------- */
+static int check_stdout(void)
+{
+    /* A full disk or closed pipe must not pass silently (git's rule). */
+    if (fflush(stdout) || ferror(stdout)) {
+        if (errno == EPIPE) return EXIT_OK;
+        say_error("stdout: write failed: %s", strerror(errno));
+        return EXIT_DATA;
+    }
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_main_help(stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        if (argc > 2 && strcmp(argv[1], "help") == 0) {
+            for (size_t i = 0; i < NVERBS; i++)
+                if (!strcmp(argv[2], verbs[i].name)) {
+                    print_verb_help(&verbs[i]);
+                    return check_stdout();
+                }
+        }
+        print_main_help(stdout);
+        return check_stdout();
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        printf("gpustream %s\n", GS_VERSION);
+        return check_stdout();
+    }
+    cli c;
+    memset(&c, 0, sizeof c);
+    for (size_t i = 0; i < NVERBS; i++)
+        if (!strcmp(argv[1], verbs[i].name)) c.verb = &verbs[i];
+    if (!c.verb) return usage_error(NULL, "unknown verb '%s' (scan, compact, minmax, convert, gen, info)", argv[1]);
+
+    /* Defaults. */
+    c.rd.type = GS_I32;
+    c.eng.buffers = 2;
+    c.wr.level = 3;
+    c.wr.frame_size = 16u << 20;
+    c.job.minmax.window = 0;
+    c.job.minmax.only = GS_MM_BOTH;
+    c.gen.dist = GS_DIST_UNIFORM;
+    c.gen.a = 0;
+    c.gen.b = 100;
+    c.gen.seed = 1;
+    c.gen.type = GS_I32;
+    c.progress = isatty(STDERR_FILENO);
+
+    int rc = parse_args(&c, argc, argv);
+    if (rc) return rc;
+    if (!isatty(STDERR_FILENO) || quiet) c.progress = 0;
+    install_signals();
+    gs_pool_start(c.eng.threads);
+    rc = c.verb->fn(&c);
+    int rc2 = check_stdout();
+    return rc ? rc : rc2;
+}

@@ -1,0 +1,89 @@
+/* io.h - reading and writing arrays of numbers: raw, npy, csv and text, optionally zstd-
+ * compressed, from files or stdin, to files (atomically: temp name + rename) or stdout.
+ * A reader yields elements of one type; a writer takes elements (or (min,max) pairs).
+ * Never includes CUDA headers; never prints; every failure is a gs_status. */
+#ifndef GS_IO_H
+#define GS_IO_H
+
+#include <stdio.h>
+#include "../common/gs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gs_format { GS_FMT_AUTO = 0, GS_FMT_RAW, GS_FMT_NPY, GS_FMT_CSV, GS_FMT_TEXT } gs_format;
+
+const char *gs_format_name(gs_format f);
+int gs_format_parse(const char *s, gs_format *f); /* raw, npy, csv, text (txt) */
+/* Format implied by a file name's extension, after stripping one ".zst"; GS_FMT_AUTO if none.
+ * *zst set to 1 when the name ends in .zst. */
+gs_format gs_format_from_name(const char *path, int *zst);
+
+typedef enum gs_header_mode { GS_HDR_AUTO = 0, GS_HDR_YES, GS_HDR_NO } gs_header_mode;
+
+typedef struct gs_read_opts {
+    gs_format format;   /* GS_FMT_AUTO: magic bytes (npy), then extension, else raw */
+    gs_type type;       /* element type for raw/csv/text; for npy, checked against the header if type_given */
+    int type_given;     /* -t was given */
+    /* csv/text */
+    const char *col;    /* 1-based index or header name; NULL = 1 */
+    gs_header_mode header;
+    char delim;         /* 0 = ',' for csv */
+    int skip_bad;       /* skip (and count) unparsable fields instead of failing */
+    int threads;        /* decode workers; 0 = pool size */
+} gs_read_opts;
+
+typedef struct gs_reader gs_reader;
+
+/* path NULL or "-" = stdin. */
+int gs_reader_open(gs_reader **r, const char *path, const gs_read_opts *o, gs_status *st);
+gs_type gs_reader_type(const gs_reader *r);
+gs_format gs_reader_format(const gs_reader *r);   /* the format detected (never AUTO) */
+int gs_reader_compressed(const gs_reader *r);     /* input was zstd */
+int64_t gs_reader_count(const gs_reader *r);      /* elements, if known in advance; else -1 */
+const char *gs_reader_colname(const gs_reader *r);/* csv header name of the column, or NULL */
+const char *gs_reader_name(const gs_reader *r);   /* for messages: the path or "stdin" */
+/* Fill buf with up to cap elements; *got = 0 only at the end of the input. */
+int gs_reader_read(gs_reader *r, void *buf, size_t cap, size_t *got, gs_status *st);
+uint64_t gs_reader_skipped(const gs_reader *r);   /* fields skipped with skip_bad */
+uint64_t gs_reader_bytes(const gs_reader *r);     /* bytes consumed from the file or pipe so far */
+void gs_reader_close(gs_reader *r);
+
+typedef struct gs_write_opts {
+    gs_format format;    /* never AUTO here: the caller resolves it */
+    gs_type type;
+    int ncols;           /* 1, or 2 for (min, max) rows: raw interleaved, npy shape (n,2), csv two columns */
+    int64_t rows;        /* rows if known in advance (npy header); -1 if not */
+    const char *colnames;/* csv/text header line ("min,max", "price"); NULL = no header */
+    char delim;          /* csv delimiter; 0 = ',' */
+    int zstd;            /* compress */
+    int level;           /* zstd level (default 3) */
+    size_t frame_size;   /* uncompressed bytes per independent zstd frame (default 16 MiB) */
+    int force;           /* overwrite an existing file; allow binary to a terminal */
+    int threads;         /* encode workers; 0 = pool size */
+} gs_write_opts;
+
+typedef struct gs_writer gs_writer;
+
+/* path NULL or "-" = stdout. A file is written to a temp name beside it and renamed by
+ * gs_writer_close; refuses an existing file without force, binary to a terminal without force. */
+int gs_writer_open(gs_writer **w, const char *path, const gs_write_opts *o, gs_status *st);
+/* Write n values (n = rows * ncols). */
+int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st);
+/* Flush, finish (npy header patch, zstd frames), fsync-free close, rename into place. Frees w. */
+int gs_writer_close(gs_writer *w, gs_status *st);
+/* Drop everything: remove the temp file. Frees w. Safe on NULL. */
+void gs_writer_abort(gs_writer *w);
+uint64_t gs_writer_bytes(const gs_writer *w); /* bytes written to the file or pipe so far */
+
+/* Remove every temp output still open. Async-signal-safe (unlink only): for signal handlers. */
+void gs_io_remove_temps(void);
+
+/* Enlarge a pipe's buffer (F_SETPIPE_SZ) where fd is a pipe; harmless otherwise. */
+void gs_io_grow_pipe(int fd);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

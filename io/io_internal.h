@@ -1,0 +1,100 @@
+/* io_internal.h - the layers inside io/, for its own files only.
+ *
+ *   byte source (file: parallel pread / stdin: large reads)  -> [zstd decode source]
+ *      -> decoder (raw, npy, csv, text) -> elements                    = gs_reader
+ *   elements -> encoder (raw, npy, csv, text)
+ *      -> [zstd encode sink] -> byte sink (atomic file / stdout)       = gs_writer
+ *
+ * Each layer is a small struct of function pointers plus its own state; io.c picks and
+ * stacks them (format detection lives there). */
+#ifndef GS_IO_INTERNAL_H
+#define GS_IO_INTERNAL_H
+
+#include "io.h"
+
+/* ---- byte sources ------------------------------------------------------------------------ */
+typedef struct gs_bsrc gs_bsrc;
+struct gs_bsrc {
+    /* Read up to cap bytes; *got = 0 only at the end. Short reads are allowed before the end. */
+    int (*read)(gs_bsrc *s, void *buf, size_t cap, size_t *got, gs_status *st);
+    void (*close)(gs_bsrc *s);      /* frees s (and the source it wraps) */
+    const char *name;               /* "in.csv", "stdin" for messages */
+    int64_t size;                   /* total bytes if known (regular uncompressed file), else -1 */
+    uint64_t consumed;              /* bytes taken from the underlying file/pipe so far */
+};
+
+/* Open a file (NULL/"-" = stdin). Regular files are read with several threads (pread at offsets)
+ * in large blocks; pipes get F_SETPIPE_SZ and large reads. */
+int gs_bsrc_open_file(gs_bsrc **s, const char *path, int threads, gs_status *st);
+/* Peek: the first up to n bytes of the source without consuming them (buffered inside). */
+int gs_bsrc_peek(gs_bsrc *s, void *buf, size_t n, size_t *got, gs_status *st);
+/* Wrap a zstd-compressed source: decodes any valid zstd stream (frames, concatenations,
+ * skippable frames); independent frames are decoded in parallel, order kept. A truncated or
+ * corrupt stream is an error. Takes ownership of `in`. */
+int gs_bsrc_open_zstd(gs_bsrc **s, gs_bsrc *in, int threads, gs_status *st);
+
+/* ---- byte sinks -------------------------------------------------------------------------- */
+typedef struct gs_bsink gs_bsink;
+struct gs_bsink {
+    int (*write)(gs_bsink *k, const void *buf, size_t n, gs_status *st);
+    /* Write at an absolute offset (npy header patch); GS_EUSAGE if the sink cannot seek. */
+    int (*pwrite)(gs_bsink *k, const void *buf, size_t n, uint64_t off, gs_status *st);
+    int (*close)(gs_bsink *k, gs_status *st); /* commit: flush, close, rename; frees k */
+    void (*abort)(gs_bsink *k);               /* remove the temp file; frees k */
+    const char *name;                         /* "out.zst", "stdout" */
+    int seekable;
+    uint64_t written;                         /* bytes handed to the file/pipe so far */
+};
+
+/* File (atomic: temp beside target, rename on close) or stdout (NULL/"-"). */
+int gs_bsink_open_file(gs_bsink **k, const char *path, int force, int binary, gs_status *st);
+/* zstd compression in independent frames of frame_size input bytes, compressed in parallel.
+ * Takes ownership of `out`. */
+int gs_bsink_open_zstd(gs_bsink **k, gs_bsink *out, int level, size_t frame_size, int threads,
+                       gs_status *st);
+
+/* ---- decoders (bytes -> elements) ---------------------------------------------------------- */
+typedef struct gs_decoder gs_decoder;
+struct gs_decoder {
+    int (*read)(gs_decoder *d, void *buf, size_t cap, size_t *got, gs_status *st);
+    void (*close)(gs_decoder *d); /* frees d; closes the byte source too */
+    gs_type type;
+    int64_t count;          /* elements if known, else -1 */
+    const char *colname;    /* csv header of the selected column, or NULL */
+    uint64_t skipped;       /* skip_bad count */
+    gs_bsrc *src;
+};
+
+int gs_dec_open_raw(gs_decoder **d, gs_bsrc *src, gs_type type, gs_status *st);
+/* npy: parses the header from src; checks against o->type when o->type_given. */
+int gs_dec_open_npy(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, gs_status *st);
+/* csv (libcsv; parallel on line-aligned blocks when no quotes) and text (one number a line). */
+int gs_dec_open_csv(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, gs_status *st);
+int gs_dec_open_text(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, gs_status *st);
+
+/* ---- encoders (elements -> bytes) ---------------------------------------------------------- */
+typedef struct gs_encoder gs_encoder;
+struct gs_encoder {
+    int (*write)(gs_encoder *e, const void *vals, size_t n, gs_status *st);
+    int (*close)(gs_encoder *e, gs_status *st); /* finishes the format, commits the sink; frees e */
+    void (*abort)(gs_encoder *e);               /* aborts the sink; frees e */
+    gs_bsink *sink;
+    uint64_t values;                            /* values written so far */
+};
+
+int gs_enc_open_raw(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_status *st);
+/* npy: exact header when o->rows >= 0; otherwise a padded header patched at close (needs a
+ * seekable, uncompressed sink: else GS_EUSAGE "npy output of unknown length needs a file"). */
+int gs_enc_open_npy(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_status *st);
+/* csv/text: values printed to read back bit-exactly; nan, inf, -inf. */
+int gs_enc_open_csv(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_status *st);
+int gs_enc_open_text(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_status *st);
+
+/* ---- numbers (io/numfmt.c) -------------------------------------------------------------------
+ * Fast exact conversion between text and values, used by csv and text. */
+/* Parse [s, s+len) (no surrounding spaces) as type t. 0 ok, -1 invalid, -2 out of range. */
+int gs_num_parse(const char *s, size_t len, gs_type t, void *out);
+/* Print one value; returns chars written (< 32, no terminator needed but written if room). */
+int gs_num_format(char *buf, gs_type t, const void *val);
+
+#endif

@@ -1,0 +1,239 @@
+/* compact_cpu.c - stream compaction on the CPU: keep the elements whose predicate differs from
+ * `invert`, in order, as values or as u64 positions base + i (kernels.h).
+ *
+ *   gs_pred_eval        one element, written as plainly as possible: the reference.
+ *   gs_compact_cpu      sequential: branch-free compaction of tiles of GS_COMPACT_TILE elements
+ *                       into a stack buffer, copied out with one memcpy per tile (a data-
+ *                       dependent branch per element mispredicts at 50% density; writing
+ *                       speculatively into `out` itself would touch slots past the kept count).
+ *   gs_compact_cpu_par  fixed blocks of GS_COMPACT_BLOCK: count each block in parallel, prefix
+ *                       the counts, scatter each block at its offset in parallel. Blocks go in
+ *                       rounds of a few per thread so the scatter re-reads from cache.
+ *
+ * Predicates compare in the element type with C semantics: a NaN fails every comparison, so
+ * `ne:V` holds for NaN and `nonzero` too; for integer types `finite` always holds and `nan`
+ * never does. The predicate switch sits outside each loop; the loops are generated per type.
+ * in == out is allowed for value output (not with indices). */
+#include "kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/pool.h"
+
+#define GS_COMPACT_TILE 1024                 /* stack buffer, elements (8 KiB of u64) */
+#define GS_COMPACT_BLOCK ((size_t)1 << 16)   /* parallel work unit */
+#define GS_COMPACT_BLOCKS_PER_THREAD 2       /* blocks per thread per round */
+
+/* finite / nan per type, as 0 or 1. fabs(x) < inf is false for inf and NaN alike. */
+#define GS_ISFIN_i32(x) ((void)(x), 1)
+#define GS_ISFIN_i64(x) ((void)(x), 1)
+#define GS_ISFIN_u32(x) ((void)(x), 1)
+#define GS_ISFIN_u64(x) ((void)(x), 1)
+#define GS_ISFIN_f32(x) (fabsf(x) < INFINITY)
+#define GS_ISFIN_f64(x) (fabs(x) < (double)INFINITY)
+#define GS_ISNAN_i32(x) ((void)(x), 0)
+#define GS_ISNAN_i64(x) ((void)(x), 0)
+#define GS_ISNAN_u32(x) ((void)(x), 0)
+#define GS_ISNAN_u64(x) ((void)(x), 0)
+#define GS_ISNAN_f32(x) ((x) != (x))
+#define GS_ISNAN_f64(x) ((x) != (x))
+
+/* Expand LOOP(cond) once per predicate; cond reads x, a, b. The loop macros name the element
+ * type gs_elem, a typedef local to each generated function. */
+#define GS_PRED_SWITCH(S, LOOP)                                     \
+    switch (p->pred) {                                              \
+    case GS_PRED_NONZERO: LOOP((x != 0)); break;                    \
+    case GS_PRED_EQ: LOOP((x == a)); break;                         \
+    case GS_PRED_NE: LOOP((x != a)); break;                         \
+    case GS_PRED_GT: LOOP((x > a)); break;                          \
+    case GS_PRED_GE: LOOP((x >= a)); break;                         \
+    case GS_PRED_LT: LOOP((x < a)); break;                          \
+    case GS_PRED_LE: LOOP((x <= a)); break;                         \
+    case GS_PRED_RANGE: LOOP(((a <= x) & (x <= b))); break;         \
+    case GS_PRED_FINITE: LOOP(GS_ISFIN_##S(x)); break;              \
+    case GS_PRED_NAN: LOOP(GS_ISNAN_##S(x)); break;                 \
+    }
+
+typedef size_t (*count_fn)(const gs_compact_params *p, const void *in, size_t n);
+typedef size_t (*scatter_fn)(const gs_compact_params *p, const void *in, size_t n, void *out, uint64_t base);
+
+#define GS_COMPACT_GEN(S, T)                                                                     \
+    static int pred_##S(const gs_compact_params *p, T x)                                        \
+    {                                                                                            \
+        const T a = p->a.S, b = p->b.S;                                                          \
+        int r = 0;                                                                               \
+        (void)a, (void)b, (void)x;                                                               \
+        GS_PRED_SWITCH(S, GS_PRED_ONE)                                                           \
+        return r != (p->invert != 0);                                                            \
+    }                                                                                            \
+    static size_t count_##S(const gs_compact_params *p, const void *vin, size_t n)               \
+    {                                                                                            \
+        typedef T gs_elem; /* the element type, for the loop macros */                           \
+        const T *in = vin;                                                                       \
+        const T a = p->a.S, b = p->b.S;                                                          \
+        const int inv = p->invert != 0;                                                          \
+        size_t cnt = 0;                                                                          \
+        (void)a, (void)b;                                                                        \
+        GS_PRED_SWITCH(S, GS_COUNT_LOOP)                                                         \
+        return cnt;                                                                              \
+    }                                                                                            \
+    static size_t scatter_##S(const gs_compact_params *p, const void *vin, size_t n, void *vout, \
+                              uint64_t base)                                                     \
+    {                                                                                            \
+        typedef T gs_elem; /* the element type, for the loop macros */                           \
+        const T *in = vin;                                                                       \
+        const T a = p->a.S, b = p->b.S;                                                          \
+        const int inv = p->invert != 0;                                                          \
+        size_t kept = 0;                                                                         \
+        (void)a, (void)b;                                                                        \
+        if (p->indices) {                                                                        \
+            uint64_t *out = vout, buf[GS_COMPACT_TILE];                                          \
+            GS_PRED_SWITCH(S, GS_SCATTER_IDX_LOOP)                                               \
+        } else {                                                                                 \
+            T *out = vout, buf[GS_COMPACT_TILE];                                                 \
+            GS_PRED_SWITCH(S, GS_SCATTER_VAL_LOOP)                                               \
+        }                                                                                        \
+        return kept;                                                                             \
+    }
+
+#define GS_PRED_ONE(COND) r = (COND)
+
+#define GS_COUNT_LOOP(COND)                                  \
+    for (size_t i = 0; i < n; i++) {                         \
+        const gs_elem x = in[i];                             \
+        cnt += (size_t)((COND) ^ inv);                       \
+    }
+
+/* Branch-free: every element is stored at buf[k], k advances only when it is kept. */
+#define GS_SCATTER_LOOP(COND, STORE)                                                   \
+    for (size_t t0 = 0; t0 < n; t0 += GS_COMPACT_TILE) {                               \
+        const size_t tn = n - t0 < GS_COMPACT_TILE ? n - t0 : GS_COMPACT_TILE;         \
+        const gs_elem *tin = in + t0;                                                  \
+        size_t k = 0;                                                                  \
+        for (size_t i = 0; i < tn; i++) {                                              \
+            const gs_elem x = tin[i];                                                  \
+            buf[k] = STORE;                                                            \
+            k += (size_t)((COND) ^ inv);                                               \
+        }                                                                              \
+        memcpy(out + kept, buf, k * sizeof buf[0]);                                    \
+        kept += k;                                                                     \
+    }
+#define GS_SCATTER_VAL_LOOP(COND) GS_SCATTER_LOOP(COND, x)
+#define GS_SCATTER_IDX_LOOP(COND) GS_SCATTER_LOOP(COND, base + t0 + i)
+
+/* Comparisons like `x >= 0` on unsigned types are meant (they follow the user's predicate). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtype-limits"
+GS_COMPACT_GEN(i32, int32_t)
+GS_COMPACT_GEN(i64, int64_t)
+GS_COMPACT_GEN(u32, uint32_t)
+GS_COMPACT_GEN(u64, uint64_t)
+GS_COMPACT_GEN(f32, float)
+GS_COMPACT_GEN(f64, double)
+#pragma GCC diagnostic pop
+
+static const count_fn count_fns[GS_NTYPES] = {count_i32, count_i64, count_u32, count_u64, count_f32, count_f64};
+static const scatter_fn scatter_fns[GS_NTYPES] = {scatter_i32, scatter_i64, scatter_u32,
+                                                  scatter_u64, scatter_f32, scatter_f64};
+
+/* Reference semantics of one element: 1 if it is kept, i.e. pred(x) != invert. */
+int gs_pred_eval(const gs_compact_params *p, const void *elem)
+{
+    switch (p->type) {
+    case GS_I32: { int32_t x; memcpy(&x, elem, sizeof x); return pred_i32(p, x); }
+    case GS_I64: { int64_t x; memcpy(&x, elem, sizeof x); return pred_i64(p, x); }
+    case GS_U32: { uint32_t x; memcpy(&x, elem, sizeof x); return pred_u32(p, x); }
+    case GS_U64: { uint64_t x; memcpy(&x, elem, sizeof x); return pred_u64(p, x); }
+    case GS_F32: { float x; memcpy(&x, elem, sizeof x); return pred_f32(p, x); }
+    case GS_F64: { double x; memcpy(&x, elem, sizeof x); return pred_f64(p, x); }
+    default: return 0;
+    }
+}
+
+static int compact_check(const gs_compact_params *p, gs_status *st)
+{
+    if ((unsigned)p->type >= GS_NTYPES) return gs_fail(st, GS_EUSAGE, "compact: unknown element type");
+    if ((unsigned)p->pred > GS_PRED_NAN) return gs_fail(st, GS_EUSAGE, "compact: unknown predicate %d", (int)p->pred);
+    return GS_OK;
+}
+
+int gs_compact_cpu(const gs_compact_params *p, const void *in, size_t n, void *out, uint64_t base,
+                   size_t *kept, gs_status *st)
+{
+    int rc = compact_check(p, st);
+    if (rc) return rc;
+    *kept = scatter_fns[p->type](p, in, n, out, base);
+    return GS_OK;
+}
+
+/* ---- parallel ------------------------------------------------------------------------------ */
+typedef struct compact_par_ctx {
+    const gs_compact_params *p;
+    count_fn count;
+    scatter_fn scatter;
+    const char *in;
+    char *out;
+    size_t n, isz, osz;
+    uint64_t base;
+    size_t blk0;  /* first block of the current round */
+    size_t *off;  /* per block of the round: its count (pass 1), then its output offset */
+} compact_par_ctx;
+
+static void compact_par_range(const compact_par_ctx *c, size_t part, size_t *b, size_t *e)
+{
+    *b = (c->blk0 + part) * GS_COMPACT_BLOCK;
+    *e = *b + GS_COMPACT_BLOCK < c->n ? *b + GS_COMPACT_BLOCK : c->n;
+}
+
+static void compact_par_count(void *vctx, size_t part, size_t nparts)
+{
+    compact_par_ctx *c = vctx;
+    size_t b, e;
+    (void)nparts;
+    compact_par_range(c, part, &b, &e);
+    c->off[part] = c->count(c->p, c->in + b * c->isz, e - b);
+}
+
+static void compact_par_scatter(void *vctx, size_t part, size_t nparts)
+{
+    compact_par_ctx *c = vctx;
+    size_t b, e;
+    (void)nparts;
+    compact_par_range(c, part, &b, &e);
+    c->scatter(c->p, c->in + b * c->isz, e - b, c->out + c->off[part] * c->osz, c->base + b);
+}
+
+int gs_compact_cpu_par(const gs_compact_params *p, const void *in, size_t n, void *out, uint64_t base,
+                       size_t *kept, gs_status *st)
+{
+    int rc = compact_check(p, st);
+    if (rc) return rc;
+    const size_t nblocks = (n + GS_COMPACT_BLOCK - 1) / GS_COMPACT_BLOCK;
+    size_t per_round = (size_t)gs_pool_threads() * GS_COMPACT_BLOCKS_PER_THREAD;
+    /* In place, a block's output could land on input another thread has not read yet. */
+    if (nblocks <= 1 || per_round <= 1 || (const void *)out == in) return gs_compact_cpu(p, in, n, out, base, kept, st);
+    if (per_round > nblocks) per_round = nblocks;
+    size_t *off = malloc(per_round * sizeof *off);
+    if (!off) return gs_fail(st, GS_ENOMEM, "compact: out of host memory");
+
+    compact_par_ctx c = {.p = p, .count = count_fns[p->type], .scatter = scatter_fns[p->type], .in = in,
+                         .out = out, .n = n, .isz = gs_type_size(p->type),
+                         .osz = p->indices ? sizeof(uint64_t) : gs_type_size(p->type), .base = base, .off = off};
+    size_t total = 0;
+    for (size_t blk0 = 0; blk0 < nblocks; blk0 += per_round) {
+        const size_t nb = nblocks - blk0 < per_round ? nblocks - blk0 : per_round;
+        c.blk0 = blk0;
+        gs_parallel_for(nb, compact_par_count, &c);
+        for (size_t i = 0; i < nb; i++) {
+            const size_t cnt = off[i];
+            off[i] = total;
+            total += cnt;
+        }
+        gs_parallel_for(nb, compact_par_scatter, &c);
+    }
+    *kept = total;
+    free(off);
+    return GS_OK;
+}

@@ -1,0 +1,162 @@
+/* kernels.h - the three operations, their parameters, one launcher signature per
+ * operation and backend, and the registry that maps --algo names to launchers.
+ * Plain C; no CUDA headers (streams are passed as void *, cudaStream_t underneath).
+ *
+ * Chunked semantics (the pipeline calls a launcher once per chunk, in order):
+ *   scan     carry = running total (one value of out_type) entering the chunk; the launcher
+ *            updates it to the total after the chunk. Inclusive: out[i] = carry (+) x[0..i];
+ *            exclusive: out[i] = carry (+) x[0..i-1]. Initial carry = identity of the op.
+ *            Each input element is converted to out_type before it is combined.
+ *   compact  keeps x[i] where pred(x[i]) != invert, in order; writes the kept values, or with
+ *            indices the u64 positions base + i. Returns the kept count.
+ *   minmax   in[0..m) holds the halo (the previous W-1 inputs, fewer at the stream's start)
+ *            followed by the chunk. Outputs are produced for window END positions
+ *            e = first .. m-1; the window is in[max(0, e-W+1) .. e] (clipped at 0: that is
+ *            --partial at the start). Output row r = e - first. With only == GS_MM_BOTH the
+ *            output is interleaved pairs (min, max); otherwise one value per row.
+ *            A window holding a NaN gives NaN (see ops.h for the exact min/max).
+ */
+#ifndef GS_KERNELS_H
+#define GS_KERNELS_H
+
+#include "../common/gs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gs_op { GS_OP_SCAN = 0, GS_OP_COMPACT, GS_OP_MINMAX, GS_OP_NONE } gs_op;
+typedef enum gs_scan_op { GS_SCAN_SUM = 0, GS_SCAN_MIN, GS_SCAN_MAX } gs_scan_op;
+
+typedef struct gs_scan_params {
+    gs_type type;     /* input element type */
+    gs_type out_type; /* accumulator and output type (== type unless --out-type) */
+    gs_scan_op op;
+    int exclusive;
+} gs_scan_params;
+
+typedef enum gs_pred_kind {
+    GS_PRED_NONZERO = 0, GS_PRED_EQ, GS_PRED_NE, GS_PRED_GT, GS_PRED_GE, GS_PRED_LT, GS_PRED_LE,
+    GS_PRED_RANGE, /* a <= x <= b */
+    GS_PRED_FINITE, GS_PRED_NAN
+} gs_pred_kind;
+
+typedef struct gs_compact_params {
+    gs_type type;
+    gs_pred_kind pred;
+    gs_value a, b; /* operands, already in `type` */
+    int invert;
+    int indices; /* write u64 positions instead of values */
+} gs_compact_params;
+
+typedef enum gs_mm_only { GS_MM_BOTH = 0, GS_MM_MIN, GS_MM_MAX } gs_mm_only;
+
+typedef struct gs_minmax_params {
+    gs_type type;
+    uint64_t window; /* W >= 1 */
+    gs_mm_only only;
+} gs_minmax_params;
+
+/* Scan identity for an op and type, written into *v. */
+void gs_scan_identity(gs_scan_op op, gs_type t, gs_value *v);
+/* Evaluate a predicate on one element (reference semantics, used by the CPU kernels and tests). */
+int gs_pred_eval(const gs_compact_params *p, const void *elem);
+
+/* ---- CPU launchers ---------------------------------------------------------------------
+ * Synchronous; use the process thread pool (common/pool.h) for parallel variants.
+ * Return GS_OK or a code with st filled (e.g. unsupported type). */
+typedef int (*gs_scan_cpu_fn)(const gs_scan_params *p, const void *in, void *out, size_t n,
+                              gs_value *carry, gs_status *st);
+typedef int (*gs_compact_cpu_fn)(const gs_compact_params *p, const void *in, size_t n, void *out,
+                                 uint64_t base, size_t *kept, gs_status *st);
+typedef int (*gs_minmax_cpu_fn)(const gs_minmax_params *p, const void *in, size_t m, size_t first,
+                                void *out, gs_status *st);
+
+/* ---- GPU launchers ---------------------------------------------------------------------
+ * Asynchronous on `stream`; all pointers are device (or mapped host) memory. Every launch is
+ * checked (cudaGetLastError) before returning. Scratch is asked for first (n_max = the
+ * largest n any later call will pass), allocated once by the caller, and reused.
+ *   scan:    d_carry points to one out_type value on the device, read then overwritten.
+ *   compact: d_count receives the kept count (u64) of this call; out has room for n items.
+ *   minmax:  as above; m, first as in the chunked semantics. */
+typedef size_t (*gs_scan_gpu_scratch_fn)(const gs_scan_params *p, uint64_t n_max);
+typedef int (*gs_scan_gpu_fn)(const gs_scan_params *p, const void *d_in, void *d_out, uint64_t n,
+                              void *d_carry, void *d_scratch, size_t scratch_bytes, void *stream,
+                              gs_status *st);
+typedef size_t (*gs_compact_gpu_scratch_fn)(const gs_compact_params *p, uint64_t n_max);
+typedef int (*gs_compact_gpu_fn)(const gs_compact_params *p, const void *d_in, uint64_t n, void *d_out,
+                                 uint64_t base, uint64_t *d_count, void *d_scratch, size_t scratch_bytes,
+                                 void *stream, gs_status *st);
+typedef size_t (*gs_minmax_gpu_scratch_fn)(const gs_minmax_params *p, uint64_t m_max);
+typedef int (*gs_minmax_gpu_fn)(const gs_minmax_params *p, const void *d_in, uint64_t m, uint64_t first,
+                                void *d_out, void *d_scratch, size_t scratch_bytes, void *stream,
+                                gs_status *st);
+
+/* ---- registry ------------------------------------------------------------------------ */
+typedef enum gs_where { GS_CPU = 0, GS_GPU = 1 } gs_where;
+
+/* Flags for what a variant accepts beyond its type mask. */
+enum {
+    GS_V_DEFAULT = 1u << 0,    /* the default variant for its op and backend */
+    GS_V_SCAN_SUM = 1u << 1,   /* scan ops accepted */
+    GS_V_SCAN_MINMAX = 1u << 2,
+    GS_V_EXCLUSIVE = 1u << 3,  /* exclusive scan accepted */
+    GS_V_WIDEN = 1u << 4,      /* out_type != type accepted */
+    GS_V_INDICES = 1u << 5,    /* compact --indices accepted */
+    GS_V_ALLPRED = 1u << 6,    /* every predicate (else nonzero only) */
+    GS_V_REFERENCE = 1u << 7,  /* the reference other variants are checked against */
+};
+
+typedef struct gs_variant {
+    const char *name; /* the --algo name */
+    gs_op op;
+    gs_where where;
+    unsigned types; /* GS_TYPE_BIT mask */
+    unsigned flags;
+    const char *desc; /* one line for `gpustream info` */
+    union {
+        gs_scan_cpu_fn scan;
+        gs_compact_cpu_fn compact;
+        gs_minmax_cpu_fn minmax;
+    } cpu;
+    union {
+        gs_scan_gpu_fn scan;
+        gs_compact_gpu_fn compact;
+        gs_minmax_gpu_fn minmax;
+    } gpu;
+    union {
+        gs_scan_gpu_scratch_fn scan;
+        gs_compact_gpu_scratch_fn compact;
+        gs_minmax_gpu_scratch_fn minmax;
+    } scratch;
+} gs_variant;
+
+/* All variants compiled into this build (GPU ones only with CUDA), NULL-terminated order. */
+const gs_variant *gs_variants(size_t *count);
+/* Look up by op and name; NULL if none. */
+const gs_variant *gs_variant_find(gs_op op, const char *name);
+/* The default variant for an op and backend; NULL if none compiled in. */
+const gs_variant *gs_variant_default(gs_op op, gs_where where);
+/* GS_OK if v accepts these parameters, else GS_EUSAGE with a message naming what it lacks. */
+int gs_variant_check_scan(const gs_variant *v, const gs_scan_params *p, gs_status *st);
+int gs_variant_check_compact(const gs_variant *v, const gs_compact_params *p, gs_status *st);
+int gs_variant_check_minmax(const gs_variant *v, const gs_minmax_params *p, gs_status *st);
+
+/* ---- CPU variants (kernels/scan_cpu.c, compact_cpu.c, minmax_cpu.c) ----------------------------------------------------- */
+int gs_scan_cpu(const gs_scan_params *p, const void *in, void *out, size_t n, gs_value *carry, gs_status *st);
+int gs_scan_cpu_par(const gs_scan_params *p, const void *in, void *out, size_t n, gs_value *carry, gs_status *st);
+int gs_compact_cpu(const gs_compact_params *p, const void *in, size_t n, void *out, uint64_t base,
+                   size_t *kept, gs_status *st);
+int gs_compact_cpu_par(const gs_compact_params *p, const void *in, size_t n, void *out, uint64_t base,
+                       size_t *kept, gs_status *st);
+int gs_minmax_cpu_naive(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
+                        gs_status *st);
+int gs_minmax_cpu_lemire(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
+                         gs_status *st);
+int gs_minmax_cpu_vhgw(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
+                       gs_status *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,49 @@
+/* kernels_gpu.h - the GPU variants (kernels/scan.cu, compact.cu, minmax.cu), declared for the
+ * registry. Signatures are the gs_*_gpu_fn / gs_*_gpu_scratch_fn types of kernels.h.
+ * Every GPU variant accepts all six types, every scan op (inclusive and exclusive), the
+ * widenings i32->i64, u32->u64, f32->f64, every predicate and --indices. */
+#ifndef GS_KERNELS_GPU_H
+#define GS_KERNELS_GPU_H
+
+#include "kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_GPU_SCAN(name)                                                                                  \
+    size_t gs_scan_gpu_##name##_scratch(const gs_scan_params *p, uint64_t n_max);                          \
+    int gs_scan_gpu_##name(const gs_scan_params *p, const void *d_in, void *d_out, uint64_t n, void *d_carry, \
+                           void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st);
+GS_GPU_SCAN(naive)
+GS_GPU_SCAN(blelloch)
+GS_GPU_SCAN(blelloch_smem)
+GS_GPU_SCAN(lookback)
+GS_GPU_SCAN(cub)
+#undef GS_GPU_SCAN
+
+#define GS_GPU_COMPACT(name)                                                                          \
+    size_t gs_compact_gpu_##name##_scratch(const gs_compact_params *p, uint64_t n_max);               \
+    int gs_compact_gpu_##name(const gs_compact_params *p, const void *d_in, uint64_t n, void *d_out,  \
+                              uint64_t base, uint64_t *d_count, void *d_scratch, size_t scratch_bytes, \
+                              void *stream, gs_status *st);
+GS_GPU_COMPACT(scan)
+GS_GPU_COMPACT(ballot)
+GS_GPU_COMPACT(lookback)
+GS_GPU_COMPACT(cub)
+#undef GS_GPU_COMPACT
+
+#define GS_GPU_MINMAX(name)                                                                            \
+    size_t gs_minmax_gpu_##name##_scratch(const gs_minmax_params *p, uint64_t m_max);                  \
+    int gs_minmax_gpu_##name(const gs_minmax_params *p, const void *d_in, uint64_t m, uint64_t first,  \
+                             void *d_out, void *d_scratch, size_t scratch_bytes, void *stream,         \
+                             gs_status *st);
+GS_GPU_MINMAX(linear)
+GS_GPU_MINMAX(tiled)
+GS_GPU_MINMAX(vhgw)
+#undef GS_GPU_MINMAX
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,194 @@
+/* cpu_backend.c - the CPU backend: runs each chunk synchronously with a CPU variant on the
+ * thread pool, keeping the carries between chunks on the host (scan running total, compact
+ * index base, minmax halo of the last W-1 inputs). */
+#include "pipeline.h"
+#include "../common/pool.h"
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct cpu_state {
+    const gs_job *job;
+    const gs_variant *v;
+    gs_type in_type, out_type;
+    size_t in_size;
+    gs_value carry;   /* scan */
+    uint64_t base;    /* compact: inputs before this chunk */
+    char *halo;       /* minmax: the last halo_len inputs, W-1 at most */
+    size_t halo_len;
+    gs_chunk *pend_in, *pend_out; /* the one chunk in flight */
+} cpu_state;
+
+static void *cpu_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
+{
+    void *p = NULL;
+    (void)b;
+    if (posix_memalign(&p, 64, bytes ? bytes : 64)) {
+        gs_fail(st, GS_ENOMEM, "out of host memory allocating %zu bytes (try a smaller --chunk)", bytes);
+        return NULL;
+    }
+    return p;
+}
+
+static void cpu_host_free(gs_backend *b, void *p)
+{
+    (void)b;
+    free(p);
+}
+
+/* convert: a parallel type conversion, in parts of whole cache-friendly blocks. */
+typedef struct conv_ctx {
+    const void *in;
+    void *out;
+    gs_type tin, tout;
+    size_t n;
+} conv_ctx;
+
+static void conv_part(void *c, size_t p, size_t np)
+{
+    conv_ctx *x = c;
+    size_t b, e;
+    gs_split(x->n, np, p, &b, &e);
+    gs_convert((const char *)x->in + b * gs_type_size(x->tin), x->tin, (char *)x->out + b * gs_type_size(x->tout),
+               x->tout, e - b);
+}
+
+static int cpu_minmax(cpu_state *s, gs_chunk *in, gs_chunk *out, gs_status *st)
+{
+    const gs_minmax_params *p = &s->job->minmax;
+    size_t w1 = (size_t)(p->window - 1);
+    /* [halo | chunk] contiguous in the head room the engine left before the data. */
+    char *start = (char *)in->data - s->halo_len * s->in_size;
+    memcpy(start, s->halo, s->halo_len * s->in_size);
+    size_t m = s->halo_len + in->n;
+    size_t first = s->job->partial ? s->halo_len : (s->halo_len > w1 ? s->halo_len : w1);
+    size_t cols = p->only == GS_MM_BOTH ? 2 : 1;
+    out->n = 0;
+    if (first < m) {
+        int rc = s->v->cpu.minmax(p, start, m, first, out->data, st);
+        if (rc) return rc;
+        out->n = (m - first) * cols;
+    }
+    /* Keep the last W-1 inputs for the next chunk. */
+    size_t keep = m < w1 ? m : w1;
+    memmove(s->halo, start + (m - keep) * s->in_size, keep * s->in_size);
+    s->halo_len = keep;
+    return GS_OK;
+}
+
+static int cpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
+{
+    cpu_state *s = b->impl;
+    int rc = GS_OK;
+    out->seq = in->seq;
+    switch (s->job->op) {
+    case GS_OP_SCAN:
+        rc = s->v->cpu.scan(&s->job->scan, in->data, out->data, in->n, &s->carry, st);
+        out->n = in->n;
+        break;
+    case GS_OP_COMPACT: {
+        size_t kept = 0;
+        rc = s->v->cpu.compact(&s->job->compact, in->data, in->n, out->data, s->base, &kept, st);
+        s->base += in->n;
+        out->n = kept;
+        break;
+    }
+    case GS_OP_MINMAX: rc = cpu_minmax(s, in, out, st); break;
+    default: {
+        conv_ctx c = {in->data, out->data, s->in_type, s->out_type, in->n};
+        size_t parts = in->n / (1u << 16) + 1;
+        size_t t = (size_t)gs_pool_threads();
+        gs_parallel_for(parts < t ? parts : t, conv_part, &c);
+        out->n = in->n;
+        break;
+    }
+    }
+    s->pend_in = in;
+    s->pend_out = out;
+    return rc;
+}
+
+static int cpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *st)
+{
+    cpu_state *s = b->impl;
+    (void)st;
+    *in = s->pend_in;
+    *out = s->pend_out;
+    s->pend_in = s->pend_out = NULL;
+    return GS_OK;
+}
+
+static void cpu_stats(gs_backend *b, gs_run_stats *r)
+{
+    (void)b;
+    if (!r->backend) r->backend = "cpu";
+}
+
+static void cpu_destroy(gs_backend *b)
+{
+    cpu_state *s = b->impl;
+    free(s->halo);
+    free(s);
+    free(b);
+}
+
+int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *st)
+{
+    gs_backend *b = calloc(1, sizeof *b);
+    cpu_state *s = calloc(1, sizeof *s);
+    if (!b || !s) {
+        free(b);
+        free(s);
+        return gs_fail(st, GS_ENOMEM, "out of host memory");
+    }
+    s->job = c->job;
+    s->v = c->variant;
+    s->in_type = c->in_type;
+    s->out_type = c->out_type;
+    s->in_size = gs_type_size(c->in_type);
+    if (c->job->op == GS_OP_SCAN) gs_scan_identity(c->job->scan.op, c->job->scan.out_type, &s->carry);
+    if (c->job->op == GS_OP_MINMAX && c->halo) {
+        s->halo = malloc(c->halo * s->in_size);
+        if (!s->halo) {
+            free(b);
+            free(s);
+            return gs_fail(st, GS_ENOMEM, "out of host memory for a window of %zu elements", c->halo + 1);
+        }
+    }
+    b->name = "cpu";
+    b->host_alloc = cpu_host_alloc;
+    b->host_free = cpu_host_free;
+    b->submit = cpu_submit;
+    b->retire = cpu_retire;
+    b->stats = cpu_stats;
+    b->destroy = cpu_destroy;
+    b->depth = 1;
+    b->chunk_elems = c->chunk_elems;
+    b->impl = s;
+    *out = b;
+    return GS_OK;
+}
+
+#ifndef GS_HAVE_CUDA
+/* Built without CUDA: no GPU backend. */
+int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st)
+{
+    (void)b;
+    (void)c;
+    return gs_fail(st, GS_EDATA, "this gpustream was built without CUDA (rebuild with nvcc on the PATH)");
+}
+
+int gs_gpu_available(int device, char *desc, size_t len)
+{
+    (void)device;
+    if (desc && len) snprintf(desc, len, "built without CUDA");
+    return 0;
+}
+
+int gs_gpu_describe(char *buf, size_t len)
+{
+    if (buf && len) buf[0] = 0;
+    return 0;
+}
+#endif

@@ -1,0 +1,169 @@
+/* pipeline.h - the chunk engine: source -> decode -> staging ring -> backend -> encode -> sink.
+ *
+ * Threads: a reader (decoding with the thread pool), the caller's thread driving the backend,
+ * and a writer (encoding with the pool). Chunks carry a sequence number and move through
+ * bounded queues, so memory is ~ (buffers + 2) x chunk whatever the input size.
+ * Backends: cpu (thread pool) and gpu (CUDA streams, pipeline/gpu_backend.cu). */
+#ifndef GS_PIPELINE_H
+#define GS_PIPELINE_H
+
+#include "../common/gs.h"
+#include "../kernels/kernels.h"
+#include "../io/io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gs_backend_kind { GS_BACKEND_AUTO = 0, GS_BACKEND_CPU, GS_BACKEND_GPU } gs_backend_kind;
+typedef enum gs_host_mem { GS_HOST_PINNED = 0, GS_HOST_PAGEABLE, GS_HOST_REGISTERED, GS_HOST_MAPPED } gs_host_mem;
+typedef enum gs_dev_alloc { GS_DEV_ONCE = 0, GS_DEV_PER_CHUNK, GS_DEV_ASYNC } gs_dev_alloc;
+
+/* What to compute. */
+typedef struct gs_job {
+    gs_op op; /* GS_OP_NONE = convert */
+    gs_scan_params scan;
+    gs_compact_params compact;
+    gs_minmax_params minmax;
+    int partial;     /* minmax --partial */
+    int count_only;  /* compact --count: no output, count reported */
+    const char *algo;/* --algo, NULL = default */
+    gs_type out_type;/* convert: output type */
+} gs_job;
+
+/* How to run it. */
+typedef struct gs_engine_opts {
+    gs_backend_kind backend;
+    int device;
+    size_t chunk_bytes;        /* input bytes per chunk (0 = default 64 MiB) */
+    int buffers;               /* staging buffers (2 = double buffering) */
+    gs_host_mem host_mem;
+    gs_dev_alloc dev_alloc;
+    uint64_t device_mem_limit; /* 0 = no cap */
+    int threads;               /* 0 = all cores */
+    /* Called from the driving thread about every 0.25 s (NULL = none): bytes read so far, the
+     * input's total bytes (-1 if unknown), seconds since the start. The CLI draws the line. */
+    void (*progress)(void *ctx, uint64_t bytes_in, int64_t total_bytes, double elapsed);
+    void *progress_ctx;
+    int64_t total_bytes;       /* input size for the progress ETA, -1 if unknown */
+} gs_engine_opts;
+
+/* What happened, for --stats. Times are seconds of busy time per stage. */
+typedef struct gs_stage_stat {
+    const char *name;
+    double busy;
+    uint64_t bytes;
+} gs_stage_stat;
+
+typedef struct gs_run_stats {
+    double wall;
+    uint64_t elems_in, elems_out; /* out: rows (minmax pairs count as one row) */
+    uint64_t bytes_in, bytes_out; /* file/pipe bytes */
+    uint64_t chunks;
+    gs_stage_stat stage[8];
+    int nstages;
+    uint64_t peak_rss;        /* bytes */
+    uint64_t peak_device_mem; /* bytes of device memory this run allocated, at most */
+    uint64_t skipped;         /* csv fields skipped */
+    const char *backend;      /* "cpu" or "gpu: NVIDIA H200" */
+    const char *algo;         /* variant used */
+    char note[640];           /* a fallback or warning to show once (e.g. "no GPU: using the CPU backend") */
+} gs_run_stats;
+
+/* A source of elements: a gs_reader or the generator. */
+typedef struct gs_source {
+    int (*read)(void *ctx, void *buf, size_t cap, size_t *got, gs_status *st);
+    void *ctx;
+    gs_type type;
+    int64_t count; /* elements if known, else -1 */
+    uint64_t (*bytes)(void *ctx); /* bytes consumed so far, or NULL */
+} gs_source;
+
+gs_source gs_source_from_reader(gs_reader *r);
+
+/* The output type and columns a job writes for an input type. */
+gs_type gs_job_out_type(const gs_job *j, gs_type in);
+int gs_job_out_cols(const gs_job *j);
+/* Rows the job will output for n inputs (n known), or -1 if it depends on the data. */
+int64_t gs_job_out_rows(const gs_job *j, int64_t n);
+
+/* Resolve the variant for the job and backend (checks it accepts the job). */
+int gs_job_resolve(const gs_job *j, gs_where where, const gs_variant **v, gs_status *st);
+
+/* Run: read all of src, compute, write to w (NULL with count_only). *count receives the
+ * compact count (or output rows). stats may be NULL. */
+int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs_writer *w,
+                  uint64_t *count, gs_run_stats *stats, gs_status *st);
+
+/* ---- backends -------------------------------------------------------------------------------
+ * The engine owns the chunk ring; a backend computes chunks in order, possibly asynchronously.
+ * Input buffers have `halo` elements of head room before the data (minmax: W-1), which the
+ * backend may use. */
+typedef struct gs_chunk {
+    void *buf;       /* allocation start (head room first) */
+    void *data;      /* = buf + halo elements: the chunk's elements */
+    size_t n;        /* elements (input) or values (output) */
+    size_t cap;      /* capacity in elements/values, head room excluded */
+    uint64_t seq;
+    int last;        /* unused by the engine: always 0 (the end of a stream is not known early);
+                        backends must not depend on it */
+} gs_chunk;
+
+typedef struct gs_backend gs_backend;
+struct gs_backend {
+    const char *name;
+    /* Staging memory for chunks (pinned for the GPU unless --host-mem says otherwise). */
+    void *(*host_alloc)(gs_backend *b, size_t bytes, gs_status *st);
+    void (*host_free)(gs_backend *b, void *p);
+    /* Accept chunk `in`, to produce its output into `out`. May return before it is done.
+     * At most `depth` chunks are in flight; the engine retires before submitting more. */
+    int (*submit)(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st);
+    /* Wait for the oldest chunk in flight; return its in/out chunks with out->n set. */
+    int (*retire)(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *st);
+    /* Per-stage timings (H2D, kernel, D2H ...) appended to stats; device memory peak. */
+    void (*stats)(gs_backend *b, gs_run_stats *s);
+    void (*destroy)(gs_backend *b);
+    int depth;               /* chunks that may be in flight at once (>= 1) */
+    size_t chunk_elems;      /* input elements per chunk the backend accepts (<= cfg->chunk_elems);
+                                the engine sizes its staging buffers from this after create */
+    void *impl;              /* backend state */
+};
+
+/* Job parameters resolved for a backend. */
+typedef struct gs_backend_cfg {
+    const gs_job *job;
+    const gs_variant *variant;
+    gs_type in_type, out_type;
+    size_t chunk_elems; /* max input elements per chunk */
+    size_t halo;        /* head room elements (minmax W-1) */
+    size_t out_cap;     /* output values per chunk */
+    const gs_engine_opts *opts;
+} gs_backend_cfg;
+
+int gs_backend_cpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
+/* GPU backend; GS_EDATA with a message if no usable device (the engine falls back on auto). */
+int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
+/* 1 if this build has CUDA and a device is usable; fills a description. */
+int gs_gpu_available(int device, char *desc, size_t desc_len);
+/* One line per device for `info` (empty string if none); returns device count (0 if none). */
+int gs_gpu_describe(char *buf, size_t len);
+
+/* ---- generator (pipeline/gen.c) --------------------------------------------------------------- */
+typedef enum gs_dist { GS_DIST_UNIFORM = 0, GS_DIST_NORMAL, GS_DIST_WALK, GS_DIST_SPARSE, GS_DIST_SINE } gs_dist;
+typedef struct gs_gen_opts {
+    uint64_t n;
+    gs_type type;
+    gs_dist dist;
+    double a, b; /* uniform A:B, normal MU:SIGMA, sparse P (a), sine PERIOD (a) */
+    uint64_t seed;
+} gs_gen_opts;
+/* Parse "uniform:0:100", "normal:0:1", "walk", "sparse:0.5", "sine:1000". */
+int gs_dist_parse(const char *s, gs_gen_opts *g, gs_status *st);
+/* A source that yields the series; value i depends only on (seed, i), never on chunking. */
+int gs_gen_source(gs_source *s, const gs_gen_opts *g, gs_status *st);
+void gs_gen_source_free(gs_source *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# tests/run.sh - run every test this machine can run and end with "N passed, N failed".
+#   unit programs   build/test_*          (C, one CHECK per PASS/FAIL line)
+#   CLI tests       tests/cli/*.sh        (shell, same PASS/FAIL lines)
+#   GPU tests       build/test_*_gpu*     (only where a GPU answers)
+#   fuzzing         tests/fuzz/run.sh     (bounded, where clang's libFuzzer runtime is present)
+# A program that dies without reporting counts as one failure.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+LOG=tests/out
+mkdir -p "$LOG"
+pass=0; fail=0
+
+have_gpu=0
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then have_gpu=1; fi
+
+run_one() { # name command...
+    local name=$1; shift
+    local log="$LOG/$name.log"
+    local t0=$SECONDS
+    "$@" >"$log" 2>&1
+    local rc=$?
+    local p f
+    p=$(grep -c '^PASS ' "$log"); f=$(grep -c '^FAIL ' "$log")
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        f=1; echo "FAIL $name: exited $rc without a FAIL line (see $log)"; tail -5 "$log" | sed 's/^/    /'
+    fi
+    grep '^FAIL ' "$log" | head -20
+    printf '%-28s %5d passed %4d failed  %3ds\n' "$name" "$p" "$f" $((SECONDS - t0))
+    pass=$((pass + p)); fail=$((fail + f))
+}
+
+for t in "$BUILD"/test_*; do
+    [ -x "$t" ] || continue
+    case "$t" in *_gpu*) continue ;; esac
+    run_one "$(basename "$t")" "$t"
+done
+for t in tests/cli/*.sh; do
+    [ -f "$t" ] || continue
+    run_one "cli_$(basename "$t" .sh)" bash "$t"
+done
+if [ "$have_gpu" = 1 ]; then
+    for t in "$BUILD"/test_*_gpu*; do
+        [ -x "$t" ] || continue
+        run_one "$(basename "$t")" "$t"
+    done
+else
+    echo "(no GPU here: GPU tests skipped; the CPU backend ran every verb)"
+fi
+if [ -x tests/fuzz/run.sh ] || [ -f tests/fuzz/run.sh ]; then
+    run_one fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" bash tests/fuzz/run.sh
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
