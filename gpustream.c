@@ -6,6 +6,7 @@
 #include "pipeline/pipeline.h"
 #include "io/io.h"
 #include "common/pool.h"
+#include "pipeline/bench.h"
 
 #include <errno.h>
 #include <math.h>
@@ -73,6 +74,7 @@ enum opt_id {
     O_FORCE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
     O_OP, O_EXCLUSIVE, O_PRED, O_INVERT, O_INDICES, O_COUNT, O_WINDOW, O_PARTIAL, O_ONLY,
     O_N, O_DIST, O_SEED, O_HELP,
+    O_BLOCK, O_DENSITY, O_REPS, O_STREAM, O_CSV, O_JSON,
 };
 
 typedef struct opt_def {
@@ -85,18 +87,24 @@ typedef struct opt_def {
 } opt_def;
 
 static const opt_def opts[] = {
-    {O_TYPE, "type", 't', 1, V_ENGINE, "T", "element type: i32 i64 u32 u64 f32 f64 (raw default i32, csv/text f64)"},
+    {O_TYPE, "type", 't', 1, V_ENGINE | V_BENCH, "T", "element type: i32 i64 u32 u64 f32 f64 (raw default i32, csv/text f64)"},
     {O_OUTTYPE, "out-type", 0, 1, V_SCAN | V_CONVERT, "T", "output type (scan: i32->i64, u32->u64, f32->f64 widen)"},
-    {O_OP, "op", 0, 1, V_SCAN, "OP", "sum (default), min or max"},
+    {O_OP, "op", 0, 1, V_SCAN | V_BENCH, "OP", "scan: sum (default), min or max; bench: scan, compact, minmax or all"},
     {O_EXCLUSIVE, "exclusive", 0, 0, V_SCAN, NULL, "exclusive scan: out[i] combines x[0..i-1]"},
     {O_PRED, "pred", 0, 1, V_COMPACT, "P", "nonzero eq:V ne:V gt:V ge:V lt:V le:V range:A:B finite nan"},
     {O_INVERT, "invert", 0, 0, V_COMPACT, NULL, "keep the elements the predicate rejects"},
     {O_INDICES, "indices", 0, 0, V_COMPACT, NULL, "write the u64 positions of kept elements"},
     {O_COUNT, "count", 0, 0, V_COMPACT, NULL, "print only the number of kept elements"},
-    {O_WINDOW, "window", 'w', 1, V_MINMAX, "W", "window length (required, >= 1)"},
+    {O_WINDOW, "window", 'w', 1, V_MINMAX | V_BENCH, "W", "window length (required, >= 1); bench: a list"},
     {O_PARTIAL, "partial", 0, 0, V_MINMAX, NULL, "n outputs: the first W-1 over partial windows"},
     {O_ONLY, "only", 0, 1, V_MINMAX, "min|max", "write one of the two columns"},
-    {O_N, "elements", 'n', 1, V_GEN, "N", "number of elements (suffixes: 64M, 2^28, 4e9)"},
+    {O_N, "elements", 'n', 1, V_GEN | V_BENCH, "N", "number of elements (suffixes: 64M, 2^28, 4e9); bench: a list"},
+    {O_BLOCK, "block", 0, 1, V_BENCH, "LIST", "GPU threads per block to sweep (default: each variant's tuned value)"},
+    {O_DENSITY, "density", 0, 1, V_BENCH, "LIST", "compact: fractions kept (default 0.01,0.5,0.99)"},
+    {O_REPS, "reps", 0, 1, V_BENCH, "N", "timed repeats per case, after one warm-up (default 10); the median is reported"},
+    {O_STREAM, "stream", 0, 0, V_BENCH, NULL, "time the host->device->host schedule per --host-mem and --buffers"},
+    {O_CSV, "csv", 0, 1, V_BENCH, "FILE", "also write the rows as CSV (for make plots)"},
+    {O_JSON, "json", 0, 0, V_BENCH, NULL, "print rows as JSON lines instead of a table"},
     {O_DIST, "dist", 0, 1, V_GEN, "D", "uniform:A:B (default uniform:0:100) normal:MU:SIGMA walk sparse:P sine:PERIOD"},
     {O_SEED, "seed", 0, 1, V_GEN, "S", "random seed (default 1); output depends only on seed and n"},
     {O_FROM, "from", 0, 1, V_COMPUTE, "FMT", "input format: raw npy csv text (default: magic, extension, raw)"},
@@ -111,10 +119,10 @@ static const opt_def opts[] = {
     {O_SKIPBAD, "skip-bad", 0, 0, V_COMPUTE, NULL, "skip unparsable CSV/text fields (counted in --stats)"},
     {O_BACKEND, "backend", 0, 1, V_COMPUTE | V_BENCH, "B", "auto (default: GPU if usable), gpu or cpu"},
     {O_DEVICE, "device", 0, 1, V_COMPUTE | V_BENCH | V_INFO, "N", "GPU to use (default 0)"},
-    {O_ALGO, "algo", 0, 1, V_COMPUTE & ~V_CONVERT, "NAME", "kernel variant (default: the fastest; see gpustream info)"},
-    {O_CHUNK, "chunk", 0, 1, V_ENGINE, "S", "input bytes per chunk (default 64M)"},
-    {O_BUFFERS, "buffers", 0, 1, V_COMPUTE, "N", "host staging buffers / chunks in flight (default 2)"},
-    {O_HOSTMEM, "host-mem", 0, 1, V_COMPUTE, "M", "pinned (default), pageable, registered or mapped"},
+    {O_ALGO, "algo", 0, 1, (V_COMPUTE & ~V_CONVERT) | V_BENCH, "NAME", "kernel variant (default: the fastest; see gpustream info)"},
+    {O_CHUNK, "chunk", 0, 1, V_ENGINE | V_BENCH, "S", "input bytes per chunk (default 64M)"},
+    {O_BUFFERS, "buffers", 0, 1, V_COMPUTE | V_BENCH, "N", "host staging buffers / chunks in flight (default 2)"},
+    {O_HOSTMEM, "host-mem", 0, 1, V_COMPUTE | V_BENCH, "M", "pinned (default), pageable, registered or mapped"},
     {O_DEVALLOC, "device-alloc", 0, 1, V_COMPUTE, "A", "once (default), per-chunk or async"},
     {O_DEVLIMIT, "device-mem-limit", 0, 1, V_COMPUTE, "S", "cap on device memory used (forces chunking)"},
     {O_THREADS, "threads", 0, 1, V_ENGINE | V_BENCH, "N", "CPU threads (default: all cores)"},
@@ -150,11 +158,15 @@ struct cli {
     gs_gen_opts gen;
     int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given;
     gs_format to;
+    gs_bench_opts bench;
+    const char *bench_csv;
+    int bench_json;
 };
 
 static int cmd_compute(cli *c);
 static int cmd_gen(cli *c);
 static int cmd_info(cli *c);
+static int cmd_bench(cli *c);
 
 static const verb_def verbs[] = {
     {"scan", V_SCAN, cmd_compute, "prefix scan: running sum, min or max",
@@ -182,6 +194,13 @@ static const verb_def verbs[] = {
      "  gpustream gen -n 2^28 -t i32 --dist sparse:0.5 > x.raw\n"
      "  gpustream gen -n 4e9 -t f32 --dist walk | gpustream minmax -w 100000 -t f32 --stats > /dev/null\n"
      "  gpustream gen -n 1000 -t f64 --dist normal:0:1 --to csv walk.csv\n"},
+    {"bench", V_BENCH, cmd_bench, "time every variant, verified against the CPU reference",
+     "gpustream bench [--op scan|compact|minmax|all] [-n SIZES] [-t TYPES] [--algo LIST|all] [--window LIST]\n"
+     "                [--density LIST] [--block LIST] [--reps N] [--stream [--host-mem LIST] [--buffers LIST]] [--csv FILE] [--json]",
+     "  gpustream bench --op all\n"
+     "  gpustream bench --op scan -n 2^20,2^24,2^28 -t i32,f64 --csv scan.csv\n"
+     "  gpustream bench --op minmax --window 2,64,500,4096,1e6\n"
+     "  gpustream bench --stream --host-mem pinned,pageable,registered,mapped --buffers 1,2,3\n"},
     {"info", V_INFO, cmd_info, "build options, devices, limits and kernel variants", "gpustream info",
      "  gpustream info\n"},
 };
@@ -297,9 +316,123 @@ static int parse_pred(const char *s, gs_compact_params *p, gs_type t)
                        s);
 }
 
+/* Split a comma list into items of at most 63 characters; calls fn for each. */
+static int for_each_item(const char *list, int (*fn)(cli *, const char *), cli *c)
+{
+    char item[64];
+    for (const char *p = list;;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        snprintf(item, sizeof item, "%.*s", (int)(l < 63 ? l : 63), p);
+        int rc = fn(c, item);
+        if (rc) return rc;
+        if (!e) return 0;
+        p = e + 1;
+    }
+}
+
+static int bench_size(cli *c, const char *s)
+{
+    uint64_t v;
+    if (parse_size("bench ", "size", s, &v)) return EXIT_USAGE;
+    if (c->bench.nsizes == 16) return usage_error("bench ", "at most 16 sizes");
+    c->bench.sizes[c->bench.nsizes++] = v;
+    return 0;
+}
+static int bench_type(cli *c, const char *s)
+{
+    gs_type t;
+    if (parse_type("bench ", s, &t)) return EXIT_USAGE;
+    if (c->bench.ntypes == GS_NTYPES) return usage_error("bench ", "at most 6 types");
+    c->bench.types[c->bench.ntypes++] = t;
+    return 0;
+}
+static int bench_window(cli *c, const char *s)
+{
+    uint64_t v;
+    if (parse_size("bench ", "window", s, &v) || v == 0) return v == 0 ? usage_error("bench ", "windows must be at least 1") : EXIT_USAGE;
+    if (c->bench.nwindows == 8) return usage_error("bench ", "at most 8 windows");
+    c->bench.windows[c->bench.nwindows++] = v;
+    return 0;
+}
+static int bench_density(cli *c, const char *s)
+{
+    char *end;
+    double d = strtod(s, &end);
+    if (!*s || *end || !(d >= 0 && d <= 1)) return usage_error("bench ", "invalid density '%s' (from 0 to 1)", s);
+    if (c->bench.ndensities == 8) return usage_error("bench ", "at most 8 densities");
+    c->bench.densities[c->bench.ndensities++] = d;
+    return 0;
+}
+static int bench_block(cli *c, const char *s)
+{
+    long v;
+    if (parse_int("bench ", "block", s, 32, 1024, &v)) return EXIT_USAGE;
+    if (c->bench.nblocks == 8) return usage_error("bench ", "at most 8 block sizes");
+    c->bench.blocks[c->bench.nblocks++] = (int)v;
+    return 0;
+}
+static int bench_hostmem(cli *c, const char *s)
+{
+    static const char *names[] = {"pinned", "pageable", "registered", "mapped"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, names[i])) {
+            if (c->bench.nhost_mems == 4) return usage_error("bench ", "at most 4 host-mem modes");
+            c->bench.host_mems[c->bench.nhost_mems++] = (gs_host_mem)i;
+            return 0;
+        }
+    return usage_error("bench ", "unknown --host-mem '%s' (pinned, pageable, registered or mapped)", s);
+}
+static int bench_buffers(cli *c, const char *s)
+{
+    long v;
+    if (parse_int("bench ", "buffers", s, 1, 16, &v)) return EXIT_USAGE;
+    if (c->bench.nbuffers == 4) return usage_error("bench ", "at most 4 buffer counts");
+    c->bench.buffers[c->bench.nbuffers++] = (int)v;
+    return 0;
+}
+static int bench_op(cli *c, const char *s)
+{
+    if (!strcmp(s, "all")) c->bench.ops = 7;
+    else if (!strcmp(s, "scan")) c->bench.ops |= 1u << GS_OP_SCAN;
+    else if (!strcmp(s, "compact")) c->bench.ops |= 1u << GS_OP_COMPACT;
+    else if (!strcmp(s, "minmax")) c->bench.ops |= 1u << GS_OP_MINMAX;
+    else return usage_error("bench ", "unknown --op '%s' (scan, compact, minmax or all)", s);
+    return 0;
+}
+
+/* bench takes lists where the other verbs take one value. */
+static int apply_bench_opt(cli *c, const opt_def *o, const char *val)
+{
+    long l;
+    switch (o->id) {
+    case O_OP: return for_each_item(val, bench_op, c);
+    case O_N: return for_each_item(val, bench_size, c);
+    case O_TYPE: return for_each_item(val, bench_type, c);
+    case O_WINDOW: return for_each_item(val, bench_window, c);
+    case O_DENSITY: return for_each_item(val, bench_density, c);
+    case O_BLOCK: return for_each_item(val, bench_block, c);
+    case O_HOSTMEM: return for_each_item(val, bench_hostmem, c);
+    case O_BUFFERS: return for_each_item(val, bench_buffers, c);
+    case O_ALGO: c->bench.algos = val; return 0;
+    case O_REPS:
+        if (parse_int("bench ", "--reps", val, 1, 10000, &l)) return EXIT_USAGE;
+        c->bench.reps = (int)l;
+        return 0;
+    case O_STREAM: c->bench.stream = 1; return 0;
+    case O_CSV: c->bench_csv = val; return 0;
+    case O_JSON: c->bench_json = 1; return 0;
+    default: return -1; /* shared with the other verbs */
+    }
+}
+
 /* Apply one option. Returns 0 or an exit status. */
 static int apply_opt(cli *c, const opt_def *o, const char *val)
 {
+    if (c->verb->bit == V_BENCH) {
+        int brc = apply_bench_opt(c, o, val);
+        if (brc >= 0) return brc;
+    }
     const char *vn = c->verb->name;
     char verb[32];
     snprintf(verb, sizeof verb, "%s ", vn);
@@ -438,7 +571,8 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
         if (!*val || *end || errno) rc = usage_error(verb, "invalid --seed '%s'", val);
         break;
     }
-    case O_HELP: break;
+    case O_HELP:
+    default: break;
     }
     return rc;
 }
@@ -795,6 +929,101 @@ static int cmd_info(cli *c)
     return EXIT_OK;
 }
 
+/* ---- bench -------------------------------------------------------------------------------- */
+typedef struct bench_out {
+    FILE *csv;
+    int json, failed, rows;
+    const gs_bench_env *env;
+} bench_out;
+
+static void bench_row(void *ctx, const gs_bench_row *r)
+{
+    bench_out *b = ctx;
+    b->rows++;
+    if (!r->passed) b->failed++;
+    char ratio[16] = "-";
+    if (r->vs_cub > 0) snprintf(ratio, sizeof ratio, "%.2fx", r->vs_cub);
+    if (b->json)
+        printf("{\"mode\":\"%s\",\"op\":\"%s\",\"variant\":\"%s\",\"type\":\"%s\",\"n\":%llu,\"param\":\"%s\","
+               "\"block\":%d,\"ms\":%.4f,\"gelem_s\":%.3f,\"gb_s\":%.2f,\"pct_ceiling\":%.1f,\"vs_cub\":%.3f,"
+               "\"passed\":%s}\n",
+               r->mode, r->op, r->variant, gs_type_name(r->type), (unsigned long long)r->n, r->param, r->block, r->ms,
+               r->gelem_s, r->gb_s, r->pct_ceiling, r->vs_cub, r->passed ? "true" : "false");
+    else
+        printf("%-6s %-7s %-14s %-4s %11llu %-22s %5s %10.4f %9.3f %9.1f %6.1f%% %7s  %s%s%s\n", r->mode, r->op, r->variant,
+               gs_type_name(r->type), (unsigned long long)r->n, r->param, r->block ? "" : "-", r->ms, r->gelem_s, r->gb_s,
+               r->pct_ceiling, ratio, r->passed ? "passed" : "FAILED", r->passed ? "" : ": ", r->passed ? "" : r->why);
+    if (b->csv)
+        fprintf(b->csv, "%s,%s,%s,%s,%llu,%s,%d,%.5f,%.4f,%.3f,%.2f,%.4f,%s\n", r->mode, r->op, r->variant,
+                gs_type_name(r->type), (unsigned long long)r->n, r->param, r->block, r->ms, r->gelem_s, r->gb_s,
+                r->pct_ceiling, r->vs_cub, r->passed ? "passed" : "FAILED");
+    fflush(stdout);
+}
+
+static int cmd_bench(cli *c)
+{
+    gs_bench_opts *o = &c->bench;
+    gs_status st = {0};
+    gs_bench_env env;
+    o->backend = c->eng.backend;
+    o->device = c->eng.device;
+    o->chunk_bytes = c->eng.chunk_bytes;
+    if (gs_bench_ceilings(o, &env, &st)) return finish_status(&st);
+    int gpu = env.gpu[0] != 0;
+    /* Defaults: every op, i32, sizes larger than L2 on the GPU, smaller on a CPU. */
+    if (!o->ops) o->ops = 7;
+    if (!o->ntypes) o->types[o->ntypes++] = GS_I32;
+    if (!o->nsizes) o->sizes[o->nsizes++] = o->stream ? (1ull << 30) : gpu ? (1ull << 28) : (1ull << 24);
+    if (!o->ndensities) {
+        o->densities[0] = 0.01, o->densities[1] = 0.5, o->densities[2] = 0.99;
+        o->ndensities = 3;
+    }
+    if (!o->nwindows) {
+        static const uint64_t w_gpu[] = {2, 64, 500, 4096, 1000000}, w_cpu[] = {2, 500, 4096};
+        const uint64_t *w = gpu ? w_gpu : w_cpu;
+        for (int i = 0; i < (gpu ? 5 : 3); i++) o->windows[o->nwindows++] = w[i];
+    }
+    if (!o->nhost_mems) {
+        for (int i = 0; i < 4; i++) o->host_mems[i] = (gs_host_mem)i;
+        o->nhost_mems = 4;
+    }
+    if (!o->nbuffers) {
+        for (int i = 0; i < 3; i++) o->buffers[i] = i + 1;
+        o->nbuffers = 3;
+    }
+    bench_out b = {NULL, c->bench_json, 0, 0, &env};
+    if (c->bench_csv && !(b.csv = fopen(c->bench_csv, "w"))) {
+        say_error("%s: %s", c->bench_csv, strerror(errno));
+        return EXIT_DATA;
+    }
+    if (!c->bench_json) {
+        if (gpu) {
+            printf("# gpu %s, %d SMs, L2 %d MB, %s, clocks SM %d MHz mem %d MHz\n", env.gpu, env.sms, env.l2_bytes >> 20,
+                   env.driver, env.sm_clock_mhz, env.mem_clock_mhz);
+            printf("# ceilings: device copy %.0f GB/s (read+write); pinned H2D %.1f, D2H %.1f, both at once %.1f GB/s each; "
+                   "pageable H2D %.1f, D2H %.1f GB/s\n",
+                   env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs, env.d2h_pageable_gbs);
+        } else
+            printf("# no GPU: CPU variants on %d threads\n", gs_pool_threads());
+        printf("%-6s %-7s %-14s %-4s %11s %-22s %5s %10s %9s %9s %7s %7s  %s\n", "mode", "op", "variant", "type", "n",
+               "param", "block", "ms", "Gelem/s", "GB/s", "%ceil", "vs cub", "check");
+    }
+    if (b.csv) {
+        fprintf(b.csv, "# gpu=%s copy_gbs=%.1f h2d=%.1f d2h=%.1f both=%.1f pageable_h2d=%.1f pageable_d2h=%.1f\n",
+                gpu ? env.gpu : "none", env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs,
+                env.d2h_pageable_gbs);
+        fprintf(b.csv, "mode,op,variant,type,n,param,block,ms,gelem_s,gb_s,pct_ceiling,vs_cub,check\n");
+    }
+    int rc = gs_bench_run(o, &env, bench_row, &b, &st);
+    if (b.csv && fclose(b.csv)) {
+        say_error("%s: %s", c->bench_csv, strerror(errno));
+        return EXIT_DATA;
+    }
+    if (rc) return finish_status(&st);
+    if (!c->bench_json) printf("# %d rows, %d FAILED\n", b.rows, b.failed);
+    return b.failed ? EXIT_DATA : EXIT_OK;
+}
+
 /* ---- main ----------------------------------------------------------------------------------- */
 static int check_stdout(void)
 {
@@ -832,7 +1061,7 @@ int main(int argc, char **argv)
     memset(&c, 0, sizeof c);
     for (size_t i = 0; i < NVERBS; i++)
         if (!strcmp(argv[1], verbs[i].name)) c.verb = &verbs[i];
-    if (!c.verb) return usage_error(NULL, "unknown verb '%s' (scan, compact, minmax, convert, gen, info)", argv[1]);
+    if (!c.verb) return usage_error(NULL, "unknown verb '%s' (scan, compact, minmax, convert, gen, bench, info)", argv[1]);
 
     /* Defaults. */
     c.rd.type = GS_I32;

@@ -22,7 +22,8 @@ typedef struct gs_lparse {
     size_t esize;
     int col;        /* csv: 1-based column */
     char delim;     /* csv: field delimiter */
-    int trim_tab;   /* csv: tabs count as surrounding space (not when tab is the delimiter) */
+    int trim_sp;    /* csv: ' ' is surrounding space (not when it is the delimiter) */
+    int trim_tab;   /* csv: '\t' is surrounding space (not when it is the delimiter); '\r' always is */
     int skip_bad;
 } gs_lparse;
 
@@ -58,13 +59,6 @@ static inline void *gs_piece_slot(gs_piece *pc, size_t esize)
  * parser must stop (no skip_bad), 0 after counting a skip. */
 int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int field, int nfields,
                  const char *tok, size_t len);
-
-/* Parse one number of [s, s+len) into slot with the type's parser, trimming nothing.
- * Returns gs_num_parse's code. */
-static inline int gs_piece_parse(const gs_lparse *c, const char *s, size_t len, void *slot)
-{
-    return gs_num_parse(s, len, c->type, slot);
-}
 
 /* text: whitespace-separated tokens (text.c). */
 void gs_text_piece(const gs_lparse *c, gs_piece *pc);

@@ -1,0 +1,204 @@
+/* io.c - the public side of io/ (io.h): format names, and readers and writers stacked from the
+ * layers of io_internal.h.
+ *
+ *   reader: file/stdin source -> [zstd source, when the bytes start with a zstd magic]
+ *           -> decoder chosen by --from, else the npy magic, else the extension, else raw
+ *   writer: file/stdout sink -> [zstd sink, when asked] -> encoder of the given format
+ *
+ * Ownership: a layer that opens takes its lower layer; a decoder or encoder that fails to open
+ * leaves it to the caller here, which closes or aborts it. */
+#include "io_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const gs_format_names[] = {"auto", "raw", "npy", "csv", "text"};
+
+const char *gs_format_name(gs_format f)
+{
+    return (unsigned)f < sizeof gs_format_names / sizeof *gs_format_names ? gs_format_names[f] : "?";
+}
+
+int gs_format_parse(const char *s, gs_format *f)
+{
+    static const struct {
+        const char *name;
+        gs_format f;
+    } names[] = {{"raw", GS_FMT_RAW}, {"bin", GS_FMT_RAW}, {"npy", GS_FMT_NPY},
+                 {"csv", GS_FMT_CSV}, {"text", GS_FMT_TEXT}, {"txt", GS_FMT_TEXT}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (s && !strcasecmp(s, names[i].name)) {
+            *f = names[i].f;
+            return 0;
+        }
+    return -1;
+}
+
+gs_format gs_format_from_name(const char *path, int *zst)
+{
+    static const struct {
+        const char *ext;
+        gs_format f;
+    } exts[] = {{".npy", GS_FMT_NPY}, {".csv", GS_FMT_CSV}, {".txt", GS_FMT_TEXT}, {".text", GS_FMT_TEXT},
+                {".raw", GS_FMT_RAW}, {".bin", GS_FMT_RAW}, {".i32", GS_FMT_RAW}, {".i64", GS_FMT_RAW},
+                {".u32", GS_FMT_RAW}, {".u64", GS_FMT_RAW}, {".f32", GS_FMT_RAW}, {".f64", GS_FMT_RAW}};
+    int z = 0;
+    gs_format f = GS_FMT_AUTO;
+    if (path && strcmp(path, "-")) {
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        size_t n = strlen(base);
+        if (n > 4 && !strcasecmp(base + n - 4, ".zst")) {
+            z = 1;
+            n -= 4;
+        }
+        for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {
+            size_t e = strlen(exts[i].ext);
+            if (n > e && !strncasecmp(base + n - e, exts[i].ext, e)) {
+                f = exts[i].f;
+                break;
+            }
+        }
+    }
+    if (zst) *zst = z;
+    return f;
+}
+
+/* ---- reader ---------------------------------------------------------------------------------- */
+struct gs_reader {
+    gs_decoder *dec;
+    gs_format format;
+    int compressed;
+    char *name;
+};
+
+/* A zstd frame or a skippable frame (magic 0x184D2A5?), little-endian. */
+static int gs_is_zstd_magic(const unsigned char *p, size_t n)
+{
+    if (n < 4) return 0;
+    uint32_t m = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    return m == 0xFD2FB528u || (m & 0xFFFFFFF0u) == 0x184D2A50u;
+}
+
+int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_status *st)
+{
+    *out = NULL;
+    gs_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->name = strdup(path && strcmp(path, "-") ? path : "stdin"))) {
+        free(r);
+        return gs_fail(st, GS_ENOMEM, "out of memory");
+    }
+    gs_bsrc *src = NULL;
+    unsigned char magic[6];
+    size_t got = 0;
+    int rc = gs_bsrc_open_file(&src, path, o->threads, st);
+    if (!rc) rc = gs_bsrc_peek(src, magic, 4, &got, st);
+    if (!rc && gs_is_zstd_magic(magic, got)) {
+        r->compressed = 1;
+        rc = gs_bsrc_open_zstd(&src, src, o->threads, st);
+        if (rc) src = NULL; /* closed by the zstd layer */
+    }
+    gs_format f = o->format;
+    if (!rc && f == GS_FMT_AUTO) {
+        rc = gs_bsrc_peek(src, magic, 6, &got, st);
+        if (!rc) f = got == 6 && !memcmp(magic, "\x93NUMPY", 6) ? GS_FMT_NPY : gs_format_from_name(path, NULL);
+        if (f == GS_FMT_AUTO) f = GS_FMT_RAW;
+    }
+    if (!rc) {
+        r->format = f;
+        switch (f) {
+        case GS_FMT_NPY: rc = gs_dec_open_npy(&r->dec, src, o, st); break;
+        case GS_FMT_CSV: rc = gs_dec_open_csv(&r->dec, src, o, st); break;
+        case GS_FMT_TEXT: rc = gs_dec_open_text(&r->dec, src, o, st); break;
+        default: rc = gs_dec_open_raw(&r->dec, src, o->type, st); break;
+        }
+    }
+    if (rc) {
+        if (src) src->close(src);
+        free(r->name);
+        free(r);
+        return rc;
+    }
+    *out = r;
+    return GS_OK;
+}
+
+gs_type gs_reader_type(const gs_reader *r) { return r->dec->type; }
+gs_format gs_reader_format(const gs_reader *r) { return r->format; }
+int gs_reader_compressed(const gs_reader *r) { return r->compressed; }
+int64_t gs_reader_count(const gs_reader *r) { return r->dec->count; }
+const char *gs_reader_colname(const gs_reader *r) { return r->dec->colname; }
+const char *gs_reader_name(const gs_reader *r) { return r->name; }
+uint64_t gs_reader_skipped(const gs_reader *r) { return r->dec->skipped; }
+uint64_t gs_reader_bytes(const gs_reader *r) { return r->dec->src ? r->dec->src->consumed : 0; }
+
+int gs_reader_read(gs_reader *r, void *buf, size_t cap, size_t *got, gs_status *st)
+{
+    return r->dec->read(r->dec, buf, cap, got, st);
+}
+
+void gs_reader_close(gs_reader *r)
+{
+    if (!r) return;
+    r->dec->close(r->dec);
+    free(r->name);
+    free(r);
+}
+
+/* ---- writer ---------------------------------------------------------------------------------- */
+struct gs_writer {
+    gs_encoder *enc;
+};
+
+int gs_writer_open(gs_writer **out, const char *path, const gs_write_opts *o, gs_status *st)
+{
+    *out = NULL;
+    gs_writer *w = calloc(1, sizeof *w);
+    if (!w) return gs_fail(st, GS_ENOMEM, "out of memory");
+    /* Compressed output is binary whatever the format inside. */
+    int binary = o->zstd || o->format == GS_FMT_RAW || o->format == GS_FMT_NPY;
+    gs_bsink *k = NULL;
+    int rc = gs_bsink_open_file(&k, path, o->force, binary, st);
+    if (!rc && o->zstd) {
+        rc = gs_bsink_open_zstd(&k, k, o->level, o->frame_size, o->threads, st);
+        if (rc) k = NULL; /* aborted by the zstd layer */
+    }
+    if (!rc) {
+        switch (o->format) {
+        case GS_FMT_RAW: rc = gs_enc_open_raw(&w->enc, k, o, st); break;
+        case GS_FMT_NPY: rc = gs_enc_open_npy(&w->enc, k, o, st); break;
+        case GS_FMT_CSV: rc = gs_enc_open_csv(&w->enc, k, o, st); break;
+        case GS_FMT_TEXT: rc = gs_enc_open_text(&w->enc, k, o, st); break;
+        default: rc = gs_fail(st, GS_EUSAGE, "no output format given"); break;
+        }
+    }
+    if (rc) {
+        if (k) k->abort(k);
+        free(w);
+        return rc;
+    }
+    *out = w;
+    return GS_OK;
+}
+
+int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st)
+{
+    return n ? w->enc->write(w->enc, vals, n, st) : GS_OK;
+}
+
+int gs_writer_close(gs_writer *w, gs_status *st)
+{
+    int rc = w->enc->close(w->enc, st);
+    free(w);
+    return rc;
+}
+
+void gs_writer_abort(gs_writer *w)
+{
+    if (!w) return;
+    w->enc->abort(w->enc);
+    free(w);
+}
+
+uint64_t gs_writer_bytes(const gs_writer *w) { return w->enc->sink->written; }

@@ -1,0 +1,47 @@
+/* text.c - the "text" format: numbers separated by whitespace, normally one per line; no
+ * header, no quoting, no columns. Reading runs on the parallel line-block engine of csv.c
+ * (lines.h) with the tokenizer below; errors name the line: "in.txt: line 12: invalid number
+ * 'x'". Writing: one value per line; a (min, max) row is written "min max", separated by one
+ * space, so that `read a b` in a shell and numpy.loadtxt both split it. */
+#include "lines.h"
+
+static inline int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+void gs_text_piece(const gs_lparse *c, gs_piece *pc)
+{
+    const char *p = pc->begin, *end = pc->end;
+    uint64_t line = 0;
+    while (p < end) {
+        if (*p == '\n') {
+            line++;
+            p++;
+            continue;
+        }
+        if (is_space(*p)) {
+            p++;
+            continue;
+        }
+        const char *t = p;
+        while (p < end && *p != '\n' && !is_space(*p)) p++;
+        void *slot = gs_piece_slot(pc, c->esize);
+        if (!slot) return;
+        int r = gs_num_parse(t, (size_t)(p - t), c->type, slot);
+        if (r == 0) pc->n++;
+        else if (gs_piece_bad(c, pc, r == -2 ? GS_PERR_RANGE : GS_PERR_INVALID, line, 0, 0, t, (size_t)(p - t)))
+            return;
+    }
+    pc->lines = line;
+}
+
+int gs_dec_open_text(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, gs_status *st)
+{
+    return gs_lines_dec_open(d, src, o, 1, st);
+}
+
+int gs_enc_open_text(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_status *st)
+{
+    return gs_lines_enc_open(e, k, o, ' ', NULL, st);
+}

@@ -1,0 +1,562 @@
+/* zstd.c - zstd decompression as a byte source and compression as a byte sink, through libzstd.
+ *
+ * Decoding. The compressed input is read into a window that holds several frames. Frames whose
+ * header gives their content size (as gpustream and `zstd` on a file of known size write them)
+ * are found with ZSTD_findFrameCompressedSize and decoded a batch at a time with the pool, each
+ * worker a run of frames with its own context, output in input order; one zstd frame decodes at
+ * ~1 GB/s on one core, so many frames are what makes 10+ GB/s possible. A frame without a content
+ * size, or too large for a batch, is streamed with ZSTD_decompressStream on the calling thread.
+ * Skippable frames are skipped. Anything else (garbage between frames, a frame cut short, a bad
+ * checksum) is an error: a short output that looks complete would be worse.
+ *
+ * Encoding. Input is cut into frames of frame_size bytes; a batch of frames is compressed by the
+ * pool (one ZSTD_CCtx per worker, content size and checksum in every frame) and written in
+ * order. Independent frames are what lets any reader, ours or `zstd -T`, decode in parallel. */
+#include "io_internal.h"
+#include "../common/pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#define GS_Z_FRAME_MAX ((size_t)256 << 20) /* larger frames are streamed, not batched */
+#define GS_Z_BATCH_MAX ((size_t)256 << 20) /* decoded bytes per batch (the batch buffer) */
+#define GS_Z_WIN_MIN ((size_t)16 << 20)    /* compressed read-ahead window */
+#define GS_Z_WIN_PER_THREAD ((size_t)8 << 20)
+#define GS_Z_COPY_PIECE ((size_t)4 << 20)  /* parallel copy-out granularity */
+#define GS_Z_HEADER_MAX 18 /* the longest frame header (format spec; the zstd.h macro is static-only) */
+#define GS_Z_SKIP_MAGIC 0x184D2A50u
+#define GS_Z_SKIP_MASK 0xFFFFFFF0u
+
+static uint32_t gs_le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* ---- parallel memcpy (copy-out of a decoded batch; staging of encoder input) ---------------- */
+typedef struct gs_copy_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t n;
+} gs_copy_job;
+
+static void gs_copy_part(void *ctx, size_t part, size_t nparts)
+{
+    const gs_copy_job *j = ctx;
+    size_t b, e;
+    gs_split(j->n, nparts, part, &b, &e);
+    memcpy(j->dst + b, j->src + b, e - b);
+}
+
+static void gs_par_copy(void *dst, const void *src, size_t n, int threads)
+{
+    size_t parts = n / GS_Z_COPY_PIECE;
+    if (parts > (size_t)threads) parts = (size_t)threads;
+    if (parts <= 1) {
+        memcpy(dst, src, n);
+        return;
+    }
+    gs_copy_job j = {dst, src, n};
+    gs_parallel_for(parts, gs_copy_part, &j);
+}
+
+/* ---- decoding source ------------------------------------------------------------------------- */
+typedef struct gs_zframe {
+    size_t off, csize;  /* in the window */
+    size_t doff, dsize; /* in the batch output */
+} gs_zframe;
+
+typedef struct gs_zsrc {
+    gs_bsrc base;
+    gs_bsrc *in;
+    int threads;
+    unsigned char *win; /* compressed bytes [win_pos, win_len) not yet decoded */
+    size_t win_cap, win_pos, win_len, win_base;
+    int in_eof;
+    unsigned char *out; /* a decoded batch not yet handed out: [out_pos, out_len) */
+    size_t out_cap, out_pos, out_len;
+    gs_zframe *frames;
+    size_t frames_cap;
+    ZSTD_DCtx **dctx; /* one per worker */
+    ZSTD_DStream *ds; /* streaming fallback */
+    int streaming;    /* inside a streamed frame */
+} gs_zsrc;
+
+/* Make at least `need` bytes available at win_pos, unless the input ends. With may_move, old
+ * bytes are dropped and the window may grow; without it (a batch refers to window offsets),
+ * only the free tail is filled. */
+static int gs_zsrc_fill(gs_zsrc *s, size_t need, int may_move, gs_status *st)
+{
+    while (s->win_len - s->win_pos < need && !s->in_eof) {
+        if (may_move) {
+            /* Drop what is decoded when the tail is full or too short; grow by doubling. */
+            if (s->win_pos && (s->win_len == s->win_cap || s->win_cap - s->win_pos < need)) {
+                memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
+                s->win_len -= s->win_pos;
+                s->win_pos = 0;
+            }
+            if (s->win_cap < need) {
+                size_t cap = s->win_cap * 2 > need ? s->win_cap * 2 : need;
+                unsigned char *w = realloc(s->win, cap);
+                if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+                s->win = w;
+                s->win_cap = cap;
+            }
+        }
+        if (s->win_len == s->win_cap) return GS_OK; /* no room without moving */
+        size_t g = 0;
+        int rc = s->in->read(s->in, s->win + s->win_len, s->win_cap - s->win_len, &g, st);
+        s->base.consumed = s->in->consumed;
+        if (rc) return rc;
+        if (!g) s->in_eof = 1;
+        s->win_len += g;
+    }
+    return GS_OK;
+}
+
+static int gs_zsrc_truncated(gs_zsrc *s, gs_status *st)
+{
+    return gs_fail(st, GS_EDATA, "%s: truncated zstd frame", s->base.name);
+}
+
+static int gs_zsrc_corrupt(gs_zsrc *s, size_t err, gs_status *st)
+{
+    if (ZSTD_getErrorCode(err) == ZSTD_error_srcSize_wrong) return gs_zsrc_truncated(s, st);
+    return gs_fail(st, GS_EDATA, "%s: corrupt zstd data: %s", s->base.name, ZSTD_getErrorName(err));
+}
+
+/* Skip a skippable frame (magic, 4-byte length, payload), reading past it without keeping it. */
+static int gs_zsrc_skip(gs_zsrc *s, gs_status *st)
+{
+    int rc = gs_zsrc_fill(s, 8, 1, st);
+    if (rc) return rc;
+    if (s->win_len - s->win_pos < 8) return gs_zsrc_truncated(s, st);
+    uint64_t left = 8 + (uint64_t)gs_le32(s->win + s->win_pos + 4);
+    while (left) {
+        size_t have = s->win_len - s->win_pos;
+        size_t n = have < left ? have : (size_t)left;
+        s->win_pos += n;
+        left -= n;
+        if (left && (rc = gs_zsrc_fill(s, 1, 1, st))) return rc;
+        if (left && s->win_len == s->win_pos) return gs_zsrc_truncated(s, st);
+    }
+    return GS_OK;
+}
+
+typedef struct gs_zdec_job {
+    gs_zsrc *s;
+    unsigned char *dst;
+    size_t nframes;
+    size_t *rets; /* per frame; checked in order after the join */
+} gs_zdec_job;
+
+static void gs_zdec_part(void *ctx, size_t part, size_t nparts)
+{
+    gs_zdec_job *j = ctx;
+    size_t b, e;
+    gs_split(j->nframes, nparts, part, &b, &e);
+    for (size_t f = b; f < e; f++) {
+        const gs_zframe *fr = &j->s->frames[f];
+        j->rets[f] = ZSTD_decompressDCtx(j->s->dctx[part], j->dst + fr->doff, fr->dsize, j->s->win + fr->off,
+                                         fr->csize);
+        if (ZSTD_isError(j->rets[f])) return; /* the rest of this run is not needed */
+    }
+}
+
+/* Decode frames [0, n) of the batch into dst in parallel. */
+static int gs_zsrc_decode_batch(gs_zsrc *s, size_t n, unsigned char *dst, gs_status *st)
+{
+    size_t parts = n < (size_t)s->threads ? n : (size_t)s->threads;
+    for (size_t p = 0; p < parts; p++)
+        if (!s->dctx[p] && !(s->dctx[p] = ZSTD_createDCtx()))
+            return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+    size_t *rets = malloc(n * sizeof *rets);
+    if (!rets) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+    for (size_t f = 0; f < n; f++) rets[f] = 0; /* frames skipped after an error read as 0 */
+    gs_zdec_job j = {s, dst, n, rets};
+    gs_parallel_for(parts, gs_zdec_part, &j);
+    int rc = GS_OK;
+    for (size_t f = 0; f < n && rc == GS_OK; f++) {
+        if (ZSTD_isError(rets[f])) rc = gs_zsrc_corrupt(s, rets[f], st);
+        else if (rets[f] != s->frames[f].dsize)
+            rc = gs_fail(st, GS_EDATA, "%s: corrupt zstd data: frame size differs from its header", s->base.name);
+    }
+    free(rets);
+    return rc;
+}
+
+/* What the next frame is; fills the window as needed (may_move only when no batch is open). */
+enum { GS_ZF_END, GS_ZF_SKIP, GS_ZF_BATCH, GS_ZF_STREAM, GS_ZF_STOP };
+
+static int gs_zsrc_next(gs_zsrc *s, int may_move, int *kind, size_t *csize, size_t *dsize, gs_status *st)
+{
+    int rc = gs_zsrc_fill(s, GS_Z_HEADER_MAX, may_move, st);
+    if (rc) return rc;
+    size_t avail = s->win_len - s->win_pos;
+    const unsigned char *p = s->win + s->win_pos;
+    if (avail == 0) {
+        *kind = s->in_eof ? GS_ZF_END : GS_ZF_STOP;
+        return GS_OK;
+    }
+    if (avail < 4 && s->in_eof) return gs_zsrc_truncated(s, st);
+    if (avail < GS_Z_HEADER_MAX && !s->in_eof) { /* no room to see the header yet */
+        *kind = GS_ZF_STOP;
+        return GS_OK;
+    }
+    uint32_t magic = gs_le32(p);
+    if ((magic & GS_Z_SKIP_MASK) == GS_Z_SKIP_MAGIC) {
+        *kind = GS_ZF_SKIP;
+        return GS_OK;
+    }
+    if (magic != ZSTD_MAGICNUMBER) return gs_zsrc_corrupt(s, ZSTD_findFrameCompressedSize(p, avail), st);
+    unsigned long long cs = ZSTD_getFrameContentSize(p, avail);
+    if (cs == ZSTD_CONTENTSIZE_ERROR) {
+        size_t e = ZSTD_findFrameCompressedSize(p, avail);
+        return ZSTD_isError(e) ? gs_zsrc_corrupt(s, e, st)
+                               : gs_fail(st, GS_EDATA, "%s: corrupt zstd data: bad frame header", s->base.name);
+    }
+    *kind = GS_ZF_STREAM;
+    if (cs == ZSTD_CONTENTSIZE_UNKNOWN || cs > GS_Z_FRAME_MAX) return GS_OK;
+    /* The compressed frame can need up to ZSTD_compressBound(cs) plus header and checksum. */
+    size_t bound = ZSTD_compressBound((size_t)cs) + GS_Z_HEADER_MAX + 4;
+    for (;;) {
+        size_t f = ZSTD_findFrameCompressedSize(p, avail);
+        if (!ZSTD_isError(f)) {
+            *kind = GS_ZF_BATCH;
+            *csize = f;
+            *dsize = (size_t)cs;
+            return GS_OK;
+        }
+        if (ZSTD_getErrorCode(f) != ZSTD_error_srcSize_wrong) return gs_zsrc_corrupt(s, f, st);
+        if (s->in_eof) return gs_zsrc_truncated(s, st);
+        if (!may_move) { /* the frame is not all here: finish the batch first */
+            *kind = GS_ZF_STOP;
+            return GS_OK;
+        }
+        /* Bogus block sizes can claim more than the bound: let the stream decoder judge those. */
+        if (avail >= bound) return GS_OK;
+        if ((rc = gs_zsrc_fill(s, avail + 1, 1, st))) return rc;
+        avail = s->win_len - s->win_pos;
+        p = s->win + s->win_pos;
+    }
+}
+
+/* Decode the frame in progress with the streaming decoder, into buf. */
+static int gs_zsrc_stream(gs_zsrc *s, unsigned char *buf, size_t cap, size_t *got, gs_status *st)
+{
+    ZSTD_outBuffer ob = {buf, cap, 0};
+    while (ob.pos == 0) {
+        if (s->win_pos == s->win_len) {
+            int rc = gs_zsrc_fill(s, 1, 1, st);
+            if (rc) return rc;
+            if (s->win_pos == s->win_len) return gs_zsrc_truncated(s, st);
+        }
+        ZSTD_inBuffer ib = {s->win + s->win_pos, s->win_len - s->win_pos, 0};
+        size_t r = ZSTD_decompressStream(s->ds, &ob, &ib);
+        s->win_pos += ib.pos;
+        if (ZSTD_isError(r)) return gs_zsrc_corrupt(s, r, st);
+        if (r == 0) { /* the frame ended (and is flushed) */
+            s->streaming = 0;
+            break;
+        }
+    }
+    *got = ob.pos;
+    return GS_OK;
+}
+
+static int gs_zsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_status *st)
+{
+    gs_zsrc *s = (gs_zsrc *)b;
+    *got = 0;
+    if (cap == 0) return GS_OK;
+    for (;;) {
+        if (s->out_pos < s->out_len) {
+            size_t n = s->out_len - s->out_pos < cap ? s->out_len - s->out_pos : cap;
+            gs_par_copy(buf, s->out + s->out_pos, n, s->threads);
+            s->out_pos += n;
+            *got = n;
+            return GS_OK;
+        }
+        if (s->streaming) {
+            int rc = gs_zsrc_stream(s, buf, cap, got, st);
+            if (rc || *got) return rc;
+            continue;
+        }
+        /* Gather a batch: every worker a few MiB at least, fitting the caller's buffer if it can. */
+        size_t n = 0, total = 0, enough = (size_t)s->threads << 22;
+        for (;;) {
+            int kind = GS_ZF_END;
+            size_t csize = 0, dsize = 0;
+            int rc = gs_zsrc_next(s, n == 0, &kind, &csize, &dsize, st);
+            if (rc) return rc;
+            if (kind == GS_ZF_SKIP) {
+                if (n) break; /* skipping moves the window: decode what is gathered first */
+                if ((rc = gs_zsrc_skip(s, st))) return rc;
+                continue;
+            }
+            if (kind == GS_ZF_END && n == 0) return GS_OK;
+            if (kind == GS_ZF_STREAM && n == 0) {
+                size_t r = ZSTD_DCtx_reset(s->ds, ZSTD_reset_session_only);
+                if (ZSTD_isError(r)) return gs_zsrc_corrupt(s, r, st);
+                s->streaming = 1;
+                break;
+            }
+            if (kind != GS_ZF_BATCH) break;
+            if (n && (total + dsize > GS_Z_BATCH_MAX || (n >= (size_t)s->threads && total + dsize > cap))) break;
+            if (n == s->frames_cap) {
+                size_t nc = s->frames_cap ? s->frames_cap * 2 : 64;
+                gs_zframe *f = realloc(s->frames, nc * sizeof *f);
+                if (!f) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+                s->frames = f;
+                s->frames_cap = nc;
+            }
+            s->frames[n++] = (gs_zframe){s->win_pos, csize, total, dsize};
+            s->win_pos += csize;
+            total += dsize;
+            if (n >= (size_t)s->threads && total >= enough) break;
+        }
+        if (s->streaming) continue;
+        /* Straight into the caller's buffer when the batch fits: no copy. */
+        unsigned char *dst = buf;
+        if (total > cap) {
+            if (s->out_cap < total) {
+                free(s->out);
+                if (!(s->out = malloc(total))) {
+                    s->out_cap = 0;
+                    return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+                }
+                s->out_cap = total;
+            }
+            dst = s->out;
+        }
+        int rc = gs_zsrc_decode_batch(s, n, dst, st);
+        if (rc) return rc;
+        if (dst == buf) {
+            *got = total;
+            if (total) return GS_OK;
+            continue; /* only empty frames */
+        }
+        s->out_pos = 0;
+        s->out_len = total;
+    }
+}
+
+static void gs_zsrc_close(gs_bsrc *b)
+{
+    gs_zsrc *s = (gs_zsrc *)b;
+    if (s->in) s->in->close(s->in);
+    if (s->dctx)
+        for (int i = 0; i < s->threads; i++) ZSTD_freeDCtx(s->dctx[i]);
+    ZSTD_freeDStream(s->ds);
+    free(s->dctx);
+    free(s->frames);
+    free(s->win);
+    free(s->out);
+    free(s);
+}
+
+int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_status *st)
+{
+    *out = NULL;
+    gs_zsrc *s = calloc(1, sizeof *s);
+    if (!s) {
+        in->close(in);
+        return gs_fail(st, GS_ENOMEM, "out of memory");
+    }
+    s->base.read = gs_zsrc_read;
+    s->base.close = gs_zsrc_close;
+    s->base.name = in->name;
+    s->base.size = -1;
+    s->base.consumed = in->consumed;
+    s->in = in;
+    s->threads = threads > 0 ? threads : gs_pool_threads();
+    s->win_cap = GS_Z_WIN_PER_THREAD * (size_t)s->threads;
+    if (s->win_cap < GS_Z_WIN_MIN) s->win_cap = GS_Z_WIN_MIN;
+    /* A small file needs no large window. */
+    if (in->size >= 0 && (uint64_t)in->size + 1 < s->win_cap) s->win_cap = (size_t)in->size + 1;
+    if (s->win_cap < 64) s->win_cap = 64;
+    s->win = malloc(s->win_cap);
+    s->dctx = calloc((size_t)s->threads, sizeof *s->dctx);
+    s->ds = ZSTD_createDStream();
+    if (!s->win || !s->dctx || !s->ds) {
+        gs_zsrc_close(&s->base);
+        return gs_fail(st, GS_ENOMEM, "out of memory");
+    }
+    *out = &s->base;
+    return GS_OK;
+}
+
+/* ---- compressing sink ------------------------------------------------------------------------ */
+typedef struct gs_zsink {
+    gs_bsink base;
+    gs_bsink *out;
+    int level, threads;
+    size_t frame;         /* input bytes per frame */
+    size_t batch_frames;  /* frames per parallel batch */
+    unsigned char *stage; /* input gathered for the next batch */
+    size_t stage_len;
+    unsigned char *cbuf;  /* batch_frames compressed frames, cbound apart */
+    size_t cbound;
+    size_t *clen;
+    ZSTD_CCtx **cctx;     /* one per worker */
+    uint64_t frames_out;
+} gs_zsink;
+
+typedef struct gs_zenc_job {
+    gs_zsink *k;
+    const unsigned char *src;
+    size_t len, nframes;
+} gs_zenc_job;
+
+static void gs_zenc_part(void *ctx, size_t part, size_t nparts)
+{
+    gs_zenc_job *j = ctx;
+    gs_zsink *k = j->k;
+    size_t b, e;
+    gs_split(j->nframes, nparts, part, &b, &e);
+    for (size_t f = b; f < e; f++) {
+        size_t off = f * k->frame, n = j->len - off < k->frame ? j->len - off : k->frame;
+        k->clen[f] = ZSTD_compress2(k->cctx[part], k->cbuf + f * k->cbound, k->cbound, j->src + off, n);
+    }
+}
+
+/* Compress [src, src+len) as frames of k->frame bytes (at least one frame) and write them. */
+static int gs_zsink_batch(gs_zsink *k, const unsigned char *src, size_t len, gs_status *st)
+{
+    size_t nf = len ? (len + k->frame - 1) / k->frame : 1;
+    size_t parts = nf < (size_t)k->threads ? nf : (size_t)k->threads;
+    gs_zenc_job j = {k, src, len, nf};
+    gs_parallel_for(parts, gs_zenc_part, &j);
+    for (size_t f = 0; f < nf; f++) {
+        if (ZSTD_isError(k->clen[f]))
+            return gs_fail(st, GS_EDATA, "%s: zstd compression failed: %s", k->base.name, ZSTD_getErrorName(k->clen[f]));
+        int rc = k->out->write(k->out, k->cbuf + f * k->cbound, k->clen[f], st);
+        k->base.written = k->out->written;
+        if (rc) return rc;
+    }
+    k->frames_out += nf;
+    return GS_OK;
+}
+
+static int gs_zsink_write(gs_bsink *b, const void *buf, size_t n, gs_status *st)
+{
+    gs_zsink *k = (gs_zsink *)b;
+    const unsigned char *p = buf;
+    size_t batch = k->batch_frames * k->frame;
+    while (n) {
+        int rc;
+        if (k->stage_len == 0 && n >= batch) { /* whole batches straight from the caller */
+            size_t len = n - n % batch;
+            for (size_t off = 0; off < len; off += batch)
+                if ((rc = gs_zsink_batch(k, p + off, batch, st))) return rc;
+            p += len;
+            n -= len;
+            continue;
+        }
+        size_t take = batch - k->stage_len < n ? batch - k->stage_len : n;
+        gs_par_copy(k->stage + k->stage_len, p, take, k->threads);
+        k->stage_len += take;
+        p += take;
+        n -= take;
+        if (k->stage_len == batch) {
+            k->stage_len = 0;
+            if ((rc = gs_zsink_batch(k, k->stage, batch, st))) return rc;
+        }
+    }
+    return GS_OK;
+}
+
+static int gs_zsink_pwrite(gs_bsink *b, const void *buf, size_t n, uint64_t off, gs_status *st)
+{
+    (void)buf, (void)n, (void)off;
+    return gs_fail(st, GS_EUSAGE, "%s: compressed output is not seekable", b->name);
+}
+
+static void gs_zsink_free(gs_zsink *k)
+{
+    if (k->cctx)
+        for (int i = 0; i < k->threads; i++) ZSTD_freeCCtx(k->cctx[i]);
+    free(k->cctx);
+    free(k->clen);
+    free(k->cbuf);
+    free(k->stage);
+    free(k);
+}
+
+static void gs_zsink_abort(gs_bsink *b)
+{
+    gs_zsink *k = (gs_zsink *)b;
+    if (!k) return;
+    if (k->out) k->out->abort(k->out);
+    gs_zsink_free(k);
+}
+
+static int gs_zsink_close(gs_bsink *b, gs_status *st)
+{
+    gs_zsink *k = (gs_zsink *)b;
+    /* The last partial batch; an empty output still gets one (empty) frame, so it is a zstd file. */
+    int rc = (k->stage_len || k->frames_out == 0) ? gs_zsink_batch(k, k->stage, k->stage_len, st) : GS_OK;
+    if (rc) {
+        gs_zsink_abort(b);
+        return rc;
+    }
+    gs_bsink *out = k->out;
+    k->out = NULL;
+    gs_zsink_free(k);
+    return out->close(out, st);
+}
+
+int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_size, int threads, gs_status *st)
+{
+    *res = NULL;
+    if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel()) {
+        out->abort(out);
+        return gs_fail(st, GS_EUSAGE, "--level %d: zstd levels run from %d to %d", level, ZSTD_minCLevel(),
+                       ZSTD_maxCLevel());
+    }
+    if (frame_size == 0) frame_size = (size_t)16 << 20;
+    if (frame_size > ((size_t)1 << 30)) {
+        out->abort(out);
+        return gs_fail(st, GS_EUSAGE, "--frame-size %zu: at most 1 GiB", frame_size);
+    }
+    gs_zsink *k = calloc(1, sizeof *k);
+    if (!k) {
+        out->abort(out);
+        return gs_fail(st, GS_ENOMEM, "out of memory");
+    }
+    k->base.write = gs_zsink_write;
+    k->base.pwrite = gs_zsink_pwrite;
+    k->base.close = gs_zsink_close;
+    k->base.abort = gs_zsink_abort;
+    k->base.name = out->name;
+    k->base.seekable = 0;
+    k->base.written = out->written;
+    k->out = out;
+    k->level = level;
+    k->threads = threads > 0 ? threads : gs_pool_threads();
+    k->frame = frame_size;
+    /* A batch gives every worker a few MiB at least, and holds at most 256 MiB of input. */
+    size_t per = ((size_t)4 << 20) / frame_size, most = GS_Z_BATCH_MAX / frame_size;
+    if (frame_size <= ((size_t)64 << 20) && most < (size_t)k->threads) most = (size_t)k->threads;
+    k->batch_frames = (size_t)k->threads * (per > 1 ? per : 1);
+    if (k->batch_frames > most) k->batch_frames = most > 1 ? most : 1;
+    k->cbound = ZSTD_compressBound(frame_size);
+    k->stage = malloc(k->batch_frames * frame_size);
+    k->cbuf = malloc(k->batch_frames * k->cbound);
+    k->clen = calloc(k->batch_frames, sizeof *k->clen);
+    k->cctx = calloc((size_t)k->threads, sizeof *k->cctx);
+    int ok = k->stage && k->cbuf && k->clen && k->cctx;
+    for (int i = 0; ok && i < k->threads; i++) {
+        ok = (k->cctx[i] = ZSTD_createCCtx()) != NULL;
+        ok = ok && !ZSTD_isError(ZSTD_CCtx_setParameter(k->cctx[i], ZSTD_c_compressionLevel, level));
+        ok = ok && !ZSTD_isError(ZSTD_CCtx_setParameter(k->cctx[i], ZSTD_c_checksumFlag, 1));
+        ok = ok && !ZSTD_isError(ZSTD_CCtx_setParameter(k->cctx[i], ZSTD_c_contentSizeFlag, 1));
+    }
+    if (!ok) {
+        gs_zsink_abort(&k->base);
+        return gs_fail(st, GS_ENOMEM, "out of memory");
+    }
+    *res = &k->base;
+    return GS_OK;
+}

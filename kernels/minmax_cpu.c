@@ -1,0 +1,410 @@
+/* minmax_cpu.c - sliding-window minimum and maximum on the CPU (chunked semantics in kernels.h:
+ * in[0..m) is halo + chunk, outputs for window ends e = first..m-1 over in[max(0,e-W+1)..e]).
+ *
+ *   gs_minmax_cpu_naive   O(m W) left fold of gs_min_* / gs_max_* over each window: the reference.
+ *   gs_minmax_cpu_lemire  Lemire's monotonic wedges (one deque per extreme), O(1) amortized,
+ *                         single-threaded. A NaN counts as below everything in the min wedge and
+ *                         above everything in the max wedge, so it stays at the front while it is
+ *                         in the window.
+ *   gs_minmax_cpu_vhgw    van Herk / Gil-Werman over blocks of W aligned at in[0]: a window that
+ *                         starts inside block j-1 is op(suffix of block j-1 from its start,
+ *                         prefix of block j to its end). Threaded over output ranges. Min and max
+ *                         are computed in the same pass on integer keys (below), so every step is
+ *                         a branch-free integer min/max. The suffix is built per tile of
+ *                         GS_MM_TILE outputs into a small buffer that stays in L1; for W larger
+ *                         than a tile, each tile's suffix starts from the reduction of the later
+ *                         tiles of the block (one extra read of the block), so memory per thread
+ *                         stays O(tile + W/tile) whatever W is.
+ *
+ * Float keys: the IEEE bits with the magnitude bits flipped for negative numbers order as
+ * signed integers with -0.0 just below +0.0. NaN maps to the lowest key in the min chain and the
+ * highest in the max chain, so it wins every comparison there, and maps back to a quiet NaN:
+ * results are bit-identical to the reference except for which NaN payload comes out. */
+#include "kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/pool.h"
+#include "ops.h"
+
+#define GS_MM_TILE ((size_t)2048)            /* outputs per suffix tile: 2 x 16 KiB of keys at most */
+#define GS_MM_MIN_PART ((size_t)1 << 16)     /* fewest outputs worth handing to a thread */
+
+static int mm_check(const gs_minmax_params *p, size_t m, size_t first, gs_status *st)
+{
+    if ((unsigned)p->type >= GS_NTYPES) return gs_fail(st, GS_EUSAGE, "minmax: unknown element type");
+    if (p->window < 1) return gs_fail(st, GS_EUSAGE, "minmax: window must be at least 1");
+    if ((unsigned)p->only > GS_MM_MAX) return gs_fail(st, GS_EUSAGE, "minmax: unknown --only value %d", (int)p->only);
+    if (first > m) return gs_fail(st, GS_EUSAGE, "minmax: first output %zu is past the %zu inputs", first, m);
+    return GS_OK;
+}
+
+/* Windows longer than the input all start at 0, exactly as a window of m would. */
+static size_t mm_window(const gs_minmax_params *p, size_t m)
+{
+    return p->window < (uint64_t)m ? (size_t)p->window : (m ? m : 1);
+}
+
+static size_t mm_start(size_t e, size_t w) { return e + 1 > w ? e + 1 - w : 0; }
+
+/* ---- naive ---------------------------------------------------------------------------------- */
+#define GS_MM_NAIVE(S, T)                                                                        \
+    static void naive_##S(const T *in, size_t m, size_t first, size_t w, gs_mm_only only, T *out) \
+    {                                                                                            \
+        for (size_t e = first; e < m; e++) {                                                     \
+            const size_t s = mm_start(e, w);                                                     \
+            T mn = in[s], mx = in[s];                                                            \
+            for (size_t i = s + 1; i <= e; i++) {                                                \
+                mn = gs_min_##S(mn, in[i]);                                                      \
+                mx = gs_max_##S(mx, in[i]);                                                      \
+            }                                                                                    \
+            if (only == GS_MM_BOTH) {                                                            \
+                *out++ = mn;                                                                     \
+                *out++ = mx;                                                                     \
+            } else {                                                                             \
+                *out++ = only == GS_MM_MIN ? mn : mx;                                            \
+            }                                                                                    \
+        }                                                                                        \
+    }
+GS_MM_NAIVE(i32, int32_t)
+GS_MM_NAIVE(i64, int64_t)
+GS_MM_NAIVE(u32, uint32_t)
+GS_MM_NAIVE(u64, uint64_t)
+GS_MM_NAIVE(f32, float)
+GS_MM_NAIVE(f64, double)
+
+int gs_minmax_cpu_naive(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
+                        gs_status *st)
+{
+    int rc = mm_check(p, m, first, st);
+    if (rc) return rc;
+    const size_t w = mm_window(p, m);
+    switch (p->type) {
+    case GS_I32: naive_i32(in, m, first, w, p->only, out); break;
+    case GS_I64: naive_i64(in, m, first, w, p->only, out); break;
+    case GS_U32: naive_u32(in, m, first, w, p->only, out); break;
+    case GS_U64: naive_u64(in, m, first, w, p->only, out); break;
+    case GS_F32: naive_f32(in, m, first, w, p->only, out); break;
+    case GS_F64: naive_f64(in, m, first, w, p->only, out); break;
+    default: break;
+    }
+    return GS_OK;
+}
+
+/* ---- Lemire ----------------------------------------------------------------------------------
+ * Wedge orders: lo_S(a, b) "a strictly below b" with NaN lowest, hi_S(a, b) "a strictly above b"
+ * with NaN highest; -0.0 is below +0.0 in both. A new element pops every back element that is
+ * not strictly below (above) it, so the front is the window's extreme. */
+#define GS_MM_INT_ORDER(S, T)                                       \
+    static inline int lo_##S(T a, T b) { return a < b; }            \
+    static inline int hi_##S(T a, T b) { return a > b; }
+GS_MM_INT_ORDER(i32, int32_t)
+GS_MM_INT_ORDER(i64, int64_t)
+GS_MM_INT_ORDER(u32, uint32_t)
+GS_MM_INT_ORDER(u64, uint64_t)
+#define GS_MM_FLOAT_ORDER(S, T)                                     \
+    static inline int lo_##S(T a, T b)                              \
+    {                                                               \
+        if (b != b) return 0;                                       \
+        if (a != a) return 1;                                       \
+        if (a != b) return a < b;                                   \
+        return gs_signbit_##S(a) && !gs_signbit_##S(b);             \
+    }                                                               \
+    static inline int hi_##S(T a, T b)                              \
+    {                                                               \
+        if (b != b) return 0;                                       \
+        if (a != a) return 1;                                       \
+        if (a != b) return a > b;                                   \
+        return !gs_signbit_##S(a) && gs_signbit_##S(b);             \
+    }
+GS_MM_FLOAT_ORDER(f32, float)
+GS_MM_FLOAT_ORDER(f64, double)
+
+/* Ring deque of indices; holds at most w + 1 entries (before the front is trimmed). */
+typedef struct mm_deque {
+    size_t *idx;
+    size_t cap, head, size;
+} mm_deque;
+
+static inline size_t dq_at(const mm_deque *d, size_t k)
+{
+    size_t i = d->head + k;
+    return d->idx[i >= d->cap ? i - d->cap : i];
+}
+
+/* One wedge step for element e: pop the back while ORD(back, x) fails (back is not strictly
+ * better than x), push e, drop expired front entries (index < s). */
+#define GS_MM_WEDGE_STEP(d, ORD, x, e, s)                                     \
+    do {                                                                      \
+        while ((d)->size && !ORD(in[dq_at((d), (d)->size - 1)], x)) (d)->size--; \
+        size_t slot_ = (d)->head + (d)->size;                                 \
+        (d)->idx[slot_ >= (d)->cap ? slot_ - (d)->cap : slot_] = (e);         \
+        (d)->size++;                                                          \
+        while (dq_at((d), 0) < (s)) {                                         \
+            (d)->head = (d)->head + 1 == (d)->cap ? 0 : (d)->head + 1;        \
+            (d)->size--;                                                      \
+        }                                                                     \
+    } while (0)
+
+#define GS_MM_LEMIRE(S, T)                                                                       \
+    static void lemire_##S(const T *in, size_t m, size_t first, size_t w, gs_mm_only only,      \
+                           T *out, mm_deque *dmin, mm_deque *dmax)                               \
+    {                                                                                            \
+        const int want_min = only != GS_MM_MAX, want_max = only != GS_MM_MIN;                    \
+        for (size_t e = mm_start(first, w); e < m; e++) {                                        \
+            const T x = in[e];                                                                   \
+            const size_t s = mm_start(e, w);                                                     \
+            if (want_min) GS_MM_WEDGE_STEP(dmin, lo_##S, x, e, s);                               \
+            if (want_max) GS_MM_WEDGE_STEP(dmax, hi_##S, x, e, s);                               \
+            if (e < first) continue;                                                             \
+            if (want_min) *out++ = in[dq_at(dmin, 0)];                                           \
+            if (want_max) *out++ = in[dq_at(dmax, 0)];                                           \
+        }                                                                                        \
+    }
+GS_MM_LEMIRE(i32, int32_t)
+GS_MM_LEMIRE(i64, int64_t)
+GS_MM_LEMIRE(u32, uint32_t)
+GS_MM_LEMIRE(u64, uint64_t)
+GS_MM_LEMIRE(f32, float)
+GS_MM_LEMIRE(f64, double)
+
+int gs_minmax_cpu_lemire(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
+                         gs_status *st)
+{
+    int rc = mm_check(p, m, first, st);
+    if (rc) return rc;
+    if (first == m) return GS_OK;
+    const size_t w = mm_window(p, m), cap = w + 1;
+    size_t *idx = malloc(2 * cap * sizeof *idx);
+    if (!idx) return gs_fail(st, GS_ENOMEM, "minmax: out of host memory for a window of %zu", w);
+    mm_deque dmin = {idx, cap, 0, 0}, dmax = {idx + cap, cap, 0, 0};
+    switch (p->type) {
+    case GS_I32: lemire_i32(in, m, first, w, p->only, out, &dmin, &dmax); break;
+    case GS_I64: lemire_i64(in, m, first, w, p->only, out, &dmin, &dmax); break;
+    case GS_U32: lemire_u32(in, m, first, w, p->only, out, &dmin, &dmax); break;
+    case GS_U64: lemire_u64(in, m, first, w, p->only, out, &dmin, &dmax); break;
+    case GS_F32: lemire_f32(in, m, first, w, p->only, out, &dmin, &dmax); break;
+    case GS_F64: lemire_f64(in, m, first, w, p->only, out, &dmin, &dmax); break;
+    default: break;
+    }
+    free(idx);
+    return GS_OK;
+}
+
+/* ---- van Herk / Gil-Werman -------------------------------------------------------------------- */
+/* Float <-> key. Flipping the magnitude of negatives makes the bits order as signed integers. */
+static inline int32_t key_f32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    u ^= (0u - (u >> 31)) >> 1;
+    return (int32_t)u;
+}
+static inline float unkey_f32(int32_t k)
+{
+    uint32_t u = (uint32_t)k;
+    u ^= (0u - (u >> 31)) >> 1;
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+static inline int64_t key_f64(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    u ^= (0ull - (u >> 63)) >> 1;
+    return (int64_t)u;
+}
+static inline double unkey_f64(int64_t k)
+{
+    uint64_t u = (uint64_t)k;
+    u ^= (0ull - (u >> 63)) >> 1;
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+/* Every non-NaN key lies strictly between the NaN keys (-inf and +inf sit well inside). */
+#define KMIN_f32(x) ((x) != (x) ? INT32_MIN : key_f32(x))
+#define KMAX_f32(x) ((x) != (x) ? INT32_MAX : key_f32(x))
+#define UNMIN_f32(k) ((k) == INT32_MIN ? NAN : unkey_f32(k))
+#define UNMAX_f32(k) ((k) == INT32_MAX ? NAN : unkey_f32(k))
+#define KMIN_f64(x) ((x) != (x) ? INT64_MIN : key_f64(x))
+#define KMAX_f64(x) ((x) != (x) ? INT64_MAX : key_f64(x))
+#define UNMIN_f64(k) ((k) == INT64_MIN ? (double)NAN : unkey_f64(k))
+#define UNMAX_f64(k) ((k) == INT64_MAX ? (double)NAN : unkey_f64(k))
+#define GS_MM_IDKEY(x) (x)
+#define KMIN_i32 GS_MM_IDKEY
+#define KMAX_i32 GS_MM_IDKEY
+#define UNMIN_i32 GS_MM_IDKEY
+#define UNMAX_i32 GS_MM_IDKEY
+#define KMIN_i64 GS_MM_IDKEY
+#define KMAX_i64 GS_MM_IDKEY
+#define UNMIN_i64 GS_MM_IDKEY
+#define UNMAX_i64 GS_MM_IDKEY
+#define KMIN_u32 GS_MM_IDKEY
+#define KMAX_u32 GS_MM_IDKEY
+#define UNMIN_u32 GS_MM_IDKEY
+#define UNMAX_u32 GS_MM_IDKEY
+#define KMIN_u64 GS_MM_IDKEY
+#define KMAX_u64 GS_MM_IDKEY
+#define UNMIN_u64 GS_MM_IDKEY
+#define UNMAX_u64 GS_MM_IDKEY
+
+#define GS_KMIN(a, b) ((b) < (a) ? (b) : (a))
+#define GS_KMAX(a, b) ((b) > (a) ? (b) : (a))
+
+struct mm_ctx;
+typedef void (*vhgw_range_fn)(const struct mm_ctx *c, size_t e_lo, size_t e_hi, void *ws);
+
+typedef struct mm_ctx {
+    const void *in;
+    void *out;
+    size_t first, w, nt; /* nt: tiles per block, ceil(w / GS_MM_TILE) */
+    size_t cnt;          /* outputs, m - first */
+    char *ws;            /* per-part workspace, ws_stride bytes each */
+    size_t ws_stride;
+    vhgw_range_fn range;
+} mm_ctx;
+
+/* Outputs e in [e_lo, e_hi). Block j = in[jW, jW+W); for an output at offset o of block j the
+ * window starts at offset q = o + 1 of block j-1 (q = W: the window is block j's prefix alone).
+ * Workspace: suffix keys of one tile, smin/smax[0..TL] indexed q - t0 - 1, and the reductions of
+ * the later tiles rmin/rmax[0..nt). WMIN/WMAX are constants, so unused chains compile away. */
+#define GS_MM_VHGW(NAME, S, T, K, IDMIN, IDMAX, WMIN, WMAX)                                           \
+    static void vhgw_##NAME(const mm_ctx *c, size_t e_lo, size_t e_hi, void *vws)                     \
+    {                                                                                                 \
+        const T *in = c->in;                                                                          \
+        const size_t w = c->w, nt = c->nt, TL = GS_MM_TILE;                                           \
+        K *smin = vws, *smax = smin + TL + 1, *rmin = smax + TL + 1, *rmax = rmin + nt;               \
+        T *out = (T *)c->out + (e_lo - c->first) * ((WMIN) && (WMAX) ? 2 : 1);                        \
+        for (size_t blk = e_lo / w * w; blk < e_hi; blk += w) {                                       \
+            const size_t a = e_lo > blk ? e_lo : blk, b = e_hi < blk + w ? e_hi : blk + w;            \
+            K pmin = IDMIN, pmax = IDMAX;                                                             \
+            for (size_t i = blk; i < a; i++) { /* this range starts mid-block */                      \
+                const T x = in[i];                                                                    \
+                if (WMIN) pmin = GS_KMIN(pmin, KMIN_##S(x));                                          \
+                if (WMAX) pmax = GS_KMAX(pmax, KMAX_##S(x));                                          \
+            }                                                                                         \
+            if (blk == 0) { /* windows clipped at in[0]: prefixes only */                             \
+                for (size_t i = a; i < b; i++) {                                                      \
+                    const T x = in[i];                                                                \
+                    if (WMIN) pmin = GS_KMIN(pmin, KMIN_##S(x)), *out++ = UNMIN_##S(pmin);            \
+                    if (WMAX) pmax = GS_KMAX(pmax, KMAX_##S(x)), *out++ = UNMAX_##S(pmax);            \
+                }                                                                                     \
+                continue;                                                                             \
+            }                                                                                         \
+            const T *prev = in + blk - w, *cur = in + blk;                                            \
+            const size_t olo = a - blk, ohi = b - blk, tlo = olo / TL, thi = (ohi - 1) / TL;          \
+            {   /* r[t] = reduction of prev over the q of tiles after t (identity for the last) */    \
+                K amin = IDMIN, amax = IDMAX;                                                         \
+                for (size_t t = nt - 1;; t--) {                                                       \
+                    if (WMIN) rmin[t] = amin;                                                         \
+                    if (WMAX) rmax[t] = amax;                                                         \
+                    if (t == tlo) break;                                                              \
+                    const size_t q1 = (t + 1) * TL + 1 < w ? (t + 1) * TL + 1 : w;                    \
+                    for (size_t q = t * TL + 1; q < q1; q++) {                                        \
+                        const T x = prev[q];                                                          \
+                        if (WMIN) amin = GS_KMIN(amin, KMIN_##S(x));                                  \
+                        if (WMAX) amax = GS_KMAX(amax, KMAX_##S(x));                                  \
+                    }                                                                                 \
+                }                                                                                     \
+            }                                                                                         \
+            for (size_t t = tlo; t <= thi; t++) {                                                     \
+                const size_t t0 = t * TL, o0 = olo > t0 ? olo : t0, o1 = ohi < t0 + TL ? ohi : t0 + TL; \
+                const size_t qend = t0 + TL + 1 < w ? t0 + TL + 1 : w;                                \
+                K amin = IDMIN, amax = IDMAX;                                                         \
+                if (WMIN) amin = rmin[t], smin[qend - t0 - 1] = amin;                                 \
+                if (WMAX) amax = rmax[t], smax[qend - t0 - 1] = amax;                                 \
+                for (size_t q = qend; q-- > o0 + 1;) { /* suffixes of prev, backwards */             \
+                    const T x = prev[q];                                                              \
+                    if (WMIN) amin = GS_KMIN(amin, KMIN_##S(x)), smin[q - t0 - 1] = amin;             \
+                    if (WMAX) amax = GS_KMAX(amax, KMAX_##S(x)), smax[q - t0 - 1] = amax;             \
+                }                                                                                     \
+                for (size_t o = o0; o < o1; o++) { /* prefixes of cur, and the outputs */             \
+                    const T x = cur[o];                                                               \
+                    if (WMIN) {                                                                       \
+                        pmin = GS_KMIN(pmin, KMIN_##S(x));                                            \
+                        const K r = GS_KMIN(smin[o - t0], pmin);                                      \
+                        *out++ = UNMIN_##S(r);                                                        \
+                    }                                                                                 \
+                    if (WMAX) {                                                                       \
+                        pmax = GS_KMAX(pmax, KMAX_##S(x));                                            \
+                        const K r = GS_KMAX(smax[o - t0], pmax);                                      \
+                        *out++ = UNMAX_##S(r);                                                        \
+                    }                                                                                 \
+                }                                                                                     \
+            }                                                                                         \
+        }                                                                                             \
+    }
+
+#define GS_MM_VHGW_ALL(S, T, K, IDMIN, IDMAX)                 \
+    GS_MM_VHGW(both_##S, S, T, K, IDMIN, IDMAX, 1, 1)         \
+    GS_MM_VHGW(min_##S, S, T, K, IDMIN, IDMAX, 1, 0)          \
+    GS_MM_VHGW(max_##S, S, T, K, IDMIN, IDMAX, 0, 1)
+GS_MM_VHGW_ALL(i32, int32_t, int32_t, INT32_MAX, INT32_MIN)
+GS_MM_VHGW_ALL(i64, int64_t, int64_t, INT64_MAX, INT64_MIN)
+GS_MM_VHGW_ALL(u32, uint32_t, uint32_t, UINT32_MAX, 0)
+GS_MM_VHGW_ALL(u64, uint64_t, uint64_t, UINT64_MAX, 0)
+GS_MM_VHGW_ALL(f32, float, int32_t, INT32_MAX, INT32_MIN)
+GS_MM_VHGW_ALL(f64, double, int64_t, INT64_MAX, INT64_MIN)
+
+/* By type, then gs_mm_only. */
+static const vhgw_range_fn vhgw_fns[GS_NTYPES][3] = {
+    {vhgw_both_i32, vhgw_min_i32, vhgw_max_i32}, {vhgw_both_i64, vhgw_min_i64, vhgw_max_i64},
+    {vhgw_both_u32, vhgw_min_u32, vhgw_max_u32}, {vhgw_both_u64, vhgw_min_u64, vhgw_max_u64},
+    {vhgw_both_f32, vhgw_min_f32, vhgw_max_f32}, {vhgw_both_f64, vhgw_min_f64, vhgw_max_f64},
+};
+
+static void vhgw_part(void *vctx, size_t part, size_t nparts)
+{
+    const mm_ctx *c = vctx;
+    size_t b, e;
+    gs_split(c->cnt, nparts, part, &b, &e);
+    if (b < e) c->range(c, c->first + b, c->first + e, c->ws + part * c->ws_stride);
+}
+
+/* W = 1: every window is one element; copy it (once or twice per row). */
+static void mm_copy(const void *in, size_t first, size_t cnt, size_t esz, gs_mm_only only, void *out)
+{
+    const char *src = (const char *)in + first * esz;
+    if (only != GS_MM_BOTH) {
+        memcpy(out, src, cnt * esz);
+        return;
+    }
+    if (esz == 4) {
+        uint32_t *o = out, v;
+        for (size_t i = 0; i < cnt; i++) memcpy(&v, src + 4 * i, 4), o[2 * i] = v, o[2 * i + 1] = v;
+    } else {
+        uint64_t *o = out, v;
+        for (size_t i = 0; i < cnt; i++) memcpy(&v, src + 8 * i, 8), o[2 * i] = v, o[2 * i + 1] = v;
+    }
+}
+
+int gs_minmax_cpu_vhgw(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
+                       gs_status *st)
+{
+    int rc = mm_check(p, m, first, st);
+    if (rc) return rc;
+    const size_t cnt = m - first, esz = gs_type_size(p->type);
+    if (cnt == 0) return GS_OK;
+    const size_t w = mm_window(p, m);
+    if (w == 1) {
+        mm_copy(in, first, cnt, esz, p->only, out);
+        return GS_OK;
+    }
+    /* Each part re-reads up to two blocks before its range: worth it only with enough outputs. */
+    const size_t min_part = 2 * w > GS_MM_MIN_PART ? 2 * w : GS_MM_MIN_PART;
+    size_t nparts = (size_t)gs_pool_threads();
+    if (nparts > cnt / min_part) nparts = cnt / min_part ? cnt / min_part : 1;
+
+    mm_ctx c = {.in = in, .out = out, .first = first, .w = w, .nt = (w + GS_MM_TILE - 1) / GS_MM_TILE,
+                .cnt = cnt, .range = vhgw_fns[p->type][p->only]};
+    c.ws_stride = ((2 * (GS_MM_TILE + 1) + 2 * c.nt) * esz + 63) & ~(size_t)63;
+    c.ws = malloc(nparts * c.ws_stride);
+    if (!c.ws) return gs_fail(st, GS_ENOMEM, "minmax: out of host memory for a window of %zu", w);
+    gs_parallel_for(nparts, vhgw_part, &c);
+    free(c.ws);
+    return GS_OK;
+}

@@ -1,0 +1,146 @@
+/* registry.c - the table of kernel variants: --algo name, operation, backend, what each accepts,
+ * a line for `gpustream info`, and its launchers. The CPU rows are always built; the GPU rows
+ * (the .cu files in kernels/, declared in kernels_gpu.h) only with GS_HAVE_CUDA. Lookup by
+ * name, the default per operation and backend, and the checks that a variant accepts a job. */
+#include "kernels.h"
+
+#include <string.h>
+
+#ifdef GS_HAVE_CUDA
+#include "kernels_gpu.h"
+#endif
+
+/* What the CPU variants and every GPU variant accept. */
+#define SCAN_ALL (GS_V_SCAN_SUM | GS_V_SCAN_MINMAX | GS_V_EXCLUSIVE | GS_V_WIDEN)
+#define COMPACT_ALL (GS_V_ALLPRED | GS_V_INDICES)
+
+#define CPU_SCAN(name, fn, flags, desc) \
+    {name, GS_OP_SCAN, GS_CPU, GS_ALL_TYPES, SCAN_ALL | (flags), desc, {.scan = fn}, {.scan = NULL}, {.scan = NULL}}
+#define CPU_COMPACT(name, fn, flags, desc)                                                               \
+    {name, GS_OP_COMPACT, GS_CPU, GS_ALL_TYPES, COMPACT_ALL | (flags), desc, {.compact = fn}, {.compact = NULL}, \
+     {.compact = NULL}}
+#define CPU_MINMAX(name, fn, flags, desc) \
+    {name, GS_OP_MINMAX, GS_CPU, GS_ALL_TYPES, (flags), desc, {.minmax = fn}, {.minmax = NULL}, {.minmax = NULL}}
+
+#ifdef GS_HAVE_CUDA
+#define GPU_SCAN(name, sym, flags, desc)                                                                  \
+    {name, GS_OP_SCAN, GS_GPU, GS_ALL_TYPES, SCAN_ALL | (flags), desc, {.scan = NULL}, {.scan = gs_scan_gpu_##sym}, \
+     {.scan = gs_scan_gpu_##sym##_scratch}}
+#define GPU_COMPACT(name, sym, flags, desc)                                                \
+    {name, GS_OP_COMPACT, GS_GPU, GS_ALL_TYPES, COMPACT_ALL | (flags), desc, {.compact = NULL}, \
+     {.compact = gs_compact_gpu_##sym}, {.compact = gs_compact_gpu_##sym##_scratch}}
+#define GPU_MINMAX(name, sym, flags, desc)                                                    \
+    {name, GS_OP_MINMAX, GS_GPU, GS_ALL_TYPES, (flags), desc, {.minmax = NULL}, {.minmax = gs_minmax_gpu_##sym}, \
+     {.minmax = gs_minmax_gpu_##sym##_scratch}}
+#endif
+
+static const gs_variant variants[] = {
+    CPU_SCAN("cpu", gs_scan_cpu, GS_V_REFERENCE, "sequential left fold (reference)"),
+    CPU_SCAN("cpu-par", gs_scan_cpu_par, GS_V_DEFAULT,
+             "threaded reduce-then-scan over fixed 64Ki blocks (same floats for any thread count)"),
+    CPU_COMPACT("cpu", gs_compact_cpu, GS_V_REFERENCE, "sequential branch-free compaction (reference)"),
+    CPU_COMPACT("cpu-par", gs_compact_cpu_par, GS_V_DEFAULT, "threaded count, prefix of counts, scatter"),
+    CPU_MINMAX("cpu-naive", gs_minmax_cpu_naive, GS_V_REFERENCE, "O(nW) fold over each window (reference)"),
+    CPU_MINMAX("cpu-lemire", gs_minmax_cpu_lemire, 0, "Lemire monotonic wedges, one thread, O(1) amortized"),
+    CPU_MINMAX("cpu-vhgw", gs_minmax_cpu_vhgw, GS_V_DEFAULT,
+               "van Herk/Gil-Werman block prefix/suffix, threaded, min and max in one pass"),
+#ifdef GS_HAVE_CUDA
+    GPU_SCAN("naive", naive, 0, "Hillis-Steele, double-buffered, one launch per step"),
+    GPU_SCAN("blelloch", blelloch, 0, "work-efficient up/down sweep, a grid per level"),
+    GPU_SCAN("blelloch-smem", blelloch_smem, 0, "shared-memory tiles, bank-conflict-free, recursive block sums"),
+    GPU_SCAN("lookback", lookback, GS_V_DEFAULT, "single-pass decoupled look-back"),
+    GPU_SCAN("cub", cub, 0, "cub::DeviceScan (vendor baseline)"),
+    GPU_COMPACT("scan", scan, 0, "flag, scan, scatter"),
+    GPU_COMPACT("ballot", ballot, 0, "block counts with __syncthreads_count, warp ballot/popc offsets"),
+    GPU_COMPACT("lookback", lookback, GS_V_DEFAULT, "single pass with decoupled look-back"),
+    GPU_COMPACT("cub", cub, 0, "cub::DeviceSelect (vendor baseline)"),
+    GPU_MINMAX("linear", linear, 0, "one thread per output, O(W) each"),
+    GPU_MINMAX("tiled", tiled, 0, "shared-memory tiles, log-linear"),
+    GPU_MINMAX("vhgw", vhgw, GS_V_DEFAULT, "van Herk/Gil-Werman block prefix/suffix"),
+#endif
+    {NULL, GS_OP_NONE, GS_CPU, 0, 0, NULL, {.scan = NULL}, {.scan = NULL}, {.scan = NULL}}, /* end mark */
+};
+
+/* Rows before the end mark: callers may walk by count or up to the NULL name. */
+#define NVARIANTS (sizeof variants / sizeof variants[0] - 1)
+
+const gs_variant *gs_variants(size_t *count)
+{
+    if (count) *count = NVARIANTS;
+    return variants;
+}
+
+const gs_variant *gs_variant_find(gs_op op, const char *name)
+{
+    if (!name) return NULL;
+    for (size_t i = 0; i < NVARIANTS; i++)
+        if (variants[i].op == op && strcmp(variants[i].name, name) == 0) return &variants[i];
+    return NULL;
+}
+
+const gs_variant *gs_variant_default(gs_op op, gs_where where)
+{
+    for (size_t i = 0; i < NVARIANTS; i++)
+        if (variants[i].op == op && variants[i].where == where && (variants[i].flags & GS_V_DEFAULT))
+            return &variants[i];
+    return NULL;
+}
+
+static const char *const scan_op_names[] = {"sum", "min", "max"};
+
+static const char *const pred_names[] = {"nonzero", "eq", "ne", "gt", "ge", "lt", "le", "range", "finite", "nan"};
+
+static int check_type(const gs_variant *v, gs_type t, gs_status *st)
+{
+    if ((unsigned)t >= GS_NTYPES) return gs_fail(st, GS_EUSAGE, "unknown element type");
+    if (!(v->types & GS_TYPE_BIT(t)))
+        return gs_fail(st, GS_EUSAGE, "variant '%s' does not support %s; see gpustream info", v->name, gs_type_name(t));
+    return GS_OK;
+}
+
+int gs_variant_check_scan(const gs_variant *v, const gs_scan_params *p, gs_status *st)
+{
+    int rc = check_type(v, p->type, st);
+    if (rc) return rc;
+    if ((unsigned)p->op > GS_SCAN_MAX) return gs_fail(st, GS_EUSAGE, "unknown scan op %d", (int)p->op);
+    const unsigned need = p->op == GS_SCAN_SUM ? GS_V_SCAN_SUM : GS_V_SCAN_MINMAX;
+    if (!(v->flags & need))
+        return gs_fail(st, GS_EUSAGE, "variant '%s' does not support --op %s; see gpustream info", v->name,
+                       scan_op_names[p->op]);
+    if (p->exclusive && !(v->flags & GS_V_EXCLUSIVE))
+        return gs_fail(st, GS_EUSAGE, "variant '%s' does not support --exclusive; see gpustream info", v->name);
+    if (p->out_type != p->type) {
+        const int widen_ok = (p->type == GS_I32 && p->out_type == GS_I64) ||
+                             (p->type == GS_U32 && p->out_type == GS_U64) ||
+                             (p->type == GS_F32 && p->out_type == GS_F64);
+        if (!widen_ok)
+            return gs_fail(st, GS_EUSAGE, "--out-type %s cannot hold a scan of %s (allowed: %s, or i32->i64, "
+                           "u32->u64, f32->f64)", gs_type_name(p->out_type), gs_type_name(p->type),
+                           gs_type_name(p->type));
+        if (!(v->flags & GS_V_WIDEN))
+            return gs_fail(st, GS_EUSAGE, "variant '%s' does not support --out-type; see gpustream info", v->name);
+    }
+    return GS_OK;
+}
+
+int gs_variant_check_compact(const gs_variant *v, const gs_compact_params *p, gs_status *st)
+{
+    int rc = check_type(v, p->type, st);
+    if (rc) return rc;
+    if ((unsigned)p->pred > GS_PRED_NAN) return gs_fail(st, GS_EUSAGE, "unknown predicate %d", (int)p->pred);
+    if (p->pred != GS_PRED_NONZERO && !(v->flags & GS_V_ALLPRED))
+        return gs_fail(st, GS_EUSAGE, "variant '%s' does not support --pred %s; see gpustream info", v->name,
+                       pred_names[p->pred]);
+    if (p->indices && !(v->flags & GS_V_INDICES))
+        return gs_fail(st, GS_EUSAGE, "variant '%s' does not support --indices; see gpustream info", v->name);
+    return GS_OK;
+}
+
+int gs_variant_check_minmax(const gs_variant *v, const gs_minmax_params *p, gs_status *st)
+{
+    int rc = check_type(v, p->type, st);
+    if (rc) return rc;
+    if (p->window < 1) return gs_fail(st, GS_EUSAGE, "--window must be at least 1");
+    if ((unsigned)p->only > GS_MM_MAX) return gs_fail(st, GS_EUSAGE, "unknown --only value %d", (int)p->only);
+    return GS_OK;
+}

@@ -1,0 +1,85 @@
+/* bench.h - `gpustream bench`: every variant timed and verified against the CPU reference, and
+ * the ceilings (device copy, PCIe both ways, pinned and pageable) measured in the same run.
+ *   device mode: each GPU variant on data already in device memory (CUDA events, warm-up,
+ *                median of repeats, inputs larger than L2 or L2 flushed between repeats);
+ *   cpu mode:    each CPU variant (wall clock, median of repeats);
+ *   stream mode: the backend's whole host -> device -> host schedule from staging buffers
+ *                already filled (no file or pipe in the way), per host-memory mode and buffer count. */
+#ifndef GS_BENCH_H
+#define GS_BENCH_H
+
+#include "pipeline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_bench_opts {
+    unsigned ops;           /* bit (1 << gs_op) for scan, compact, minmax */
+    uint64_t sizes[16];
+    int nsizes;
+    gs_type types[GS_NTYPES];
+    int ntypes;
+    const char *algos;      /* comma list, or NULL / "all" */
+    int blocks[8];          /* GPU threads per block to sweep; 0 entries = each variant's default */
+    int nblocks;
+    uint64_t windows[8];
+    int nwindows;
+    double densities[8];    /* compact: fraction kept */
+    int ndensities;
+    int reps;
+    int stream;             /* stream mode instead of device/cpu mode */
+    gs_host_mem host_mems[4];
+    int nhost_mems;
+    int buffers[4];
+    int nbuffers;
+    size_t chunk_bytes;     /* stream mode chunk */
+    gs_backend_kind backend;/* auto: GPU variants if a GPU is usable, else CPU variants */
+    int device;
+} gs_bench_opts;
+
+typedef struct gs_bench_row {
+    const char *mode;      /* "device", "cpu", "stream" */
+    const char *op;        /* "scan", "compact", "minmax" */
+    const char *variant;
+    gs_type type;
+    uint64_t n;
+    char param[48];        /* "sum", "density=0.50", "W=500", "pinned buffers=2" */
+    int block;             /* 0 = the variant's default */
+    double ms;             /* median */
+    double gelem_s, gb_s;  /* elements / s; bytes moved (in + out) / s */
+    double pct_ceiling;    /* % of the measured device copy (device) or PCIe (stream) */
+    double vs_cub;         /* time of cub / time of this (> 1 = faster than cub); 0 = n/a */
+    int passed;            /* 1 passed, 0 FAILED */
+    char why[512];         /* what failed */
+} gs_bench_row;
+
+typedef struct gs_bench_env {
+    char gpu[256];          /* name, or empty */
+    char driver[32];
+    int sm_clock_mhz, mem_clock_mhz, sms;
+    int l2_bytes;
+    double copy_gbs;        /* device-to-device, read + write */
+    double h2d_gbs, d2h_gbs, both_gbs; /* pinned; both = each way while both run */
+    double h2d_pageable_gbs, d2h_pageable_gbs;
+} gs_bench_env;
+
+typedef void (*gs_bench_cb)(void *ctx, const gs_bench_row *row);
+
+/* Measure the ceilings (GPU only; env->gpu stays empty without one). */
+int gs_bench_ceilings(const gs_bench_opts *o, gs_bench_env *env, gs_status *st);
+/* Run every selected case, calling cb once per row. */
+int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb, void *ctx, gs_status *st);
+
+/* ---- GPU half (pipeline/bench_gpu.cu; stubs without CUDA) -------------------------------- */
+int gs_bench_gpu_ceilings(int device, gs_bench_env *env, gs_status *st);
+/* Time variant v on h_in (n elements of the op's input type) in device memory: warm-up, then
+ * reps timed with events, median into *ms; output copied to h_out (capacity for the op's
+ * output), values written into *out_n. block = threads per block override (0 = default). */
+int gs_bench_gpu_variant(int device, const gs_variant *v, const gs_job *job, const void *h_in, uint64_t n, int reps,
+                         int block, double *ms, void *h_out, uint64_t *out_n, gs_status *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# tests/cli/test_cli.sh - the command line end to end: results against numpy/pandas (an
+# independent implementation), chunk- and thread-independence, formats, exit codes, messages
+# and refusals. Prints PASS/FAIL lines for tests/run.sh.
+set -u
+cd "$(dirname "$0")/../.."
+G=${G:-./gpustream}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+PY=/usr/bin/python3
+if ! $PY -c 'import numpy, pandas' 2>/dev/null; then PY=""; echo "note: python3-numpy/pandas missing: oracle checks skipped"; fi
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+check() { # name cond-command...
+    local name=$1; shift
+    if "$@"; then pass "$name"; else fail "$name" "command failed: $*"; fi
+}
+# expect NAME EXIT PATTERN -- command...: exit status and a stderr line matching PATTERN
+expect() {
+    local name=$1 want=$2 pat=$3; shift 4
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ "$rc" -ne "$want" ]; then fail "$name" "exit $rc, want $want; stderr: $(head -c 300 "$T/err")"; return; fi
+    if [ -n "$pat" ] && ! grep -qE -- "$pat" "$T/err"; then fail "$name" "stderr lacks /$pat/: $(head -c 300 "$T/err")"; return; fi
+    if [ "$want" -ne 0 ] && [ "$(wc -l <"$T/err")" -gt 3 ]; then fail "$name" "error is not short: $(head -c 300 "$T/err")"; return; fi
+    pass "$name"
+}
+
+# ---- oracle comparisons ------------------------------------------------------------------
+# Random inputs of each type, never all zeros: mixed signs, large magnitudes (integer sums wrap).
+oracle() { $PY - "$@" <<'EOF'
+import sys, numpy as np, pandas as pd
+mode, path, t = sys.argv[1], sys.argv[2], sys.argv[3]
+dt = {'i32': '<i4', 'i64': '<i8', 'u32': '<u4', 'u64': '<u8', 'f32': '<f4', 'f64': '<f8'}[t]
+if mode == 'make':
+    n = int(sys.argv[4]); rng = np.random.default_rng(int(sys.argv[5]))
+    if t[0] == 'f':
+        x = rng.normal(0, 1000, n).astype(dt)
+        if n > 10: x[rng.integers(0, n, 3)] = [0.0, -0.0, np.inf][:3]
+    else:
+        info = np.iinfo(np.dtype(dt))
+        x = rng.integers(info.min, info.max, n, dtype=np.dtype(dt), endpoint=True)
+        x[rng.random(n) < 0.3] = 0
+        x[rng.random(n) < 0.3] %= 100
+    x.tofile(path)
+    sys.exit(0)
+x = np.fromfile(path, dtype=dt)
+got = np.fromfile(sys.argv[4], dtype=sys.argv[5] if len(sys.argv) > 5 and sys.argv[5].startswith('<') else dt)
+arg = sys.argv[6] if len(sys.argv) > 6 else (sys.argv[5] if len(sys.argv) > 5 else '')
+with np.errstate(all='ignore'):
+    if mode in ('sum', 'sumx', 'min', 'max'):
+        if mode in ('sum', 'sumx'):
+            ref = np.cumsum(x, dtype=x.dtype)
+            if mode == 'sumx': ref = np.concatenate([[0], ref[:-1]]).astype(x.dtype) if len(x) else ref
+        else:
+            f = np.minimum if mode == 'min' else np.maximum
+            ref = f.accumulate(x) if len(x) else x
+        if t[0] == 'f' and mode in ('sum', 'sumx'):
+            scale = np.cumsum(np.abs(x.astype(np.float64)))
+            if mode == 'sumx': scale = np.concatenate([[0], scale[:-1]]) if len(x) else scale
+            ok = got.shape == ref.shape and np.all(np.abs(got.astype(np.float64) - ref.astype(np.float64)) <= 1e-4 * scale + 1e-30)
+        else:
+            ok = got.shape == ref.shape and np.array_equal(got, ref, equal_nan=True)
+    elif mode == 'compact':
+        pred = arg
+        v = None
+        if ':' in pred: pred, v = pred.split(':', 1)
+        cv = lambda s: np.array(s).astype(x.dtype) if t[0] == 'f' else np.array(int(s)).astype(x.dtype)
+        m = {'nonzero': lambda: x != 0, 'gt': lambda: x > cv(v), 'le': lambda: x <= cv(v), 'eq': lambda: x == cv(v),
+             'ne': lambda: x != cv(v), 'ge': lambda: x >= cv(v), 'lt': lambda: x < cv(v),
+             'range': lambda: (x >= cv(v.split(':')[0])) & (x <= cv(v.split(':')[1])),
+             'finite': lambda: np.isfinite(x) if t[0] == 'f' else np.ones(len(x), bool),
+             'nan': lambda: np.isnan(x) if t[0] == 'f' else np.zeros(len(x), bool)}[pred]()
+        ref = x[m]
+        ok = np.array_equal(got, ref, equal_nan=True)
+    elif mode == 'indices':
+        got = np.fromfile(sys.argv[4], dtype='<u8')
+        ok = np.array_equal(got, np.flatnonzero(x != 0))
+    elif mode in ('minmax', 'partial'):
+        w = int(arg)
+        got = got.reshape(-1, 2)
+        s = pd.Series(x.astype(np.float64) if t[0] == 'f' else x)
+        if mode == 'minmax':
+            if len(x) >= w:
+                v = np.lib.stride_tricks.sliding_window_view(x, w)
+                ref = np.stack([v.min(axis=1), v.max(axis=1)], axis=1)
+            else:
+                ref = np.zeros((0, 2), x.dtype)
+        else:
+            ref = np.stack([s.rolling(w, min_periods=1).min().to_numpy(), s.rolling(w, min_periods=1).max().to_numpy()], axis=1).astype(x.dtype) if len(x) else np.zeros((0, 2), x.dtype)
+        ok = got.shape == ref.shape and np.array_equal(got, ref, equal_nan=True)
+    print('ok' if ok else 'mismatch: got %s ref %s' % (got[:8], ref[:8] if 'ref' in dir() else ''))
+EOF
+}
+
+ocheck() { # name mode in type out [arg]
+    local name=$1; shift
+    local r
+    r=$(oracle "$@" 2>&1)
+    if [ "$r" = ok ]; then pass "$name"; else fail "$name" "$r"; fi
+}
+
+if [ -n "$PY" ]; then
+    for t in i32 i64 u32 u64 f32 f64; do
+        for n in 0 1 1000 100003; do
+            oracle make "$T/x" $t $n $((n + 7))
+            for op in sum min max; do
+                $G scan --backend cpu -t $t --op $op --chunk 4000 "$T/x" -f "$T/y" 2>"$T/err" || { fail "scan_${op}_${t}_$n" "$(cat "$T/err")"; continue; }
+                ocheck "scan_${op}_${t}_n$n" $op "$T/x" $t "$T/y"
+            done
+            $G scan --backend cpu -t $t --exclusive "$T/x" -f "$T/y" && ocheck "scan_excl_${t}_n$n" sumx "$T/x" $t "$T/y"
+            for p in nonzero gt:5 le:-3 range:0:100 eq:0 ne:0 finite nan; do
+                case "$t:$p" in u*:le:-3) continue ;; esac
+                $G compact --backend cpu -t $t --pred $p --chunk 1000 "$T/x" -f "$T/y" 2>"$T/err" || { fail "compact_${p}_${t}_n$n" "$(cat "$T/err")"; continue; }
+                ocheck "compact_${p}_${t}_n$n" compact "$T/x" $t "$T/y" "" "$p"
+            done
+            $G compact --backend cpu -t $t --indices --chunk 999 "$T/x" -f "$T/y" && ocheck "compact_indices_${t}_n$n" indices "$T/x" $t "$T/y"
+            for w in 1 2 7 500 $n $((n + 1)); do
+                [ "$w" -ge 1 ] || continue
+                $G minmax -q --backend cpu -t $t -w $w --chunk 1204 "$T/x" -f "$T/y" 2>"$T/err" || { fail "minmax_w${w}_${t}_n$n" "$(cat "$T/err")"; continue; }
+                ocheck "minmax_w${w}_${t}_n$n" minmax "$T/x" $t "$T/y" "" $w
+                $G minmax --backend cpu -t $t -w $w --partial --chunk 1204 "$T/x" -f "$T/y" 2>"$T/err" || { fail "partial_w${w}_${t}_n$n" "$(cat "$T/err")"; continue; }
+                ocheck "partial_w${w}_${t}_n$n" partial "$T/x" $t "$T/y" "" $w
+            done
+        done
+    done
+fi
+
+# ---- results do not depend on chunk size, thread count or algorithm -------------------------
+$G gen -n 300001 -t i64 --dist walk --seed 3 -f "$T/w" || fail gen_walk "gen failed"
+for op in "scan" "scan --op max" "compact --pred gt:0" "compact --pred gt:0 --indices" "minmax -w 777" "minmax -w 777 --partial"; do
+    tag=$(echo "$op" | tr ' :' '__')
+    $G $op --backend cpu -t i64 --threads 1 --chunk 64M "$T/w" -f "$T/a"
+    ok=1
+    for ch in 8 1000 4096 123456; do
+        for th in 1 2 4; do
+            $G $op --backend cpu -t i64 --threads $th --chunk $ch "$T/w" -f "$T/b" && cmp -s "$T/a" "$T/b" || { ok=0; fail "chunk_independent_$tag" "chunk $ch threads $th differs"; break 2; }
+        done
+    done
+    [ $ok = 1 ] && pass "chunk_independent_$tag"
+done
+for algo in cpu-naive cpu-lemire cpu-vhgw; do
+    $G minmax -w 333 --algo $algo --backend cpu -t i64 "$T/w" -f "$T/b" && $G minmax -w 333 --algo cpu-naive --backend cpu -t i64 "$T/w" -f "$T/a" && check "minmax_algo_$algo" cmp -s "$T/a" "$T/b"
+done
+$G scan --algo cpu --backend cpu -t i64 "$T/w" -f "$T/a"; $G scan --algo cpu-par --backend cpu -t i64 "$T/w" -f "$T/b"; check scan_algo_par cmp -s "$T/a" "$T/b"
+$G compact --algo cpu --backend cpu -t i64 --pred lt:0 "$T/w" -f "$T/a"; $G compact --algo cpu-par --backend cpu -t i64 --pred lt:0 "$T/w" -f "$T/b"; check compact_algo_par cmp -s "$T/a" "$T/b"
+
+# ---- gen: deterministic, chunk-independent, every distribution and type ------------------------
+$G gen -n 100000 -t f64 --dist normal:5:2 --seed 9 -f "$T/a"; $G gen -n 100000 -t f64 --dist normal:5:2 --seed 9 --chunk 1000 --threads 1 -f "$T/b"
+check gen_deterministic cmp -s "$T/a" "$T/b"
+$G gen -n 100000 -t f64 --dist normal:5:2 --seed 10 -f "$T/b"; check gen_seed_matters bash -c "! cmp -s $T/a $T/b"
+for d in uniform:-5:5 normal:0:1 walk sparse:0.1 sine:100; do
+    for t in i32 i64 u32 u64 f32 f64; do
+        $G gen -n 5000 -t $t --dist $d -f "$T/g" 2>"$T/err" && [ "$(stat -c %s "$T/g")" -eq $((5000 * ${t:1:2} / 8)) ] || { fail "gen_${d}_$t" "$(cat "$T/err")"; continue; }
+    done
+    pass "gen_$d"
+done
+if [ -n "$PY" ]; then
+    $G gen -n 200000 -t f64 --dist normal:3:2 -f "$T/g"
+    r=$($PY -c "import numpy as np; x=np.fromfile('$T/g'); print('ok' if abs(x.mean()-3)<0.05 and abs(x.std()-2)<0.05 else x.mean(), x.std())")
+    [ "$r" = ok ] && pass gen_normal_moments || fail gen_normal_moments "$r"
+    $G gen -n 200000 -t i32 --dist sparse:0.25 -f "$T/g"
+    r=$($PY -c "import numpy as np; x=np.fromfile('$T/g','<i4'); print('ok' if abs((x!=0).mean()-0.25)<0.01 and x.min()>=0 and x.max()<=100 else (x!=0).mean())")
+    [ "$r" = ok ] && pass gen_sparse_density || fail gen_sparse_density "$r"
+fi
+
+# ---- formats through the CLI -----------------------------------------------------------------
+$G gen -n 10000 -t f32 --dist walk -f "$T/f.raw"
+$G convert -t f32 "$T/f.raw" "$T/f.npy" && $G convert "$T/f.npy" "$T/back.raw" && check npy_roundtrip cmp -s "$T/f.raw" "$T/back.raw"
+if [ -n "$PY" ]; then
+    $G minmax -w 10 "$T/f.npy" "$T/mm.npy" &&
+        r=$($PY -c "import numpy as np; a=np.load('$T/mm.npy'); x=np.load('$T/f.npy'); v=np.lib.stride_tricks.sliding_window_view(x,10); print('ok' if a.shape==(len(x)-9,2) and (a[:,0]==v.min(1)).all() and (a[:,1]==v.max(1)).all() else a.shape)") &&
+        { [ "$r" = ok ] && pass npy_minmax_numpy_loads || fail npy_minmax_numpy_loads "$r"; }
+    $G compact --pred gt:0 "$T/f.npy" "$T/c.npy" &&
+        r=$($PY -c "import numpy as np; a=np.load('$T/c.npy'); x=np.load('$T/f.npy'); print('ok' if np.array_equal(a, x[x>0]) else 'bad')") &&
+        { [ "$r" = ok ] && pass npy_compact_unknown_length || fail npy_compact_unknown_length "$r"; }
+fi
+$G scan -t i32 -z data/sensor.i32.zst "$T/s.zst" 2>"$T/err" && zstd -tq "$T/s.zst" && pass zstd_out_readable_by_zstd || fail zstd_out_readable_by_zstd "$(cat "$T/err")"
+$G scan --op max data/prices.csv --col price --to csv >"$T/p.csv" 2>"$T/err" && [ "$(head -1 "$T/p.csv")" = price ] && [ "$(wc -l <"$T/p.csv")" -eq 5001 ] && pass csv_scan_header || fail csv_scan_header "$(head -3 "$T/p.csv") $(cat "$T/err")"
+$G minmax -w 3 data/prices.csv --col price --to csv >"$T/m.csv" && [ "$(head -1 "$T/m.csv")" = "min,max" ] && pass csv_minmax_header || fail csv_minmax_header "$(head -2 "$T/m.csv")"
+cat "$T/f.raw" | $G scan -t f32 | cmp -s - <($G scan -t f32 "$T/f.raw") && pass stdin_stdout || fail stdin_stdout "pipe result differs from file result"
+
+# ---- exit codes, messages, refusals --------------------------------------------------------
+expect unknown_verb 2 "unknown verb" -- $G frobnicate
+expect no_args 2 "" -- $G
+expect unknown_option 2 "unknown option '--bogus'" -- $G scan --bogus x
+expect bad_type 2 "invalid type 'i7'" -- $G scan -t i7 x
+expect bad_size 2 "invalid --chunk" -- $G scan --chunk 12Q x
+expect window_zero 2 "at least 1" -- $G minmax -w 0 "$T/f.raw"
+expect window_missing 2 "needs --window" -- $G minmax "$T/f.raw"
+expect bad_pred 2 "unknown predicate 'bigger:3'" -- $G compact --pred bigger:3 "$T/f.raw"
+expect pred_needs_value 2 "needs a value" -- $G compact --pred gt "$T/f.raw"
+expect pred_int_fraction 2 "integers only" -- $G compact -t i32 --pred gt:2.5 "$T/f.raw"
+expect bad_op 2 "unknown --op" -- $G scan --op avg "$T/f.raw"
+expect bad_backend 2 "unknown backend" -- $G scan --backend tpu "$T/f.raw"
+expect bad_algo 2 "unknown --algo 'nope'" -- $G scan --algo nope "$T/f.raw"
+expect bad_widen 2 "" -- $G scan -t i64 --out-type i32 --backend cpu "$T/f.raw" -f "$T/o"
+expect too_many_args 2 "unexpected argument" -- $G scan a b c
+expect help_ok 0 "" -- $G scan --help
+grep -q "examples:" "$T/out" && pass help_has_examples || fail help_has_examples "no examples in scan --help"
+for v in scan compact minmax convert gen info; do $G $v --help >/dev/null 2>&1 && pass "help_$v" || fail "help_$v" "exit $?"; done
+expect version 0 "" -- $G --version
+grep -q "^gpustream [0-9]" "$T/out" && pass version_text || fail version_text "$(cat "$T/out")"
+expect missing_input 1 "nonexistent.raw: No such file or directory" -- $G scan "$T/nonexistent.raw"
+printf 'abcdefg' >"$T/odd.raw"
+expect raw_not_multiple 1 "odd.raw.*not a multiple" -- $G scan -t i32 "$T/odd.raw" "$T/odd_out.raw"
+check raw_not_multiple_no_output test ! -e "$T/odd_out.raw"
+touch "$T/exists.raw"
+expect refuse_overwrite 1 "exists" -- $G scan -t f32 "$T/f.raw" "$T/exists.raw"
+check refuse_overwrite_kept test ! -s "$T/exists.raw"
+expect force_overwrite 0 "" -- $G scan -t f32 -f "$T/f.raw" "$T/exists.raw"
+expect dev_full 1 "No space left on device" -- $G scan -t f32 "$T/f.raw" -f /dev/full
+expect unwritable_dir 1 "" -- $G scan -t f32 "$T/f.raw" /nonexistent-dir/out.raw
+printf '1,2\n3,x\n' >"$T/bad.csv"
+expect csv_bad_field 1 "bad.csv: line 2 field 2: invalid number 'x'" -- $G scan --col 2 "$T/bad.csv" "$T/bad_out.csv"
+check csv_bad_no_output test ! -e "$T/bad_out.csv"
+expect csv_missing_column 1 "no column named 'nope'" -- $G scan --col nope data/prices.csv "$T/o2.csv"
+expect count_stdout 0 "" -- $G compact --pred nonzero --count data/sensor.i32.zst
+[ "$(cat "$T/out")" -gt 1000 ] && pass count_prints_number || fail count_prints_number "$(cat "$T/out")"
+expect window_longer_warns 0 "longer than the input" -- $G minmax -w 100000 -t f32 "$T/f.raw" -f "$T/o3"
+check window_longer_empty test ! -s "$T/o3"
+# A closed pipe ends the run quickly and quietly (exit 0 from gpustream, no message).
+start=$(date +%s%N)
+$G gen -n 1e10 -t i64 2>"$T/err" | head -c 1000 >/dev/null
+rc=${PIPESTATUS[0]}
+ms=$((($(date +%s%N) - start) / 1000000))
+[ "$rc" = 0 ] && [ ! -s "$T/err" ] && [ "$ms" -lt 5000 ] && pass epipe_quiet || fail epipe_quiet "rc $rc, ${ms} ms, stderr: $(head -c 200 "$T/err")"
+
+# ---- memory is bounded by configuration, not input size ------------------------------------------
+if [ -x /usr/bin/time ]; then
+    rss() { $G gen -n "$1" -t i64 | /usr/bin/time -o "$T/rss" -f %M $G scan -t i64 --chunk 16M >/dev/null; tail -1 "$T/rss"; }
+    small=$(rss 25e6); big=$(rss 250e6)
+    # 200 MB vs 2 GB through a pipe: the peak RSS must stay within 10%.
+    if [ "$big" -le $((small * 11 / 10 + 2048)) ]; then pass "rss_flat_${small}k_${big}k"; else fail rss_flat "200 MB run ${small} kB, 2 GB run ${big} kB"; fi
+fi
+exit 0
