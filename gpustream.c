@@ -48,6 +48,17 @@ static void say_warning(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+static void say_note(const char *fmt, ...)
+{
+    va_list ap;
+    if (quiet) return;
+    fputs("gpustream: note: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 static int usage_error(const char *verb, const char *fmt, ...)
 {
     va_list ap;
@@ -775,7 +786,7 @@ static int run_engine(cli *c, gs_source *src, gs_writer *w, gs_run_stats *stats,
     }
     int rc = gs_engine_run(&c->job, &c->eng, src, w, count, stats, st);
     if (c->progress) fputs("\r\033[K", stderr);
-    if (stats->note[0] && (c->eng.backend != GS_BACKEND_CPU)) say_warning("%s", stats->note);
+    if (stats->note[0] && (c->eng.backend != GS_BACKEND_CPU)) say_note("%s", stats->note);
     return rc;
 }
 
