@@ -1050,7 +1050,8 @@ static int check_stdout(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        print_main_help(stderr);
+        fprintf(stderr, "usage: gpustream VERB [OPTIONS] [IN [OUT]]\n"
+                        "Try 'gpustream --help' for the verbs and examples.\n");
         return EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

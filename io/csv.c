@@ -31,6 +31,14 @@ size_t gs_lines_block_size = 0;
 #define DEFAULT_BLOCK ((size_t)32 << 20)
 #define MAX_FIELD ((size_t)64 << 20) /* a libcsv field this long is a missing closing quote */
 #define MIN_PIECE 4096               /* smaller pieces are not worth a thread */
+#define HEADROOM ((size_t)1 << 20)   /* room for the carried tail before a block read ahead */
+/* libcsv's parser state "inside a field" (csv.h exposes struct csv_parser but not the state
+ * names; the values have been fixed since libcsv 1.0). With p->quoted set, it means an open
+ * quote: at the end of the input, a missing closing quote. Checked here rather than with
+ * CSV_STRICT_FINI, which needs CSV_STRICT, which rejects stray quotes in unquoted text
+ * fields that we never look at. */
+#define LIBCSV_FIELD_BEGUN 2
+static int open_quote(const struct csv_parser *p) { return p->pstate == LIBCSV_FIELD_BEGUN && p->quoted; }
 
 /* ---- pieces ------------------------------------------------------------------------------ */
 
@@ -98,6 +106,14 @@ static inline int is_trim(const gs_lparse *c, char ch)
     return ch == '\r' || (ch == ' ' && c->trim_sp) || (ch == '\t' && c->trim_tab);
 }
 
+/* Fields are short: a byte loop that stops at the delimiter or the line end beats two memchr
+ * calls a line. Returns the stop position (end when neither is found). */
+static inline const char *field_end(const char *p, const char *end, char delim)
+{
+    while (p < end && *p != delim && *p != '\n') p++;
+    return p;
+}
+
 static void csv_piece(const gs_lparse *c, gs_piece *pc)
 {
     const char *p = pc->begin, *end = pc->end;
@@ -105,23 +121,22 @@ static void csv_piece(const gs_lparse *c, gs_piece *pc)
     const int col = c->col;
     uint64_t line = 0;
     while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *le = nl ? nl : end;
-        const char *f = p;
+        const char *f = p, *fe = field_end(p, end, delim);
         int k = 1;
-        for (; k < col; k++) {
-            const char *dp = memchr(f, delim, (size_t)(le - f));
-            if (!dp) break;
-            f = dp + 1;
+        for (; k < col && fe < end && *fe == delim; k++) {
+            f = fe + 1;
+            fe = field_end(f, end, delim);
         }
+        /* the line end: fe when the field stopped there, else further on */
+        const char *nl = fe;
+        if (fe < end && *fe != '\n') nl = memchr(fe, '\n', (size_t)(end - fe));
+        if (!nl) nl = end;
         if (k < col) {
-            if (!is_blank(p, le) && gs_piece_bad(c, pc, GS_PERR_MISSING, line, col, k, "", 0)) return;
+            if (!is_blank(p, nl) && gs_piece_bad(c, pc, GS_PERR_MISSING, line, col, k, "", 0)) return;
         } else {
-            const char *fe = memchr(f, delim, (size_t)(le - f));
-            if (!fe) fe = le;
             while (f < fe && is_trim(c, *f)) f++;
             while (fe > f && is_trim(c, fe[-1])) fe--;
-            if (f < fe || !is_blank(p, le)) {
+            if (f < fe || !is_blank(p, nl)) {
                 void *slot = gs_piece_slot(pc, c->esize);
                 if (!slot) return;
                 int r = gs_num_parse(f, (size_t)(fe - f), c->type, slot);
@@ -131,7 +146,7 @@ static void csv_piece(const gs_lparse *c, gs_piece *pc)
                     return;
             }
         }
-        if (!nl) break;
+        if (nl == end) break;
         line++;
         p = nl + 1;
     }
@@ -150,6 +165,14 @@ typedef struct ldec {
     char *buf;           /* unparsed bytes are [pos, len) */
     size_t cap, pos, len;
     int eof;             /* the source is exhausted */
+    /* read-ahead: while a block is parsed, the next one is read into abuf at HEADROOM; the
+     * carried tail of the block is then put in front of it and the buffers swap */
+    char *abuf;
+    size_t acap, apos, alen;
+    int ahead, rd_eof, rd_rc;
+    gs_status rd_st;
+    int seq_mode, seq_rc; /* this block goes through libcsv; its status */
+    gs_status seq_st;
     int done;            /* and every byte is parsed */
     uint64_t line_base;  /* '\n' before buf[pos] */
     gs_piece *pieces;    /* the current block's pieces; value arrays are reused */
@@ -177,7 +200,7 @@ static int term_lf(unsigned char c) { return c == '\n'; }
  * a row end - as in the fast splitter), the delimiter is never space. */
 static int csv_setup(struct csv_parser *p, const gs_lparse *c)
 {
-    if (csv_init(p, CSV_STRICT_FINI) != 0) return -1;
+    if (csv_init(p, 0) != 0) return -1;
     csv_set_delim(p, (unsigned char)c->delim);
     csv_set_space_func(p, c->delim == '\t' ? sp_notab : c->delim == ' ' ? sp_nospace : sp_all);
     csv_set_term_func(p, term_lf);
@@ -226,15 +249,16 @@ static int piece_fail(ldec *L, const gs_piece *pc, uint64_t earlier, gs_status *
     }
 }
 
-/* Move the unparsed bytes to the front and read until the buffer is full or the source ends. */
-static int fill(ldec *L, gs_status *st)
+/* Move the unparsed bytes to the front and read until there are `want` of them, the buffer is
+ * full or the source ends. */
+static int fill(ldec *L, size_t want, gs_status *st)
 {
     if (L->pos) {
         memmove(L->buf, L->buf + L->pos, L->len - L->pos);
         L->len -= L->pos;
         L->pos = 0;
     }
-    while (L->len < L->cap && !L->eof) {
+    while (L->len < want && L->len < L->cap && !L->eof) {
         size_t got = 0;
         int r = L->base.src->read(L->base.src, L->buf + L->len, L->cap - L->len, &got, st);
         if (r) { /* the source said why in st; keep a copy for later reads */
@@ -299,11 +323,42 @@ static int ensure_pieces(ldec *L, size_t np, gs_status *st)
     return GS_OK;
 }
 
-static void run_piece(void *ctx, size_t p, size_t np)
+static int seq_block(ldec *L, const char *data, size_t n, int at_eof, gs_status *st);
+
+/* Read the next block into abuf (the read-ahead part of a block's job). */
+static void read_ahead(ldec *L)
+{
+    L->apos = L->alen = HEADROOM;
+    L->rd_eof = 0;
+    while (L->alen < L->acap) {
+        size_t got = 0;
+        L->rd_rc = L->base.src->read(L->base.src, L->abuf + L->alen, L->acap - L->alen, &got, &L->rd_st);
+        if (L->rd_rc) return;
+        if (got == 0) {
+            L->rd_eof = 1;
+            return;
+        }
+        L->alen += got;
+    }
+}
+
+/* One part of a block's job: part 0 reads ahead (when ahead), the others parse. */
+static void run_part(void *ctx, size_t p, size_t np)
 {
     ldec *L = ctx;
     (void)np;
-    L->fn(&L->cfg, &L->pieces[p]);
+    if (L->ahead) {
+        if (p == 0) {
+            read_ahead(L);
+            return;
+        }
+        p--;
+    }
+    if (L->seq_mode)
+        L->seq_rc = seq_block(L, L->pieces[0].begin, (size_t)(L->pieces[0].end - L->pieces[0].begin), L->eof,
+                              &L->seq_st);
+    else
+        L->fn(&L->cfg, &L->pieces[p]);
 }
 
 /* libcsv callbacks for the sequential path. */
@@ -368,8 +423,10 @@ static int seq_block(ldec *L, const char *data, size_t n, int at_eof, gs_status 
         p += len;
     }
     if (at_eof && !L->seq_stop) {
-        if (csv_fini(&L->cp, seq_field, seq_row, L) != 0 && !L->seq_stop && !pc->nomem)
+        if (open_quote(&L->cp))
             gs_piece_bad(&(gs_lparse){.skip_bad = 0}, pc, GS_PERR_QUOTE, L->row_start - L->line_base, 0, 0, "", 0);
+        else if (csv_fini(&L->cp, seq_field, seq_row, L) != 0)
+            return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
     }
     pc->lines = L->seq_line;
     L->midrow = L->cp.entry_pos != 0 || L->row_open;
@@ -381,24 +438,28 @@ static int next_block(ldec *L, gs_status *st)
 {
     size_t cut, n;
     int r;
+    /* Without read-ahead (one thread, or the first block) read here. */
+    if (!L->eof && L->len - L->pos < L->block && (r = fill(L, L->block, st))) return r;
     for (;;) {
-        if ((r = fill(L, st))) return r;
         n = L->len - L->pos;
         if (L->eof) {
             cut = n;
             break;
         }
         if ((cut = find_cut(L, L->buf + L->pos, n))) break;
-        if ((r = grow(L, st))) return r;
+        if ((r = grow(L, st)) || (r = fill(L, L->cap, st))) return r; /* a line longer than the buffer */
     }
     const char *data = L->buf + L->pos;
-    int seq = !L->text && (L->midrow || memchr(data, '"', cut));
-    if (seq) {
+    size_t np = 0;
+    L->seq_mode = !L->text && (L->midrow || memchr(data, '"', cut));
+    if (L->seq_mode) {
         if ((r = ensure_pieces(L, 1, st))) return r;
-        if ((r = seq_block(L, data, cut, L->eof, st))) return r;
+        piece_reset(&L->pieces[0], data, data + cut);
+        np = 1;
     } else if (cut) {
         /* One piece per thread: more would let the shared pool run more than --threads at once. */
-        size_t np = (size_t)L->nthreads, b = 0;
+        size_t b = 0;
+        np = (size_t)L->nthreads;
         if (np > cut / MIN_PIECE) np = cut / MIN_PIECE;
         if (np < 1) np = 1;
         if ((r = ensure_pieces(L, np, st))) return r;
@@ -408,10 +469,20 @@ static int next_block(ldec *L, gs_status *st)
             piece_reset(&L->pieces[i], data + b, data + e);
             b = e;
         }
-        L->npieces = np;
-        gs_parallel_for(np, run_piece, L);
-    } else
-        L->npieces = 0;
+    }
+    L->npieces = np;
+    /* With more than one thread, the next block is read while this one is parsed. */
+    L->ahead = L->nthreads > 1 && !L->eof;
+    if (L->ahead && L->acap < HEADROOM + L->block) {
+        char *nb = realloc(L->abuf, HEADROOM + L->block);
+        if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+        L->abuf = nb;
+        L->acap = HEADROOM + L->block;
+    }
+    L->seq_rc = GS_OK;
+    L->rd_rc = GS_OK;
+    gs_parallel_for(np + (size_t)L->ahead, run_part, L);
+    if (L->seq_rc) return gs_fail(st, L->fail.code, "%s", L->fail.msg);
     uint64_t lines = 0, skipped = 0;
     for (size_t i = 0; i < L->npieces; i++) {
         const gs_piece *pc = &L->pieces[i];
@@ -419,9 +490,36 @@ static int next_block(ldec *L, gs_status *st)
         lines += pc->lines;
         skipped += pc->skipped;
     }
+    if (L->rd_rc) { /* the source said why */
+        L->fail.code = L->rd_rc;
+        snprintf(L->fail.msg, sizeof L->fail.msg, "%s", L->rd_st.msg);
+        return gs_fail(st, L->fail.code, "%s", L->fail.msg);
+    }
     L->base.skipped += skipped;
     L->line_base += lines;
     L->pos += cut;
+    if (L->ahead) {
+        /* The unparsed tail (part of a line) goes in front of the block read ahead. */
+        size_t tail = L->len - L->pos, have = L->alen - L->apos;
+        if (tail > L->apos) { /* a tail longer than the headroom: make room */
+            if (tail + have > L->acap) {
+                char *nb = realloc(L->abuf, tail + have);
+                if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+                L->abuf = nb;
+                L->acap = tail + have;
+            }
+            memmove(L->abuf + tail, L->abuf + L->apos, have);
+            L->apos = tail;
+            L->alen = tail + have;
+        }
+        L->apos -= tail;
+        memcpy(L->abuf + L->apos, L->buf + L->pos, tail);
+        char *tb = L->buf;
+        size_t tc = L->cap;
+        L->buf = L->abuf, L->cap = L->acap, L->pos = L->apos, L->len = L->alen;
+        L->abuf = tb, L->acap = tc;
+        L->eof = L->rd_eof;
+    }
     L->cur = L->off = 0;
     if (L->eof && L->pos == L->len) L->done = 1;
     return GS_OK;
@@ -459,6 +557,7 @@ static void ldec_close(gs_decoder *d)
     for (size_t i = 0; i < L->npieces_cap; i++) free(L->pieces[i].vals);
     free(L->pieces);
     free(L->buf);
+    free(L->abuf);
     free(L->colname);
     if (L->cp_ready) csv_free(&L->cp);
     if (L->base.src) L->base.src->close(L->base.src);
@@ -536,7 +635,7 @@ static int header_stage(ldec *L, const gs_read_opts *o, gs_status *st)
     struct csv_parser hp;
     hdr_row h = {.cfg = &L->cfg};
     size_t off = 0; /* bytes of the first row fed, from pos */
-    uint64_t nl = 0;
+    uint64_t nl = 0, row_line = 0;
     int r = GS_OK;
     if (csv_setup(&hp, &L->cfg) != 0) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", name);
     for (;;) {
@@ -545,22 +644,25 @@ static int header_stage(ldec *L, const gs_read_opts *o, gs_status *st)
         const char *e = off < avail ? memchr(p, '\n', avail - off) : NULL;
         if (!e && !L->eof) { /* want whole lines: read more, growing when full */
             if (L->len == L->cap && L->pos == 0 && (r = grow(L, st))) break;
-            if ((r = fill(L, st))) break;
+            if ((r = fill(L, L->cap, st))) break;
             continue;
         }
         size_t len = e ? (size_t)(e - p) + 1 : avail - off;
+        if (hp.entry_pos == 0 && h.n == 0) row_line = nl; /* the row has not begun: skip blank lines */
         if (len && csv_parse(&hp, p, len, hdr_field, hdr_end, &h) != len) h.nomem = 1;
         off += len;
         nl += e != NULL;
         if (h.rows || h.nomem) break;
         if (hp.entry_pos > MAX_FIELD) {
-            r = dec_fail(L, st, GS_EDATA, "%s: line 1: quoted field longer than %zu MiB (missing closing quote?)",
-                         name, MAX_FIELD >> 20);
+            r = dec_fail(L, st, GS_EDATA, "%s: line %llu: quoted field longer than %zu MiB (missing closing quote?)",
+                         name, (unsigned long long)row_line + 1, MAX_FIELD >> 20);
             break;
         }
         if (!e) { /* the end of the input */
-            if (csv_fini(&hp, hdr_field, hdr_end, &h) != 0 && !h.nomem)
-                r = dec_fail(L, st, GS_EDATA, "%s: line 1: unterminated quoted field", name);
+            if (open_quote(&hp))
+                r = dec_fail(L, st, GS_EDATA, "%s: line %llu: unterminated quoted field", name,
+                             (unsigned long long)row_line + 1);
+            else if (csv_fini(&hp, hdr_field, hdr_end, &h) != 0) h.nomem = 1;
             break;
         }
     }
@@ -617,14 +719,14 @@ int gs_lines_dec_open(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, int t
     L->cfg.skip_bad = o->skip_bad;
     L->nthreads = o->threads > 0 ? o->threads : gs_pool_threads();
     L->block = gs_lines_block_size ? gs_lines_block_size : DEFAULT_BLOCK;
-    L->cap = L->block;
+    L->cap = HEADROOM + L->block;
     int r = GS_OK;
     if (!(L->buf = malloc(L->cap))) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
     if (!r && !text) {
         if (csv_setup(&L->cp, &L->cfg) != 0) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
         else L->cp_ready = 1;
     }
-    if (!r) r = fill(L, st);
+    if (!r) r = fill(L, L->block, st);
     /* A UTF-8 byte order mark (spreadsheet exports) is not part of the first field. */
     if (!r && L->len >= 3 && memcmp(L->buf, "\xef\xbb\xbf", 3) == 0) L->pos = 3;
     if (!r && !text) r = header_stage(L, o, st);

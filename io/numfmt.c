@@ -36,6 +36,12 @@ static const double pow10_d[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7
                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 static const float pow10_f[11] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
                                   1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+static const uint64_t pow10_u64[20] = {
+    1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+    10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+    1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+    10000000000000000000u,
+};
 
 /* ---- parsing ----------------------------------------------------------------------------- */
 
@@ -100,62 +106,56 @@ static int parse_int(const char *s, size_t len, gs_type t, void *out)
 }
 
 /* A decimal split into its parts: value = (-1)^neg * w * 10^e10, exact unless `trunc`
- * (more than 19 significant digits, some non-zero digit dropped). */
+ * (more than 19 significant digits: w wrapped, only the libc can round it). */
 typedef struct dec {
     uint64_t w;
     int64_t e10;
     int neg, trunc;
 } dec;
 
-/* Scan the strtod decimal grammar over all of [p, end). 0 ok, -1 not a decimal number. */
+/* Scan the strtod decimal grammar over all of [p, end). 0 ok, -1 not a decimal number.
+ * Digits accumulate without a per-digit count check (w may wrap); the significant digits are
+ * counted afterwards from the positions, and only a long mantissa pays for it. */
 static int scan_decimal(const char *p, const char *end, dec *d)
 {
     uint64_t w = 0;
-    int nd = 0, any = 0, trunc = 0;
-    int64_t dexp = 0;
+    int64_t e10 = 0;
     d->neg = 0;
     if (p < end && (*p == '+' || *p == '-')) d->neg = *p++ == '-';
-    /* Leading zeros carry no information; skipping them keeps all 19 slots for real digits. */
-    while (p < end && *p == '0') p++, any = 1;
-    for (; p < end && is_digit(*p); p++) {
-        any = 1;
-        if (nd < 19) w = w * 10 + (uint64_t)(*p - '0'), nd++;
-        else {
-            dexp++;
-            trunc |= *p != '0';
-        }
-    }
+    const char *ds = p;
+    while (p < end && is_digit(*p)) w = w * 10 + (uint64_t)(*p++ - '0');
+    size_t ndig = (size_t)(p - ds);
     if (p < end && *p == '.') {
-        p++;
-        if (nd == 0)
-            while (p < end && *p == '0') p++, dexp--, any = 1;
-        for (; p < end && is_digit(*p); p++) {
-            any = 1;
-            if (nd < 19) w = w * 10 + (uint64_t)(*p - '0'), nd++, dexp--;
-            else trunc |= *p != '0';
-        }
+        const char *fs = ++p;
+        while (p < end && is_digit(*p)) w = w * 10 + (uint64_t)(*p++ - '0');
+        ndig += (size_t)(p - fs);
+        e10 = -(int64_t)(p - fs);
     }
-    if (!any) return -1;
+    if (ndig == 0) return -1;
     if (p < end && (*p == 'e' || *p == 'E')) {
         int eneg = 0;
         int64_t x = 0;
         p++;
         if (p < end && (*p == '+' || *p == '-')) eneg = *p++ == '-';
         if (p == end || !is_digit(*p)) return -1;
-        /* Saturate: anything beyond 10^±100000 is 0 or inf anyway. */
+        /* Saturate: anything beyond 10^+-1000000 is 0 or inf anyway. */
         for (; p < end && is_digit(*p); p++)
             if (x < 1000000) x = x * 10 + (*p - '0');
-        dexp += eneg ? -x : x;
+        e10 += eneg ? -x : x;
     }
     if (p != end) return -1;
+    d->trunc = 0;
+    if (ndig > 19) { /* leading zeros do not count */
+        for (const char *q = ds; q < end && (*q == '0' || *q == '.'); q++) ndig -= *q == '0';
+        d->trunc = ndig > 19;
+    }
     d->w = w;
-    d->e10 = dexp;
-    d->trunc = trunc;
+    d->e10 = e10;
     return 0;
 }
 
 /* Exact double w * 10^e10 by Clinger's fast path. 1 done, 0 not applicable. */
-static int fast_double(uint64_t w, int64_t e10, double *out)
+static inline int fast_double(uint64_t w, int64_t e10, double *out)
 {
     if (w > (uint64_t)1 << 53) return 0;
     if (w == 0) {
@@ -227,7 +227,7 @@ static int parse_float(const char *s, size_t len, gs_type t, void *out)
     const char *p = s, *end = s + len;
     dec d;
     if (scan_decimal(p, end, &d) == 0) {
-        if (!d.trunc) {
+        if (!d.trunc) { /* else more than 19 significant digits */
             if (t == GS_F32) {
                 float f;
                 if (fast_float(d.w, d.e10, &f)) {
@@ -284,23 +284,38 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
                                      "50515253545556575859606162636465666768697071727374"
                                      "75767778798081828384858687888990919293949596979899";
 
-/* Decimal digits of x into buf (no terminator); returns the count. */
-static int fmt_u64(char *buf, uint64_t x)
+/* Number of decimal digits of x (1 for 0). */
+static inline int count_digits(uint64_t x)
 {
-    char tmp[20];
-    int n = 0;
+    /* t = bits * log10(2) (1233/4096) is the digit count or one less; x | 1 has the same
+     * digits as x (powers of ten above 1 are even) and is never 0 */
+    uint64_t y = x | 1;
+    int t = ((64 - __builtin_clzll(y)) * 1233) >> 12;
+    return t + 1 - (y < pow10_u64[t]);
+}
+
+/* The nd decimal digits of x, written backwards from buf + nd, two at a time. */
+static inline void put_digits(char *buf, uint64_t x, int nd)
+{
+    char *o = buf + nd;
     while (x >= 100) {
         unsigned r = (unsigned)(x % 100);
         x /= 100;
-        tmp[sizeof tmp - 1 - n++] = digit_pairs[2 * r + 1];
-        tmp[sizeof tmp - 1 - n++] = digit_pairs[2 * r];
+        *--o = digit_pairs[2 * r + 1];
+        *--o = digit_pairs[2 * r];
     }
     if (x >= 10) {
-        tmp[sizeof tmp - 1 - n++] = digit_pairs[2 * x + 1];
-        tmp[sizeof tmp - 1 - n++] = digit_pairs[2 * x];
+        *--o = digit_pairs[2 * x + 1];
+        *--o = digit_pairs[2 * x];
     } else
-        tmp[sizeof tmp - 1 - n++] = (char)('0' + x);
-    memcpy(buf, tmp + sizeof tmp - n, (size_t)n);
+        *--o = (char)('0' + x);
+}
+
+/* Decimal digits of x into buf (no terminator); returns the count. */
+static int fmt_u64(char *buf, uint64_t x)
+{
+    int n = count_digits(x);
+    put_digits(buf, x, n);
     return n;
 }
 
@@ -313,51 +328,151 @@ static int fmt_i64(char *buf, int64_t x)
     return fmt_u64(buf, (uint64_t)x);
 }
 
-/* Does the decimal w * 10^-k read back as exactly x? Decided with the exact fast paths;
- * "no" where they do not apply (the caller then tries a longer form). */
-static int reads_back(uint64_t w, int k, double x, int is32)
+/* ---- shortest digits, exactly, in 128-bit integers ----------------------------------------
+ * A finite x = m * 2^e reads back from every decimal strictly inside its rounding interval
+ * (x - ulp_below/2, x + ulp/2), and from the ends too when m is even (ties go to even). Scale
+ * everything by 10^k so that x lands in [1e17, 1e19): then the interval is at least 8 units
+ * wide, the ends are 64-bit integers (floors and ceilings of exact rationals whose denominator
+ * is a power of two or of five), and the shortest decimal is found by dropping digits of the
+ * ends while some multiple of 10^j still fits between them; of those, the one nearest to x.
+ * 10^k = 5^k * 2^k, and 5^k times a 55-bit mantissa must fit in 128 bits: that bounds k and
+ * so the domain (about 1e-14..1e44 for doubles, wider for floats); outside it, and for
+ * denormals, the caller falls back to printf. */
+
+typedef unsigned __int128 u128;
+
+
+static const uint64_t pow5_64[28] = {
+    1u, 5u, 25u, 125u, 625u, 3125u, 15625u, 78125u, 390625u, 1953125u, 9765625u, 48828125u,
+    244140625u, 1220703125u, 6103515625u, 30517578125u, 152587890625u, 762939453125u,
+    3814697265625u, 19073486328125u, 95367431640625u, 476837158203125u, 2384185791015625u,
+    11920928955078125u, 59604644775390625u, 298023223876953125u, 1490116119384765625u,
+    7450580596923828125u,
+};
+
+/* floor(n / d) and where the remainder stands: *rem_nz, *half_cmp = sign(2*rem - d). */
+typedef struct qr {
+    uint64_t q;
+    int nz, half;
+} qr;
+
+static inline int div_pow2(u128 n, int d, qr *r)
 {
-    if (is32) {
-        float f;
-        return fast_float(w, -k, &f) && f == (float)x;
+    if (d == 0) {
+        if (n >> 64) return -1;
+        r->q = (uint64_t)n, r->nz = 0, r->half = -1;
+        return 0;
     }
-    double y;
-    return fast_double(w, -k, &y) && y == x;
+    if (d >= 128 || (n >> d) >> 64) return -1;
+    u128 rem = n & (((u128)1 << d) - 1), h = (u128)1 << (d - 1);
+    r->q = (uint64_t)(n >> d);
+    r->nz = rem != 0;
+    r->half = rem > h ? 1 : rem == h ? 0 : -1;
+    return 0;
 }
 
-/* Shortest digits of |x| (finite, non-zero): digits into dg (no trailing zeros), returns their
- * count; *e10 = decimal exponent of the first digit. */
-static int shortest_digits(double ax, int is32, char *dg, int *e10)
+static inline int div_u64(u128 n, uint64_t d, qr *r)
 {
-    uint64_t n = 0;
-    int nd = 0, found = 0, k;
-    /* Fast: the fewest fractional digits k such that round(ax * 10^k) * 10^-k reads back. Only
-     * below the type's exact-integer limit: above it a shorter form may round the integer
-     * part (f32 123456792 is 1.2345679e+08), which the general path finds. */
-    if (ax < (is32 ? 16777216.0 : TWO53)) {
-        for (k = 0; k <= 22; k++) {
-            double y = ax * pow10_d[k];
-            if (y >= TWO53) break;
-            n = (uint64_t)y;
-            if (y - (double)n >= 0.5) n++;
-            if (n && reads_back(n, k, ax, is32)) {
-                found = 1;
-                break;
-            }
+    u128 q = n / d, rem = n % d;
+    if (q >> 64) return -1;
+    r->q = (uint64_t)q;
+    r->nz = rem != 0;
+    r->half = 2 * rem > d ? 1 : 2 * rem == d ? 0 : -1;
+    return 0;
+}
+
+/* Shortest digits of m * 2^e (m normalised: its top bit is the type's hidden bit): the digits
+ * as an integer, their count, the decimal exponent of the first. 0 outside the domain. */
+static int shortest_exact(uint64_t m, int e, int lower_closer, uint64_t *digits, int *nd, int *e10)
+{
+    int bits = 64 - __builtin_clzll(m);
+    int lg2 = e + bits - 1;                                   /* floor(log2 x) */
+    int fl = (int)floor(lg2 * 0.30102999566398120);           /* floor(log10 x), or one less */
+    int k = 17 - fl;                                          /* x * 10^k in [1e17, 1e19) */
+    int excl = (int)(m & 1);                                  /* odd m: the ends do not read back */
+    u128 v = (u128)m * 4, u = v + 2, l = v - (lower_closer ? 1 : 2); /* in units of 2^(e-2) */
+    int s = e - 2 + k;                                        /* the power of two left of 10^k */
+    qr qv, qu, ql;
+    if (k >= 0) {
+        u128 p = pow5_64[k < 27 ? k : 27];
+        if (k > 27) {
+            if (k - 27 > 27 || __builtin_mul_overflow(p, (u128)pow5_64[k - 27], &p)) return 0;
         }
+        if (__builtin_mul_overflow(v, p, &v) || __builtin_mul_overflow(u, p, &u) ||
+            __builtin_mul_overflow(l, p, &l))
+            return 0;
+        if (s >= 0) {
+            if (s >= 64 || (u >> (127 - s))) return 0;
+            v <<= s, u <<= s, l <<= s;
+            if (div_pow2(v, 0, &qv) || div_pow2(u, 0, &qu) || div_pow2(l, 0, &ql)) return 0;
+        } else if (div_pow2(v, -s, &qv) || div_pow2(u, -s, &qu) || div_pow2(l, -s, &ql))
+            return 0;
+    } else {
+        if (-k > 27 || s < 0 || s + bits + 3 > 127) return 0;
+        uint64_t p = pow5_64[-k];
+        if (div_u64(v << s, p, &qv) || div_u64(u << s, p, &qu) || div_u64(l << s, p, &ql)) return 0;
     }
-    if (found) {
-        char tmp[24];
-        int len = fmt_u64(tmp, n);
-        nd = len;
-        while (nd > 1 && tmp[nd - 1] == '0') nd--;
-        memcpy(dg, tmp, (size_t)nd);
-        *e10 = len - 1 - k;
-        return nd;
+    /* Integer ends of the interval, in units of 10^-k. */
+    uint64_t a = ql.q + (uint64_t)(ql.nz || excl), b = qu.q - (uint64_t)(!qu.nz && excl);
+    if (a > b) return 0;
+    /* The largest j such that a multiple of 10^j lies in [a, b]. "Some multiple of 10^j fits"
+     * only gets harder as j grows, so binary lifting finds it in five tests; ceilings and floors
+     * of successive divisions compose, and constant divisors compile to multiplications. x is
+     * divided along, keeping where the dropped part stands against half a unit (cmp) and
+     * whether it is non-zero (nz), to round to the nearest at the end. */
+    int j = 0, cmp = qv.half, nz = qv.nz;
+    uint64_t xq = qv.q;
+#define GS_TRY_DROP(P, J)                                                                          \
+    do {                                                                                           \
+        uint64_t a2_ = a / (P) + (a % (P) != 0), b2_ = b / (P);                                    \
+        if (a2_ <= b2_) {                                                                          \
+            uint64_t r_ = xq % (P);                                                                \
+            a = a2_, b = b2_, j += (J), xq /= (P);                                                 \
+            cmp = r_ > (P) / 2 ? 1 : r_ < (P) / 2 ? -1 : nz;                                       \
+            nz |= r_ != 0;                                                                         \
+        }                                                                                          \
+    } while (0)
+    GS_TRY_DROP(10000000000000000u, 16);
+    GS_TRY_DROP(100000000u, 8);
+    GS_TRY_DROP(10000u, 4);
+    GS_TRY_DROP(100u, 2);
+    GS_TRY_DROP(10u, 1);
+#undef GS_TRY_DROP
+    /* The nearest to x at that scale (ties to even), kept inside [a, b]. */
+    uint64_t c = xq + (uint64_t)(cmp > 0 || (cmp == 0 && (xq & 1)));
+    if (c < a) c = a;
+    if (c > b) c = b;
+    *digits = c;
+    *nd = count_digits(c);
+    *e10 = *nd - 1 + j - k;
+    return 1;
+}
+
+/* Shortest digits of |x| (finite, non-zero), as for shortest_exact. */
+static void shortest_digits(double ax, int is32, uint64_t *digits, int *nd, int *e10)
+{
+    if (is32) {
+        float f = (float)ax;
+        uint32_t bitsf;
+        memcpy(&bitsf, &f, 4);
+        int be = (int)(bitsf >> 23) & 0xff;
+        uint32_t frac = bitsf & 0x7fffff;
+        if (be != 0 && shortest_exact(frac | 0x800000u, be - 150, frac == 0 && be > 1, digits, nd, e10)) return;
+    } else {
+        uint64_t bitsd;
+        memcpy(&bitsd, &ax, 8);
+        int be = (int)(bitsd >> 52) & 0x7ff;
+        uint64_t frac = bitsd & 0xfffffffffffffull;
+        if (be != 0 && shortest_exact(frac | (1ull << 52), be - 1075, frac == 0 && be > 1, digits, nd, e10))
+            return;
     }
-    /* General: correctly rounded %.*e at increasing precision; the last one always works. */
+    /* General: correctly rounded %.*e at increasing precision; the last one always works.
+     * For normal numbers, starting at 15 (f32: 6) digits still gives the shortest: decimals
+     * that short are spaced wider than the rounding interval, so the one that reads back is
+     * the correctly rounded one, and its trailing zeros are dropped below. Denormals have
+     * fewer bits, so there the search starts at one digit. */
     char tmp[40];
-    int lo = is32 ? 6 : 15, hi = is32 ? 9 : 17;
+    int lo = is32 ? (ax < FLT_MIN ? 1 : 6) : (ax < DBL_MIN ? 1 : 15), hi = is32 ? 9 : 17;
     for (int prec = lo; prec <= hi; prec++) {
         snprintf(tmp, sizeof tmp, "%.*e", prec - 1, ax);
         if (prec == hi) break;
@@ -366,12 +481,21 @@ static int shortest_digits(double ax, int is32, char *dg, int *e10)
     }
     /* tmp = "d.ddddde[+-]XX" */
     const char *p = tmp;
-    nd = 0;
+    uint64_t c = 0;
+    int n = 0, zeros = 0;
     for (; *p && *p != 'e'; p++)
-        if (is_digit(*p)) dg[nd++] = *p;
+        if (is_digit(*p)) {
+            /* trailing zeros are held back until a non-zero digit follows */
+            if (*p == '0') {
+                zeros++;
+                continue;
+            }
+            for (; zeros; zeros--) c *= 10, n++;
+            c = c * 10 + (uint64_t)(*p - '0'), n++;
+        }
+    *digits = c;
+    *nd = n;
     *e10 = atoi(p + 1);
-    while (nd > 1 && dg[nd - 1] == '0') nd--;
-    return nd;
 }
 
 static int fmt_float(char *buf, double x, int is32)
@@ -389,33 +513,35 @@ static int fmt_float(char *buf, double x, int is32)
         *o = 0;
         return (int)(o - buf);
     }
-    char dg[24];
-    int e10, nd = shortest_digits(ax, is32, dg, &e10);
+    uint64_t c;
+    int nd, e10;
+    shortest_digits(ax, is32, &c, &nd, &e10);
     if (e10 >= -4 && e10 < 16) {
-        if (e10 < 0) {
+        if (e10 < 0) { /* 0.000ddd */
             *o++ = '0';
             *o++ = '.';
             for (int i = -1; i > e10; i--) *o++ = '0';
-            memcpy(o, dg, (size_t)nd);
+            put_digits(o, c, nd);
             o += nd;
-        } else if (nd <= e10 + 1) {
-            memcpy(o, dg, (size_t)nd);
+        } else if (nd <= e10 + 1) { /* ddd000 */
+            put_digits(o, c, nd);
             o += nd;
             for (int i = nd; i <= e10; i++) *o++ = '0';
-        } else {
-            memcpy(o, dg, (size_t)e10 + 1);
-            o += e10 + 1;
-            *o++ = '.';
-            memcpy(o, dg + e10 + 1, (size_t)(nd - e10 - 1));
-            o += nd - e10 - 1;
+        } else { /* ddd.ddd: the digits, then the fraction moved right for the point */
+            int ni = e10 + 1;
+            put_digits(o, c, nd);
+            for (int i = nd; i > ni; i--) o[i] = o[i - 1]; /* short: a loop beats a memmove call */
+            o[ni] = '.';
+            o += nd + 1;
         }
-    } else {
-        *o++ = dg[0];
+    } else { /* d.ddde+XX */
+        put_digits(o + 1, c, nd);
+        o[0] = o[1];
         if (nd > 1) {
-            *o++ = '.';
-            memcpy(o, dg + 1, (size_t)nd - 1);
-            o += nd - 1;
-        }
+            o[1] = '.';
+            o += nd + 1;
+        } else
+            o += 1;
         *o++ = 'e';
         *o++ = e10 < 0 ? '-' : '+';
         int ae = e10 < 0 ? -e10 : e10;

@@ -11,10 +11,12 @@
  *
  * Encoding. Input is cut into frames of frame_size bytes; a batch of frames is compressed by the
  * pool (one ZSTD_CCtx per worker, content size and checksum in every frame) and written in
- * order. Independent frames are what lets any reader, ours or `zstd -T`, decode in parallel. */
+ * order by a writer thread while the next batch compresses. Independent frames are what lets
+ * any reader, ours or `zstd -T`, decode in parallel. */
 #include "io_internal.h"
 #include "../common/pool.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -22,8 +24,15 @@
 
 #define GS_Z_FRAME_MAX ((size_t)256 << 20) /* larger frames are streamed, not batched */
 #define GS_Z_BATCH_MAX ((size_t)256 << 20) /* decoded bytes per batch (the batch buffer) */
-#define GS_Z_WIN_MIN ((size_t)16 << 20)    /* compressed read-ahead window */
-#define GS_Z_WIN_PER_THREAD ((size_t)8 << 20)
+/* The compressed read-ahead window holds a batch: a default 16 MiB frame of incompressible data
+ * per worker, so each worker gets a frame whatever the ratio. */
+#define GS_Z_WIN_MIN ((size_t)16 << 20)
+#define GS_Z_WIN_PER_THREAD ((size_t)17 << 20)
+#define GS_Z_WIN_MAX ((size_t)512 << 20)
+
+/* The window's starting size in bytes; 0 = by thread count as above. Tests set it small to
+ * cross window edges (refills, frames larger than the window) with little data. */
+size_t gs_zstd_window;
 #define GS_Z_COPY_PIECE ((size_t)4 << 20)  /* parallel copy-out granularity */
 #define GS_Z_HEADER_MAX 18 /* the longest frame header (format spec; the zstd.h macro is static-only) */
 #define GS_Z_SKIP_MAGIC 0x184D2A50u
@@ -72,7 +81,7 @@ typedef struct gs_zsrc {
     gs_bsrc *in;
     int threads;
     unsigned char *win; /* compressed bytes [win_pos, win_len) not yet decoded */
-    size_t win_cap, win_pos, win_len, win_base;
+    size_t win_cap, win_pos, win_len;
     int in_eof;
     unsigned char *out; /* a decoded batch not yet handed out: [out_pos, out_len) */
     size_t out_cap, out_pos, out_len;
@@ -230,15 +239,16 @@ static int gs_zsrc_next(gs_zsrc *s, int may_move, int *kind, size_t *csize, size
         }
         if (ZSTD_getErrorCode(f) != ZSTD_error_srcSize_wrong) return gs_zsrc_corrupt(s, f, st);
         if (s->in_eof) return gs_zsrc_truncated(s, st);
-        if (!may_move) { /* the frame is not all here: finish the batch first */
+        /* Bogus block sizes can claim more than the bound: let the stream decoder judge those. */
+        if (may_move && avail >= bound) return GS_OK;
+        size_t before = avail;
+        if ((rc = gs_zsrc_fill(s, avail + 1, may_move, st))) return rc;
+        avail = s->win_len - s->win_pos;
+        p = s->win + s->win_pos;
+        if (avail == before && !s->in_eof) { /* no room without moving: finish the batch first */
             *kind = GS_ZF_STOP;
             return GS_OK;
         }
-        /* Bogus block sizes can claim more than the bound: let the stream decoder judge those. */
-        if (avail >= bound) return GS_OK;
-        if ((rc = gs_zsrc_fill(s, avail + 1, 1, st))) return rc;
-        avail = s->win_len - s->win_pos;
-        p = s->win + s->win_pos;
     }
 }
 
@@ -373,6 +383,8 @@ int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_status *st)
     s->threads = threads > 0 ? threads : gs_pool_threads();
     s->win_cap = GS_Z_WIN_PER_THREAD * (size_t)s->threads;
     if (s->win_cap < GS_Z_WIN_MIN) s->win_cap = GS_Z_WIN_MIN;
+    if (s->win_cap > GS_Z_WIN_MAX) s->win_cap = GS_Z_WIN_MAX;
+    if (gs_zstd_window) s->win_cap = gs_zstd_window;
     /* A small file needs no large window. */
     if (in->size >= 0 && (uint64_t)in->size + 1 < s->win_cap) s->win_cap = (size_t)in->size + 1;
     if (s->win_cap < 64) s->win_cap = 64;
@@ -387,7 +399,16 @@ int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_status *st)
     return GS_OK;
 }
 
-/* ---- compressing sink ------------------------------------------------------------------------ */
+/* ---- compressing sink ------------------------------------------------------------------------
+ * Two sets of compressed-frame buffers: while the writer thread writes batch k to the sink below,
+ * the pool compresses batch k+1 into the other set (the sink's writes took a fifth of the time
+ * when done in between batches). */
+typedef struct gs_zbatch {
+    unsigned char *cbuf; /* batch_frames compressed frames, cbound apart */
+    size_t *clen;
+    size_t nframes;
+} gs_zbatch;
+
 typedef struct gs_zsink {
     gs_bsink base;
     gs_bsink *out;
@@ -396,17 +417,63 @@ typedef struct gs_zsink {
     size_t batch_frames;  /* frames per parallel batch */
     unsigned char *stage; /* input gathered for the next batch */
     size_t stage_len;
-    unsigned char *cbuf;  /* batch_frames compressed frames, cbound apart */
     size_t cbound;
-    size_t *clen;
+    gs_zbatch set[2];
+    int cur;              /* the set the next batch is compressed into */
     ZSTD_CCtx **cctx;     /* one per worker */
     uint64_t frames_out;
+    /* the writer thread; guarded by mu */
+    pthread_t writer;
+    int have_writer;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    gs_zbatch *pending;   /* handed to the writer, not yet written */
+    int stop;
+    gs_status wst;        /* the writer's first failure */
+    uint64_t wbytes;      /* out->written as the writer last saw it */
 } gs_zsink;
+
+static void *gs_zsink_writer(void *arg)
+{
+    gs_zsink *k = arg;
+    pthread_mutex_lock(&k->mu);
+    for (;;) {
+        while (!k->pending && !k->stop) pthread_cond_wait(&k->cv, &k->mu);
+        if (!k->pending) break;
+        gs_zbatch *b = k->pending;
+        int failed = k->wst.code != GS_OK;
+        pthread_mutex_unlock(&k->mu);
+        gs_status st = {0};
+        for (size_t f = 0; f < b->nframes && !failed; f++)
+            failed = k->out->write(k->out, b->cbuf + f * k->cbound, b->clen[f], &st) != GS_OK;
+        pthread_mutex_lock(&k->mu);
+        if (failed && k->wst.code == GS_OK) k->wst = st;
+        k->wbytes = k->out->written;
+        k->pending = NULL;
+        pthread_cond_broadcast(&k->cv);
+    }
+    pthread_mutex_unlock(&k->mu);
+    return NULL;
+}
+
+/* Wait until the writer has written everything handed to it; its failure, if any. */
+static int gs_zsink_drain(gs_zsink *k, gs_status *st)
+{
+    pthread_mutex_lock(&k->mu);
+    while (k->pending) pthread_cond_wait(&k->cv, &k->mu);
+    gs_status w = k->wst;
+    k->base.written = k->wbytes;
+    pthread_mutex_unlock(&k->mu);
+    if (w.code == GS_OK) return GS_OK;
+    if (st && st->code == GS_OK) *st = w;
+    return w.code;
+}
 
 typedef struct gs_zenc_job {
     gs_zsink *k;
+    gs_zbatch *b;
     const unsigned char *src;
-    size_t len, nframes;
+    size_t len;
 } gs_zenc_job;
 
 static void gs_zenc_part(void *ctx, size_t part, size_t nparts)
@@ -414,28 +481,33 @@ static void gs_zenc_part(void *ctx, size_t part, size_t nparts)
     gs_zenc_job *j = ctx;
     gs_zsink *k = j->k;
     size_t b, e;
-    gs_split(j->nframes, nparts, part, &b, &e);
+    gs_split(j->b->nframes, nparts, part, &b, &e);
     for (size_t f = b; f < e; f++) {
         size_t off = f * k->frame, n = j->len - off < k->frame ? j->len - off : k->frame;
-        k->clen[f] = ZSTD_compress2(k->cctx[part], k->cbuf + f * k->cbound, k->cbound, j->src + off, n);
+        j->b->clen[f] = ZSTD_compress2(k->cctx[part], j->b->cbuf + f * k->cbound, k->cbound, j->src + off, n);
     }
 }
 
-/* Compress [src, src+len) as frames of k->frame bytes (at least one frame) and write them. */
+/* Compress [src, src+len) as frames of k->frame bytes (at least one frame), then hand them to
+ * the writer once it is done with the previous batch. */
 static int gs_zsink_batch(gs_zsink *k, const unsigned char *src, size_t len, gs_status *st)
 {
-    size_t nf = len ? (len + k->frame - 1) / k->frame : 1;
-    size_t parts = nf < (size_t)k->threads ? nf : (size_t)k->threads;
-    gs_zenc_job j = {k, src, len, nf};
+    gs_zbatch *b = &k->set[k->cur];
+    b->nframes = len ? (len + k->frame - 1) / k->frame : 1;
+    size_t parts = b->nframes < (size_t)k->threads ? b->nframes : (size_t)k->threads;
+    gs_zenc_job j = {k, b, src, len};
     gs_parallel_for(parts, gs_zenc_part, &j);
-    for (size_t f = 0; f < nf; f++) {
-        if (ZSTD_isError(k->clen[f]))
-            return gs_fail(st, GS_EDATA, "%s: zstd compression failed: %s", k->base.name, ZSTD_getErrorName(k->clen[f]));
-        int rc = k->out->write(k->out, k->cbuf + f * k->cbound, k->clen[f], st);
-        k->base.written = k->out->written;
-        if (rc) return rc;
-    }
-    k->frames_out += nf;
+    for (size_t f = 0; f < b->nframes; f++)
+        if (ZSTD_isError(b->clen[f]))
+            return gs_fail(st, GS_EDATA, "%s: zstd compression failed: %s", k->base.name, ZSTD_getErrorName(b->clen[f]));
+    int rc = gs_zsink_drain(k, st);
+    if (rc) return rc;
+    pthread_mutex_lock(&k->mu);
+    k->pending = b;
+    pthread_cond_broadcast(&k->cv);
+    pthread_mutex_unlock(&k->mu);
+    k->cur ^= 1;
+    k->frames_out += b->nframes;
     return GS_OK;
 }
 
@@ -473,13 +545,25 @@ static int gs_zsink_pwrite(gs_bsink *b, const void *buf, size_t n, uint64_t off,
     return gs_fail(st, GS_EUSAGE, "%s: compressed output is not seekable", b->name);
 }
 
+/* Stop the writer (after what it holds) and free everything but the sink below. */
 static void gs_zsink_free(gs_zsink *k)
 {
+    if (k->have_writer) {
+        pthread_mutex_lock(&k->mu);
+        k->stop = 1;
+        pthread_cond_broadcast(&k->cv);
+        pthread_mutex_unlock(&k->mu);
+        pthread_join(k->writer, NULL);
+    }
+    pthread_mutex_destroy(&k->mu);
+    pthread_cond_destroy(&k->cv);
     if (k->cctx)
         for (int i = 0; i < k->threads; i++) ZSTD_freeCCtx(k->cctx[i]);
     free(k->cctx);
-    free(k->clen);
-    free(k->cbuf);
+    for (int i = 0; i < 2; i++) {
+        free(k->set[i].clen);
+        free(k->set[i].cbuf);
+    }
     free(k->stage);
     free(k);
 }
@@ -488,8 +572,9 @@ static void gs_zsink_abort(gs_bsink *b)
 {
     gs_zsink *k = (gs_zsink *)b;
     if (!k) return;
-    if (k->out) k->out->abort(k->out);
+    gs_bsink *out = k->out;
     gs_zsink_free(k);
+    out->abort(out);
 }
 
 static int gs_zsink_close(gs_bsink *b, gs_status *st)
@@ -497,12 +582,12 @@ static int gs_zsink_close(gs_bsink *b, gs_status *st)
     gs_zsink *k = (gs_zsink *)b;
     /* The last partial batch; an empty output still gets one (empty) frame, so it is a zstd file. */
     int rc = (k->stage_len || k->frames_out == 0) ? gs_zsink_batch(k, k->stage, k->stage_len, st) : GS_OK;
+    if (rc == GS_OK) rc = gs_zsink_drain(k, st);
     if (rc) {
         gs_zsink_abort(b);
         return rc;
     }
     gs_bsink *out = k->out;
-    k->out = NULL;
     gs_zsink_free(k);
     return out->close(out, st);
 }
@@ -532,30 +617,41 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     k->base.name = out->name;
     k->base.seekable = 0;
     k->base.written = out->written;
+    k->wbytes = out->written;
     k->out = out;
     k->level = level;
     k->threads = threads > 0 ? threads : gs_pool_threads();
     k->frame = frame_size;
-    /* A batch gives every worker a few MiB at least, and holds at most 256 MiB of input. */
+    pthread_mutex_init(&k->mu, NULL);
+    pthread_cond_init(&k->cv, NULL);
+    /* A batch gives every worker a few MiB at least, and holds at most 256 MiB of input unless
+     * that would leave workers idle. */
     size_t per = ((size_t)4 << 20) / frame_size, most = GS_Z_BATCH_MAX / frame_size;
     if (frame_size <= ((size_t)64 << 20) && most < (size_t)k->threads) most = (size_t)k->threads;
     k->batch_frames = (size_t)k->threads * (per > 1 ? per : 1);
     if (k->batch_frames > most) k->batch_frames = most > 1 ? most : 1;
     k->cbound = ZSTD_compressBound(frame_size);
     k->stage = malloc(k->batch_frames * frame_size);
-    k->cbuf = malloc(k->batch_frames * k->cbound);
-    k->clen = calloc(k->batch_frames, sizeof *k->clen);
-    k->cctx = calloc((size_t)k->threads, sizeof *k->cctx);
-    int ok = k->stage && k->cbuf && k->clen && k->cctx;
+    int ok = k->stage != NULL;
+    for (int i = 0; i < 2 && ok; i++) {
+        k->set[i].cbuf = malloc(k->batch_frames * k->cbound);
+        k->set[i].clen = calloc(k->batch_frames, sizeof *k->set[i].clen);
+        ok = k->set[i].cbuf && k->set[i].clen;
+    }
+    k->cctx = ok ? calloc((size_t)k->threads, sizeof *k->cctx) : NULL;
+    ok = k->cctx != NULL;
     for (int i = 0; ok && i < k->threads; i++) {
         ok = (k->cctx[i] = ZSTD_createCCtx()) != NULL;
         ok = ok && !ZSTD_isError(ZSTD_CCtx_setParameter(k->cctx[i], ZSTD_c_compressionLevel, level));
         ok = ok && !ZSTD_isError(ZSTD_CCtx_setParameter(k->cctx[i], ZSTD_c_checksumFlag, 1));
         ok = ok && !ZSTD_isError(ZSTD_CCtx_setParameter(k->cctx[i], ZSTD_c_contentSizeFlag, 1));
     }
+    ok = ok && pthread_create(&k->writer, NULL, gs_zsink_writer, k) == 0;
+    k->have_writer = ok;
     if (!ok) {
+        gs_fail(st, GS_ENOMEM, "%s: out of memory", out->name);
         gs_zsink_abort(&k->base);
-        return gs_fail(st, GS_ENOMEM, "out of memory");
+        return GS_ENOMEM;
     }
     *res = &k->base;
     return GS_OK;

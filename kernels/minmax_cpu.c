@@ -18,8 +18,8 @@
  *
  * Float keys: the IEEE bits with the magnitude bits flipped for negative numbers order as
  * signed integers with -0.0 just below +0.0. NaN maps to the lowest key in the min chain and the
- * highest in the max chain, so it wins every comparison there, and maps back to a quiet NaN:
- * results are bit-identical to the reference except for which NaN payload comes out. */
+ * highest in the max chain, so it wins every comparison there, and maps back to a NaN: results
+ * are bit-identical to the reference except for which NaN payload comes out. */
 #include "kernels.h"
 
 #include <math.h>
@@ -122,45 +122,35 @@ GS_MM_INT_ORDER(u64, uint64_t)
 GS_MM_FLOAT_ORDER(f32, float)
 GS_MM_FLOAT_ORDER(f64, double)
 
-/* Ring deque of indices; holds at most w + 1 entries (before the front is trimmed). */
-typedef struct mm_deque {
-    size_t *idx;
-    size_t cap, head, size;
-} mm_deque;
-
-static inline size_t dq_at(const mm_deque *d, size_t k)
-{
-    size_t i = d->head + k;
-    return d->idx[i >= d->cap ? i - d->cap : i];
-}
-
-/* One wedge step for element e: pop the back while ORD(back, x) fails (back is not strictly
- * better than x), push e, drop expired front entries (index < s). */
-#define GS_MM_WEDGE_STEP(d, ORD, x, e, s)                                     \
-    do {                                                                      \
-        while ((d)->size && !ORD(in[dq_at((d), (d)->size - 1)], x)) (d)->size--; \
-        size_t slot_ = (d)->head + (d)->size;                                 \
-        (d)->idx[slot_ >= (d)->cap ? slot_ - (d)->cap : slot_] = (e);         \
-        (d)->size++;                                                          \
-        while (dq_at((d), 0) < (s)) {                                         \
-            (d)->head = (d)->head + 1 == (d)->cap ? 0 : (d)->head + 1;        \
-            (d)->size--;                                                      \
-        }                                                                     \
+/* Each wedge is a ring of (index, value) pairs with a power-of-two capacity above w, addressed by
+ * free-running head/tail counters: [h, t) are the live entries. The values sit beside the
+ * indices so that popping compares without a dependent load from in[]. The window start s
+ * grows by at most one per step, so at most one front entry expires per step. */
+#define GS_MM_WEDGE_STEP(ORD, iq, vq, h, t, x, e, s)                           \
+    do {                                                                       \
+        while ((t) != (h) && !ORD(vq[((t) - 1) & mask], x)) (t)--;             \
+        vq[(t) & mask] = (x);                                                  \
+        iq[(t) & mask] = (e);                                                  \
+        (t)++;                                                                 \
+        if (iq[(h) & mask] < (s)) (h)++;                                       \
     } while (0)
 
 #define GS_MM_LEMIRE(S, T)                                                                       \
     static void lemire_##S(const T *in, size_t m, size_t first, size_t w, gs_mm_only only,      \
-                           T *out, mm_deque *dmin, mm_deque *dmax)                               \
+                           T *out, size_t *ibuf, void *vbuf, size_t mask)                        \
     {                                                                                            \
         const int want_min = only != GS_MM_MAX, want_max = only != GS_MM_MIN;                    \
+        size_t *imin = ibuf, *imax = ibuf + mask + 1;                                            \
+        T *vmin = vbuf, *vmax = vmin + mask + 1;                                                 \
+        size_t hmin = 0, tmin = 0, hmax = 0, tmax = 0;                                           \
         for (size_t e = mm_start(first, w); e < m; e++) {                                        \
             const T x = in[e];                                                                   \
             const size_t s = mm_start(e, w);                                                     \
-            if (want_min) GS_MM_WEDGE_STEP(dmin, lo_##S, x, e, s);                               \
-            if (want_max) GS_MM_WEDGE_STEP(dmax, hi_##S, x, e, s);                               \
+            if (want_min) GS_MM_WEDGE_STEP(lo_##S, imin, vmin, hmin, tmin, x, e, s);             \
+            if (want_max) GS_MM_WEDGE_STEP(hi_##S, imax, vmax, hmax, tmax, x, e, s);             \
             if (e < first) continue;                                                             \
-            if (want_min) *out++ = in[dq_at(dmin, 0)];                                           \
-            if (want_max) *out++ = in[dq_at(dmax, 0)];                                           \
+            if (want_min) *out++ = vmin[hmin & mask];                                            \
+            if (want_max) *out++ = vmax[hmax & mask];                                            \
         }                                                                                        \
     }
 GS_MM_LEMIRE(i32, int32_t)
@@ -176,20 +166,23 @@ int gs_minmax_cpu_lemire(const gs_minmax_params *p, const void *in, size_t m, si
     int rc = mm_check(p, m, first, st);
     if (rc) return rc;
     if (first == m) return GS_OK;
-    const size_t w = mm_window(p, m), cap = w + 1;
-    size_t *idx = malloc(2 * cap * sizeof *idx);
-    if (!idx) return gs_fail(st, GS_ENOMEM, "minmax: out of host memory for a window of %zu", w);
-    mm_deque dmin = {idx, cap, 0, 0}, dmax = {idx + cap, cap, 0, 0};
+    const size_t w = mm_window(p, m);
+    size_t cap = 2;
+    while (cap < w + 1) cap *= 2;
+    size_t *ibuf = malloc(2 * cap * (sizeof(size_t) + sizeof(uint64_t)));
+    if (!ibuf) return gs_fail(st, GS_ENOMEM, "minmax: out of host memory for a window of %zu", w);
+    void *vbuf = ibuf + 2 * cap;
+    const size_t mask = cap - 1;
     switch (p->type) {
-    case GS_I32: lemire_i32(in, m, first, w, p->only, out, &dmin, &dmax); break;
-    case GS_I64: lemire_i64(in, m, first, w, p->only, out, &dmin, &dmax); break;
-    case GS_U32: lemire_u32(in, m, first, w, p->only, out, &dmin, &dmax); break;
-    case GS_U64: lemire_u64(in, m, first, w, p->only, out, &dmin, &dmax); break;
-    case GS_F32: lemire_f32(in, m, first, w, p->only, out, &dmin, &dmax); break;
-    case GS_F64: lemire_f64(in, m, first, w, p->only, out, &dmin, &dmax); break;
+    case GS_I32: lemire_i32(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
+    case GS_I64: lemire_i64(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
+    case GS_U32: lemire_u32(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
+    case GS_U64: lemire_u64(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
+    case GS_F32: lemire_f32(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
+    case GS_F64: lemire_f64(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
     default: break;
     }
-    free(idx);
+    free(ibuf);
     return GS_OK;
 }
 
@@ -225,15 +218,27 @@ static inline double unkey_f64(int64_t k)
     memcpy(&x, &u, sizeof x);
     return x;
 }
-/* Every non-NaN key lies strictly between the NaN keys (-inf and +inf sit well inside). */
-#define KMIN_f32(x) ((x) != (x) ? INT32_MIN : key_f32(x))
-#define KMAX_f32(x) ((x) != (x) ? INT32_MAX : key_f32(x))
-#define UNMIN_f32(k) ((k) == INT32_MIN ? NAN : unkey_f32(k))
-#define UNMAX_f32(k) ((k) == INT32_MAX ? NAN : unkey_f32(k))
-#define KMIN_f64(x) ((x) != (x) ? INT64_MIN : key_f64(x))
-#define KMAX_f64(x) ((x) != (x) ? INT64_MAX : key_f64(x))
-#define UNMIN_f64(k) ((k) == INT64_MIN ? (double)NAN : unkey_f64(k))
-#define UNMAX_f64(k) ((k) == INT64_MAX ? (double)NAN : unkey_f64(k))
+/* NaN maps to the extreme key of its chain; every non-NaN key lies strictly inside. In key space
+ * a NaN with the sign bit clear lies above +inf and one with it set below -inf, so each chain
+ * only has to move the NaNs on the wrong side (one compare and select, no float compare). The
+ * extremes INT_MIN and INT_MAX map back to NaN bit patterns by themselves (0xffffffff and
+ * 0x7fffffff for f32), so unkeying needs no test. */
+#define GS_KEY_PINF_F32 ((int32_t)0x7f800000)           /* key(+inf) */
+#define GS_KEY_NINF_F32 (-(int32_t)0x7f800001)          /* key(-inf) */
+#define GS_KEY_PINF_F64 ((int64_t)0x7ff0000000000000)   /* key(+inf) */
+#define GS_KEY_NINF_F64 (-(int64_t)0x7ff0000000000001)  /* key(-inf) */
+static inline int32_t kmin_f32(float x) { const int32_t k = key_f32(x); return k > GS_KEY_PINF_F32 ? INT32_MIN : k; }
+static inline int32_t kmax_f32(float x) { const int32_t k = key_f32(x); return k < GS_KEY_NINF_F32 ? INT32_MAX : k; }
+static inline int64_t kmin_f64(double x) { const int64_t k = key_f64(x); return k > GS_KEY_PINF_F64 ? INT64_MIN : k; }
+static inline int64_t kmax_f64(double x) { const int64_t k = key_f64(x); return k < GS_KEY_NINF_F64 ? INT64_MAX : k; }
+#define KMIN_f32(x) kmin_f32(x)
+#define KMAX_f32(x) kmax_f32(x)
+#define UNMIN_f32(k) unkey_f32(k)
+#define UNMAX_f32(k) unkey_f32(k)
+#define KMIN_f64(x) kmin_f64(x)
+#define KMAX_f64(x) kmax_f64(x)
+#define UNMIN_f64(k) unkey_f64(k)
+#define UNMAX_f64(k) unkey_f64(k)
 #define GS_MM_IDKEY(x) (x)
 #define KMIN_i32 GS_MM_IDKEY
 #define KMAX_i32 GS_MM_IDKEY

@@ -48,11 +48,14 @@ void gs_scan_identity(gs_scan_op op, gs_type t, gs_value *v)
  * scan:   out[i] from acc = *carry, then *carry = total.
  * reduce: *acc = op(*acc, fold of in[0..n)), with GS_SCAN_LANES interleaved accumulators so
  *         the loop is not bound by the latency of one dependency chain (a fixed lane layout:
- *         the result depends only on n and the data). */
+ *         the result depends only on n and the data). A float min/max that comes out NaN is
+ *         folded again in order, so it carries the block's first NaN as a left fold does and
+ *         cpu-par min/max stays bit-identical to cpu, NaN payloads included (rare: only blocks
+ *         holding a NaN pay). */
 typedef void (*scan_fn)(const void *in, void *out, size_t n, gs_value *carry, int exclusive);
 typedef void (*reduce_fn)(const void *in, size_t n, gs_value *acc);
 
-#define GS_SCAN_GEN(NAME, TI, TO, SO, OPF)                                                     \
+#define GS_SCAN_GEN(NAME, TI, TO, SO, OPF, REFOLD)                                            \
     static void scan_##NAME(const void *vin, void *vout, size_t n, gs_value *carry, int excl) \
     {                                                                                         \
         const TI *in = vin;                                                                   \
@@ -81,15 +84,31 @@ typedef void (*reduce_fn)(const void *in, size_t n, gs_value *acc);
             for (int l = 0; l < GS_SCAN_LANES; l++) lane[l] = (TO)in[l];                      \
             for (i = GS_SCAN_LANES; i + GS_SCAN_LANES <= n; i += GS_SCAN_LANES)               \
                 for (int l = 0; l < GS_SCAN_LANES; l++) lane[l] = OPF(lane[l], (TO)in[i + l]); \
-            for (int l = 0; l < GS_SCAN_LANES; l++) accv->SO = OPF(accv->SO, lane[l]);        \
+            TO acc = accv->SO;                                                                \
+            for (int l = 0; l < GS_SCAN_LANES; l++) acc = OPF(acc, lane[l]);                  \
+            for (; i < n; i++) acc = OPF(acc, (TO)in[i]);                                     \
+            if (!REFOLD(acc)) {                                                               \
+                accv->SO = acc;                                                               \
+                return;                                                                       \
+            }                                                                                 \
+            i = 0;                                                                            \
         }                                                                                     \
         for (; i < n; i++) accv->SO = OPF(accv->SO, (TO)in[i]);                               \
     }
 
-#define GS_SCAN_GEN_OPS(S, TI, TO, SO)                       \
-    GS_SCAN_GEN(sum_##S, TI, TO, SO, gs_add_##SO)            \
-    GS_SCAN_GEN(min_##S, TI, TO, SO, gs_min_##SO)            \
-    GS_SCAN_GEN(max_##S, TI, TO, SO, gs_max_##SO)
+/* REFOLD(acc): redo a lane reduction in order (a float min/max that found a NaN). */
+#define GS_NO_REFOLD(x) 0
+#define GS_REFOLD_i32 GS_NO_REFOLD
+#define GS_REFOLD_i64 GS_NO_REFOLD
+#define GS_REFOLD_u32 GS_NO_REFOLD
+#define GS_REFOLD_u64 GS_NO_REFOLD
+#define GS_REFOLD_f32(x) ((x) != (x))
+#define GS_REFOLD_f64(x) ((x) != (x))
+
+#define GS_SCAN_GEN_OPS(S, TI, TO, SO)                                 \
+    GS_SCAN_GEN(sum_##S, TI, TO, SO, gs_add_##SO, GS_NO_REFOLD)        \
+    GS_SCAN_GEN(min_##S, TI, TO, SO, gs_min_##SO, GS_REFOLD_##SO)      \
+    GS_SCAN_GEN(max_##S, TI, TO, SO, gs_max_##SO, GS_REFOLD_##SO)
 
 GS_SCAN_GEN_OPS(i32, int32_t, int32_t, i32)
 GS_SCAN_GEN_OPS(i64, int64_t, int64_t, i64)

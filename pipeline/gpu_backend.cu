@@ -8,8 +8,9 @@
  *               ev_h2d0[s]  H2D(k): host chunk -> d_in[s]  ev_h2d1[s]
  *   k stream    wait ev_h2d1[s] (inputs are there), wait ev_d2h1[s] (d_out[s] drained)
  *               ev_k0[s]  [minmax: halo d_halo -> head of slot]  kernel(k)
- *               [minmax: tail of [halo|chunk] -> d_halo]  [compact: count -> pinned h_count[s]]  ev_k1[s]
- *               kernel(k) follows kernel(k-1) by stream order: that is the carry dependency.
+ *               [minmax: tail of [halo|chunk] -> d_halo]  [compact: count -> mapped h_count[s]]  ev_k1[s]
+ *               kernel(k) follows kernel(k-1) by stream order: that is the carry dependency. The
+ *               bracketed steps are tiny kernels, never copy-engine work (see gs_gpu_copy_kernel).
  *   d2h stream  wait ev_k1[s]; ev_d2h0[s]  D2H(k): d_out[s] -> host chunk  ev_d2h1[s]
  *
  * so H2D(k+1), kernel(k) and D2H(k-1) run at once on the two copy engines and the SMs. retire()
@@ -67,6 +68,22 @@ static int gs_cu_fail(gs_status *st, cudaError_t e, const char *call, int dev)
         if (e_ != cudaSuccess) return gs_cu_fail(st, e_, #call, (dev));  \
     } while (0)
 
+/* Small kernels for the k stream. Its bookkeeping (halo copies, publishing the compact count) runs
+ * on the SMs, not as cudaMemcpyAsync: a copy on the k stream could queue in a copy engine behind a
+ * large H2D/D2H of another chunk and hold up the next kernel; these never do. */
+template <typename T>
+__global__ void gs_gpu_copy_kernel(T *__restrict__ dst, const T *__restrict__ src, uint64_t n)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
+        dst[i] = src[i];
+}
+
+/* The count to pinned mapped host memory: the write is visible to the host once ev_k1 completes. */
+__global__ void gs_gpu_publish_count(volatile uint64_t *h_count, const uint64_t *d_count)
+{
+    *h_count = *d_count;
+}
+
 /* A trivial kernel: cudaFuncGetAttributes on it tells whether this build has code for a device. */
 __global__ void gs_gpu_probe_kernel(int *p)
 {
@@ -84,6 +101,23 @@ static int gs_gpu_probe(int dev, char *why, size_t len)
         return 0;
     }
     return 1;
+}
+
+/* Copy n elements of size isz (4 or 8; dst and src aligned to it) on `s` with gs_gpu_copy_kernel. */
+static int gs_gpu_copy(void *dst, const void *src, uint64_t n, size_t isz, cudaStream_t s, int dev, gs_status *st)
+{
+    const unsigned threads = 256;
+    uint64_t blocks = (n + threads - 1) / threads;
+    if (!n) return GS_OK;
+    if (blocks > 1024) blocks = 1024;
+    if (isz == 8)
+        gs_gpu_copy_kernel<uint64_t><<<(unsigned)blocks, threads, 0, s>>>((uint64_t *)dst, (const uint64_t *)src, n);
+    else if (isz == 4)
+        gs_gpu_copy_kernel<uint32_t><<<(unsigned)blocks, threads, 0, s>>>((uint32_t *)dst, (const uint32_t *)src, n);
+    else
+        return gs_fail(st, GS_EDATA, "gpu backend: no copy for %zu-byte elements", isz);
+    GS_CU(dev, cudaGetLastError());
+    return GS_OK;
 }
 
 /* ---- state ------------------------------------------------------------------------------ */
@@ -125,10 +159,11 @@ typedef struct gs_gpu {
     int pool_made;
     void *d_scratch;  /* mode once */
     void *d_carry;    /* scan: one out_type value */
-    uint64_t *d_count;/* compact: the kernel's count, copied to h_count[s] on the k stream */
+    uint64_t *d_count;/* compact: the kernel's count, published to h_count[s] on the k stream */
     char *d_halo;     /* minmax: the last hl inputs of the stream so far */
     void *d_sink;     /* compact --count with mapped memory: where the unwanted values go */
-    uint64_t *h_count;/* pinned, one per slot */
+    uint64_t *h_count;/* pinned and mapped, one per slot */
+    uint64_t *dh_count;/* its device address */
     uint64_t hl;      /* halo elements the next chunk gets (host's copy of the device state) */
     uint64_t base;    /* elements submitted so far (compact --indices) */
     uint64_t nsub, nret;
@@ -292,6 +327,12 @@ static void gpu_host_free(gs_backend *b, void *p)
     gs_gpu *g = (gs_gpu *)b->impl;
     if (!p) return;
     (void)cudaSetDevice(g->dev);
+    if (g->nsub > g->nret && g->streams_made) {
+        /* the engine frees its chunks before destroy; after an error some may still be in flight */
+        (void)cudaStreamSynchronize(g->s_h2d);
+        (void)cudaStreamSynchronize(g->s_k);
+        (void)cudaStreamSynchronize(g->s_d2h);
+    }
     switch (g->host_mem) {
     case GS_HOST_PAGEABLE: free(p); break;
     case GS_HOST_REGISTERED: (void)cudaHostUnregister(p); free(p); break;
@@ -330,8 +371,9 @@ static int gpu_issue_d2h(gs_gpu *g, gs_gpu_slot *sl, gs_status *st)
 }
 
 /* Compact: the host must know a chunk's count before it can copy exactly that many values back.
- * The count rides to pinned h_count[s] on the k stream right after the kernel (8 bytes; putting it
- * on the d2h stream would queue chunk k's value copy behind kernel(k+1)). For chunks in flight, in
+ * A one-thread kernel on the k stream right after the compact kernel writes it to mapped pinned
+ * h_count[s] (a copy on the d2h stream would queue chunk k-1's value copy behind kernel(k); a copy
+ * on the k stream could wait in a copy engine behind a big transfer). For chunks in flight, in
  * order, whose ev_k1 has completed, read the count and queue the D2H. Called after each submit
  * (non-blocking: picks up counts that are already back) and from retire with block = 1, which waits
  * for the oldest chunk's count only; later chunks' H2D and kernels keep running meanwhile. */
@@ -388,7 +430,6 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
     gs_gpu_slot *sl = &g->slot[s];
     const uint64_t n = in->n, hl = g->hl, m = hl + n;
     uint64_t first = 0, vals = n, need_cap = n;
-    const char *h_head = NULL;  /* mapped: host address of [halo | chunk] */
     char *kin = NULL, *kout = NULL; /* what the kernel reads and writes (device or mapped addresses) */
     void *scratch;
     int rc;
@@ -427,8 +468,7 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
             return gs_fail(st, GS_EDATA, "gpu backend: input chunk has no head room for a %llu-element halo",
                            (unsigned long long)hl);
         if ((rc = gpu_mapped_ptr(g, in, &kin, st))) return rc;
-        kin -= hl * g->isz;
-        h_head = (const char *)in->data - hl * g->isz;
+        kin -= hl * g->isz; /* device address of the head room part that takes the halo */
         kout = NULL;
         if (g->op == GS_OP_COMPACT && g->count_only) kout = (char *)g->d_sink;
         else if ((rc = gpu_mapped_ptr(g, out, &kout, st))) return rc;
@@ -453,26 +493,22 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
     scratch = g->dev_alloc == GS_DEV_ONCE ? g->d_scratch : sl->d_scratch;
 
     GS_CU(g->dev, cudaEventRecord(sl->ev_k0, g->s_k));
-    if (g->op == GS_OP_MINMAX && hl) {
-        /* halo in: the previous chunk's tail copy to d_halo precedes this on the k stream */
-        if (g->mapped) GS_CU(g->dev, cudaMemcpyAsync((void *)h_head, g->d_halo, hl * g->isz, cudaMemcpyDefault, g->s_k));
-        else GS_CU(g->dev, cudaMemcpyAsync(kin, g->d_halo, hl * g->isz, cudaMemcpyDeviceToDevice, g->s_k));
-    }
+    /* halo in: the previous chunk's tail copy to d_halo precedes this on the k stream (mapped:
+     * into the engine's head room through its device address) */
+    if (g->op == GS_OP_MINMAX && (rc = gs_gpu_copy(kin, g->d_halo, hl, g->isz, g->s_k, g->dev, st))) return rc;
     if (!(g->op == GS_OP_MINMAX && first >= m) && (rc = gpu_launch(g, kin, kout, n, m, first, scratch, st)))
         return rc;
     if (g->op == GS_OP_MINMAX && g->H) {
         /* halo out: the last min(W-1, m) inputs of [halo | chunk]; the next chunk's halo-in copy
          * comes after this on the k stream, so d_halo needs no second buffer. */
         uint64_t hl2 = m < g->H ? m : g->H;
-        if (g->mapped)
-            GS_CU(g->dev, cudaMemcpyAsync(g->d_halo, h_head + (m - hl2) * g->isz, hl2 * g->isz, cudaMemcpyDefault, g->s_k));
-        else
-            GS_CU(g->dev, cudaMemcpyAsync(g->d_halo, kin + (m - hl2) * g->isz, hl2 * g->isz, cudaMemcpyDeviceToDevice,
-                                          g->s_k));
+        if ((rc = gs_gpu_copy(g->d_halo, kin + (m - hl2) * g->isz, hl2, g->isz, g->s_k, g->dev, st))) return rc;
         g->hl = hl2;
     }
-    if (g->op == GS_OP_COMPACT)
-        GS_CU(g->dev, cudaMemcpyAsync(&g->h_count[s], g->d_count, sizeof(uint64_t), cudaMemcpyDeviceToHost, g->s_k));
+    if (g->op == GS_OP_COMPACT) {
+        gs_gpu_publish_count<<<1, 1, 0, g->s_k>>>(g->dh_count + s, g->d_count);
+        GS_CU(g->dev, cudaGetLastError());
+    }
     if (g->mapped && g->dev_alloc == GS_DEV_ASYNC && (rc = gpu_slot_release(g, sl, g->s_k, st))) return rc;
     /* ev_k1: kernel(k) done, slot s's input is free, h_count[s] is valid */
     GS_CU(g->dev, cudaEventRecord(sl->ev_k1, g->s_k));
@@ -631,16 +667,22 @@ static int gpu_fit(gs_gpu *g, uint64_t want, const gs_engine_opts *o, gs_status 
     }
     min_c = want < 256 ? want : 256;
     if (gpu_need(g, min_c) > g->dev_budget) {
-        const int by_limit = o && o->device_mem_limit && o->device_mem_limit < usable;
+        /* say what would work: the need for a 64 Ki-element chunk (or the one asked for) */
+        const uint64_t sugg_c = want < 65536 ? want : 65536, sugg = gpu_need(g, sugg_c);
+        const char *why = g->op == GS_OP_MINMAX && g->H ? " (the window's W-1 halo included)" : "";
+        if (o && o->device_mem_limit && o->device_mem_limit < usable)
+            return gs_fail(st, GS_ENOMEM,
+                           "gpu %d: --device-mem-limit %llu is too small: %d buffer(s) of %llu elements need %llu "
+                           "bytes%s; use --device-mem-limit %llu or more (%llu for chunks of %llu elements)",
+                           g->dev, (unsigned long long)o->device_mem_limit, g->depth, (unsigned long long)min_c,
+                           (unsigned long long)gpu_need(g, min_c), why, (unsigned long long)gpu_need(g, min_c),
+                           (unsigned long long)sugg, (unsigned long long)sugg_c);
         return gs_fail(st, GS_ENOMEM,
-                       "gpu %d: %llu bytes of device memory (%s) cannot hold %d buffer(s) of even %llu elements "
-                       "(%llu bytes needed)%s; %s",
-                       g->dev, (unsigned long long)g->dev_budget,
-                       by_limit ? "--device-mem-limit" : "7/8 of the free memory", g->depth,
-                       (unsigned long long)min_c, (unsigned long long)gpu_need(g, min_c),
-                       g->op == GS_OP_MINMAX && g->H ? " with the window's halo" : "",
-                       by_limit ? "raise --device-mem-limit or use fewer --buffers"
-                                : "free device memory, use fewer --buffers or a smaller window");
+                       "gpu %d: %llu bytes of free device memory cannot hold %d buffer(s) of %llu elements (%llu bytes "
+                       "needed%s); free device memory, use fewer --buffers%s",
+                       g->dev, (unsigned long long)free_b, g->depth, (unsigned long long)min_c,
+                       (unsigned long long)gpu_need(g, min_c), why,
+                       g->op == GS_OP_MINMAX ? " or a smaller --window" : "");
     }
     /* largest C with need(C) <= budget (need grows with C) */
     lo = min_c;
@@ -718,14 +760,16 @@ static int gpu_create(gs_gpu *g, const gs_backend_cfg *c, gs_status *st)
         gs_value id;
         if ((rc = gpu_dmalloc(g, &g->d_carry, g->osz, GS_DEV_ONCE, 0, st))) return rc;
         gs_scan_identity(g->job.scan.op, g->job.scan.out_type, &id);
-        /* from pageable memory: returns once staged, and kernel(0) follows it on the k stream */
+        /* the initial carry, ahead of kernel(0) on the k stream; synchronised once because `id` is
+         * on the stack */
         GS_CU(g->dev, cudaMemcpyAsync(g->d_carry, &id, g->osz, cudaMemcpyHostToDevice, g->s_k));
-        GS_CU(g->dev, cudaStreamSynchronize(g->s_k)); /* once, at start-up: `id` is on the stack */
+        GS_CU(g->dev, cudaStreamSynchronize(g->s_k));
     }
     if (g->op == GS_OP_COMPACT) {
         if ((rc = gpu_dmalloc(g, (void **)&g->d_count, sizeof(uint64_t), GS_DEV_ONCE, 0, st))) return rc;
-        GS_CU(g->dev, cudaHostAlloc((void **)&g->h_count, (size_t)g->depth * sizeof(uint64_t), cudaHostAllocDefault));
+        GS_CU(g->dev, cudaHostAlloc((void **)&g->h_count, (size_t)g->depth * sizeof(uint64_t), cudaHostAllocMapped));
         memset(g->h_count, 0, (size_t)g->depth * sizeof(uint64_t));
+        GS_CU(g->dev, cudaHostGetDevicePointer((void **)&g->dh_count, g->h_count, 0));
         if (g->mapped && g->count_only &&
             (rc = gpu_dmalloc(g, &g->d_sink, g->C * g->osz, GS_DEV_ONCE, 0, st)))
             return rc;

@@ -5,7 +5,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 G=${G:-./gpustream}
-T=$(mktemp -d)
+T=$(mktemp -d -p "$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo /tmp)")
 trap 'rm -rf "$T"' EXIT
 PY=/usr/bin/python3
 if ! $PY -c 'import numpy, pandas' 2>/dev/null; then PY=""; echo "note: python3-numpy/pandas missing: oracle checks skipped"; fi
@@ -28,103 +28,121 @@ expect() {
 }
 
 # ---- oracle comparisons ------------------------------------------------------------------
-# Random inputs of each type, never all zeros: mixed signs, large magnitudes (integer sums wrap).
-oracle() { $PY - "$@" <<'EOF'
-import sys, numpy as np, pandas as pd
-mode, path, t = sys.argv[1], sys.argv[2], sys.argv[3]
-dt = {'i32': '<i4', 'i64': '<i8', 'u32': '<u4', 'u64': '<u8', 'f32': '<f4', 'f64': '<f8'}[t]
-if mode == 'make':
-    n = int(sys.argv[4]); rng = np.random.default_rng(int(sys.argv[5]))
-    if t[0] == 'f':
-        x = rng.normal(0, 1000, n).astype(dt)
-        if n > 10: x[rng.integers(0, n, 3)] = [0.0, -0.0, np.inf][:3]
-    else:
-        info = np.iinfo(np.dtype(dt))
-        x = rng.integers(info.min, info.max, n, dtype=np.dtype(dt), endpoint=True)
-        x[rng.random(n) < 0.3] = 0
-        x[rng.random(n) < 0.3] %= 100
-    x.tofile(path)
-    sys.exit(0)
-x = np.fromfile(path, dtype=dt)
-got = np.fromfile(sys.argv[4], dtype=sys.argv[5] if len(sys.argv) > 5 and sys.argv[5].startswith('<') else dt)
-arg = sys.argv[6] if len(sys.argv) > 6 else (sys.argv[5] if len(sys.argv) > 5 else '')
-with np.errstate(all='ignore'):
-    if mode in ('sum', 'sumx', 'min', 'max'):
-        if mode in ('sum', 'sumx'):
-            ref = np.cumsum(x, dtype=x.dtype)
-            if mode == 'sumx': ref = np.concatenate([[0], ref[:-1]]).astype(x.dtype) if len(x) else ref
-        else:
-            f = np.minimum if mode == 'min' else np.maximum
-            ref = f.accumulate(x) if len(x) else x
-        if t[0] == 'f' and mode in ('sum', 'sumx'):
-            scale = np.cumsum(np.abs(x.astype(np.float64)))
-            if mode == 'sumx': scale = np.concatenate([[0], scale[:-1]]) if len(x) else scale
-            ok = got.shape == ref.shape and np.all(np.abs(got.astype(np.float64) - ref.astype(np.float64)) <= 1e-4 * scale + 1e-30)
-        else:
-            ok = got.shape == ref.shape and np.array_equal(got, ref, equal_nan=True)
-    elif mode == 'compact':
-        pred = arg
-        v = None
-        if ':' in pred: pred, v = pred.split(':', 1)
-        cv = lambda s: np.array(s).astype(x.dtype) if t[0] == 'f' else np.array(int(s)).astype(x.dtype)
-        m = {'nonzero': lambda: x != 0, 'gt': lambda: x > cv(v), 'le': lambda: x <= cv(v), 'eq': lambda: x == cv(v),
-             'ne': lambda: x != cv(v), 'ge': lambda: x >= cv(v), 'lt': lambda: x < cv(v),
-             'range': lambda: (x >= cv(v.split(':')[0])) & (x <= cv(v.split(':')[1])),
-             'finite': lambda: np.isfinite(x) if t[0] == 'f' else np.ones(len(x), bool),
-             'nan': lambda: np.isnan(x) if t[0] == 'f' else np.zeros(len(x), bool)}[pred]()
-        ref = x[m]
-        ok = np.array_equal(got, ref, equal_nan=True)
-    elif mode == 'indices':
-        got = np.fromfile(sys.argv[4], dtype='<u8')
-        ok = np.array_equal(got, np.flatnonzero(x != 0))
-    elif mode in ('minmax', 'partial'):
-        w = int(arg)
-        got = got.reshape(-1, 2)
-        s = pd.Series(x.astype(np.float64) if t[0] == 'f' else x)
-        if mode == 'minmax':
-            if len(x) >= w:
-                v = np.lib.stride_tricks.sliding_window_view(x, w)
-                ref = np.stack([v.min(axis=1), v.max(axis=1)], axis=1)
-            else:
-                ref = np.zeros((0, 2), x.dtype)
-        else:
-            ref = np.stack([s.rolling(w, min_periods=1).min().to_numpy(), s.rolling(w, min_periods=1).max().to_numpy()], axis=1).astype(x.dtype) if len(x) else np.zeros((0, 2), x.dtype)
-        ok = got.shape == ref.shape and np.array_equal(got, ref, equal_nan=True)
-    print('ok' if ok else 'mismatch: got %s ref %s' % (got[:8], ref[:8] if 'ref' in dir() else ''))
-EOF
-}
-
-ocheck() { # name mode in type out [arg]
-    local name=$1; shift
-    local r
-    r=$(oracle "$@" 2>&1)
-    if [ "$r" = ok ]; then pass "$name"; else fail "$name" "$r"; fi
-}
-
+# Every case runs gpustream and records "name mode input type output arg" in a manifest; one
+# python process then checks all of them against numpy (exact integer arithmetic; pandas-style
+# partial windows built from numpy so 64-bit integers are not rounded through float64).
 if [ -n "$PY" ]; then
+    MAN="$T/manifest"
+    : >"$MAN"
+    make_input() { # path type n seed: random, never all zeros, mixed signs, large magnitudes
+        $PY - "$@" <<'EOF2'
+import sys, numpy as np
+path, t, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+dt = np.dtype({'i32': '<i4', 'i64': '<i8', 'u32': '<u4', 'u64': '<u8', 'f32': '<f4', 'f64': '<f8'}[t])
+rng = np.random.default_rng(seed)
+if t[0] == 'f':
+    x = rng.normal(0, 1000, n).astype(dt)
+    if n > 10:
+        x[rng.integers(0, n, 2)] = [0.0, -0.0]
+        x[n // 2] = np.nan if seed % 2 else np.inf
+else:
+    info = np.iinfo(dt)
+    x = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    x[rng.random(n) < 0.3] = 0
+    x[rng.random(n) < 0.3] %= 100
+x.tofile(path)
+EOF2
+    }
+    case_run() { # name mode type arg -- gpustream args (input and output appended)
+        local name=$1 mode=$2 t=$3 arg=$4; shift 5
+        if "$@" "$IN" -f "$T/o_$name" 2>"$T/err"; then echo "$name $mode $IN $t $T/o_$name $arg" >>"$MAN"
+        else fail "$name" "exit $?: $(head -c 200 "$T/err")"; fi
+    }
     for t in i32 i64 u32 u64 f32 f64; do
         for n in 0 1 1000 100003; do
-            oracle make "$T/x" $t $n $((n + 7))
-            for op in sum min max; do
-                $G scan --backend cpu -t $t --op $op --chunk 4000 "$T/x" -f "$T/y" 2>"$T/err" || { fail "scan_${op}_${t}_$n" "$(cat "$T/err")"; continue; }
-                ocheck "scan_${op}_${t}_n$n" $op "$T/x" $t "$T/y"
-            done
-            $G scan --backend cpu -t $t --exclusive "$T/x" -f "$T/y" && ocheck "scan_excl_${t}_n$n" sumx "$T/x" $t "$T/y"
+            IN="$T/x_${t}_$n"
+            make_input "$IN" $t $n $((n + ${#t} + 7))
+            for op in sum min max; do case_run "scan_${op}_${t}_n$n" $op $t - -- $G scan --backend cpu -t $t --op $op --chunk 4000; done
+            case_run "scan_excl_${t}_n$n" sumx $t - -- $G scan --backend cpu -t $t --exclusive --chunk 1004
+            case_run "scan_exclmax_${t}_n$n" maxx $t - -- $G scan --backend cpu -t $t --op max --exclusive --chunk 1004
             for p in nonzero gt:5 le:-3 range:0:100 eq:0 ne:0 finite nan; do
                 case "$t:$p" in u*:le:-3) continue ;; esac
-                $G compact --backend cpu -t $t --pred $p --chunk 1000 "$T/x" -f "$T/y" 2>"$T/err" || { fail "compact_${p}_${t}_n$n" "$(cat "$T/err")"; continue; }
-                ocheck "compact_${p}_${t}_n$n" compact "$T/x" $t "$T/y" "" "$p"
+                case_run "compact_${p}_${t}_n$n" compact $t "$p" -- $G compact --backend cpu -t $t --pred $p --chunk 1000
             done
-            $G compact --backend cpu -t $t --indices --chunk 999 "$T/x" -f "$T/y" && ocheck "compact_indices_${t}_n$n" indices "$T/x" $t "$T/y"
+            case_run "compact_invert_${t}_n$n" compactinv $t gt:5 -- $G compact --backend cpu -t $t --pred gt:5 --invert --chunk 996
+            case_run "compact_indices_${t}_n$n" indices $t - -- $G compact --backend cpu -t $t --indices --chunk 999
             for w in 1 2 7 500 $n $((n + 1)); do
                 [ "$w" -ge 1 ] || continue
-                $G minmax -q --backend cpu -t $t -w $w --chunk 1204 "$T/x" -f "$T/y" 2>"$T/err" || { fail "minmax_w${w}_${t}_n$n" "$(cat "$T/err")"; continue; }
-                ocheck "minmax_w${w}_${t}_n$n" minmax "$T/x" $t "$T/y" "" $w
-                $G minmax --backend cpu -t $t -w $w --partial --chunk 1204 "$T/x" -f "$T/y" 2>"$T/err" || { fail "partial_w${w}_${t}_n$n" "$(cat "$T/err")"; continue; }
-                ocheck "partial_w${w}_${t}_n$n" partial "$T/x" $t "$T/y" "" $w
+                case_run "minmax_w${w}_${t}_n$n" minmax $t $w -- $G minmax -q --backend cpu -t $t -w $w --chunk 1204
+                case_run "partial_w${w}_${t}_n$n" partial $t $w -- $G minmax --backend cpu -t $t -w $w --partial --chunk 1204
             done
         done
     done
+    case_run "scan_widen_i32_i64" sum64 i32 - -- $G scan --backend cpu -t i32 --out-type i64 --chunk 4000
+    $PY - "$MAN" <<'EOF2'
+import sys, numpy as np, pandas as pd
+DT = {'i32': '<i4', 'i64': '<i8', 'u32': '<u4', 'u64': '<u8', 'f32': '<f4', 'f64': '<f8'}
+def same(a, b):
+    return a.shape == b.shape and np.array_equal(a, b, equal_nan=(a.dtype.kind == 'f'))
+def sliding(x, w, partial, f):
+    if partial and w >= len(x):  # every window is a prefix: a running min/max (NaN propagates)
+        return (np.minimum if f is np.min else np.maximum).accumulate(x) if len(x) else x
+    if partial:  # pad the front with the op's identity: windows clipped at the start
+        ident = (np.inf if f is np.min else -np.inf) if x.dtype.kind == 'f' else (np.iinfo(x.dtype).max if f is np.min else np.iinfo(x.dtype).min)
+        x = np.concatenate([np.full(w - 1, ident, x.dtype), x])
+        if len(x) == w - 1: return np.zeros(0, x.dtype)
+    if len(x) < w: return np.zeros(0, x.dtype)
+    v = np.lib.stride_tricks.sliding_window_view(x, w)
+    if x.dtype.kind == 'f':  # a window holding NaN gives NaN
+        r = f(v, axis=1); r[np.isnan(v).any(axis=1)] = np.nan; return r
+    return f(v, axis=1)
+for line in open(sys.argv[1]):
+    name, mode, inp, t, outp, arg = line.split()
+    x = np.fromfile(inp, DT[t])
+    with np.errstate(all='ignore'):
+        if mode == 'indices':
+            got, ref = np.fromfile(outp, '<u8'), np.flatnonzero(x != 0).astype(np.uint64)
+        elif mode == 'sum64':
+            got, ref = np.fromfile(outp, '<i8'), np.cumsum(x.astype(np.int64))
+        else:
+            got = np.fromfile(outp, DT[t])
+            if mode in ('sum', 'sumx'):
+                ref = np.cumsum(x, dtype=x.dtype)
+            elif mode in ('min', 'max', 'maxx'):
+                f = np.fmin if False else (np.minimum if mode == 'min' else np.maximum)
+                ref = f.accumulate(x) if len(x) else x
+            if mode in ('sumx', 'maxx') and len(x):
+                ident = 0 if mode == 'sumx' else (-np.inf if t[0] == 'f' else np.iinfo(x.dtype).min)
+                ref = np.concatenate([np.full(1, ident, x.dtype), ref[:-1]])
+            if mode in ('compact', 'compactinv'):
+                p, _, v = arg.partition(':')
+                c = lambda s: np.array(float(s) if t[0] == 'f' else int(s)).astype(x.dtype)
+                m = {'nonzero': lambda: x != 0, 'gt': lambda: x > c(v), 'le': lambda: x <= c(v),
+                     'eq': lambda: x == c(v), 'ne': lambda: x != c(v),
+                     'range': lambda: (x >= c(v.split(':')[0])) & (x <= c(v.split(':')[1])),
+                     'finite': lambda: np.isfinite(x) if t[0] == 'f' else np.ones(len(x), bool),
+                     'nan': lambda: np.isnan(x) if t[0] == 'f' else np.zeros(len(x), bool)}[p]()
+                ref = x[~m] if mode == 'compactinv' else x[m]
+            if mode in ('minmax', 'partial'):
+                w = int(arg)
+                got = got.reshape(-1, 2)
+                ref = np.stack([sliding(x, w, mode == 'partial', np.min), sliding(x, w, mode == 'partial', np.max)], axis=1)
+                if mode == 'partial' and t in ('i32', 'f64') and len(x):  # the pandas convention itself, where exact
+                    # pandas' rolling skips +-inf and NaN, so compare only windows of finite values
+                    s = pd.Series(x.astype(np.float64))
+                    pr = np.stack([s.rolling(w, min_periods=1).min(), s.rolling(w, min_periods=1).max()], axis=1)
+                    nonfin = (~np.isfinite(x.astype(np.float64))).astype(np.int8)
+                    okw = sliding(nonfin, w, True, np.max) == 0
+                    if not np.array_equal(pr[okw], ref[okw].astype(np.float64)):
+                        print('FAIL %s: differs from pandas rolling(min_periods=1)' % name); continue
+    if mode in ('sum', 'sumx') and t[0] == 'f':
+        scale = np.cumsum(np.abs(np.nan_to_num(x.astype(np.float64), nan=0, posinf=0, neginf=0)))
+        fin = np.isfinite(ref)
+        ok = got.shape == ref.shape and np.all(np.abs(got[fin].astype(np.float64) - ref[fin]) <= 1e-4 * scale[fin] + 1e-30) and same(got[~fin], ref[~fin])
+    else:
+        ok = same(got, ref)
+    print(('PASS %s' % name) if ok else ('FAIL %s: got %s ref %s' % (name, got[:6], ref[:6])))
+EOF2
 fi
 
 # ---- results do not depend on chunk size, thread count or algorithm -------------------------
@@ -133,7 +151,7 @@ for op in "scan" "scan --op max" "compact --pred gt:0" "compact --pred gt:0 --in
     tag=$(echo "$op" | tr ' :' '__')
     $G $op --backend cpu -t i64 --threads 1 --chunk 64M "$T/w" -f "$T/a"
     ok=1
-    for ch in 8 1000 4096 123456; do
+    for ch in 64 1000 4096 123456; do
         for th in 1 2 4; do
             $G $op --backend cpu -t i64 --threads $th --chunk $ch "$T/w" -f "$T/b" && cmp -s "$T/a" "$T/b" || { ok=0; fail "chunk_independent_$tag" "chunk $ch threads $th differs"; break 2; }
         done
@@ -158,10 +176,10 @@ for d in uniform:-5:5 normal:0:1 walk sparse:0.1 sine:100; do
 done
 if [ -n "$PY" ]; then
     $G gen -n 200000 -t f64 --dist normal:3:2 -f "$T/g"
-    r=$($PY -c "import numpy as np; x=np.fromfile('$T/g'); print('ok' if abs(x.mean()-3)<0.05 and abs(x.std()-2)<0.05 else x.mean(), x.std())")
+    r=$($PY -c "import numpy as np; x=np.fromfile('$T/g'); print('ok' if abs(x.mean()-3)<0.05 and abs(x.std()-2)<0.05 else (x.mean(), x.std()))")
     [ "$r" = ok ] && pass gen_normal_moments || fail gen_normal_moments "$r"
     $G gen -n 200000 -t i32 --dist sparse:0.25 -f "$T/g"
-    r=$($PY -c "import numpy as np; x=np.fromfile('$T/g','<i4'); print('ok' if abs((x!=0).mean()-0.25)<0.01 and x.min()>=0 and x.max()<=100 else (x!=0).mean())")
+    r=$($PY -c "import numpy as np; x=np.fromfile('$T/g','<i4'); print('ok' if abs((x!=0).mean()-0.25)<0.01 and x.min()>=0 and x.max()<=100 else ((x!=0).mean(), x.min(), x.max()))")
     [ "$r" = ok ] && pass gen_sparse_density || fail gen_sparse_density "$r"
 fi
 

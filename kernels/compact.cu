@@ -1,0 +1,538 @@
+/* compact.cu - stream compaction on the GPU: keep x[i] where pred(x[i]) != invert, in input order,
+ * as values or (indices) as u64 positions base + i. Every predicate of kernels.h on all six
+ * types, with the semantics of gs_pred_eval (C comparisons: NaN fails them; integers are finite,
+ * never NaN). d_count receives this call's kept count (u64). One extern "C" launcher per variant.
+ *
+ *   scan      flag -> scan -> scatter: a kernel writes a u32 flag per element, the lookback scan
+ *             (u32 -> u64, exclusive) turns flags into output positions, a third kernel scatters.
+ *   ballot    two passes over tiles of 256 x 8: block counts with __syncthreads_count, an
+ *             exclusive scan of the counts (lookback scan), then each block re-reads its tile
+ *             and places kept elements with warp ballot / popc offsets.
+ *   lookback  the default: single pass with decoupled look-back. Tiles of threads x items, loaded
+ *             with coalesced 16-byte vectors (unguarded on full tiles); the predicate is chosen
+ *             once per thread (a switch outside the item loop); ranks from warp ballots; the
+ *             tile's count is published, the tile looks back for its output offset while its
+ *             kept elements are packed in shared memory, then written out coalesced.
+ *   cub       cub::DeviceSelect::If (64-bit offsets); indices select from a counting iterator with
+ *             a predicate that reads the input at the position.
+ */
+#include "gpu_common.cuh"
+#include "kernels_gpu.h"
+
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <stdio.h>
+
+/* ---- predicates, one kind at a time ---------------------------------------------------------- */
+template <int K, class T> GS_DEV bool pred_kind(T x, T a, T b)
+{
+    switch (K) {
+    case GS_PRED_NONZERO: return x != T(0);
+    case GS_PRED_EQ: return x == a;
+    case GS_PRED_NE: return x != a;
+    case GS_PRED_GT: return x > a;
+    case GS_PRED_GE: return x >= a;
+    case GS_PRED_LT: return x < a;
+    case GS_PRED_LE: return x <= a;
+    case GS_PRED_RANGE: return (a <= x) & (x <= b);
+    case GS_PRED_FINITE: return gs_is_float<T>::value ? (bool)isfinite((double)x) : true;
+    case GS_PRED_NAN: return gs_is_float<T>::value ? x != x : false;
+    default: return false;
+    }
+}
+
+/* Bit k of the result = pred(x[k]) for k < N (before invert). */
+template <int K, int N, class T> GS_DEV unsigned pred_bits_k(const T (&x)[N], T a, T b)
+{
+    unsigned m = 0;
+#pragma unroll
+    for (int k = 0; k < N; k++) m |= (unsigned)pred_kind<K>(x[k], a, b) << k;
+    return m;
+}
+template <int N, class T> GS_DEV unsigned pred_bits(const gs_pred<T> &p, const T (&x)[N])
+{
+    static_assert(N <= 32, "");
+    unsigned m;
+    switch (p.kind) {
+    case GS_PRED_NONZERO: m = pred_bits_k<GS_PRED_NONZERO>(x, p.a, p.b); break;
+    case GS_PRED_EQ: m = pred_bits_k<GS_PRED_EQ>(x, p.a, p.b); break;
+    case GS_PRED_NE: m = pred_bits_k<GS_PRED_NE>(x, p.a, p.b); break;
+    case GS_PRED_GT: m = pred_bits_k<GS_PRED_GT>(x, p.a, p.b); break;
+    case GS_PRED_GE: m = pred_bits_k<GS_PRED_GE>(x, p.a, p.b); break;
+    case GS_PRED_LT: m = pred_bits_k<GS_PRED_LT>(x, p.a, p.b); break;
+    case GS_PRED_LE: m = pred_bits_k<GS_PRED_LE>(x, p.a, p.b); break;
+    case GS_PRED_RANGE: m = pred_bits_k<GS_PRED_RANGE>(x, p.a, p.b); break;
+    case GS_PRED_FINITE: m = pred_bits_k<GS_PRED_FINITE>(x, p.a, p.b); break;
+    case GS_PRED_NAN: m = pred_bits_k<GS_PRED_NAN>(x, p.a, p.b); break;
+    default: m = 0; break;
+    }
+    if (p.invert) m = ~m;
+    return N == 32 ? m : m & ((1u << N) - 1u);
+}
+
+static int compact_check_scratch(const char *name, size_t have, size_t need, gs_status *st)
+{
+    if (have < need)
+        return gs_fail(st, GS_EDATA, "compact %s: scratch of %zu bytes, %zu needed", name, have, need);
+    return GS_OK;
+}
+
+/* f(T{}) with T the element type */
+template <class F> static int compact_dispatch(const gs_compact_params *p, gs_status *st, F &&f)
+{
+    if ((unsigned)p->pred > GS_PRED_NAN) return gs_fail(st, GS_EUSAGE, "compact: unknown predicate %d", (int)p->pred);
+    return gs_dispatch_type(p->type, st, f);
+}
+
+/* ============================================================================================
+ * lookback
+ * ============================================================================================ */
+
+template <class T, bool IDX, int THREADS, int ITEMS>
+__global__ void __launch_bounds__(THREADS)
+    gs_compact_lookback_k(const T *__restrict__ in, uint64_t n, void *out_v, uint64_t base, gs_pred<T> pred,
+                          uint64_t *d_count, typename gs_tile_status<uint64_t>::word *status, unsigned *ticket,
+                          unsigned ntiles, int vec)
+{
+    typedef typename std::conditional<IDX, uint64_t, T>::type Out;
+    constexpr int V = 16 / (int)sizeof(T);
+    constexpr int G = ITEMS / V;
+    constexpr int NW = THREADS / 32;
+    constexpr int TILE = THREADS * ITEMS;
+    typedef gs_tile_status<uint64_t> S;
+    const gs_op_sum<uint64_t> add;
+
+    __shared__ Out s_out[TILE];
+    __shared__ unsigned s_warp[NW + 1];
+    __shared__ uint64_t s_excl;
+    __shared__ unsigned s_tile;
+
+    if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
+    __syncthreads();
+    const unsigned tile = s_tile;
+    const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
+    const uint64_t tile_base = (uint64_t)tile * TILE;
+    const unsigned wofs = (unsigned)warp * 32 * ITEMS + (unsigned)lane * V; /* offset in the tile */
+    const bool full = tile_base + TILE <= n;
+
+    T x[ITEMS];
+    if (full && vec) {
+        gs_vec16<T> r[G];
+#pragma unroll
+        for (int g = 0; g < G; g++) r[g] = gs_ld_vec(in + tile_base + wofs + g * 32 * V);
+#pragma unroll
+        for (int g = 0; g < G; g++)
+#pragma unroll
+            for (int v = 0; v < V; v++) x[g * V + v] = r[g].v[v];
+    } else {
+#pragma unroll
+        for (int g = 0; g < G; g++)
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                const uint64_t i = tile_base + wofs + g * 32 * V + v;
+                x[g * V + v] = i < n ? in[i] : T(0);
+            }
+    }
+    unsigned keep = pred_bits(pred, x);
+    if (!full) {
+#pragma unroll
+        for (int g = 0; g < G; g++)
+#pragma unroll
+            for (int v = 0; v < V; v++)
+                if (tile_base + wofs + g * 32 * V + v >= n) keep &= ~(1u << (g * V + v));
+    }
+
+    /* rank of each kept item in the warp segment: groups in order, lanes in order, v in order */
+    const unsigned lt = gs_lanemask_lt();
+    unsigned gpre[G]; /* items kept before this thread's vector g, within the warp segment */
+    unsigned wrun = 0;
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+        unsigned before = 0, total = 0;
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            const unsigned b = __ballot_sync(GS_FULL_MASK, (keep >> (g * V + v)) & 1u);
+            before += __popc(b & lt);
+            total += __popc(b);
+        }
+        gpre[g] = wrun + before;
+        wrun += total;
+    }
+    if (lane == 0) s_warp[warp] = wrun;
+    __syncthreads();
+    gs_block_scan_warp_totals<NW>(s_warp, gs_op_sum<unsigned>());
+    __syncthreads();
+    const unsigned tile_cnt = s_warp[NW];
+
+    if (warp == 0) {
+        uint64_t excl;
+        if (tile == 0) {
+            excl = 0;
+            if (lane == 0) S::put(&status[0], GS_TILE_P, (uint64_t)tile_cnt);
+        } else {
+            if (lane == 0) S::put(&status[tile], GS_TILE_A, (uint64_t)tile_cnt);
+            excl = gs_lookback<uint64_t>(status, (int64_t)tile, add);
+            if (lane == 0) S::put(&status[tile], GS_TILE_P, excl + tile_cnt);
+        }
+        if (lane == 0) {
+            s_excl = excl;
+            if (tile == ntiles - 1) *d_count = excl + tile_cnt;
+        }
+    }
+
+    /* pack the kept items of the tile in shared memory, in order */
+    const unsigned wbase = s_warp[warp];
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+        unsigned r = wbase + gpre[g];
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            if ((keep >> (g * V + v)) & 1u) {
+                const unsigned pos = wofs + g * 32 * V + v;
+                if (IDX) s_out[r] = (Out)(base + tile_base + pos);
+                else s_out[r] = (Out)x[g * V + v];
+                r++;
+            }
+        }
+    }
+    __syncthreads();
+
+    Out *out = (Out *)out_v;
+    const uint64_t excl = s_excl;
+    for (unsigned i = threadIdx.x; i < tile_cnt; i += THREADS) out[excl + i] = s_out[i];
+}
+
+template <class T> struct compact_lb_cfg {
+    static constexpr gs_tile_cfg c = sizeof(T) == 4 ? gs_compact_lookback_cfg4 : gs_compact_lookback_cfg8;
+    static constexpr int tile = c.threads * c.items;
+};
+
+static size_t compact_lb_bytes(uint64_t ntiles) { return 256 + (size_t)ntiles * 16; }
+
+template <class T, int THREADS, int ITEMS>
+static int compact_lookback_run(const gs_compact_params *p, const T *in, uint64_t n, void *out, uint64_t base,
+                                uint64_t *d_count, void *scratch, size_t bytes, cudaStream_t s, gs_status *st)
+{
+    constexpr int TILE = THREADS * ITEMS;
+    if (n == 0) {
+        GS_CUDA_CHECK(st, cudaMemsetAsync(d_count, 0, sizeof(uint64_t), s));
+        return GS_OK;
+    }
+    const uint64_t ntiles = gs_cdiv(n, TILE);
+    if (ntiles > 0x7fffffffull) return gs_fail(st, GS_EUSAGE, "compact lookback: %llu elements is too many", (unsigned long long)n);
+    const size_t need = compact_lb_bytes(ntiles);
+    GS_FORWARD(compact_check_scratch("lookback", bytes, need, st));
+    GS_CUDA_CHECK(st, cudaMemsetAsync(scratch, 0, need, s));
+    unsigned *ticket = (unsigned *)scratch;
+    typename gs_tile_status<uint64_t>::word *status = (typename gs_tile_status<uint64_t>::word *)((char *)scratch + 256);
+    const int vec = gs_aligned16(in);
+    const gs_pred<T> pred = gs_pred_make<T>(p);
+    if (p->indices)
+        gs_compact_lookback_k<T, true, THREADS, ITEMS><<<(unsigned)ntiles, THREADS, 0, s>>>(
+            in, n, out, base, pred, d_count, status, ticket, (unsigned)ntiles, vec);
+    else
+        gs_compact_lookback_k<T, false, THREADS, ITEMS><<<(unsigned)ntiles, THREADS, 0, s>>>(
+            in, n, out, base, pred, d_count, status, ticket, (unsigned)ntiles, vec);
+    GS_LAUNCH_CHECK(st);
+    return GS_OK;
+}
+
+/* Other tile shapes for i32 values (tests/gpu --bench measures them; the best becomes
+ * gs_compact_lookback_cfg4). Not part of the registry. */
+extern "C" int gs_compact_gpu_lookback_tune(int k, char *desc, size_t dlen, const gs_compact_params *p,
+                                            const void *d_in, uint64_t n, void *d_out, uint64_t *d_count,
+                                            void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st)
+{
+    typedef int32_t T;
+    const cudaStream_t s = gs_stream(stream);
+#define GS_TUNE(K, TH, IT)                                                                                   \
+    case K:                                                                                                  \
+        snprintf(desc, dlen, "%dx%d", TH, IT);                                                               \
+        return compact_lookback_run<T, TH, IT>(p, (const T *)d_in, n, d_out, 0, d_count, d_scratch, scratch_bytes, s, st);
+    switch (k) {
+        GS_TUNE(0, 128, 16)
+        GS_TUNE(1, 256, 8)
+        GS_TUNE(2, 256, 12)
+        GS_TUNE(3, 256, 16)
+        GS_TUNE(4, 256, 20)
+        GS_TUNE(5, 512, 8)
+        GS_TUNE(6, 128, 24)
+        GS_TUNE(7, 128, 32)
+    default: return GS_EUSAGE;
+    }
+#undef GS_TUNE
+}
+
+extern "C" size_t gs_compact_gpu_lookback_scratch(const gs_compact_params *p, uint64_t n_max)
+{
+    const int tile = gs_type_size(p->type) == 4 ? compact_lb_cfg<int32_t>::tile : compact_lb_cfg<int64_t>::tile;
+    return compact_lb_bytes(gs_cdiv(n_max, tile) + 1);
+}
+
+extern "C" int gs_compact_gpu_lookback(const gs_compact_params *p, const void *d_in, uint64_t n, void *d_out,
+                                       uint64_t base, uint64_t *d_count, void *d_scratch, size_t scratch_bytes,
+                                       void *stream, gs_status *st)
+{
+    return compact_dispatch(p, st, [&](auto t) -> int {
+        typedef decltype(t) T;
+        typedef compact_lb_cfg<T> C;
+        return compact_lookback_run<T, C::c.threads, C::c.items>(p, (const T *)d_in, n, d_out, base, d_count, d_scratch,
+                                                                 scratch_bytes, gs_stream(stream), st);
+    });
+}
+
+/* ============================================================================================
+ * Shared by scan and ballot: an exclusive u32 -> u64 sum scan through the lookback scan, its
+ * carry (the total) in a scratch slot zeroed first.
+ * ============================================================================================ */
+
+static const gs_scan_params compact_pos_scan = {GS_U32, GS_U64, GS_SCAN_SUM, 1};
+
+static int compact_positions(const uint32_t *flags, uint64_t *pos, uint64_t n, uint64_t *total, void *scr,
+                             size_t scr_bytes, cudaStream_t s, gs_status *st)
+{
+    GS_CUDA_CHECK(st, cudaMemsetAsync(total, 0, sizeof(uint64_t), s));
+    return gs_scan_gpu_lookback(&compact_pos_scan, flags, pos, n, total, scr, scr_bytes, s, st);
+}
+
+static unsigned grid_for(uint64_t n, int threads)
+{
+    uint64_t b = gs_cdiv(n, (uint64_t)threads);
+    return (unsigned)(b < 1 ? 1 : b > 65535ull * 16 ? 65535ull * 16 : b);
+}
+
+/* ============================================================================================
+ * scan: flag, scan, scatter
+ * ============================================================================================ */
+
+template <class T> __global__ void gs_compact_flag_k(const T *in, uint64_t n, uint32_t *flags, gs_pred<T> pred)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
+        flags[i] = pred(in[i]) ? 1u : 0u;
+}
+template <class T>
+__global__ void gs_compact_scatter_k(const T *in, uint64_t n, const uint32_t *flags, const uint64_t *pos, void *out,
+                                     uint64_t base, int indices)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
+        if (!flags[i]) continue;
+        if (indices) ((uint64_t *)out)[pos[i]] = base + i;
+        else ((T *)out)[pos[i]] = in[i];
+    }
+}
+
+struct compact_scan_layout {
+    size_t total, flags, pos, scan, bytes;
+};
+static compact_scan_layout compact_scan_lay(uint64_t n)
+{
+    compact_scan_layout l;
+    l.total = 0;
+    l.flags = 256;
+    l.pos = gs_align_up(l.flags + (size_t)n * 4, 256);
+    l.scan = gs_align_up(l.pos + (size_t)n * 8, 256);
+    l.bytes = l.scan + gs_scan_gpu_lookback_scratch(&compact_pos_scan, n);
+    return l;
+}
+
+extern "C" size_t gs_compact_gpu_scan_scratch(const gs_compact_params *p, uint64_t n_max)
+{
+    (void)p;
+    return compact_scan_lay(n_max).bytes;
+}
+
+extern "C" int gs_compact_gpu_scan(const gs_compact_params *p, const void *d_in, uint64_t n, void *d_out,
+                                   uint64_t base, uint64_t *d_count, void *d_scratch, size_t scratch_bytes,
+                                   void *stream, gs_status *st)
+{
+    const cudaStream_t s = gs_stream(stream);
+    if (n == 0) {
+        GS_CUDA_CHECK(st, cudaMemsetAsync(d_count, 0, sizeof(uint64_t), s));
+        return GS_OK;
+    }
+    const compact_scan_layout l = compact_scan_lay(n);
+    GS_FORWARD(compact_check_scratch("scan", scratch_bytes, l.bytes, st));
+    char *scr = (char *)d_scratch;
+    uint32_t *flags = (uint32_t *)(scr + l.flags);
+    uint64_t *pos = (uint64_t *)(scr + l.pos), *total = (uint64_t *)(scr + l.total);
+    return compact_dispatch(p, st, [&](auto t) -> int {
+        typedef decltype(t) T;
+        const unsigned grid = grid_for(n, 256);
+        gs_compact_flag_k<T><<<grid, 256, 0, s>>>((const T *)d_in, n, flags, gs_pred_make<T>(p));
+        GS_LAUNCH_CHECK(st);
+        GS_FORWARD(compact_positions(flags, pos, n, total, scr + l.scan, scratch_bytes - l.scan, s, st));
+        gs_compact_scatter_k<T><<<grid, 256, 0, s>>>((const T *)d_in, n, flags, pos, d_out, base, p->indices);
+        GS_LAUNCH_CHECK(st);
+        GS_CUDA_CHECK(st, cudaMemcpyAsync(d_count, total, sizeof(uint64_t), cudaMemcpyDeviceToDevice, s));
+        return GS_OK;
+    });
+}
+
+/* ============================================================================================
+ * ballot: block counts (__syncthreads_count), scan of counts, ballot/popc scatter
+ * ============================================================================================ */
+
+#define GS_BALLOT_THREADS 256
+#define GS_BALLOT_ROUNDS 8
+#define GS_BALLOT_TILE (GS_BALLOT_THREADS * GS_BALLOT_ROUNDS)
+
+template <class T> __global__ void __launch_bounds__(GS_BALLOT_THREADS)
+    gs_compact_count_k(const T *in, uint64_t n, gs_pred<T> pred, uint32_t *counts)
+{
+    const uint64_t b0 = (uint64_t)blockIdx.x * GS_BALLOT_TILE;
+    int c = 0;
+#pragma unroll
+    for (int r = 0; r < GS_BALLOT_ROUNDS; r++) {
+        const uint64_t i = b0 + (uint64_t)r * GS_BALLOT_THREADS + threadIdx.x;
+        c += __syncthreads_count(i < n && pred(in[i]));
+    }
+    if (threadIdx.x == 0) counts[blockIdx.x] = (uint32_t)c;
+}
+
+template <class T> __global__ void __launch_bounds__(GS_BALLOT_THREADS)
+    gs_compact_ballot_scatter_k(const T *in, uint64_t n, gs_pred<T> pred, const uint64_t *offsets, void *out,
+                                uint64_t base, int indices)
+{
+    constexpr int NW = GS_BALLOT_THREADS / 32;
+    __shared__ unsigned s_w[2][NW];
+    const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
+    const uint64_t b0 = (uint64_t)blockIdx.x * GS_BALLOT_TILE;
+    uint64_t run = offsets[blockIdx.x];
+#pragma unroll
+    for (int r = 0; r < GS_BALLOT_ROUNDS; r++) {
+        const uint64_t i = b0 + (uint64_t)r * GS_BALLOT_THREADS + threadIdx.x;
+        T x = T(0);
+        const bool k = i < n && pred(x = in[i]);
+        const unsigned bal = __ballot_sync(GS_FULL_MASK, k);
+        if (lane == 0) s_w[r & 1][warp] = (unsigned)__popc(bal);
+        __syncthreads(); /* double-buffered s_w: one barrier per round */
+        unsigned wpre = 0, tot = 0;
+#pragma unroll
+        for (int w = 0; w < NW; w++) {
+            const unsigned c = s_w[r & 1][w];
+            wpre += w < warp ? c : 0u;
+            tot += c;
+        }
+        if (k) {
+            const uint64_t o = run + wpre + (unsigned)__popc(bal & ((1u << lane) - 1u));
+            if (indices) ((uint64_t *)out)[o] = base + i;
+            else ((T *)out)[o] = x;
+        }
+        run += tot;
+    }
+}
+
+struct compact_ballot_layout {
+    size_t total, counts, offsets, scan, bytes;
+};
+static compact_ballot_layout compact_ballot_lay(uint64_t n)
+{
+    compact_ballot_layout l;
+    const uint64_t nb = gs_cdiv(n ? n : 1, GS_BALLOT_TILE);
+    l.total = 0;
+    l.counts = 256;
+    l.offsets = gs_align_up(l.counts + (size_t)nb * 4, 256);
+    l.scan = gs_align_up(l.offsets + (size_t)nb * 8, 256);
+    l.bytes = l.scan + gs_scan_gpu_lookback_scratch(&compact_pos_scan, nb);
+    return l;
+}
+
+extern "C" size_t gs_compact_gpu_ballot_scratch(const gs_compact_params *p, uint64_t n_max)
+{
+    (void)p;
+    return compact_ballot_lay(n_max).bytes;
+}
+
+extern "C" int gs_compact_gpu_ballot(const gs_compact_params *p, const void *d_in, uint64_t n, void *d_out,
+                                     uint64_t base, uint64_t *d_count, void *d_scratch, size_t scratch_bytes,
+                                     void *stream, gs_status *st)
+{
+    const cudaStream_t s = gs_stream(stream);
+    if (n == 0) {
+        GS_CUDA_CHECK(st, cudaMemsetAsync(d_count, 0, sizeof(uint64_t), s));
+        return GS_OK;
+    }
+    const compact_ballot_layout l = compact_ballot_lay(n);
+    GS_FORWARD(compact_check_scratch("ballot", scratch_bytes, l.bytes, st));
+    const uint64_t nb = gs_cdiv(n, GS_BALLOT_TILE);
+    if (nb > 0x7fffffffull) return gs_fail(st, GS_EUSAGE, "compact ballot: n too large");
+    char *scr = (char *)d_scratch;
+    uint32_t *counts = (uint32_t *)(scr + l.counts);
+    uint64_t *offsets = (uint64_t *)(scr + l.offsets), *total = (uint64_t *)(scr + l.total);
+    return compact_dispatch(p, st, [&](auto t) -> int {
+        typedef decltype(t) T;
+        const gs_pred<T> pred = gs_pred_make<T>(p);
+        gs_compact_count_k<T><<<(unsigned)nb, GS_BALLOT_THREADS, 0, s>>>((const T *)d_in, n, pred, counts);
+        GS_LAUNCH_CHECK(st);
+        GS_FORWARD(compact_positions(counts, offsets, nb, total, scr + l.scan, scratch_bytes - l.scan, s, st));
+        gs_compact_ballot_scatter_k<T><<<(unsigned)nb, GS_BALLOT_THREADS, 0, s>>>((const T *)d_in, n, pred, offsets,
+                                                                                 d_out, base, p->indices);
+        GS_LAUNCH_CHECK(st);
+        GS_CUDA_CHECK(st, cudaMemcpyAsync(d_count, total, sizeof(uint64_t), cudaMemcpyDeviceToDevice, s));
+        return GS_OK;
+    });
+}
+
+/* ============================================================================================
+ * cub
+ * ============================================================================================ */
+
+/* Selects positions v = base + i (from a counting iterator) by the element they point at. */
+template <class T> struct gs_pred_at {
+    const T *in;
+    uint64_t base;
+    gs_pred<T> pred;
+    __device__ __forceinline__ bool operator()(uint64_t v) const { return pred(in[v - base]); }
+};
+
+template <class T>
+static cudaError_t cub_select(void *tmp, size_t &tmp_bytes, const gs_compact_params *p, const T *in, uint64_t n,
+                              void *out, uint64_t base, uint64_t *d_count, cudaStream_t s)
+{
+    const gs_pred<T> pred = gs_pred_make<T>(p);
+    if (p->indices) {
+        gs_pred_at<T> at = {in, base, pred};
+        return cub::DeviceSelect::If(tmp, tmp_bytes, thrust::counting_iterator<uint64_t>(base), (uint64_t *)out,
+                                     d_count, (int64_t)n, at, s);
+    }
+    return cub::DeviceSelect::If(tmp, tmp_bytes, in, (T *)out, d_count, (int64_t)n, pred, s);
+}
+
+extern "C" size_t gs_compact_gpu_cub_scratch(const gs_compact_params *p, uint64_t n_max)
+{
+    gs_status st;
+    size_t best = 0;
+    gs_compact_params q = *p;
+    (void)compact_dispatch(p, &st, [&](auto t) -> int {
+        typedef decltype(t) T;
+        for (int ix = 0; ix < 2; ix++) {
+            size_t b = 0;
+            q.indices = ix;
+            if (cub_select<T>(NULL, b, &q, (const T *)NULL, n_max ? n_max : 1, NULL, 0, NULL, 0) == cudaSuccess &&
+                b > best)
+                best = b;
+        }
+        return GS_OK;
+    });
+    return best;
+}
+
+extern "C" int gs_compact_gpu_cub(const gs_compact_params *p, const void *d_in, uint64_t n, void *d_out, uint64_t base,
+                                  uint64_t *d_count, void *d_scratch, size_t scratch_bytes, void *stream,
+                                  gs_status *st)
+{
+    const cudaStream_t s = gs_stream(stream);
+    if (n == 0) {
+        GS_CUDA_CHECK(st, cudaMemsetAsync(d_count, 0, sizeof(uint64_t), s));
+        return GS_OK;
+    }
+    return compact_dispatch(p, st, [&](auto t) -> int {
+        typedef decltype(t) T;
+        size_t need = 0;
+        GS_CUDA_CHECK(st, cub_select<T>(NULL, need, p, (const T *)d_in, n, d_out, base, d_count, s));
+        GS_FORWARD(compact_check_scratch("cub", scratch_bytes, need, st));
+        GS_CUDA_CHECK(st, cub_select<T>(d_scratch, need, p, (const T *)d_in, n, d_out, base, d_count, s));
+        return GS_OK;
+    });
+}

@@ -1,0 +1,440 @@
+/* gpu_common.cuh - what the GPU kernel files (scan.cu, compact.cu, minmax.cu) share:
+ *
+ *   GS_CUDA_CHECK / GS_LAUNCH_CHECK   a cudaError_t becomes gs_fail(st, GS_EDATA, "cuda: ...")
+ *   gs_dispatch_*                     host: gs_type (and op) -> a C++ type (and functor) for templates
+ *   gs_op_sum / gs_op_min / gs_op_max element functors over ops.h (NaN and -0.0 as on the CPU)
+ *   gs_warp_* / gs_block_*            thread -> warp shuffle -> block (shared memory) scans/reductions
+ *   gs_ld_vec / gs_st_vec             16-byte vector loads and stores (LDG.E.128 / STG.E.128)
+ *   gs_*_cfg                          launch configurations, kept as data with what they measured
+ *
+ * Only the kernels/ .cu files include this. No printing, no exiting: launchers return a gs_status code. */
+#ifndef GS_GPU_COMMON_CUH
+#define GS_GPU_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "kernels.h"
+#include "ops.h"
+
+/* ---- errors -------------------------------------------------------------------------------- */
+#define GS_CUDA_CHECK(st, call)                                                                          \
+    do {                                                                                                 \
+        cudaError_t gs_e_ = (call);                                                                      \
+        if (gs_e_ != cudaSuccess)                                                                        \
+            return gs_fail((st), gs_e_ == cudaErrorMemoryAllocation ? GS_ENOMEM : GS_EDATA,              \
+                           "cuda: %s at %s:%d", cudaGetErrorString(gs_e_), __FILE__, __LINE__);          \
+    } while (0)
+/* After every <<<>>>: launch-configuration errors show up here, not as a return value. */
+#define GS_LAUNCH_CHECK(st) GS_CUDA_CHECK(st, cudaGetLastError())
+
+/* Forward a non-zero status code from a helper. */
+#define GS_FORWARD(expr)                                                                                 \
+    do {                                                                                                 \
+        int gs_rc_ = (expr);                                                                             \
+        if (gs_rc_) return gs_rc_;                                                                       \
+    } while (0)
+
+static inline cudaStream_t gs_stream(void *s) { return (cudaStream_t)s; }
+static inline uint64_t gs_cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+static inline size_t gs_align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+static inline int gs_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* ---- element operations -------------------------------------------------------------------- */
+#define GS_DEV __device__ __forceinline__
+
+GS_DEV int32_t gs_add(int32_t a, int32_t b) { return gs_add_i32(a, b); }
+GS_DEV int64_t gs_add(int64_t a, int64_t b) { return gs_add_i64(a, b); }
+GS_DEV uint32_t gs_add(uint32_t a, uint32_t b) { return gs_add_u32(a, b); }
+GS_DEV uint64_t gs_add(uint64_t a, uint64_t b) { return gs_add_u64(a, b); }
+GS_DEV float gs_add(float a, float b) { return gs_add_f32(a, b); }
+GS_DEV double gs_add(double a, double b) { return gs_add_f64(a, b); }
+GS_DEV int32_t gs_min(int32_t a, int32_t b) { return gs_min_i32(a, b); }
+GS_DEV int64_t gs_min(int64_t a, int64_t b) { return gs_min_i64(a, b); }
+GS_DEV uint32_t gs_min(uint32_t a, uint32_t b) { return gs_min_u32(a, b); }
+GS_DEV uint64_t gs_min(uint64_t a, uint64_t b) { return gs_min_u64(a, b); }
+GS_DEV float gs_min(float a, float b) { return gs_min_f32(a, b); }
+GS_DEV double gs_min(double a, double b) { return gs_min_f64(a, b); }
+GS_DEV int32_t gs_max(int32_t a, int32_t b) { return gs_max_i32(a, b); }
+GS_DEV int64_t gs_max(int64_t a, int64_t b) { return gs_max_i64(a, b); }
+GS_DEV uint32_t gs_max(uint32_t a, uint32_t b) { return gs_max_u32(a, b); }
+GS_DEV uint64_t gs_max(uint64_t a, uint64_t b) { return gs_max_u64(a, b); }
+GS_DEV float gs_max(float a, float b) { return gs_max_f32(a, b); }
+GS_DEV double gs_max(double a, double b) { return gs_max_f64(a, b); }
+
+template <class T> struct gs_limits;
+template <> struct gs_limits<int32_t> {
+    static GS_DEV int32_t hi() { return INT32_MAX; }
+    static GS_DEV int32_t lo() { return INT32_MIN; }
+};
+template <> struct gs_limits<int64_t> {
+    static GS_DEV int64_t hi() { return INT64_MAX; }
+    static GS_DEV int64_t lo() { return INT64_MIN; }
+};
+template <> struct gs_limits<uint32_t> {
+    static GS_DEV uint32_t hi() { return UINT32_MAX; }
+    static GS_DEV uint32_t lo() { return 0u; }
+};
+template <> struct gs_limits<uint64_t> {
+    static GS_DEV uint64_t hi() { return UINT64_MAX; }
+    static GS_DEV uint64_t lo() { return 0ull; }
+};
+template <> struct gs_limits<float> {
+    static GS_DEV float hi() { return __int_as_float(0x7f800000); }
+    static GS_DEV float lo() { return __int_as_float((int)0xff800000u); }
+};
+template <> struct gs_limits<double> {
+    static GS_DEV double hi() { return __longlong_as_double(0x7ff0000000000000ll); }
+    static GS_DEV double lo() { return __longlong_as_double((long long)0xfff0000000000000ull); }
+};
+
+template <class T> struct gs_is_float { static constexpr bool value = false; };
+template <> struct gs_is_float<float> { static constexpr bool value = true; };
+template <> struct gs_is_float<double> { static constexpr bool value = true; };
+
+/* Functors. `exact`: the op is associative bit for bit (integers; min/max, whose NaN rule keeps
+ * the first NaN when operands keep their order), so any bracketing gives the same bits. Float
+ * sums are not: the kernels fold them in a fixed order so a run repeats bit for bit. */
+template <class T> struct gs_op_sum {
+    typedef T type;
+    static constexpr bool exact = !gs_is_float<T>::value;
+    static GS_DEV T identity() { return T(0); }
+    GS_DEV T operator()(T a, T b) const { return gs_add(a, b); }
+};
+template <class T> struct gs_op_min {
+    typedef T type;
+    static constexpr bool exact = true;
+    static GS_DEV T identity() { return gs_limits<T>::hi(); }
+    GS_DEV T operator()(T a, T b) const { return gs_min(a, b); }
+};
+template <class T> struct gs_op_max {
+    typedef T type;
+    static constexpr bool exact = true;
+    static GS_DEV T identity() { return gs_limits<T>::lo(); }
+    GS_DEV T operator()(T a, T b) const { return gs_max(a, b); }
+};
+
+/* ---- host-side dispatch -------------------------------------------------------------------- */
+/* f(T{}) for the C++ type of t. */
+template <class F> static int gs_dispatch_type(gs_type t, gs_status *st, F &&f)
+{
+    switch (t) {
+    case GS_I32: return f(int32_t{});
+    case GS_I64: return f(int64_t{});
+    case GS_U32: return f(uint32_t{});
+    case GS_U64: return f(uint64_t{});
+    case GS_F32: return f(float{});
+    case GS_F64: return f(double{});
+    default: return gs_fail(st, GS_EUSAGE, "unknown element type %d", (int)t);
+    }
+}
+/* f(Tin{}, Tout{}) for the scan type pairs: same type, or i32->i64, u32->u64, f32->f64. */
+template <class F> static int gs_dispatch_pair(gs_type tin, gs_type tout, gs_status *st, F &&f)
+{
+    if (tin == tout) return gs_dispatch_type(tin, st, [&](auto x) { return f(x, x); });
+    if (tin == GS_I32 && tout == GS_I64) return f(int32_t{}, int64_t{});
+    if (tin == GS_U32 && tout == GS_U64) return f(uint32_t{}, uint64_t{});
+    if (tin == GS_F32 && tout == GS_F64) return f(float{}, double{});
+    return gs_fail(st, GS_EUSAGE, "scan: --out-type %s is not a widening of %s (i32->i64, u32->u64, f32->f64)",
+                   gs_type_name(tout), gs_type_name(tin));
+}
+/* f(Op{}) for the scan op on accumulator type T. */
+template <class T, class F> static int gs_dispatch_op(gs_scan_op op, gs_status *st, F &&f)
+{
+    switch (op) {
+    case GS_SCAN_SUM: return f(gs_op_sum<T>{});
+    case GS_SCAN_MIN: return f(gs_op_min<T>{});
+    case GS_SCAN_MAX: return f(gs_op_max<T>{});
+    default: return gs_fail(st, GS_EUSAGE, "scan: unknown op %d", (int)op);
+    }
+}
+
+/* ---- predicates (compact) ------------------------------------------------------------------ */
+/* Same function as gs_pred_eval (compact_cpu.c): C comparisons in the element type, so a NaN
+ * fails every comparison (ne and nonzero hold for it); integers are always finite, never NaN.
+ * `keep` is pred != invert. */
+template <class T> struct gs_pred {
+    gs_pred_kind kind;
+    T a, b;
+    int invert;
+    GS_DEV bool eval(T x) const
+    {
+        bool r;
+        switch (kind) {
+        case GS_PRED_NONZERO: r = x != T(0); break;
+        case GS_PRED_EQ: r = x == a; break;
+        case GS_PRED_NE: r = x != a; break;
+        case GS_PRED_GT: r = x > a; break;
+        case GS_PRED_GE: r = x >= a; break;
+        case GS_PRED_LT: r = x < a; break;
+        case GS_PRED_LE: r = x <= a; break;
+        case GS_PRED_RANGE: r = (a <= x) & (x <= b); break;
+        case GS_PRED_FINITE: r = gs_is_float<T>::value ? (bool)isfinite((double)x) : true; break;
+        case GS_PRED_NAN: r = gs_is_float<T>::value ? x != x : false; break;
+        default: r = false; break;
+        }
+        return r != (invert != 0);
+    }
+    GS_DEV bool operator()(T x) const { return eval(x); }
+};
+template <class T> static inline gs_pred<T> gs_pred_make(const gs_compact_params *p);
+#define GS_PRED_MAKE(T, S)                                                                               \
+    template <> inline gs_pred<T> gs_pred_make<T>(const gs_compact_params *p)                            \
+    {                                                                                                    \
+        gs_pred<T> r;                                                                                    \
+        r.kind = p->pred;                                                                                \
+        r.a = p->a.S;                                                                                    \
+        r.b = p->b.S;                                                                                    \
+        r.invert = p->invert;                                                                            \
+        return r;                                                                                        \
+    }
+GS_PRED_MAKE(int32_t, i32)
+GS_PRED_MAKE(int64_t, i64)
+GS_PRED_MAKE(uint32_t, u32)
+GS_PRED_MAKE(uint64_t, u64)
+GS_PRED_MAKE(float, f32)
+GS_PRED_MAKE(double, f64)
+#undef GS_PRED_MAKE
+
+/* ---- 16-byte vectors ----------------------------------------------------------------------- */
+template <class T> struct alignas(16) gs_vec16 {
+    static constexpr int N = 16 / (int)sizeof(T);
+    T v[N];
+};
+/* p must be 16-byte aligned. */
+template <class T> GS_DEV gs_vec16<T> gs_ld_vec(const T *p) { return *reinterpret_cast<const gs_vec16<T> *>(p); }
+template <class T> GS_DEV void gs_st_vec(T *p, const gs_vec16<T> &v) { *reinterpret_cast<gs_vec16<T> *>(p) = v; }
+/* Streaming (evict-first) 16-byte store for outputs nobody reads back soon. */
+template <class T> GS_DEV void gs_st_vec_cs(T *p, const gs_vec16<T> &v)
+{
+    __stcs(reinterpret_cast<int4 *>(p), *reinterpret_cast<const int4 *>(&v));
+}
+
+/* ---- warp level ---------------------------------------------------------------------------- */
+#define GS_FULL_MASK 0xffffffffu
+
+GS_DEV unsigned gs_lane() { return threadIdx.x & 31u; }
+GS_DEV unsigned gs_lanemask_lt() { return (1u << gs_lane()) - 1u; }
+
+/* Inclusive scan over lanes of groups of `width` lanes (a power of two <= 32): lane l gets
+ * op(v[g0], ..., v[l]) where g0 is the first lane of its group. Kogge-Stone, fixed order. */
+template <class Op, class T> GS_DEV T gs_warp_scan_incl(T v, Op op, int width = 32)
+{
+    const int lane = (int)gs_lane() & (width - 1);
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        if (d >= width) break;
+        T u = __shfl_up_sync(GS_FULL_MASK, v, d, width);
+        if (lane >= d) v = op(u, v);
+    }
+    return v;
+}
+/* Inclusive suffix scan over groups of `width` lanes: lane l gets op(v[l], ..., v[last of group]). */
+template <class Op, class T> GS_DEV T gs_warp_suffix_incl(T v, Op op, int width = 32)
+{
+    const int lane = (int)gs_lane() & (width - 1);
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        if (d >= width) break;
+        T u = __shfl_down_sync(GS_FULL_MASK, v, d, width);
+        if (lane + d < width) v = op(v, u);
+    }
+    return v;
+}
+/* Fold of all 32 lanes in lane order (left operand = lower lane), result in every lane. */
+template <class Op, class T> GS_DEV T gs_warp_reduce(T v, Op op)
+{
+#pragma unroll
+    for (int d = 16; d >= 1; d >>= 1) {
+        T u = __shfl_down_sync(GS_FULL_MASK, v, d);
+        v = op(v, u);
+    }
+    return __shfl_sync(GS_FULL_MASK, v, 0);
+}
+/* Fold of lanes [start, 32) in lane order, result in every lane. Exact ops: a tree with the
+ * lanes below start set to the identity; others: a serial left fold (fixed association). */
+template <class Op, class T> GS_DEV T gs_warp_fold_from(T v, int start, Op op)
+{
+    if (Op::exact) {
+        if ((int)gs_lane() < start) v = Op::identity();
+        return gs_warp_reduce(v, op);
+    }
+    T acc = __shfl_sync(GS_FULL_MASK, v, start);
+    for (int l = start + 1; l < 32; l++) acc = op(acc, __shfl_sync(GS_FULL_MASK, v, l));
+    return acc;
+}
+
+/* ---- block level --------------------------------------------------------------------------- */
+/* Exclusive scan of one value per warp: `smem` holds NWARPS values written by lane 0 of each
+ * warp; afterwards smem[w] = op(v[0..w)) (identity for w = 0) and smem[NWARPS] = the total.
+ * Call between two __syncthreads (the caller's). Executed by warp 0. */
+template <int NWARPS, class Op, class T> GS_DEV void gs_block_scan_warp_totals(T *smem, Op op)
+{
+    static_assert(NWARPS <= 32, "at most 32 warps");
+    if (threadIdx.x < 32) {
+        const unsigned lane = threadIdx.x;
+        T v = lane < NWARPS ? smem[lane] : Op::identity();
+        T inc = gs_warp_scan_incl(v, op);
+        T exc = __shfl_up_sync(GS_FULL_MASK, inc, 1);
+        if (lane == 0) exc = Op::identity();
+        if (lane < NWARPS) smem[lane] = exc;
+        if (lane == NWARPS - 1) smem[NWARPS] = inc;
+    }
+}
+
+/* ---- memory-model helpers for inter-block publication ------------------------------------------
+ * Tile status words are written and read whole with one relaxed, gpu-scope access (8 or 16
+ * bytes, aligned), so a reader sees flag and value of the same publication. */
+GS_DEV void gs_st_relaxed_u64(uint64_t *p, uint64_t v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+GS_DEV uint64_t gs_ld_relaxed_u64(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+GS_DEV void gs_st_relaxed_u128(ulonglong2 *p, ulonglong2 v)
+{
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(v.x), "l"(v.y) : "memory");
+}
+GS_DEV ulonglong2 gs_ld_relaxed_u128(const ulonglong2 *p)
+{
+    ulonglong2 v;
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(v.x), "=l"(v.y) : "l"(p) : "memory");
+    return v;
+}
+GS_DEV void gs_st_release_u32(unsigned *p, unsigned v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+GS_DEV unsigned gs_ld_acquire_u32(const unsigned *p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+/* Raw bits <-> value for status packing. */
+template <class T> GS_DEV uint64_t gs_to_bits(T v)
+{
+    static_assert(sizeof(T) <= 8, "");
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof(T));
+    return b;
+}
+template <class T> GS_DEV T gs_from_bits(uint64_t b)
+{
+    T v;
+    memcpy(&v, &b, sizeof(T));
+    return v;
+}
+
+/* Tile status for a decoupled look-back over values of type T: flag 0 = not yet, 1 = the tile's
+ * aggregate, 2 = its inclusive prefix. 4-byte T: one 8-byte word (value << 32 | flag); 8-byte T:
+ * one 16-byte word {flag, value}. Zeroed by the launcher (cudaMemsetAsync) before each launch. */
+enum { GS_TILE_X = 0, GS_TILE_A = 1, GS_TILE_P = 2 };
+template <class T, int S = sizeof(T)> struct gs_tile_status;
+template <class T> struct gs_tile_status<T, 4> {
+    typedef uint64_t word;
+    static GS_DEV void put(word *w, int flag, T v) { gs_st_relaxed_u64(w, (gs_to_bits(v) << 32) | (uint64_t)flag); }
+    static GS_DEV void get(const word *w, int *flag, T *v)
+    {
+        uint64_t x = gs_ld_relaxed_u64(w);
+        *flag = (int)(x & 0xffffffffu);
+        *v = gs_from_bits<T>(x >> 32);
+    }
+};
+template <class T> struct gs_tile_status<T, 8> {
+    typedef ulonglong2 word;
+    static GS_DEV void put(word *w, int flag, T v)
+    {
+        ulonglong2 x;
+        x.x = (unsigned long long)flag;
+        x.y = gs_to_bits(v);
+        gs_st_relaxed_u128(w, x);
+    }
+    static GS_DEV void get(const word *w, int *flag, T *v)
+    {
+        ulonglong2 x = gs_ld_relaxed_u128(w);
+        *flag = (int)x.x;
+        *v = gs_from_bits<T>(x.y);
+    }
+};
+
+/* Decoupled look-back, run by one whole warp for tile `tile` >= 1 after it published its
+ * aggregate: returns op(everything before the tile) in every lane. Lane l watches tile
+ * end-32+l of a window [end-32, end). Deterministic: exact ops fold windows with trees; other
+ * ops (float sums) fold strictly left to right from the nearest inclusive prefix, so the result
+ * does not depend on which predecessors had published their prefix yet. */
+template <class T, class Op>
+GS_DEV T gs_lookback(const typename gs_tile_status<T>::word *status, int64_t tile, Op op)
+{
+    typedef gs_tile_status<T> S;
+    const int lane = (int)gs_lane();
+    int64_t end = tile;
+    T acc = Op::identity(); /* fold of the windows after the current one (exact ops) */
+    for (;;) {
+        const int64_t idx = end - 32 + lane;
+        int flag = GS_TILE_P;
+        T v = Op::identity();
+        if (idx >= 0) {
+            S::get(&status[idx], &flag, &v);
+            int spins = 0;
+            while (__any_sync(GS_FULL_MASK, flag == GS_TILE_X)) {
+                if (spins++ > 4) __nanosleep(32);
+                if (flag == GS_TILE_X) S::get(&status[idx], &flag, &v);
+            }
+        }
+        const unsigned pmask = __ballot_sync(GS_FULL_MASK, flag == GS_TILE_P);
+        if (Op::exact) {
+            const int start = pmask ? 31 - __clz((int)pmask) : 0;
+            T win = gs_warp_fold_from(v, start, op);
+            acc = op(win, acc);
+            if (pmask) return acc;
+        } else {
+            if (pmask) {
+                const int start = 31 - __clz((int)pmask);
+                if (end == tile) return gs_warp_fold_from(v, start, op);
+                /* Found beyond the first window: fold forward, window by window, from here.
+                 * Re-read each window: a later inclusive prefix restarts the fold (it is the
+                 * left fold up to its tile, so the bits are the same either way). */
+                T f = gs_warp_fold_from(v, start, op);
+                for (int64_t e = end + 32; e <= tile; e += 32) {
+                    const int64_t j = e - 32 + lane;
+                    int fl;
+                    T u;
+                    S::get(&status[j], &fl, &u); /* j >= 0: windows past the first are real */
+                    const unsigned pm = __ballot_sync(GS_FULL_MASK, fl == GS_TILE_P);
+                    if (pm) {
+                        const int s = 31 - __clz((int)pm);
+                        f = gs_warp_fold_from(u, s, op);
+                    } else {
+                        for (int l = 0; l < 32; l++) f = op(f, __shfl_sync(GS_FULL_MASK, u, l));
+                    }
+                }
+                return f;
+            }
+        }
+        end -= 32;
+    }
+}
+
+/* ---- launch configurations (CUB style: data, with the measurement that chose them) ----------
+ * Throughputs are 2^28 elements in device memory, median of >= 10 reps (tests/gpu --bench). */
+struct gs_tile_cfg {
+    int threads; /* per block */
+    int items;   /* per thread (a multiple of the 16-byte vector width) */
+};
+/* scan lookback, by input element size. H100 80GB HBM3: see the table in the report/README. */
+constexpr gs_tile_cfg gs_scan_lookback_cfg4 = {256, 16}; /* 4-byte in: tile 4096 */
+constexpr gs_tile_cfg gs_scan_lookback_cfg8 = {256, 8};  /* 8-byte in: tile 2048 */
+/* compact lookback, by element size. */
+constexpr gs_tile_cfg gs_compact_lookback_cfg4 = {256, 16};
+constexpr gs_tile_cfg gs_compact_lookback_cfg8 = {256, 8};
+/* minmax vhgw: threads x items output rows per block. */
+constexpr gs_tile_cfg gs_minmax_vhgw_cfg4 = {256, 16};
+constexpr gs_tile_cfg gs_minmax_vhgw_cfg8 = {256, 8};
+
+#endif

@@ -1,0 +1,749 @@
+/* minmax.cu - sliding-window minimum and maximum on the GPU, any of the six types, any W >= 1.
+ * Chunked semantics of kernels.h: in[0..m) is halo + chunk; outputs for window ends e = first..m-1
+ * over in[max(0, e-W+1) .. e]; row r = e - first; interleaved (min, max) rows with GS_MM_BOTH,
+ * else one value per row. min/max are gs_min_* / gs_max_* (ops.h): NaN propagates, -0.0 < +0.0,
+ * so the results are those of the CPU reference bit for bit (NaN payloads aside). Min and max are
+ * always computed in the same pass; `only` just selects what is written.
+ *
+ *   linear  one thread per output row, a left fold over its window: O(W) per output.
+ *   tiled   sparse table by doubling (log-linear): D_{k+1}[i] = op(D_k[i], D_k[i + 2^k]); the first
+ *           levels (up to 2^9) in shared-memory tiles, the rest one global pass per level; a row is
+ *           op(D_K[s], D_K[e - 2^K + 1]) with 2^K <= W < 2^(K+1). Windows clipped at the start are
+ *           prefix minima/maxima, from one small block-scan kernel.
+ *   vhgw    the default: van Herk / Gil-Werman, O(1) work per element, one pass. A block owns B =
+ *           threads x items consecutive output rows; thread t owns rows [tC, tC+C). With G the
+ *           largest power of two <= W-1, rows fall in aligned groups of G, and the window of row i
+ *           in group g splits into three pieces, each inside the window:
+ *             suffix  x[s .. start of the group's middle)  - a suffix scan, segmented by group
+ *             middle  the W-1-G elements shared by every row of the group
+ *             prefix  x[end of the middle .. e]            - a prefix scan, segmented by group
+ *           Small W (W-1 <= B): the block loads [e0-W+1, e0+B) into shared memory once (coalesced
+ *           16-byte loads, conflict-free padded layout) and does the scans there: serial in
+ *           registers when G <= C, warp shuffles across threads when G <= 32C, shared memory
+ *           across warps beyond. Large W (W-1 > B): G = B (the whole block); the block loads its
+ *           B prefix rows and the B+r start elements (recently read by an earlier block, so mostly
+ *           L2 hits), publishes its prefix range's min/max, and takes the middle from the published
+ *           min/max of the W/B blocks before it (taken in order from an atomic ticket; halo ranges
+ *           before `first` are reduced by extra blocks). Outputs are staged in shared memory and
+ *           written with coalesced, streaming 16-byte stores. Positions before 0 read as in[0] and
+ *           positions past m-1 as in[m-1]: duplicates never change a min or max, so clipped
+ *           windows need no special case.
+ */
+#include "gpu_common.cuh"
+#include "kernels_gpu.h"
+
+#include <stdio.h>
+#include <string.h>
+
+template <class F> static int mm_dispatch(const gs_minmax_params *p, gs_status *st, F &&f)
+{
+    if (p->window < 1) return gs_fail(st, GS_EUSAGE, "minmax: window must be at least 1");
+    if ((unsigned)p->only > GS_MM_MAX) return gs_fail(st, GS_EUSAGE, "minmax: unknown --only value %d", (int)p->only);
+    return gs_dispatch_type(p->type, st, f);
+}
+
+static int mm_check_scratch(const char *name, size_t have, size_t need, gs_status *st)
+{
+    if (have < need)
+        return gs_fail(st, GS_EDATA, "minmax %s: scratch of %zu bytes, %zu needed", name, have, need);
+    return GS_OK;
+}
+
+static unsigned grid_for(uint64_t n, int threads)
+{
+    uint64_t b = gs_cdiv(n, (uint64_t)threads);
+    return (unsigned)(b < 1 ? 1 : b > 65535ull * 16 ? 65535ull * 16 : b);
+}
+
+/* write row r's (mn, mx) as the `only` mode asks */
+template <class T> GS_DEV void mm_put(T *out, uint64_t r, T mn, T mx, int only)
+{
+    if (only == GS_MM_BOTH) {
+        out[2 * r] = mn;
+        out[2 * r + 1] = mx;
+    } else {
+        out[r] = only == GS_MM_MIN ? mn : mx;
+    }
+}
+
+/* ============================================================================================
+ * linear: one thread per row
+ * ============================================================================================ */
+
+template <class T>
+__global__ void gs_mm_linear_k(const T *in, uint64_t m, uint64_t first, uint64_t W, T *out, int only)
+{
+    const uint64_t R = m - first;
+    for (uint64_t r = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; r < R; r += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t e = first + r;
+        const uint64_t s = e + 1 >= W ? e + 1 - W : 0;
+        T mn = in[s], mx = mn;
+        for (uint64_t j = s + 1; j <= e; j++) {
+            const T v = in[j];
+            mn = gs_min(mn, v);
+            mx = gs_max(mx, v);
+        }
+        mm_put(out, r, mn, mx, only);
+    }
+}
+
+extern "C" size_t gs_minmax_gpu_linear_scratch(const gs_minmax_params *p, uint64_t m_max)
+{
+    (void)p;
+    (void)m_max;
+    return 0;
+}
+
+extern "C" int gs_minmax_gpu_linear(const gs_minmax_params *p, const void *d_in, uint64_t m, uint64_t first, void *d_out,
+                                    void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st)
+{
+    (void)d_scratch;
+    (void)scratch_bytes;
+    return mm_dispatch(p, st, [&](auto t) -> int {
+        typedef decltype(t) T;
+        if (first >= m) return GS_OK;
+        gs_mm_linear_k<T><<<grid_for(m - first, 256), 256, 0, gs_stream(stream)>>>((const T *)d_in, m, first, p->window,
+                                                                                  (T *)d_out, p->only);
+        GS_LAUNCH_CHECK(st);
+        return GS_OK;
+    });
+}
+
+/* ============================================================================================
+ * Clipped rows (e < W-1): prefix min/max of in[0..e]. One block, chunks of its width, a block
+ * scan per chunk with the carry in registers. Used by tiled.
+ * ============================================================================================ */
+
+#define GS_MM_PFX_THREADS 256
+
+template <class T>
+__global__ void __launch_bounds__(GS_MM_PFX_THREADS)
+    gs_mm_prefix_k(const T *in, uint64_t m, uint64_t first, uint64_t W, T *out, int only)
+{
+    constexpr int NW = GS_MM_PFX_THREADS / 32;
+    __shared__ T s_mn[NW + 1], s_mx[NW + 1];
+    const gs_op_min<T> omin;
+    const gs_op_max<T> omax;
+    const uint64_t end = W - 1 < m ? W - 1 : m; /* rows with e < end are clipped */
+    const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
+    T cmn = omin.identity(), cmx = omax.identity();
+    for (uint64_t c0 = 0; c0 < end; c0 += GS_MM_PFX_THREADS) {
+        const uint64_t e = c0 + threadIdx.x;
+        const T v = e < end ? in[e] : in[end - 1];
+        T imn = gs_warp_scan_incl(v, omin), imx = gs_warp_scan_incl(v, omax);
+        if (lane == 31) {
+            s_mn[warp] = imn;
+            s_mx[warp] = imx;
+        }
+        __syncthreads();
+        T wmn = cmn, wmx = cmx; /* carry, then the warps before this one */
+        for (int w = 0; w < warp; w++) {
+            wmn = omin(wmn, s_mn[w]);
+            wmx = omax(wmx, s_mx[w]);
+        }
+        imn = omin(wmn, imn);
+        imx = omax(wmx, imx);
+        if (e < end && e >= first) mm_put(out, e - first, imn, imx, only);
+        for (int w = warp; w < NW; w++) {
+            wmn = omin(wmn, s_mn[w]);
+            wmx = omax(wmx, s_mx[w]);
+        }
+        cmn = wmn; /* the same in every thread: carry op all warps */
+        cmx = wmx;
+        __syncthreads();
+    }
+}
+
+/* ============================================================================================
+ * tiled: sparse table by doubling
+ * ============================================================================================ */
+
+#define GS_TL_THREADS 256
+#define GS_TL_TILE 1024 /* positions per block in the shared-memory levels */
+#define GS_TL_J 9       /* levels done in shared memory: spans up to 2^9 */
+#define GS_TL_SPAN (GS_TL_TILE + (1 << GS_TL_J))
+#define GS_TL_PER ((GS_TL_SPAN + GS_TL_THREADS - 1) / GS_TL_THREADS)
+
+/* Levels 1..kA of the tile [i0, i0 + TILE) in shared memory; writes D_kA for i <= m - 2^kA.
+ * Reads in[i0 .. i0 + TILE + 2^kA - 1), clamped at m-1. */
+template <class T>
+__global__ void __launch_bounds__(GS_TL_THREADS)
+    gs_mm_tiled_smem_k(const T *in, uint64_t m, int kA, T *dmn, T *dmx)
+{
+    __shared__ T a_mn[GS_TL_SPAN], a_mx[GS_TL_SPAN];
+    const uint64_t i0 = (uint64_t)blockIdx.x * GS_TL_TILE;
+    const int span = GS_TL_TILE + (1 << kA) - 1;
+    for (int j = threadIdx.x; j < span; j += GS_TL_THREADS) {
+        const uint64_t i = i0 + j < m ? i0 + j : m - 1;
+        a_mn[j] = a_mx[j] = in[i];
+    }
+    for (int k = 0; k < kA; k++) {
+        const int d = 1 << k, len = span - (2 << k) + 1; /* valid entries after this level */
+        T vmn[GS_TL_PER], vmx[GS_TL_PER];
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < GS_TL_PER; q++) {
+            const int j = threadIdx.x + q * GS_TL_THREADS;
+            if (j < len) {
+                vmn[q] = gs_min(a_mn[j], a_mn[j + d]);
+                vmx[q] = gs_max(a_mx[j], a_mx[j + d]);
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < GS_TL_PER; q++) {
+            const int j = threadIdx.x + q * GS_TL_THREADS;
+            if (j < len) {
+                a_mn[j] = vmn[q];
+                a_mx[j] = vmx[q];
+            }
+        }
+    }
+    __syncthreads();
+    const uint64_t valid = m - ((uint64_t)1 << kA) + 1; /* D_kA defined for i < valid */
+    for (int j = threadIdx.x; j < GS_TL_TILE; j += GS_TL_THREADS)
+        if (i0 + j < valid) {
+            dmn[i0 + j] = a_mn[j];
+            dmx[i0 + j] = a_mx[j];
+        }
+}
+
+template <class T>
+__global__ void gs_mm_tiled_level_k(const T *smn, const T *smx, T *dmn, T *dmx, uint64_t valid, uint64_t d)
+{
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < valid; i += (uint64_t)gridDim.x * blockDim.x) {
+        dmn[i] = gs_min(smn[i], smn[i + d]);
+        dmx[i] = gs_max(smx[i], smx[i + d]);
+    }
+}
+
+/* rows with e >= W-1: op(D_K[e-W+1], D_K[e-2^K+1]) */
+template <class T>
+__global__ void gs_mm_tiled_answer_k(const T *dmn, const T *dmx, uint64_t m, uint64_t first, uint64_t W, int K,
+                                     T *out, int only)
+{
+    const uint64_t e0 = first > W - 1 ? first : W - 1;
+    const uint64_t span = (uint64_t)1 << K;
+    for (uint64_t e = e0 + blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; e < m; e += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t s = e + 1 - W, s2 = e + 1 - span;
+        mm_put(out, e - first, gs_min(dmn[s], dmn[s2]), gs_max(dmx[s], dmx[s2]), only);
+    }
+}
+
+static int mm_log2_floor(uint64_t w)
+{
+    int k = 0;
+    while ((w >> (k + 1)) != 0) k++;
+    return k;
+}
+
+extern "C" size_t gs_minmax_gpu_tiled_scratch(const gs_minmax_params *p, uint64_t m_max)
+{
+    return 4 * gs_align_up((size_t)(m_max + 1) * gs_type_size(p->type), 256);
+}
+
+extern "C" int gs_minmax_gpu_tiled(const gs_minmax_params *p, const void *d_in, uint64_t m, uint64_t first, void *d_out,
+                                   void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st)
+{
+    return mm_dispatch(p, st, [&](auto t) -> int {
+        typedef decltype(t) T;
+        const cudaStream_t s = gs_stream(stream);
+        const uint64_t W = p->window;
+        const T *in = (const T *)d_in;
+        T *out = (T *)d_out;
+        if (first >= m) return GS_OK;
+        if (first < W - 1) { /* clipped rows */
+            gs_mm_prefix_k<T><<<1, GS_MM_PFX_THREADS, 0, s>>>(in, m, first, W, out, p->only);
+            GS_LAUNCH_CHECK(st);
+        }
+        if (m < W) return GS_OK; /* no whole window */
+        const int K = mm_log2_floor(W);
+        const size_t arr = gs_align_up((size_t)(m + 1) * sizeof(T), 256);
+        GS_FORWARD(mm_check_scratch("tiled", scratch_bytes, 4 * arr, st));
+        char *scr = (char *)d_scratch;
+        T *bmn[2] = {(T *)scr, (T *)(scr + 2 * arr)}, *bmx[2] = {(T *)(scr + arr), (T *)(scr + 3 * arr)};
+        const int kA = K < GS_TL_J ? K : GS_TL_J;
+        const uint64_t validA = m - ((uint64_t)1 << kA) + 1;
+        gs_mm_tiled_smem_k<T><<<(unsigned)gs_cdiv(validA, GS_TL_TILE), GS_TL_THREADS, 0, s>>>(in, m, kA, bmn[0], bmx[0]);
+        GS_LAUNCH_CHECK(st);
+        int cur = 0;
+        for (int k = kA; k < K; k++) {
+            const uint64_t valid = m - ((uint64_t)2 << k) + 1;
+            gs_mm_tiled_level_k<T><<<grid_for(valid, 256), 256, 0, s>>>(bmn[cur], bmx[cur], bmn[cur ^ 1], bmx[cur ^ 1],
+                                                                        valid, (uint64_t)1 << k);
+            GS_LAUNCH_CHECK(st);
+            cur ^= 1;
+        }
+        const uint64_t e0 = first > W - 1 ? first : W - 1;
+        gs_mm_tiled_answer_k<T><<<grid_for(m - e0, 256), 256, 0, s>>>(bmn[cur], bmx[cur], m, first, W, K, out, p->only);
+        GS_LAUNCH_CHECK(st);
+        return GS_OK;
+    });
+}
+
+/* ============================================================================================
+ * vhgw
+ * ============================================================================================ */
+
+/* Segmented exclusive scans across threads: groups of GT consecutive threads (GT a power of two,
+ * 2 <= GT <= THREADS). excl_pre = op of the values of the threads before this one in its group,
+ * excl_suf = op of those after it, total = op of the group. Every thread of the block must call
+ * (barriers when GT > 32); s_tmp holds NW values. Order-preserving: left operands are earlier. */
+template <int THREADS, class T, class Op>
+GS_DEV void mm_seg_scan(T v, int GT, Op op, T *s_tmp, T *excl_pre, T *excl_suf, T *total)
+{
+    constexpr int NW = THREADS / 32;
+    const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5);
+    const int w = GT < 32 ? GT : 32;
+    const T inc = gs_warp_scan_incl(v, op, w);
+    const T suf = gs_warp_suffix_incl(v, op, w);
+    T ep = __shfl_up_sync(GS_FULL_MASK, inc, 1, w);
+    T es = __shfl_down_sync(GS_FULL_MASK, suf, 1, w);
+    if ((lane & (w - 1)) == 0) ep = Op::identity();
+    if ((lane & (w - 1)) == w - 1) es = Op::identity();
+    T tot = __shfl_sync(GS_FULL_MASK, inc, w - 1, w);
+    if (GT > 32) {
+        if (lane == 31) s_tmp[warp] = inc;
+        __syncthreads();
+        const int wg = GT >> 5, g0 = warp & ~(wg - 1);
+        T before = Op::identity(), after = Op::identity(), all = Op::identity();
+        for (int q = 0; q < NW; q++) {
+            if (q < g0 || q >= g0 + wg) continue;
+            const T u = s_tmp[q];
+            if (q < warp) before = op(before, u);
+            if (q > warp) after = op(after, u);
+            all = op(all, u);
+        }
+        __syncthreads();
+        ep = op(before, ep);
+        es = op(es, after);
+        tot = all;
+    }
+    *excl_pre = ep;
+    *excl_suf = es;
+    *total = tot;
+}
+
+/* Fold of one value per thread over the whole block in thread order; result in every thread. */
+template <int THREADS, class T, class Op> GS_DEV T mm_block_reduce(T v, Op op, T *s_tmp)
+{
+    constexpr int NW = THREADS / 32;
+    v = gs_warp_reduce(v, op);
+    if ((threadIdx.x & 31) == 0) s_tmp[threadIdx.x >> 5] = v;
+    __syncthreads();
+    T a = s_tmp[0];
+    for (int q = 1; q < NW; q++) a = op(a, s_tmp[q]);
+    __syncthreads();
+    return a;
+}
+
+/* Load in[clamp(pos0 + j)] for j in [0, len) into dst at padded index pad(j): coalesced, 16-byte
+ * vectors where the vector lies inside [0, m) and `vec` says the input is aligned. */
+template <int THREADS, int LOGC, class T>
+GS_DEV void mm_load(T *dst, const T *in, int64_t pos0, int len, uint64_t m, int vec)
+{
+    constexpr int V = 16 / (int)sizeof(T);
+    const int64_t mm = (int64_t)m;
+    if (vec) {
+        const int64_t a = pos0 >= 0 ? pos0 / V * V : -((-pos0 + V - 1) / V) * V; /* floor to V */
+        const int nv = (int)((pos0 + len - a + V - 1) / V);
+        for (int q = threadIdx.x; q < nv; q += THREADS) {
+            const int64_t p = a + (int64_t)q * V;
+            T v[V];
+            if (p >= 0 && p + V <= mm) {
+                const gs_vec16<T> r = gs_ld_vec(in + p);
+#pragma unroll
+                for (int k = 0; k < V; k++) v[k] = r.v[k];
+            } else {
+#pragma unroll
+                for (int k = 0; k < V; k++) {
+                    const int64_t c = p + k < 0 ? 0 : p + k >= mm ? mm - 1 : p + k;
+                    v[k] = in[c];
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                const int64_t j = p + k - pos0;
+                if (j >= 0 && j < len) dst[j + (j >> LOGC)] = v[k];
+            }
+        }
+    } else {
+        for (int j = threadIdx.x; j < len; j += THREADS) {
+            const int64_t p = pos0 + j;
+            const int64_t c = p < 0 ? 0 : p >= mm ? mm - 1 : p;
+            dst[j + (j >> LOGC)] = in[c];
+        }
+    }
+}
+
+__host__ __device__ constexpr int mm_ilog2(int x) { return x <= 1 ? 0 : 1 + mm_ilog2(x / 2); }
+
+struct mm_vhgw_args {
+    uint64_t m, first, W, R;
+    int only, vec_in, vec_out, large;
+    int G;         /* group size in rows (power of two) */
+    unsigned h;    /* large: halo tiles before tile 0 */
+    uint64_t nfull, rem; /* large: whole tiles and leftover elements in the middle */
+    unsigned ntiles;
+    unsigned *ticket, *flag;
+    void *aggmn, *aggmx;
+};
+
+/* Tile aggregates (large W): tile j >= -h is published at index j + h. */
+template <class T> GS_DEV void mm_publish(const mm_vhgw_args &a, int64_t idx, T mn, T mx)
+{
+    ((T *)a.aggmn)[idx] = mn;
+    ((T *)a.aggmx)[idx] = mx;
+    gs_st_release_u32(&a.flag[idx], 1u);
+}
+
+template <class T, int THREADS, int C>
+__global__ void __launch_bounds__(THREADS) gs_mm_vhgw_k(const T *__restrict__ in, T *out, mm_vhgw_args a)
+{
+    constexpr int B = THREADS * C;
+    constexpr int LOGC = mm_ilog2(C);
+    constexpr int NW = THREADS / 32;
+    constexpr int V = 16 / (int)sizeof(T);
+    static_assert((1 << LOGC) == C && C % V == 0, "C: a power of two, whole vectors");
+    extern __shared__ __align__(16) unsigned char gs_mm_smem[];
+    T *sm = (T *)gs_mm_smem;
+    __shared__ T s_mn[NW], s_mx[NW];
+    __shared__ unsigned s_tile;
+    const gs_op_min<T> omin;
+    const gs_op_max<T> omax;
+    const int t = (int)threadIdx.x;
+    const int64_t W = (int64_t)a.W;
+
+    unsigned tile = blockIdx.x;
+    if (a.large) {
+        if (t == 0) s_tile = atomicAdd(a.ticket, 1u);
+        __syncthreads();
+        tile = s_tile;
+        if (tile < a.h) { /* halo range j = tile - h < 0: reduce and publish */
+            const int64_t j = (int64_t)tile - (int64_t)a.h;
+            const int64_t p0 = (int64_t)a.first + j * B;
+            T vmn = omin.identity(), vmx = omax.identity();
+            for (int c = 0; c < C; c++) { /* contiguous slice per thread: thread order = input order */
+                const int64_t p = p0 + (int64_t)t * C + c;
+                const T v = in[p < 0 ? 0 : p >= (int64_t)a.m ? (int64_t)a.m - 1 : p];
+                vmn = omin(vmn, v);
+                vmx = omax(vmx, v);
+            }
+            vmn = mm_block_reduce<THREADS>(vmn, omin, s_mn);
+            vmx = mm_block_reduce<THREADS>(vmx, omax, s_mx);
+            if (t == 0) mm_publish(a, tile, vmn, vmx);
+            return;
+        }
+        tile -= a.h;
+    }
+    const uint64_t r0 = (uint64_t)tile * B;
+    const int64_t e0 = (int64_t)(a.first + r0);
+    const int G = a.G;
+
+    /* shared memory: S region (small: the whole span y = in[e0-W+1 ..]) and P region */
+    T *yS = sm, *yP;
+    int pOff; /* logical offset of the prefix rows in the P region */
+    if (!a.large) {
+        const int L = B + (int)W - 1;
+        mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, L, a.m, a.vec_in);
+        yP = yS;
+        pOff = (int)W - 1;
+    } else {
+        const int LS = B + (int)a.rem;
+        yP = sm + (2 * B + (2 * B >> LOGC) + 4);
+        mm_load<THREADS, LOGC>(yP, in, e0, B, a.m, a.vec_in);
+        mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, LS, a.m, a.vec_in);
+        pOff = 0;
+    }
+    __syncthreads();
+
+#define GS_Y(base, j) (base)[(j) + ((j) >> LOGC)]
+    const int row0 = t * C;
+
+    /* ---- prefix piece: segmented inclusive prefix of yP[pOff + row] ---- */
+    T pmn[C], pmx[C];
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+        const int j = pOff + row0 + c;
+        const T v = GS_Y(yP, j);
+        const bool head = c == 0 || (G <= C && (c & (G - 1)) == 0);
+        pmn[c] = head ? v : omin(pmn[c ? c - 1 : 0], v);
+        pmx[c] = head ? v : omax(pmx[c ? c - 1 : 0], v);
+    }
+    T midmn = omin.identity(), midmx = omax.identity();
+    T smn = omin.identity(), smx = omax.identity(); /* suffix carry from the threads after this one */
+    if (G > C) {
+        const int GT = G / C;
+        T epmn, epmx, d1, d2, totmn, totmx;
+        mm_seg_scan<THREADS>(pmn[C - 1], GT, omin, s_mn, &epmn, &d1, &totmn);
+        mm_seg_scan<THREADS>(pmx[C - 1], GT, omax, s_mx, &epmx, &d2, &totmx);
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+            pmn[c] = omin(epmn, pmn[c]);
+            pmx[c] = omax(epmx, pmx[c]);
+        }
+        if (a.large && t == 0) mm_publish(a, (int64_t)tile + a.h, totmn, totmx);
+
+        /* suffix carry: the aggregate of this thread's start elements, scanned from the right */
+        T amn = GS_Y(yS, row0), amx = amn;
+#pragma unroll
+        for (int c = 1; c < C; c++) {
+            const T v = GS_Y(yS, row0 + c);
+            amn = omin(amn, v);
+            amx = omax(amx, v);
+        }
+        mm_seg_scan<THREADS>(amn, GT, omin, s_mn, &d1, &smn, &totmn);
+        mm_seg_scan<THREADS>(amx, GT, omax, s_mx, &d2, &smx, &totmx);
+
+        if (!a.large) {
+            /* middle of group g: y[(g+1)G .. gG+W-2]; thread k of the group folds the C elements
+             * at y[row0 + G + c] that fall inside it */
+            if (W - 1 > G) {
+                const int gend = (row0 / G) * G + (int)W - 2; /* last index of the middle */
+                T vmn = omin.identity(), vmx = omax.identity();
+#pragma unroll
+                for (int c = 0; c < C; c++) {
+                    const int j = row0 + G + c;
+                    if (j <= gend) {
+                        const T v = GS_Y(yS, j);
+                        vmn = omin(vmn, v);
+                        vmx = omax(vmx, v);
+                    }
+                }
+                mm_seg_scan<THREADS>(vmn, GT, omin, s_mn, &d1, &d2, &midmn);
+                mm_seg_scan<THREADS>(vmx, GT, omax, s_mx, &d1, &d2, &midmx);
+            }
+        } else {
+            /* tail: y[B .. B+rem) folds into the suffix carry (it comes after every start row) */
+            T vmn = omin.identity(), vmx = omax.identity();
+            const int per = (int)((a.rem + THREADS - 1) / THREADS);
+            for (int c = 0; c < per; c++) {
+                const int j = B + t * per + c;
+                if (j < B + (int)a.rem) {
+                    const T v = GS_Y(yS, j);
+                    vmn = omin(vmn, v);
+                    vmx = omax(vmx, v);
+                }
+            }
+            vmn = mm_block_reduce<THREADS>(vmn, omin, s_mn);
+            vmx = mm_block_reduce<THREADS>(vmx, omax, s_mx);
+            smn = omin(smn, vmn);
+            smx = omax(smx, vmx);
+            /* middle: the published aggregates of tiles tile-nfull .. tile-1 (before the halo: in[0]) */
+            T qmn = omin.identity(), qmx = omax.identity();
+            const int64_t per2 = (int64_t)((a.nfull + THREADS - 1) / THREADS);
+            for (int64_t c = 0; c < per2; c++) {
+                const int64_t q = (int64_t)t * per2 + c;
+                if (q >= (int64_t)a.nfull) break;
+                const int64_t j = (int64_t)tile - (int64_t)a.nfull + q + (int64_t)a.h; /* status index */
+                T umn, umx;
+                if (j < 0) {
+                    umn = umx = in[0];
+                } else {
+                    int spins = 0;
+                    while (gs_ld_acquire_u32(&a.flag[j]) == 0)
+                        if (++spins > 8) __nanosleep(64);
+                    umn = __ldcg((const T *)a.aggmn + j);
+                    umx = __ldcg((const T *)a.aggmx + j);
+                }
+                qmn = omin(qmn, umn);
+                qmx = omax(qmx, umx);
+            }
+            midmn = mm_block_reduce<THREADS>(qmn, omin, s_mn);
+            midmx = mm_block_reduce<THREADS>(qmx, omax, s_mx);
+        }
+    }
+
+    /* ---- suffix piece, backwards, and the rows ---- */
+    {
+        T accmn = smn, accmx = smx;
+#pragma unroll
+        for (int c = C - 1; c >= 0; c--) {
+            const int j = row0 + c;
+            const T v = GS_Y(yS, j);
+            const bool gend = G <= C && ((c + 1) & (G - 1)) == 0; /* last row of a group in-thread */
+            if (gend) {
+                accmn = v;
+                accmx = v;
+                if (W - 1 > G) { /* this group's middle: y[(g+1)G .. gG+W-2], fewer than G elements */
+                    const int g0 = j + 1 - G;
+                    midmn = GS_Y(yS, g0 + G);
+                    midmx = midmn;
+                    for (int q = g0 + G + 1; q <= g0 + (int)W - 2; q++) {
+                        const T u = GS_Y(yS, q);
+                        midmn = omin(midmn, u);
+                        midmx = omax(midmx, u);
+                    }
+                } else {
+                    midmn = omin.identity();
+                    midmx = omax.identity();
+                }
+            } else {
+                accmn = omin(v, accmn);
+                accmx = omax(v, accmx);
+            }
+            pmn[c] = omin(omin(accmn, midmn), pmn[c]);
+            pmx[c] = omax(omax(accmx, midmx), pmx[c]);
+        }
+    }
+#undef GS_Y
+
+    /* ---- stage the rows in shared memory, then coalesced stores ---- */
+    const int cols = a.only == GS_MM_BOTH ? 2 : 1;
+    const int LOGS = LOGC + (cols == 2 ? 1 : 0); /* one pad slot per thread's run of values */
+    __syncthreads();
+    if (cols == 2) {
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+            const int q = 2 * (row0 + c);
+            sm[q + (q >> LOGS)] = pmn[c];
+            sm[q + 1 + ((q + 1) >> LOGS)] = pmx[c];
+        }
+    } else {
+        const bool wmin = a.only == GS_MM_MIN;
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+            const int q = row0 + c;
+            sm[q + (q >> LOGS)] = wmin ? pmn[c] : pmx[c];
+        }
+    }
+    __syncthreads();
+    const uint64_t nrows = a.R - r0 < (uint64_t)B ? a.R - r0 : (uint64_t)B;
+    const int nval = (int)nrows * cols;
+    T *o = out + r0 * cols;
+    if (nrows == (uint64_t)B && a.vec_out) {
+        for (int q = t * V; q < nval; q += THREADS * V) {
+            gs_vec16<T> w;
+#pragma unroll
+            for (int k = 0; k < V; k++) w.v[k] = sm[q + k + ((q + k) >> LOGS)];
+            gs_st_vec_cs(o + q, w);
+        }
+    } else {
+        for (int q = t; q < nval; q += THREADS) o[q] = sm[q + (q >> LOGS)];
+    }
+}
+
+/* W = 1: every window is one element */
+template <class T> __global__ void gs_mm_one_k(const T *in, uint64_t m, uint64_t first, T *out, int only)
+{
+    for (uint64_t r = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; first + r < m; r += (uint64_t)gridDim.x * blockDim.x) {
+        const T v = in[first + r];
+        mm_put(out, r, v, v, only);
+    }
+}
+
+template <class T> struct mm_vhgw_cfg {
+    static constexpr gs_tile_cfg c = sizeof(T) == 4 ? gs_minmax_vhgw_cfg4 : gs_minmax_vhgw_cfg8;
+    static constexpr int B = c.threads * c.items;
+};
+
+static size_t mm_vhgw_bytes(uint64_t tiles)
+{
+    return 256 + gs_align_up((size_t)tiles * 4, 256) + 2 * gs_align_up((size_t)tiles * 8, 256);
+}
+static uint64_t mm_vhgw_tiles(uint64_t m, uint64_t first, uint64_t W, int B)
+{
+    const uint64_t f = first < W ? first : W;
+    return gs_cdiv(m > first ? m - first : 0, B) + gs_cdiv(f, B) + 1;
+}
+
+template <class T, int THREADS, int ITEMS>
+static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint64_t first, T *out, void *scratch,
+                       size_t bytes, cudaStream_t s, gs_status *st)
+{
+    constexpr int B = THREADS * ITEMS, LOGC = mm_ilog2(ITEMS);
+    const uint64_t W = p->window;
+    if (first >= m) return GS_OK;
+    if (W == 1) {
+        gs_mm_one_k<T><<<grid_for(m - first, 256), 256, 0, s>>>(in, m, first, out, p->only);
+        GS_LAUNCH_CHECK(st);
+        return GS_OK;
+    }
+    mm_vhgw_args a;
+    memset(&a, 0, sizeof a);
+    a.m = m;
+    a.first = first;
+    a.W = W;
+    a.R = m - first;
+    a.only = p->only;
+    a.vec_in = gs_aligned16(in);
+    a.vec_out = gs_aligned16(out);
+    a.large = W - 1 > (uint64_t)B;
+    const uint64_t ntiles = gs_cdiv(a.R, B);
+    if (ntiles > 0x3fffffffull) return gs_fail(st, GS_EUSAGE, "minmax vhgw: %llu rows is too many", (unsigned long long)a.R);
+    a.ntiles = (unsigned)ntiles;
+    size_t smem;
+    const size_t pad = 16 / sizeof(T) + 1;
+    const size_t stage = (size_t)2 * B + (2 * B >> LOGC) + pad;
+    if (!a.large) {
+        a.G = 1 << mm_log2_floor(W - 1);
+        const size_t L = B + W - 1;
+        smem = L + (L >> LOGC) + pad;
+    } else {
+        a.G = B;
+        const uint64_t D = W - 1 - B;
+        a.nfull = D / B;
+        a.rem = D % B;
+        a.h = (unsigned)gs_cdiv(first < W ? first : W, B); /* tiles further back are never asked for */
+        smem = (size_t)2 * B + (2 * B >> LOGC) + 4 + B + (B >> LOGC) + pad;
+        const size_t need = mm_vhgw_bytes(ntiles + a.h);
+        GS_FORWARD(mm_check_scratch("vhgw", bytes, need, st));
+        const size_t nt = ntiles + a.h;
+        char *scr = (char *)scratch;
+        a.ticket = (unsigned *)scr;
+        a.flag = (unsigned *)(scr + 256);
+        a.aggmn = scr + 256 + gs_align_up(nt * 4, 256);
+        a.aggmx = (char *)a.aggmn + gs_align_up(nt * 8, 256);
+        GS_CUDA_CHECK(st, cudaMemsetAsync(scratch, 0, 256 + gs_align_up(nt * 4, 256), s));
+    }
+    if (stage > smem) smem = stage;
+    smem *= sizeof(T);
+    GS_CUDA_CHECK(st, cudaFuncSetAttribute(gs_mm_vhgw_k<T, THREADS, ITEMS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)smem));
+    const unsigned grid = (unsigned)ntiles + (a.large ? a.h : 0);
+    gs_mm_vhgw_k<T, THREADS, ITEMS><<<grid, THREADS, smem, s>>>(in, out, a);
+    GS_LAUNCH_CHECK(st);
+    return GS_OK;
+}
+
+extern "C" size_t gs_minmax_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t m_max)
+{
+    const int B = gs_type_size(p->type) == 4 ? mm_vhgw_cfg<int32_t>::B : mm_vhgw_cfg<int64_t>::B;
+    return mm_vhgw_bytes(mm_vhgw_tiles(m_max, m_max, p->window, B));
+}
+
+extern "C" int gs_minmax_gpu_vhgw(const gs_minmax_params *p, const void *d_in, uint64_t m, uint64_t first, void *d_out,
+                                  void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st)
+{
+    return mm_dispatch(p, st, [&](auto t) -> int {
+        typedef decltype(t) T;
+        typedef mm_vhgw_cfg<T> C;
+        return mm_vhgw_run<T, C::c.threads, C::c.items>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch,
+                                                        scratch_bytes, gs_stream(stream), st);
+    });
+}
+
+/* Other block shapes for i32 (tests/gpu --bench measures them; the best becomes
+ * gs_minmax_vhgw_cfg4). Not part of the registry. Scratch: gs_minmax_gpu_vhgw_scratch x 4. */
+extern "C" int gs_minmax_gpu_vhgw_tune(int k, char *desc, size_t dlen, const gs_minmax_params *p, const void *d_in,
+                                       uint64_t m, uint64_t first, void *d_out, void *d_scratch, size_t scratch_bytes,
+                                       void *stream, gs_status *st)
+{
+    typedef int32_t T;
+    const cudaStream_t s = gs_stream(stream);
+#define GS_TUNE(K, TH, IT)                                                                                   \
+    case K:                                                                                                  \
+        snprintf(desc, dlen, "%dx%d", TH, IT);                                                               \
+        return mm_vhgw_run<T, TH, IT>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch, scratch_bytes, s, st);
+    switch (k) {
+        GS_TUNE(0, 128, 16)
+        GS_TUNE(1, 256, 8)
+        GS_TUNE(2, 256, 16)
+        GS_TUNE(3, 512, 8)
+        GS_TUNE(4, 128, 32)
+        GS_TUNE(5, 256, 32)
+        GS_TUNE(6, 512, 16)
+    default: return GS_EUSAGE;
+    }
+#undef GS_TUNE
+}

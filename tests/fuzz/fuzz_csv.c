@@ -1,0 +1,199 @@
+/* fuzz_csv.c - libFuzzer target for the csv and text decoders (io/csv.c, io/text.c) and the
+ * number conversions under them (io/numfmt.c).
+ *
+ * The first byte chooses the options, the rest is the input, fed through an in-memory byte
+ * source that hands out short reads. Any status is fine (bad input must fail cleanly); the
+ * checks are the sanitizers' plus two oracles:
+ *   - whatever decodes, formatted back (csv encoder, several threads) and decoded again, gives
+ *     the same values bit for bit (NaN payloads aside);
+ *   - the same input decoded with 1 thread and with 3 threads gives the same values, the same
+ *     status and the same message.
+ *
+ * Build and run (corpus in tests/fuzz/corpus_csv/):
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -o build/fuzz_csv \
+ *       tests/fuzz/fuzz_csv.c io/numfmt.c io/csv.c io/text.c common/gs.c common/pool.c -lcsv -lm
+ *   build/fuzz_csv -max_total_time=60 -max_len=4096 tests/fuzz/corpus_csv
+ *
+ * Option byte: bits 0-1 header mode (auto, yes, no, auto); bits 2-3 delimiter (',', ';', tab,
+ * space); bits 4-6 the type (mod 6: i32 i64 u32 u64 f32 f64); bit 6 also skip_bad; bit 7 text
+ * format instead of csv; the low 6 bits also set the block size (64..568 bytes). For csv, the
+ * second byte picks --col: (none), 1, 2, 3, the header name "b". */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/pool.h"
+#include "../../io/lines.h"
+
+typedef struct mem_src {
+    gs_bsrc base;
+    const uint8_t *data;
+    size_t len, pos, step;
+} mem_src;
+
+static int mem_read(gs_bsrc *s, void *buf, size_t cap, size_t *got, gs_status *st)
+{
+    mem_src *m = (mem_src *)s;
+    size_t n = m->len - m->pos;
+    (void)st;
+    if (n > cap) n = cap;
+    if (n > m->step) n = m->step;
+    memcpy(buf, m->data + m->pos, n);
+    m->pos += n;
+    *got = n;
+    return GS_OK;
+}
+
+static void mem_close(gs_bsrc *s) { free(s); }
+
+typedef struct mem_sink {
+    gs_bsink base;
+    char *p;
+    size_t n, cap;
+} mem_sink;
+
+static int sink_write(gs_bsink *k, const void *buf, size_t n, gs_status *st)
+{
+    mem_sink *m = (mem_sink *)k;
+    (void)st;
+    if (m->n + n > m->cap) {
+        m->cap = (m->n + n) * 2 + 64;
+        m->p = realloc(m->p, m->cap);
+        if (!m->p) abort();
+    }
+    memcpy(m->p + m->n, buf, n);
+    m->n += n;
+    return GS_OK;
+}
+static int sink_close(gs_bsink *k, gs_status *st)
+{
+    (void)k;
+    (void)st;
+    return GS_OK; /* the harness frees the sink after reading it */
+}
+static void sink_abort(gs_bsink *k) { (void)k; }
+
+typedef struct result {
+    int rc;
+    gs_status st;
+    char *vals;
+    size_t n;
+} result;
+
+static result decode(const uint8_t *data, size_t len, const gs_read_opts *o, int text, size_t step)
+{
+    result r;
+    gs_decoder *d = NULL;
+    memset(&r, 0, sizeof r);
+    mem_src *m = calloc(1, sizeof *m);
+    if (!m) abort();
+    m->base.read = mem_read;
+    m->base.close = mem_close;
+    m->base.name = "fuzz.csv";
+    m->base.size = -1;
+    m->data = data;
+    m->len = len;
+    m->step = step;
+    r.rc = text ? gs_dec_open_text(&d, &m->base, o, &r.st) : gs_dec_open_csv(&d, &m->base, o, &r.st);
+    if (r.rc) {
+        m->base.close(&m->base);
+        return r;
+    }
+    size_t es = gs_type_size(o->type), cap = 0;
+    for (size_t want = 3;; want = want * 5 % 997 + 1) {
+        size_t got = 0;
+        if (r.n + want > cap) {
+            cap = (r.n + want) * 2;
+            r.vals = realloc(r.vals, cap * es);
+            if (!r.vals) abort();
+        }
+        r.rc = d->read(d, r.vals + r.n * es, want, &got, &r.st);
+        if (r.rc || got == 0) break;
+        r.n += got;
+    }
+    d->close(d);
+    return r;
+}
+
+static int same_values(const result *a, const result *b, gs_type t)
+{
+    size_t es = gs_type_size(t);
+    if (a->n != b->n) return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const char *x = a->vals + i * es, *y = b->vals + i * es;
+        if (memcmp(x, y, es) == 0) continue;
+        if (t == GS_F64 && isnan(*(const double *)x) && isnan(*(const double *)y)) continue;
+        if (t == GS_F32 && isnan(*(const float *)x) && isnan(*(const float *)y)) continue;
+        return 0;
+    }
+    return 1;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static int started;
+    static const char delims[4] = {',', ';', '\t', ' '};
+    static const char *cols[8] = {NULL, "1", "2", "3", "b", NULL, "2", "1"};
+    if (!started) {
+        gs_pool_start(3);
+        started = 1;
+    }
+    if (size < 1) return 0;
+    uint8_t opt = data[0];
+    int text = opt >> 7;
+    gs_read_opts o;
+    memset(&o, 0, sizeof o);
+    o.type = (gs_type)(((opt >> 4) & 7) % GS_NTYPES);
+    o.header = (gs_header_mode)((opt & 3) == 3 ? 0 : opt & 3);
+    o.delim = delims[(opt >> 2) & 3];
+    o.skip_bad = (opt >> 6) & 1;
+    const uint8_t *in = data + 1;
+    size_t len = size - 1;
+    if (!text && len > 0) {
+        o.col = cols[in[0] & 7];
+        in++, len--;
+    }
+    /* Small blocks so that block cuts, read-ahead and piece splits happen on small inputs. */
+    gs_lines_block_size = 64 + (size_t)(opt & 0x3f) * 8;
+
+    o.threads = 1;
+    result r1 = decode(in, len, &o, text, 1 + (size_t)(opt % 7) * 13);
+    o.threads = 3;
+    result r3 = decode(in, len, &o, text, 4096);
+    if (r1.rc != r3.rc || strcmp(r1.st.msg, r3.st.msg) || (r1.rc == 0 && !same_values(&r1, &r3, o.type))) abort();
+
+    if (r1.rc == 0) {
+        /* format back and read again */
+        gs_write_opts w;
+        memset(&w, 0, sizeof w);
+        w.format = text ? GS_FMT_TEXT : GS_FMT_CSV;
+        w.type = o.type;
+        w.ncols = 1;
+        w.rows = -1;
+        w.threads = 2;
+        mem_sink k;
+        memset(&k, 0, sizeof k);
+        k.base.write = sink_write;
+        k.base.close = sink_close;
+        k.base.abort = sink_abort;
+        k.base.name = "fuzz.out";
+        gs_encoder *e = NULL;
+        gs_status st = {0};
+        int rc = text ? gs_enc_open_text(&e, &k.base, &w, &st) : gs_enc_open_csv(&e, &k.base, &w, &st);
+        if (rc) abort();
+        if (e->write(e, r1.vals, r1.n, &st) || e->close(e, &st)) abort();
+        gs_read_opts o2;
+        memset(&o2, 0, sizeof o2);
+        o2.type = o.type;
+        o2.header = GS_HDR_NO;
+        o2.threads = 2;
+        result r2 = decode((const uint8_t *)k.p, k.n, &o2, text, 777);
+        if (r2.rc || !same_values(&r1, &r2, o.type)) abort();
+        free(r2.vals);
+        free(k.p);
+    }
+    free(r1.vals);
+    free(r3.vals);
+    return 0;
+}
