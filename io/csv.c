@@ -10,8 +10,11 @@
  * quoted field) goes through libcsv sequentially, line by line, so that quoted delimiters and
  * line breaks are right. Both paths agree on the dialect: rows end at '\n' (a '\r' before it,
  * like any '\r', ' ' or '\t' around a field, is surrounding space, except the delimiter
- * itself); blank lines are skipped; fields beyond the selected one are not looked at.
- * Every bad field names its line (the count of '\n' before it, plus one) and field.
+ * itself); blank lines are skipped; fields beyond the selected one are not looked at; a UTF-8
+ * byte order mark is dropped. Every bad field names its line (the count of '\n' before it,
+ * plus one) and field; with several bad fields in a block, the first in the file is reported.
+ * With more than one thread, the next block is read while the current one is parsed (one
+ * more part of the same parallel job), and the parsed values are copied out in parallel.
  *
  * Writing. One row per line: the value, or "min<delim>max"; an optional header line first.
  * Rows are formatted in parallel into per-part buffers and written in order. */
@@ -32,6 +35,8 @@ size_t gs_lines_block_size = 0;
 #define MAX_FIELD ((size_t)64 << 20) /* a libcsv field this long is a missing closing quote */
 #define MIN_PIECE 4096               /* smaller pieces are not worth a thread */
 #define HEADROOM ((size_t)1 << 20)   /* room for the carried tail before a block read ahead */
+#define MAX_LINE ((size_t)1 << 30)   /* a longer line (text: token) is an error, not a reason to
+                                        hold the whole input in memory */
 /* libcsv's parser state "inside a field" (csv.h exposes struct csv_parser but not the state
  * names; the values have been fixed since libcsv 1.0). With p->quoted set, it means an open
  * quote: at the end of the input, a missing closing quote. Checked here rather than with
@@ -155,6 +160,14 @@ static void csv_piece(const gs_lparse *c, gs_piece *pc)
 
 /* ---- the decoder -------------------------------------------------------------------------- */
 
+/* A run of values to copy out to the reader. */
+typedef struct copy_seg {
+    const char *src;
+    char *dst;
+    size_t bytes;
+} copy_seg;
+
+
 typedef struct ldec {
     gs_decoder base;
     gs_lparse cfg;
@@ -177,6 +190,7 @@ typedef struct ldec {
     uint64_t line_base;  /* '\n' before buf[pos] */
     gs_piece *pieces;    /* the current block's pieces; value arrays are reused */
     size_t npieces_cap, npieces, cur, off;
+    copy_seg *segs;      /* one per piece: read() copies out in parallel */
     /* libcsv path (csv only) */
     struct csv_parser cp;
     int cp_ready;
@@ -272,11 +286,14 @@ static int fill(ldec *L, size_t want, gs_status *st)
     return GS_OK;
 }
 
-/* Double the buffer (a line longer than a block). */
+/* Double the buffer (a line longer than a block), up to MAX_LINE. */
 static int grow(ldec *L, gs_status *st)
 {
     size_t ncap = L->cap * 2;
-    char *nb = ncap > L->cap ? realloc(L->buf, ncap) : NULL;
+    if (L->cap >= MAX_LINE)
+        return dec_fail(L, st, GS_EDATA, "%s: line %llu: longer than %zu MiB", L->base.src->name,
+                        (unsigned long long)L->line_base + 1, MAX_LINE >> 20);
+    char *nb = realloc(L->buf, ncap);
     if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory (a line longer than %zu MiB?)",
                              L->base.src->name, L->cap >> 20);
     L->buf = nb;
@@ -316,9 +333,11 @@ static int ensure_pieces(ldec *L, size_t np, gs_status *st)
 {
     if (np <= L->npieces_cap) return GS_OK;
     gs_piece *np_ = realloc(L->pieces, np * sizeof *np_);
-    if (!np_) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+    if (np_) L->pieces = np_;
+    copy_seg *ns = np_ ? realloc(L->segs, np * sizeof *ns) : NULL;
+    if (!ns) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+    L->segs = ns;
     memset(np_ + L->npieces_cap, 0, (np - L->npieces_cap) * sizeof *np_);
-    L->pieces = np_;
     L->npieces_cap = np;
     return GS_OK;
 }
@@ -521,10 +540,21 @@ static int next_block(ldec *L, gs_status *st)
         L->eof = L->rd_eof;
     }
     L->cur = L->off = 0;
-    if (L->eof && L->pos == L->len) L->done = 1;
+    /* The end, unless libcsv still holds a row (then one more, empty, block finishes it). */
+    if (L->eof && L->pos == L->len && !(L->seq_mode && L->midrow)) L->done = 1;
     return GS_OK;
 }
 
+static void copy_part(void *ctx, size_t p, size_t np)
+{
+    const copy_seg *s = (const copy_seg *)ctx + p;
+    (void)np;
+    memcpy(s->dst, s->src, s->bytes);
+}
+
+/* Hand out the parsed values in piece order, parsing blocks as needed. The copy of a whole
+ * block's values is itself split over the threads: one thread's memcpy would be a serial
+ * step as long as a good part of the parallel parse. */
 static int ldec_read(gs_decoder *d, void *buf, size_t cap, size_t *got, gs_status *st)
 {
     ldec *L = (ldec *)d;
@@ -533,13 +563,22 @@ static int ldec_read(gs_decoder *d, void *buf, size_t cap, size_t *got, gs_statu
     if (L->fail.code) return gs_fail(st, L->fail.code, "%s", L->fail.msg);
     while (done < cap) {
         if (L->cur < L->npieces) {
-            gs_piece *pc = &L->pieces[L->cur];
-            size_t take = pc->n - L->off;
-            if (take > cap - done) take = cap - done;
-            memcpy((char *)buf + done * es, pc->vals + L->off * es, take * es);
-            done += take;
-            L->off += take;
-            if (L->off == pc->n) L->cur++, L->off = 0;
+            size_t nseg = 0, bytes = 0;
+            while (L->cur < L->npieces && done < cap) {
+                gs_piece *pc = &L->pieces[L->cur];
+                size_t take = pc->n - L->off;
+                if (take > cap - done) take = cap - done;
+                if (take) {
+                    L->segs[nseg++] = (copy_seg){pc->vals + L->off * es, (char *)buf + done * es, take * es};
+                    bytes += take * es;
+                }
+                done += take;
+                L->off += take;
+                if (L->off == pc->n) L->cur++, L->off = 0;
+            }
+            if (L->nthreads > 1 && bytes >= ((size_t)1 << 20)) gs_parallel_for(nseg, copy_part, L->segs);
+            else
+                for (size_t i = 0; i < nseg; i++) copy_part(L->segs, i, nseg);
             continue;
         }
         if (L->done) break;
@@ -556,6 +595,7 @@ static void ldec_close(gs_decoder *d)
     if (!L) return;
     for (size_t i = 0; i < L->npieces_cap; i++) free(L->pieces[i].vals);
     free(L->pieces);
+    free(L->segs);
     free(L->buf);
     free(L->abuf);
     free(L->colname);
@@ -644,7 +684,7 @@ static int header_stage(ldec *L, const gs_read_opts *o, gs_status *st)
         const char *e = off < avail ? memchr(p, '\n', avail - off) : NULL;
         if (!e && !L->eof) { /* want whole lines: read more, growing when full */
             if (L->len == L->cap && L->pos == 0 && (r = grow(L, st))) break;
-            if ((r = fill(L, L->cap, st))) break;
+            if ((r = fill(L, L->len - L->pos + 1, st))) break; /* at least one more read */
             continue;
         }
         size_t len = e ? (size_t)(e - p) + 1 : avail - off;
@@ -726,7 +766,9 @@ int gs_lines_dec_open(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, int t
         if (csv_setup(&L->cp, &L->cfg) != 0) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
         else L->cp_ready = 1;
     }
-    if (!r) r = fill(L, L->block, st);
+    /* Only what the header needs (the header stage reads more while it lacks a whole row):
+     * a slow pipe must not hold up the open for a whole block. */
+    if (!r) r = fill(L, 4, st);
     /* A UTF-8 byte order mark (spreadsheet exports) is not part of the first field. */
     if (!r && L->len >= 3 && memcmp(L->buf, "\xef\xbb\xbf", 3) == 0) L->pos = 3;
     if (!r && !text) r = header_stage(L, o, st);

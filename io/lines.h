@@ -4,7 +4,9 @@
  * its last line end (the rest is carried into the next block), splits it into pieces at line
  * ends, and runs a piece parser on every piece in parallel (gs_parallel_for). Each piece
  * collects its values, its count of '\n' and its first error; values are handed out in piece
- * order, and an error's line number is the lines of the earlier pieces plus its own.
+ * order, and an error's line number is the lines of the earlier pieces plus its own. The next
+ * block is read during the parse (read-ahead), and a block holding a quote character goes
+ * through libcsv instead (csv only).
  * Encoding: values are split into runs formatted in parallel into per-run text buffers,
  * written to the sink in order. */
 #ifndef GS_IO_LINES_H
@@ -46,8 +48,7 @@ typedef struct gs_piece {
 typedef void (*gs_piece_fn)(const gs_lparse *c, gs_piece *pc);
 
 /* Room for one more value; returns its address, or NULL (and sets pc->nomem) when out of
- * memory. The value counts once gs_piece_commit is called. */
-static inline void *gs_piece_slot(gs_piece *pc, size_t esize);
+ * memory. The value counts once the parser increments pc->n. */
 void *gs_piece_grow(gs_piece *pc, size_t esize);
 static inline void *gs_piece_slot(gs_piece *pc, size_t esize)
 {

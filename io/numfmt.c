@@ -15,12 +15,12 @@
  * exponents) falls back to strtod/strtof on a NUL-terminated copy.
  *
  * Formatting. Integers exactly. Floats as the shortest decimal that reads back to the same
- * bits (NaN as "nan", "inf", "-inf", -0.0 as "-0"): first by scaling with exact powers of ten
- * (finds short decimals such as 0.1 or 123.456 in a few multiplies, each candidate verified
- * with the exact parser above), else "%.*e" with 15, 16, 17 digits (6..9 for f32) keeping the
- * first that round-trips. Layout like Python's repr: plain notation for decimal exponents
- * -4..15, else d.ddde+XX. Assumes the C locale's decimal point (the CLI never calls
- * setlocale). */
+ * bits, and of those the nearest (the digits Python's repr and Ryu give; NaN as "nan", "inf",
+ * "-inf", -0.0 as "-0"): computed exactly with 128-bit integers for normal numbers in about
+ * 1e-14..1e44 (floats: 1e-26 up) - see shortest_exact - and otherwise by "%.*e" at
+ * 15, 16, 17 digits (6..9 for f32; from 1 for denormals), keeping the first that reads back.
+ * Layout like Python's repr: plain notation for decimal exponents -4..15, else d.ddde+XX.
+ * Assumes the C locale's decimal point (the CLI never calls setlocale). */
 #include "io_internal.h"
 
 #include <float.h>
@@ -187,10 +187,13 @@ static inline int fast_double(uint64_t w, int64_t e10, double *out)
 static int fast_float(uint64_t w, int64_t e10, float *out)
 {
     double d;
+    /* Float arithmetic is exact here only if it really is float arithmetic (SSE, not x87). */
+#if FLT_EVAL_METHOD == 0
     if (w <= (1u << 24) && e10 >= -10 && e10 <= 10) {
         *out = e10 >= 0 ? (float)w * pow10_f[e10] : (float)w / pow10_f[-e10];
         return 1;
     }
+#endif
     if (!fast_double(w, e10, &d)) return 0;
     if (!(d < FLT_MAX)) return 0; /* near the overflow threshold: let strtof decide */
     float f = (float)d;

@@ -1,7 +1,8 @@
 /* compact_cpu.c - stream compaction on the CPU: keep the elements whose predicate differs from
  * `invert`, in order, as values or as u64 positions base + i (kernels.h).
  *
- *   gs_pred_eval        one element, written as plainly as possible: the reference.
+ *   gs_pred_eval        one element: 1 if it is kept, i.e. pred(x) != invert (invert included,
+ *                       so it answers "is x kept" for references and tests).
  *   gs_compact_cpu      sequential: branch-free compaction of tiles of GS_COMPACT_TILE elements
  *                       into a stack buffer, copied out with one memcpy per tile (a data-
  *                       dependent branch per element mispredicts at 50% density; writing

@@ -379,13 +379,11 @@ GS_DEV T gs_lookback(const typename gs_tile_status<T>::word *status, int64_t til
         const int64_t idx = end - 32 + lane;
         int flag = GS_TILE_P;
         T v = Op::identity();
-        if (idx >= 0) {
-            S::get(&status[idx], &flag, &v);
-            int spins = 0;
-            while (__any_sync(GS_FULL_MASK, flag == GS_TILE_X)) {
-                if (spins++ > 4) __nanosleep(32);
-                if (flag == GS_TILE_X) S::get(&status[idx], &flag, &v);
-            }
+        if (idx >= 0) S::get(&status[idx], &flag, &v);
+        /* every lane takes part in the vote (lanes before tile 0 hold a virtual prefix) */
+        for (int spins = 0; __any_sync(GS_FULL_MASK, flag == GS_TILE_X); spins++) {
+            if (spins > 4) __nanosleep(32);
+            if (flag == GS_TILE_X) S::get(&status[idx], &flag, &v);
         }
         const unsigned pmask = __ballot_sync(GS_FULL_MASK, flag == GS_TILE_P);
         if (Op::exact) {

@@ -184,8 +184,8 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
             if (!algo_selected(c->o, v->name) && strcmp(v->name, "cub")) continue;
             if (!(v->types & GS_TYPE_BIT(t))) continue;
             /* The O(nW) teaching variants would take minutes on long windows. */
-            if (j->op == GS_OP_MINMAX && j->minmax.window > 4096 &&
-                (!strcmp(v->name, "cpu-naive") || !strcmp(v->name, "linear")))
+            if (j->op == GS_OP_MINMAX && ((j->minmax.window > 512 && !strcmp(v->name, "cpu-naive")) ||
+                                          (j->minmax.window > 4096 && !strcmp(v->name, "linear"))))
                 continue;
             int nblocks = (v->where == GS_GPU && c->o->nblocks) ? c->o->nblocks : 1;
             for (int bi = 0; bi < nblocks; bi++) {

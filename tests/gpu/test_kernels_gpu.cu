@@ -981,6 +981,9 @@ static void add_row(const char *op, const char *var, const char *type, const std
     r.vs_cub = 0;
     r.ok = ok;
     rows.push_back(r);
+    printf("# %-8s %-16s %-4s %-14s %10.3f ms %9.1f Gelem/s %9.1f GB/s %6.1f%%  %s\n", op, var, type, param.c_str(), ms,
+           r.gelem, r.gbs, r.pct, ok ? "passed" : "FAILED");
+    fflush(stdout);
 }
 
 static void bench(void)

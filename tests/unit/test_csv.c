@@ -107,6 +107,9 @@ static gs_bsink *sink_new(membuf *out)
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
+static int force_threads; /* when set, decode() uses this many threads whatever the options say */
+static int big_reads;     /* when set, decode() asks for 4M values a read (parallel copy-out) */
+
 typedef struct dec_result {
     int rc;
     gs_status st;
@@ -131,6 +134,9 @@ static dec_result decode(const char *data, size_t len, const gs_read_opts *o, in
 {
     dec_result r;
     gs_decoder *d = NULL;
+    gs_read_opts oo = *o;
+    if (force_threads) oo.threads = force_threads;
+    o = &oo;
     memset(&r, 0, sizeof r);
     gs_bsrc *src = src_new(data, len, step, text ? "in.txt" : "in.csv");
     size_t es = gs_type_size(o->type), cap = 0;
@@ -142,6 +148,7 @@ static dec_result decode(const char *data, size_t len, const gs_read_opts *o, in
     if (d->colname) snprintf(r.colname, sizeof r.colname, "%s", d->colname);
     for (size_t want = 7;; want = want * 3 % 100003 + 1) {
         size_t got = 0;
+        if (big_reads) want = (size_t)1 << 22;
         if (r.n + want > cap) {
             cap = (r.n + want) * 2;
             r.vals = realloc(r.vals, cap * es);
@@ -915,7 +922,9 @@ static void test_large(void)
         for (int t = 0; t < 3; t++) {
             gs_lines_block_size = blocks[b];
             o.threads = threads[t];
+            big_reads = b == 0;
             dec_result r = decode(s, len, &o, 0, b == 1 ? 1000 : 0);
+            big_reads = 0;
             if (!same_f64(&r, want, nl)) {
                 ok = 0;
                 printf("# block %zu threads %d: rc %d n %zu %s\n", blocks[b], threads[t], r.rc, r.n, r.st.msg);
@@ -1094,7 +1103,18 @@ int main(void)
     gs_pool_start(4);
     test_parse();
     test_format();
+    /* The dialect cases once as they come (one block), then with tiny blocks (every line a
+     * block cut, read-ahead, sequential libcsv blocks ending inside quotes) on 1 and 3 threads. */
     test_csv_dialect();
+    printf("# dialect again: 64-byte blocks, 1 thread\n");
+    gs_lines_block_size = 64;
+    force_threads = 1;
+    test_csv_dialect();
+    printf("# dialect again: 64-byte blocks, 3 threads\n");
+    force_threads = 3;
+    test_csv_dialect();
+    force_threads = 0;
+    gs_lines_block_size = 0;
     test_encode();
     test_roundtrip_types();
     test_large();

@@ -789,7 +789,7 @@ static void bad_outputs(void)
     snprintf(want, sizeof want, "%s: file exists (use -f to overwrite)", P("keep_exists.raw"));
     size_t len;
     unsigned char *f = slurp(P("keep_exists.raw"), &len);
-    CHECK(rc && !strcmp(st.msg, want) && len == 3, "existing output refused without -f", "rc=%d (%s)", rc, st.msg);
+    CHECK(rc == GS_EDATA && !strcmp(st.msg, want) && len == 3, "existing output refused without -f", "rc=%d (%s)", rc, st.msg);
     free(f);
     check_clean("existing output refused");
     wo.force = 1;
@@ -895,7 +895,7 @@ static void bad_outputs(void)
             close(saved);
             if (force) CHECK(rc == 0, "binary to a terminal allowed with -f", "rc=%d (%s)", rc, st.msg);
             else
-                CHECK(rc == GS_EUSAGE && !strcmp(st.msg, "refusing to write binary data to a terminal (use -f)"),
+                CHECK(rc == GS_EDATA && !strcmp(st.msg, "refusing to write binary data to a terminal (use -f)"),
                       "binary to a terminal refused", "rc=%d (%s)", rc, st.msg);
         }
         close(pts);
