@@ -278,54 +278,9 @@ static int parse_int(const char *verb, const char *what, const char *s, long lo,
     return 0;
 }
 
-typedef struct pred_name {
-    const char *name;
-    gs_pred_kind kind;
-    int nargs;
-} pred_name;
-
-static const pred_name preds[] = {
-    {"nonzero", GS_PRED_NONZERO, 0}, {"eq", GS_PRED_EQ, 1}, {"ne", GS_PRED_NE, 1}, {"gt", GS_PRED_GT, 1},
-    {"ge", GS_PRED_GE, 1},           {"lt", GS_PRED_LT, 1}, {"le", GS_PRED_LE, 1}, {"range", GS_PRED_RANGE, 2},
-    {"finite", GS_PRED_FINITE, 0},   {"nan", GS_PRED_NAN, 0},
-};
-
 /* The predicate's operands are parsed in the element type, which is known only once the input
  * is open (npy headers), so the text is kept and parsed later. */
 static const char *pred_text = "nonzero";
-
-static int parse_pred(const char *s, gs_compact_params *p, gs_type t)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", s);
-    char *args = strchr(buf, ':');
-    if (args) *args++ = 0;
-    for (size_t i = 0; i < sizeof preds / sizeof preds[0]; i++) {
-        if (strcmp(buf, preds[i].name)) continue;
-        p->pred = preds[i].kind;
-        if (preds[i].nargs == 0) {
-            if (args) return usage_error("compact ", "predicate '%s' takes no value", preds[i].name);
-            return 0;
-        }
-        if (!args) return usage_error("compact ", "predicate '%s' needs a value, e.g. %s:0", s, preds[i].name);
-        char *b = NULL;
-        if (preds[i].nargs == 2) {
-            /* range:A:B; a ':' may not appear inside a number, so split at the first one. */
-            b = strchr(args, ':');
-            if (!b) return usage_error("compact ", "predicate '%s' needs two values, e.g. range:0:10", s);
-            *b++ = 0;
-        }
-        int rc = gs_value_parse(args, t, &p->a);
-        if (!rc && b) rc = gs_value_parse(b, t, &p->b);
-        if (rc)
-            return usage_error("compact ", "invalid value in predicate '%s' for type %s%s", s, gs_type_name(t),
-                               rc == -2 ? " (out of range)" : gs_type_is_float(t) ? "" : " (integers only)");
-        return 0;
-    }
-    return usage_error("compact ", "unknown predicate '%s' (expected nonzero, eq:V, ne:V, gt:V, ge:V, lt:V, le:V, "
-                                   "range:A:B, finite or nan)",
-                       s);
-}
 
 /* Split a comma list into items of at most 63 characters; calls fn for each. */
 static int for_each_item(const char *list, int (*fn)(cli *, const char *), cli *c)
@@ -815,9 +770,9 @@ static int cmd_compute(cli *c)
     case V_COMPACT:
         j->op = GS_OP_COMPACT;
         j->compact.type = in_type;
-        if ((rc = parse_pred(pred_text, &j->compact, in_type))) {
+        if ((rc = gs_pred_parse(pred_text, in_type, &j->compact, &st))) {
             gs_reader_close(r);
-            return rc;
+            return usage_error("compact ", "%s", st.msg);
         }
         break;
     case V_MINMAX:

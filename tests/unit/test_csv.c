@@ -24,11 +24,13 @@ typedef struct mem_src {
     size_t step; /* at most this many bytes per read (short reads), 0 = any */
 } mem_src;
 
+static size_t src_fail_at; /* when set, a read at or past this offset fails (an I/O error) */
+
 static int mem_read(gs_bsrc *s, void *buf, size_t cap, size_t *got, gs_status *st)
 {
     mem_src *m = (mem_src *)s;
     size_t n = m->len - m->pos;
-    (void)st;
+    if (src_fail_at && m->pos >= src_fail_at) return gs_fail(st, GS_EDATA, "%s: read failed", s->name);
     if (n > cap) n = cap;
     if (m->step && n > m->step) n = m->step;
     memcpy(buf, m->data + m->pos, n);
@@ -686,7 +688,6 @@ static void test_csv_dialect(void)
           "rc %d n %zu %s", r.rc, r.n, r.st.msg);
     free(r.vals);
 
-    o.col = "\"price\"";
     o.col = "pri,ce";
     r = decode_s("\"pri,ce\",b\n1,2\n", &o);
     CHECK(same_f64(&r, (double[]){1}, 1) && !strcmp(r.colname, "pri,ce"), "csv_quoted_header_name", "rc %d %s",
@@ -1032,6 +1033,24 @@ static void test_large(void)
         CHECK(okq, "large_quoted_then_error_line", "%s", expect);
         free(w2);
         free(c);
+    }
+
+    /* A failing source: its message comes through, with and without read-ahead. */
+    {
+        int okf = 1;
+        for (int t = 0; t < 3; t += 2) {
+            gs_lines_block_size = 4096;
+            o.threads = threads[t];
+            src_fail_at = 100000;
+            dec_result r = decode(s, len, &o, 0, 5000);
+            src_fail_at = 0;
+            if (r.rc != GS_EDATA || strcmp(r.st.msg, "in.csv: read failed")) {
+                okf = 0;
+                printf("# failing source, %d threads: rc %d '%s'\n", threads[t], r.rc, r.st.msg);
+            }
+            free(r.vals);
+        }
+        CHECK(okf, "source_error", "see above");
     }
 
     /* Lines longer than a block and than the read-ahead headroom (1 MiB). */
