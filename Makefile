@@ -12,7 +12,6 @@ CC      ?= cc
 PREFIX  ?= /usr/local
 CUDA    ?= auto
 SANITIZE ?= 0
-BUILD   := build
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 ifeq ($(CUDA),auto)
@@ -25,6 +24,8 @@ endif
 ifeq ($(SANITIZE),1)
   CUDA := 0
 endif
+# CUDA and CPU-only objects differ (GS_HAVE_CUDA): keep them apart.
+BUILD := build/$(if $(filter 1,$(CUDA)),cuda,cpu)
 
 # Libraries: the system's, or .deps/ (make deps-local) when present. libcsv is linked
 # statically so the binary runs where only the -dev files were unpacked.
@@ -40,7 +41,7 @@ LDFLAGS ?=
 ifeq ($(SANITIZE),1)
   CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
   LDFLAGS += -fsanitize=address,undefined
-  BUILD   := build-san
+  BUILD   := build/san
 endif
 
 C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(wildcard pipeline/*.c)
@@ -69,7 +70,8 @@ GPU_TEST_C  := $(wildcard tests/gpu/test_*.c)
 GPU_TEST_CU := $(wildcard tests/gpu/test_*.cu)
 GPU_BIN := $(if $(filter 1,$(CUDA)),$(patsubst tests/gpu/%.c,$(BUILD)/%,$(GPU_TEST_C)) $(patsubst tests/gpu/%.cu,$(BUILD)/%,$(GPU_TEST_CU)))
 
-.PHONY: all test demo bench plots install clean deps deps-local check-deps fuzz
+.PHONY: all test demo bench plots install clean deps deps-local check-deps fuzz gpustream
+# gpustream is relinked every time: the same path serves CUDA=0, CUDA=1 and SANITIZE=1 builds.
 all: check-deps gpustream
 
 gpustream: $(BUILD)/gpustream.o $(OBJ)
@@ -114,7 +116,7 @@ install: all
 	install -m 755 gpustream $(DESTDIR)$(PREFIX)/bin/gpustream
 
 clean:
-	rm -rf build build-san gpustream tests/out
+	rm -rf build gpustream tests/out
 
 # Libraries: present (system or .deps) or installed here when root.
 HAVE_HDRS = $(shell printf '\#include <zstd.h>\n\#include <csv.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
