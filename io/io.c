@@ -106,11 +106,14 @@ int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_
         if (f == GS_FMT_AUTO) f = GS_FMT_RAW;
     }
     if (!rc) {
+        /* Text columns are usually decimals: without -t they are read as f64 (raw stays i32). */
+        gs_read_opts to = *o;
+        if (!o->type_given && (f == GS_FMT_CSV || f == GS_FMT_TEXT)) to.type = GS_F64;
         r->format = f;
         switch (f) {
         case GS_FMT_NPY: rc = gs_dec_open_npy(&r->dec, src, o, st); break;
-        case GS_FMT_CSV: rc = gs_dec_open_csv(&r->dec, src, o, st); break;
-        case GS_FMT_TEXT: rc = gs_dec_open_text(&r->dec, src, o, st); break;
+        case GS_FMT_CSV: rc = gs_dec_open_csv(&r->dec, src, &to, st); break;
+        case GS_FMT_TEXT: rc = gs_dec_open_text(&r->dec, src, &to, st); break;
         default: rc = gs_dec_open_raw(&r->dec, src, o->type, st); break;
         }
     }
