@@ -35,6 +35,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <algorithm>
+
 template <class F> static int mm_dispatch(const gs_minmax_params *p, gs_status *st, F &&f)
 {
     if (p->window < 1) return gs_fail(st, GS_EUSAGE, "minmax: window must be at least 1");
@@ -285,106 +287,160 @@ extern "C" int gs_minmax_gpu_tiled(const gs_minmax_params *p, const void *d_in, 
  * vhgw
  * ============================================================================================ */
 
-/* Segmented exclusive scans across threads: groups of GT consecutive threads (GT a power of two,
- * 2 <= GT <= THREADS). excl_pre = op of the values of the threads before this one in its group,
- * excl_suf = op of those after it, total = op of the group. Every thread of the block must call
- * (barriers when GT > 32); s_tmp holds NW values. Order-preserving: left operands are earlier. */
-template <int THREADS, class T, class Op>
-GS_DEV void mm_seg_scan(T v, int GT, Op op, T *s_tmp, T *excl_pre, T *excl_suf, T *total)
+/* ---- vhgw helpers ------------------------------------------------------------------------------
+ * Segmented scans across threads: groups of GT consecutive threads (GT a power of two,
+ * 2 <= GT <= THREADS), min and max together. Every thread of the block calls (barriers when
+ * GT > 32). Order-preserving: the left operand is always the earlier element. */
+
+/* (mn, mx) become the exclusive prefix within the group; (*tmn, *tmx) the group total. */
+template <int THREADS, class T>
+GS_DEV void mm_seg_prefix(T &mn, T &mx, int GT, T *s_mn, T *s_mx, T *tmn, T *tmx)
 {
-    constexpr int NW = THREADS / 32;
+    const gs_op_min<T> omin;
+    const gs_op_max<T> omax;
     const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5);
     const int w = GT < 32 ? GT : 32;
-    const T inc = gs_warp_scan_incl(v, op, w);
-    const T suf = gs_warp_suffix_incl(v, op, w);
-    T ep = __shfl_up_sync(GS_FULL_MASK, inc, 1, w);
-    T es = __shfl_down_sync(GS_FULL_MASK, suf, 1, w);
-    if ((lane & (w - 1)) == 0) ep = Op::identity();
-    if ((lane & (w - 1)) == w - 1) es = Op::identity();
-    T tot = __shfl_sync(GS_FULL_MASK, inc, w - 1, w);
+    const T imn = gs_warp_scan_incl(mn, omin, w), imx = gs_warp_scan_incl(mx, omax, w);
+    T emn = __shfl_up_sync(GS_FULL_MASK, imn, 1, w), emx = __shfl_up_sync(GS_FULL_MASK, imx, 1, w);
+    if ((lane & (w - 1)) == 0) {
+        emn = omin.identity();
+        emx = omax.identity();
+    }
+    T amn = __shfl_sync(GS_FULL_MASK, imn, w - 1, w), amx = __shfl_sync(GS_FULL_MASK, imx, w - 1, w);
     if (GT > 32) {
-        if (lane == 31) s_tmp[warp] = inc;
+        if (lane == 31) {
+            s_mn[warp] = imn;
+            s_mx[warp] = imx;
+        }
         __syncthreads();
         const int wg = GT >> 5, g0 = warp & ~(wg - 1);
-        T before = Op::identity(), after = Op::identity(), all = Op::identity();
-        for (int q = 0; q < NW; q++) {
-            if (q < g0 || q >= g0 + wg) continue;
-            const T u = s_tmp[q];
-            if (q < warp) before = op(before, u);
-            if (q > warp) after = op(after, u);
-            all = op(all, u);
+        T bmn = omin.identity(), bmx = omax.identity();
+        amn = omin.identity();
+        amx = omax.identity();
+        for (int q = g0; q < g0 + wg; q++) {
+            const T u = s_mn[q], x = s_mx[q];
+            if (q < warp) {
+                bmn = omin(bmn, u);
+                bmx = omax(bmx, x);
+            }
+            amn = omin(amn, u);
+            amx = omax(amx, x);
         }
         __syncthreads();
-        ep = op(before, ep);
-        es = op(es, after);
-        tot = all;
+        emn = omin(bmn, emn);
+        emx = omax(bmx, emx);
     }
-    *excl_pre = ep;
-    *excl_suf = es;
-    *total = tot;
+    mn = emn;
+    mx = emx;
+    *tmn = amn;
+    *tmx = amx;
 }
 
-/* Fold of one value per thread over the whole block in thread order; result in every thread. */
-template <int THREADS, class T, class Op> GS_DEV T mm_block_reduce(T v, Op op, T *s_tmp)
+/* (mn, mx) become the exclusive suffix within the group (the threads after this one). */
+template <int THREADS, class T> GS_DEV void mm_seg_suffix(T &mn, T &mx, int GT, T *s_mn, T *s_mx)
 {
-    constexpr int NW = THREADS / 32;
-    v = gs_warp_reduce(v, op);
-    if ((threadIdx.x & 31) == 0) s_tmp[threadIdx.x >> 5] = v;
-    __syncthreads();
-    T a = s_tmp[0];
-    for (int q = 1; q < NW; q++) a = op(a, s_tmp[q]);
-    __syncthreads();
-    return a;
+    const gs_op_min<T> omin;
+    const gs_op_max<T> omax;
+    const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5);
+    const int w = GT < 32 ? GT : 32;
+    const T imn = gs_warp_suffix_incl(mn, omin, w), imx = gs_warp_suffix_incl(mx, omax, w);
+    T emn = __shfl_down_sync(GS_FULL_MASK, imn, 1, w), emx = __shfl_down_sync(GS_FULL_MASK, imx, 1, w);
+    if ((lane & (w - 1)) == w - 1) {
+        emn = omin.identity();
+        emx = omax.identity();
+    }
+    if (GT > 32) {
+        if (lane == 0) {
+            s_mn[warp] = imn;
+            s_mx[warp] = imx;
+        }
+        __syncthreads();
+        const int wg = GT >> 5, g0 = warp & ~(wg - 1);
+        T fmn = omin.identity(), fmx = omax.identity();
+        for (int q = warp + 1; q < g0 + wg; q++) {
+            fmn = omin(fmn, s_mn[q]);
+            fmx = omax(fmx, s_mx[q]);
+        }
+        __syncthreads();
+        emn = omin(emn, fmn);
+        emx = omax(emx, fmx);
+    }
+    mn = emn;
+    mx = emx;
 }
 
-/* Load in[clamp(pos0 + j)] for j in [0, len) into dst at padded index pad(j): coalesced, 16-byte
- * vectors where the vector lies inside [0, m) and `vec` says the input is aligned. */
-template <int THREADS, int LOGC, class T>
-GS_DEV void mm_load(T *dst, const T *in, int64_t pos0, int len, uint64_t m, int vec)
+/* (mn, mx) become the group total, in every thread of the group (butterfly, then warps). */
+template <int THREADS, class T> GS_DEV void mm_seg_total(T &mn, T &mx, int GT, T *s_mn, T *s_mx)
+{
+    const gs_op_min<T> omin;
+    const gs_op_max<T> omax;
+    const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5);
+    const int w = GT < 32 ? GT : 32;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        if (d >= w) break;
+        const T u = __shfl_xor_sync(GS_FULL_MASK, mn, d, w), x = __shfl_xor_sync(GS_FULL_MASK, mx, d, w);
+        const bool hi = (lane & d) != 0; /* the partner is earlier */
+        mn = hi ? omin(u, mn) : omin(mn, u);
+        mx = hi ? omax(x, mx) : omax(mx, x);
+    }
+    if (GT > 32) {
+        if (lane == 0) {
+            s_mn[warp] = mn;
+            s_mx[warp] = mx;
+        }
+        __syncthreads();
+        const int wg = GT >> 5, g0 = warp & ~(wg - 1);
+        mn = s_mn[g0];
+        mx = s_mx[g0];
+        for (int q = g0 + 1; q < g0 + wg; q++) {
+            mn = omin(mn, s_mn[q]);
+            mx = omax(mx, s_mx[q]);
+        }
+        __syncthreads();
+    }
+}
+
+/* Loads in[clamp(a + j)] for j in [0, nv*V), a = pos0 rounded down to a vector, into dst at padded
+ * index j + (j >> LOGC); returns d = pos0 - a, so logical element i lives at index i + d. Whole
+ * 16-byte vectors inside [0, m) (the common case) are one load and four plain stores. */
+template <int THREADS, int LOGC, class T> GS_DEV int mm_load(T *dst, const T *in, int64_t pos0, int len, uint64_t m, int vec)
 {
     constexpr int V = 16 / (int)sizeof(T);
+    constexpr int LOGV = V == 4 ? 2 : 1;
+    static_assert(LOGC >= LOGV, "a vector never straddles a padding slot");
     const int64_t mm = (int64_t)m;
-    if (vec) {
-        const int64_t a = pos0 >= 0 ? pos0 / V * V : -((-pos0 + V - 1) / V) * V; /* floor to V */
-        const int nv = (int)((pos0 + len - a + V - 1) / V);
-        for (int q = threadIdx.x; q < nv; q += THREADS) {
-            const int64_t p = a + (int64_t)q * V;
-            T v[V];
-            if (p >= 0 && p + V <= mm) {
-                const gs_vec16<T> r = gs_ld_vec(in + p);
+    const int64_t a = vec ? (pos0 >= 0 ? pos0 / V * V : -((-pos0 + V - 1) / V) * V) : pos0;
+    const int d = (int)(pos0 - a);
+    const int nv = (d + len + V - 1) / V;
+    for (int q = threadIdx.x; q < nv; q += THREADS) {
+        const int64_t p = a + (int64_t)q * V;
+        T *o = dst + q * V + (q >> (LOGC - LOGV));
+        if (vec && p >= 0 && p + V <= mm) {
+            const gs_vec16<T> r = gs_ld_vec(in + p);
 #pragma unroll
-                for (int k = 0; k < V; k++) v[k] = r.v[k];
-            } else {
-#pragma unroll
-                for (int k = 0; k < V; k++) {
-                    const int64_t c = p + k < 0 ? 0 : p + k >= mm ? mm - 1 : p + k;
-                    v[k] = in[c];
-                }
-            }
+            for (int k = 0; k < V; k++) o[k] = r.v[k];
+        } else {
 #pragma unroll
             for (int k = 0; k < V; k++) {
-                const int64_t j = p + k - pos0;
-                if (j >= 0 && j < len) dst[j + (j >> LOGC)] = v[k];
+                const int64_t c = p + k < 0 ? 0 : p + k >= mm ? mm - 1 : p + k;
+                o[k] = in[c];
             }
         }
-    } else {
-        for (int j = threadIdx.x; j < len; j += THREADS) {
-            const int64_t p = pos0 + j;
-            const int64_t c = p < 0 ? 0 : p >= mm ? mm - 1 : p;
-            dst[j + (j >> LOGC)] = in[c];
-        }
     }
+    return d;
 }
 
 __host__ __device__ constexpr int mm_ilog2(int x) { return x <= 1 ? 0 : 1 + mm_ilog2(x / 2); }
 
 struct mm_vhgw_args {
     uint64_t m, first, W, R;
-    int only, vec_in, vec_out, large;
-    int G;         /* group size in rows (power of two) */
-    unsigned h;    /* large: halo tiles before tile 0 */
+    int only, vec_in, vec_out;
+    int G;               /* group size in rows (power of two) */
+    unsigned h;          /* large: halo tiles before tile 0 */
     uint64_t nfull, rem; /* large: whole tiles and leftover elements in the middle */
     unsigned ntiles;
+    int spoff;           /* large: offset of the P region in shared memory (elements) */
     unsigned *ticket, *flag;
     void *aggmn, *aggmx;
 };
@@ -397,14 +453,18 @@ template <class T> GS_DEV void mm_publish(const mm_vhgw_args &a, int64_t idx, T 
     gs_st_release_u32(&a.flag[idx], 1u);
 }
 
-template <class T, int THREADS, int C>
+/* GS > 0: the row group size G (<= C), known at compile time: groups inside a thread.
+ * GS == 0: small W with C < G <= B: groups span G/C threads (G at run time).
+ * GS < 0: large W (W-1 > B): G = B, the middle from the published aggregates of earlier tiles. */
+template <class T, int THREADS, int C, int GS>
 __global__ void __launch_bounds__(THREADS) gs_mm_vhgw_k(const T *__restrict__ in, T *out, mm_vhgw_args a)
 {
     constexpr int B = THREADS * C;
     constexpr int LOGC = mm_ilog2(C);
     constexpr int NW = THREADS / 32;
     constexpr int V = 16 / (int)sizeof(T);
-    static_assert((1 << LOGC) == C && C % V == 0, "C: a power of two, whole vectors");
+    constexpr bool LARGE = GS < 0;
+    static_assert((1 << LOGC) == C && C % V == 0 && GS <= C, "C: a power of two, whole vectors");
     extern __shared__ __align__(16) unsigned char gs_mm_smem[];
     T *sm = (T *)gs_mm_smem;
     __shared__ T s_mn[NW], s_mx[NW];
@@ -415,22 +475,21 @@ __global__ void __launch_bounds__(THREADS) gs_mm_vhgw_k(const T *__restrict__ in
     const int64_t W = (int64_t)a.W;
 
     unsigned tile = blockIdx.x;
-    if (a.large) {
+    if (LARGE) {
         if (t == 0) s_tile = atomicAdd(a.ticket, 1u);
         __syncthreads();
         tile = s_tile;
         if (tile < a.h) { /* halo range j = tile - h < 0: reduce and publish */
             const int64_t j = (int64_t)tile - (int64_t)a.h;
-            const int64_t p0 = (int64_t)a.first + j * B;
+            const int64_t p0 = (int64_t)a.first + j * B + (int64_t)t * C;
             T vmn = omin.identity(), vmx = omax.identity();
             for (int c = 0; c < C; c++) { /* contiguous slice per thread: thread order = input order */
-                const int64_t p = p0 + (int64_t)t * C + c;
+                const int64_t p = p0 + c;
                 const T v = in[p < 0 ? 0 : p >= (int64_t)a.m ? (int64_t)a.m - 1 : p];
                 vmn = omin(vmn, v);
                 vmx = omax(vmx, v);
             }
-            vmn = mm_block_reduce<THREADS>(vmn, omin, s_mn);
-            vmx = mm_block_reduce<THREADS>(vmx, omax, s_mx);
+            mm_seg_total<THREADS>(vmn, vmx, THREADS, s_mn, s_mx);
             if (t == 0) mm_publish(a, tile, vmn, vmx);
             return;
         }
@@ -438,99 +497,95 @@ __global__ void __launch_bounds__(THREADS) gs_mm_vhgw_k(const T *__restrict__ in
     }
     const uint64_t r0 = (uint64_t)tile * B;
     const int64_t e0 = (int64_t)(a.first + r0);
-    const int G = a.G;
 
-    /* shared memory: S region (small: the whole span y = in[e0-W+1 ..]) and P region */
+    /* shared memory: S region (small W: the whole span in[e0-W+1 .. e0+B)) and P region */
     T *yS = sm, *yP;
-    int pOff; /* logical offset of the prefix rows in the P region */
-    if (!a.large) {
-        const int L = B + (int)W - 1;
-        mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, L, a.m, a.vec_in);
+    int dS, dP, pOff;
+    if (!LARGE) {
+        dS = mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)W - 1, a.m, a.vec_in);
         yP = yS;
+        dP = dS;
         pOff = (int)W - 1;
     } else {
-        const int LS = B + (int)a.rem;
-        yP = sm + (2 * B + (2 * B >> LOGC) + 4);
-        mm_load<THREADS, LOGC>(yP, in, e0, B, a.m, a.vec_in);
-        mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, LS, a.m, a.vec_in);
+        yP = sm + a.spoff;
+        dP = mm_load<THREADS, LOGC>(yP, in, e0, B, a.m, a.vec_in);
+        dS = mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)a.rem, a.m, a.vec_in);
         pOff = 0;
     }
     __syncthreads();
-
-#define GS_Y(base, j) (base)[(j) + ((j) >> LOGC)]
+#define GS_YS(j) yS[(j) + dS + (((j) + dS) >> LOGC)]
+#define GS_YP(j) yP[(j) + dP + (((j) + dP) >> LOGC)]
     const int row0 = t * C;
 
-    /* ---- prefix piece: segmented inclusive prefix of yP[pOff + row] ---- */
+    /* ---- prefix piece: segmented inclusive prefix of the P rows ---- */
     T pmn[C], pmx[C];
 #pragma unroll
     for (int c = 0; c < C; c++) {
-        const int j = pOff + row0 + c;
-        const T v = GS_Y(yP, j);
-        const bool head = c == 0 || (G <= C && (c & (G - 1)) == 0);
-        pmn[c] = head ? v : omin(pmn[c ? c - 1 : 0], v);
-        pmx[c] = head ? v : omax(pmx[c ? c - 1 : 0], v);
+        const T v = GS_YP(pOff + row0 + c);
+        if (c == 0 || (GS > 0 && c % (GS > 0 ? GS : 1) == 0)) {
+            pmn[c] = v;
+            pmx[c] = v;
+        } else {
+            pmn[c] = omin(pmn[c ? c - 1 : 0], v);
+            pmx[c] = omax(pmx[c ? c - 1 : 0], v);
+        }
     }
     T midmn = omin.identity(), midmx = omax.identity();
     T smn = omin.identity(), smx = omax.identity(); /* suffix carry from the threads after this one */
-    if (G > C) {
-        const int GT = G / C;
-        T epmn, epmx, d1, d2, totmn, totmx;
-        mm_seg_scan<THREADS>(pmn[C - 1], GT, omin, s_mn, &epmn, &d1, &totmn);
-        mm_seg_scan<THREADS>(pmx[C - 1], GT, omax, s_mx, &epmx, &d2, &totmx);
+    if (GS <= 0) {
+        const int GT = LARGE ? THREADS : a.G / C;
+        T emn = pmn[C - 1], emx = pmx[C - 1], tmn, tmx;
+        mm_seg_prefix<THREADS>(emn, emx, GT, s_mn, s_mx, &tmn, &tmx);
 #pragma unroll
         for (int c = 0; c < C; c++) {
-            pmn[c] = omin(epmn, pmn[c]);
-            pmx[c] = omax(epmx, pmx[c]);
+            pmn[c] = omin(emn, pmn[c]);
+            pmx[c] = omax(emx, pmx[c]);
         }
-        if (a.large && t == 0) mm_publish(a, (int64_t)tile + a.h, totmn, totmx);
+        if (LARGE && t == 0) mm_publish(a, (int64_t)tile + a.h, tmn, tmx);
 
-        /* suffix carry: the aggregate of this thread's start elements, scanned from the right */
-        T amn = GS_Y(yS, row0), amx = amn;
+        /* suffix carry: this thread's start elements, scanned from the right across the group */
+        smn = GS_YS(row0);
+        smx = smn;
 #pragma unroll
         for (int c = 1; c < C; c++) {
-            const T v = GS_Y(yS, row0 + c);
-            amn = omin(amn, v);
-            amx = omax(amx, v);
+            const T v = GS_YS(row0 + c);
+            smn = omin(smn, v);
+            smx = omax(smx, v);
         }
-        mm_seg_scan<THREADS>(amn, GT, omin, s_mn, &d1, &smn, &totmn);
-        mm_seg_scan<THREADS>(amx, GT, omax, s_mx, &d2, &smx, &totmx);
+        mm_seg_suffix<THREADS>(smn, smx, GT, s_mn, s_mx);
 
-        if (!a.large) {
-            /* middle of group g: y[(g+1)G .. gG+W-2]; thread k of the group folds the C elements
+        if (!LARGE) {
+            /* middle of group g: y[(g+1)G .. gG+W-2]; each thread of the group folds the C elements
              * at y[row0 + G + c] that fall inside it */
-            if (W - 1 > G) {
-                const int gend = (row0 / G) * G + (int)W - 2; /* last index of the middle */
-                T vmn = omin.identity(), vmx = omax.identity();
+            if (W - 1 > a.G) {
+                const int gend = (row0 / a.G) * a.G + (int)W - 2; /* last index of the middle */
 #pragma unroll
                 for (int c = 0; c < C; c++) {
-                    const int j = row0 + G + c;
+                    const int j = row0 + a.G + c;
                     if (j <= gend) {
-                        const T v = GS_Y(yS, j);
-                        vmn = omin(vmn, v);
-                        vmx = omax(vmx, v);
+                        const T v = GS_YS(j);
+                        midmn = omin(midmn, v);
+                        midmx = omax(midmx, v);
                     }
                 }
-                mm_seg_scan<THREADS>(vmn, GT, omin, s_mn, &d1, &d2, &midmn);
-                mm_seg_scan<THREADS>(vmx, GT, omax, s_mx, &d1, &d2, &midmx);
+                mm_seg_total<THREADS>(midmn, midmx, GT, s_mn, s_mx);
             }
         } else {
-            /* tail: y[B .. B+rem) folds into the suffix carry (it comes after every start row) */
+            /* tail y[B .. B+rem) comes after every start row: fold it into the suffix carry */
             T vmn = omin.identity(), vmx = omax.identity();
             const int per = (int)((a.rem + THREADS - 1) / THREADS);
             for (int c = 0; c < per; c++) {
                 const int j = B + t * per + c;
                 if (j < B + (int)a.rem) {
-                    const T v = GS_Y(yS, j);
+                    const T v = GS_YS(j);
                     vmn = omin(vmn, v);
                     vmx = omax(vmx, v);
                 }
             }
-            vmn = mm_block_reduce<THREADS>(vmn, omin, s_mn);
-            vmx = mm_block_reduce<THREADS>(vmx, omax, s_mx);
+            mm_seg_total<THREADS>(vmn, vmx, THREADS, s_mn, s_mx);
             smn = omin(smn, vmn);
             smx = omax(smx, vmx);
             /* middle: the published aggregates of tiles tile-nfull .. tile-1 (before the halo: in[0]) */
-            T qmn = omin.identity(), qmx = omax.identity();
             const int64_t per2 = (int64_t)((a.nfull + THREADS - 1) / THREADS);
             for (int64_t c = 0; c < per2; c++) {
                 const int64_t q = (int64_t)t * per2 + c;
@@ -546,11 +601,10 @@ __global__ void __launch_bounds__(THREADS) gs_mm_vhgw_k(const T *__restrict__ in
                     umn = __ldcg((const T *)a.aggmn + j);
                     umx = __ldcg((const T *)a.aggmx + j);
                 }
-                qmn = omin(qmn, umn);
-                qmx = omax(qmx, umx);
+                midmn = omin(midmn, umn);
+                midmx = omax(midmx, umx);
             }
-            midmn = mm_block_reduce<THREADS>(qmn, omin, s_mn);
-            midmx = mm_block_reduce<THREADS>(qmx, omax, s_mx);
+            mm_seg_total<THREADS>(midmn, midmx, THREADS, s_mn, s_mx);
         }
     }
 
@@ -560,23 +614,18 @@ __global__ void __launch_bounds__(THREADS) gs_mm_vhgw_k(const T *__restrict__ in
 #pragma unroll
         for (int c = C - 1; c >= 0; c--) {
             const int j = row0 + c;
-            const T v = GS_Y(yS, j);
-            const bool gend = G <= C && ((c + 1) & (G - 1)) == 0; /* last row of a group in-thread */
-            if (gend) {
+            const T v = GS_YS(j);
+            if (GS > 0 && (c + 1) % (GS > 0 ? GS : 1) == 0) { /* last row of an in-thread group */
                 accmn = v;
                 accmx = v;
-                if (W - 1 > G) { /* this group's middle: y[(g+1)G .. gG+W-2], fewer than G elements */
-                    const int g0 = j + 1 - G;
-                    midmn = GS_Y(yS, g0 + G);
-                    midmx = midmn;
-                    for (int q = g0 + G + 1; q <= g0 + (int)W - 2; q++) {
-                        const T u = GS_Y(yS, q);
-                        midmn = omin(midmn, u);
-                        midmx = omax(midmx, u);
-                    }
-                } else {
-                    midmn = omin.identity();
-                    midmx = omax.identity();
+                midmn = omin.identity();
+                midmx = omax.identity();
+                /* this group's middle: y[g0+G .. g0+W-2], fewer than G elements */
+                const int g0 = j + 1 - GS;
+                for (int q = g0 + GS; q <= g0 + (int)W - 2; q++) {
+                    const T u = GS_YS(q);
+                    midmn = omin(midmn, u);
+                    midmx = omax(midmx, u);
                 }
             } else {
                 accmn = omin(v, accmn);
@@ -586,26 +635,25 @@ __global__ void __launch_bounds__(THREADS) gs_mm_vhgw_k(const T *__restrict__ in
             pmx[c] = omax(omax(accmx, midmx), pmx[c]);
         }
     }
-#undef GS_Y
+#undef GS_YS
+#undef GS_YP
 
-    /* ---- stage the rows in shared memory, then coalesced stores ---- */
+    /* ---- stage the rows in shared memory, then coalesced streaming 16-byte stores ---- */
     const int cols = a.only == GS_MM_BOTH ? 2 : 1;
     const int LOGS = LOGC + (cols == 2 ? 1 : 0); /* one pad slot per thread's run of values */
     __syncthreads();
     if (cols == 2) {
+        T *o = sm + 2 * row0 + t; /* (2 row0) >> LOGS == t */
 #pragma unroll
         for (int c = 0; c < C; c++) {
-            const int q = 2 * (row0 + c);
-            sm[q + (q >> LOGS)] = pmn[c];
-            sm[q + 1 + ((q + 1) >> LOGS)] = pmx[c];
+            o[2 * c] = pmn[c];
+            o[2 * c + 1] = pmx[c];
         }
     } else {
         const bool wmin = a.only == GS_MM_MIN;
+        T *o = sm + row0 + t;
 #pragma unroll
-        for (int c = 0; c < C; c++) {
-            const int q = row0 + c;
-            sm[q + (q >> LOGS)] = wmin ? pmn[c] : pmx[c];
-        }
+        for (int c = 0; c < C; c++) o[c] = wmin ? pmn[c] : pmx[c];
     }
     __syncthreads();
     const uint64_t nrows = a.R - r0 < (uint64_t)B ? a.R - r0 : (uint64_t)B;
@@ -613,9 +661,10 @@ __global__ void __launch_bounds__(THREADS) gs_mm_vhgw_k(const T *__restrict__ in
     T *o = out + r0 * cols;
     if (nrows == (uint64_t)B && a.vec_out) {
         for (int q = t * V; q < nval; q += THREADS * V) {
+            const T *sq = sm + q + (q >> LOGS); /* a vector never straddles a pad slot */
             gs_vec16<T> w;
 #pragma unroll
-            for (int k = 0; k < V; k++) w.v[k] = sm[q + k + ((q + k) >> LOGS)];
+            for (int k = 0; k < V; k++) w.v[k] = sq[k];
             gs_st_vec_cs(o + q, w);
         }
     } else {
@@ -647,11 +696,38 @@ static uint64_t mm_vhgw_tiles(uint64_t m, uint64_t first, uint64_t W, int B)
     return gs_cdiv(m > first ? m - first : 0, B) + gs_cdiv(f, B) + 1;
 }
 
+template <class T, int THREADS, int ITEMS, int GS>
+static int mm_vhgw_launch(const T *in, T *out, const mm_vhgw_args &a, unsigned grid, size_t smem, cudaStream_t s,
+                          gs_status *st)
+{
+    GS_CUDA_CHECK(st, cudaFuncSetAttribute(gs_mm_vhgw_k<T, THREADS, ITEMS, GS>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    gs_mm_vhgw_k<T, THREADS, ITEMS, GS><<<grid, THREADS, smem, s>>>(in, out, a);
+    GS_LAUNCH_CHECK(st);
+    return GS_OK;
+}
+
+/* group sizes G <= ITEMS get their own kernel (the in-thread segment boundaries at compile time) */
+template <class T, int THREADS, int ITEMS, int GS>
+static int mm_vhgw_small(int G, const T *in, T *out, const mm_vhgw_args &a, unsigned grid, size_t smem,
+                         cudaStream_t s, gs_status *st)
+{
+    if constexpr (GS > ITEMS) {
+        return gs_fail(st, GS_EDATA, "minmax vhgw: group size %d", G);
+    } else {
+        if (G == GS) return mm_vhgw_launch<T, THREADS, ITEMS, GS>(in, out, a, grid, smem, s, st);
+        return mm_vhgw_small<T, THREADS, ITEMS, 2 * GS>(G, in, out, a, grid, smem, s, st);
+    }
+}
+
+/* shared-memory elements for a region of len logical elements loaded by mm_load */
+static size_t mm_region(size_t len, int V, int LOGC) { return len + 2 * V + ((len + 2 * V) >> LOGC); }
+
 template <class T, int THREADS, int ITEMS>
 static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint64_t first, T *out, void *scratch,
                        size_t bytes, cudaStream_t s, gs_status *st)
 {
-    constexpr int B = THREADS * ITEMS, LOGC = mm_ilog2(ITEMS);
+    constexpr int B = THREADS * ITEMS, LOGC = mm_ilog2(ITEMS), V = 16 / (int)sizeof(T);
     const uint64_t W = p->window;
     if (first >= m) return GS_OK;
     if (W == 1) {
@@ -668,42 +744,37 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
     a.only = p->only;
     a.vec_in = gs_aligned16(in);
     a.vec_out = gs_aligned16(out);
-    a.large = W - 1 > (uint64_t)B;
+    const bool large = W - 1 > (uint64_t)B;
     const uint64_t ntiles = gs_cdiv(a.R, B);
     if (ntiles > 0x3fffffffull) return gs_fail(st, GS_EUSAGE, "minmax vhgw: %llu rows is too many", (unsigned long long)a.R);
     a.ntiles = (unsigned)ntiles;
-    size_t smem;
-    const size_t pad = 16 / sizeof(T) + 1;
-    const size_t stage = (size_t)2 * B + (2 * B >> LOGC) + pad;
-    if (!a.large) {
+    size_t smem = (size_t)2 * B + THREADS + 8; /* the output staging */
+    unsigned grid = (unsigned)ntiles;
+    if (!large) {
         a.G = 1 << mm_log2_floor(W - 1);
-        const size_t L = B + W - 1;
-        smem = L + (L >> LOGC) + pad;
+        smem = std::max(smem, mm_region(B + W - 1, V, LOGC));
     } else {
         a.G = B;
         const uint64_t D = W - 1 - B;
         a.nfull = D / B;
         a.rem = D % B;
         a.h = (unsigned)gs_cdiv(first < W ? first : W, B); /* tiles further back are never asked for */
-        smem = (size_t)2 * B + (2 * B >> LOGC) + 4 + B + (B >> LOGC) + pad;
-        const size_t need = mm_vhgw_bytes(ntiles + a.h);
-        GS_FORWARD(mm_check_scratch("vhgw", bytes, need, st));
+        a.spoff = (int)gs_align_up(mm_region(B + a.rem, V, LOGC), 4);
+        smem = std::max(smem, (size_t)a.spoff + mm_region(B, V, LOGC));
         const size_t nt = ntiles + a.h;
+        GS_FORWARD(mm_check_scratch("vhgw", bytes, mm_vhgw_bytes(nt), st));
         char *scr = (char *)scratch;
         a.ticket = (unsigned *)scr;
         a.flag = (unsigned *)(scr + 256);
         a.aggmn = scr + 256 + gs_align_up(nt * 4, 256);
         a.aggmx = (char *)a.aggmn + gs_align_up(nt * 8, 256);
         GS_CUDA_CHECK(st, cudaMemsetAsync(scratch, 0, 256 + gs_align_up(nt * 4, 256), s));
+        grid += a.h;
     }
-    if (stage > smem) smem = stage;
     smem *= sizeof(T);
-    GS_CUDA_CHECK(st, cudaFuncSetAttribute(gs_mm_vhgw_k<T, THREADS, ITEMS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)smem));
-    const unsigned grid = (unsigned)ntiles + (a.large ? a.h : 0);
-    gs_mm_vhgw_k<T, THREADS, ITEMS><<<grid, THREADS, smem, s>>>(in, out, a);
-    GS_LAUNCH_CHECK(st);
-    return GS_OK;
+    if (large) return mm_vhgw_launch<T, THREADS, ITEMS, -1>(in, out, a, grid, smem, s, st);
+    if (a.G > ITEMS) return mm_vhgw_launch<T, THREADS, ITEMS, 0>(in, out, a, grid, smem, s, st);
+    return mm_vhgw_small<T, THREADS, ITEMS, 1>(a.G, in, out, a, grid, smem, s, st);
 }
 
 extern "C" size_t gs_minmax_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t m_max)
@@ -739,10 +810,7 @@ extern "C" int gs_minmax_gpu_vhgw_tune(int k, char *desc, size_t dlen, const gs_
         GS_TUNE(0, 128, 16)
         GS_TUNE(1, 256, 8)
         GS_TUNE(2, 256, 16)
-        GS_TUNE(3, 512, 8)
-        GS_TUNE(4, 128, 32)
-        GS_TUNE(5, 256, 32)
-        GS_TUNE(6, 512, 16)
+        GS_TUNE(3, 128, 32)
     default: return GS_EUSAGE;
     }
 #undef GS_TUNE

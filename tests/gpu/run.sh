@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh - everything the GPU machine is needed for, in one call (device time is scarce):
+#   STEPS="build test sanitize anchors bench stream big" (default: all), logs under $OUT.
+#   build     make CUDA=1 GPU_ARCH=sm_90 (skipped when a carried ./gpustream has CUDA and runs)
+#   test      make test's runner: unit + CLI + every GPU variant and the streaming engine vs the CPU
+#   sanitize  compute-sanitizer memcheck + racecheck on a representative run of each default
+#   anchors   shared/anchors/baseline.cu (CUB, device copy, PCIe) when ../shared or anchors/ is here
+#   bench     gpustream bench --op all (+ types, windows) with CSV for make plots
+#   stream    gpustream bench --stream (host-mem x buffers) and real pipelines with --stats
+#   big       200 GB through a pipe: gen -n 50e9 -t i32 | scan --stats, last value vs the CPU backend
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/gs-out}
+mkdir -p "$OUT"
+STEPS=${STEPS:-"build test sanitize anchors bench stream big"}
+has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+nproc >>"$OUT/gpu.txt"
+
+if has build; then
+    if ./gpustream info 2>/dev/null | grep -q "CUDA compiled in" && ./gpustream info | grep -q "^  *0:"; then
+        log "build: using the carried binaries"
+    else
+        log "build: make CUDA=1 GPU_ARCH=sm_90"
+        make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+    fi
+    make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 build/cuda/test_kernels_gpu build/cuda/test_stream_gpu \
+        build/cuda/test_kernels build/cuda/test_io build/cuda/test_csv >>"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+    ./gpustream info | tee "$OUT/info.txt" | head -12
+fi
+if has test; then
+    log "test"
+    BUILD=build/cuda FUZZ_SECONDS=0 timeout 900 bash tests/run.sh >"$OUT/test.log" 2>&1
+    grep -E "passed|FAIL" "$OUT/test.log" | tail -30
+fi
+if has sanitize && command -v compute-sanitizer >/dev/null; then
+    log "sanitize"
+    {
+        ./gpustream gen -n 3000001 -t i32 --dist sparse:0.5 -f /tmp/s.raw
+        for tool in memcheck racecheck; do
+            for cmd in "scan -t i32" "compact -t i32 --pred nonzero" "minmax -t i32 -w 500" "minmax -t i32 -w 70000 --partial"; do
+                echo "-- $tool: $cmd"
+                compute-sanitizer --tool $tool --error-exitcode 9 ./gpustream $cmd --backend gpu --chunk 4M /tmp/s.raw -f /tmp/s.out 2>&1 | tail -3
+                echo "exit ${PIPESTATUS[0]}"
+            done
+        done
+    } >"$OUT/sanitize.log" 2>&1
+    grep -E "^-- |ERROR SUMMARY|exit" "$OUT/sanitize.log"
+fi
+if has anchors; then
+    A=""
+    for d in ../shared/anchors shared/anchors anchors; do [ -f "$d/baseline.cu" ] && A=$d && break; done
+    if [ -n "$A" ]; then
+        log "anchors ($A)"
+        nvcc -O3 -arch=sm_90 -std=c++17 "$A/baseline.cu" -o /tmp/baseline >/dev/null 2>&1 && /tmp/baseline | tee "$OUT/anchors.txt"
+        [ -f "$A/peers.py" ] && timeout 300 python3 "$A/peers.py" 2>&1 | tail -12 | tee -a "$OUT/anchors.txt"
+    fi
+fi
+if has bench; then
+    log "bench"
+    timeout 600 ./gpustream bench --op all -t i32 --csv "$OUT/bench_all.csv" >"$OUT/bench_all.txt" 2>&1
+    timeout 300 ./gpustream bench --op scan -t i64,f32,f64 --csv "$OUT/bench_types.csv" >"$OUT/bench_types.txt" 2>&1
+    timeout 300 ./gpustream bench --op scan,compact --algo lookback,cub -n 2^16,2^20,2^24,2^26,2^28 --csv "$OUT/bench_sizes.csv" >"$OUT/bench_sizes.txt" 2>&1
+    cat "$OUT/bench_all.txt" "$OUT/bench_types.txt"
+fi
+if has stream; then
+    log "stream"
+    timeout 400 ./gpustream bench --stream --op scan,compact --csv "$OUT/bench_stream.csv" 2>&1 | tee "$OUT/bench_stream.txt"
+    ./gpustream gen -n 4e9 -t i32 --dist sparse:0.5 -f /tmp/big.raw
+    for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
+        echo "-- file -> /dev/null: $op" ; ./gpustream $op -t i32 /tmp/big.raw -f /dev/null --stats 2>&1
+        echo "-- file -> /dev/null cpu: $op" ; ./gpustream $op -t i32 --backend cpu /tmp/big.raw -f /dev/null --stats 2>&1 | grep -E "wall"
+    done 2>&1 | tee "$OUT/pipelines.txt"
+    rm -f /tmp/big.raw
+fi
+if has big; then
+    log "big: 200 GB through a pipe"
+    ( /usr/bin/time -v ./gpustream gen -n 50e9 -t i32 --dist uniform:-100:100 | /usr/bin/time -v ./gpustream scan -t i32 --stats | tail -c 4 | od -An -ti4 ) >"$OUT/big.txt" 2>&1
+    ./gpustream gen -n 50e9 -t i32 --dist uniform:-100:100 | ./gpustream scan -t i32 --backend cpu | tail -c 4 | od -An -ti4 >>"$OUT/big.txt" 2>&1
+    grep -E "wall|Maximum resident|GB/s|^ +-?[0-9]+$" "$OUT/big.txt"
+fi
+log "done"
