@@ -1,6 +1,7 @@
 /* gs.c - status messages, type names and sizes, exact value parsing, conversion, size parsing. */
 #include "gs.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -92,8 +93,10 @@ int gs_value_parse(const char *s, gs_type t, gs_value *v)
     }
     case GS_U32:
     case GS_U64: {
+        /* strtoull skips any white space and then negates a '-': refuse it after any white
+         * space too, or "\t-5" would read as 2^64-5. */
         const char *p = s;
-        while (*p == ' ') p++;
+        while (isspace((unsigned char)*p)) p++;
         if (*p == '-') return -2;
         unsigned long long x = strtoull(p, &end, 10);
         if (*end || end == p) return -1;

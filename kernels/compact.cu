@@ -90,7 +90,7 @@ template <class F> static int compact_dispatch(const gs_compact_params *p, gs_st
  * ============================================================================================ */
 
 template <class T, bool IDX, int THREADS, int ITEMS>
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 64)) /* occupancy beats registers here */
     gs_compact_lookback_k(const T *__restrict__ in, uint64_t n, void *out_v, uint64_t base, gs_pred<T> pred,
                           uint64_t *d_count, typename gs_tile_status<uint64_t>::word *status, unsigned *ticket,
                           unsigned ntiles, int vec)
@@ -251,14 +251,9 @@ extern "C" int gs_compact_gpu_lookback_tune(int k, char *desc, size_t dlen, cons
         snprintf(desc, dlen, "%dx%d", TH, IT);                                                               \
         return compact_lookback_run<T, TH, IT>(p, (const T *)d_in, n, d_out, 0, d_count, d_scratch, scratch_bytes, s, st);
     switch (k) {
-        GS_TUNE(0, 128, 16)
-        GS_TUNE(1, 256, 8)
-        GS_TUNE(2, 256, 12)
-        GS_TUNE(3, 256, 16)
-        GS_TUNE(4, 256, 20)
-        GS_TUNE(5, 512, 8)
-        GS_TUNE(6, 128, 24)
-        GS_TUNE(7, 128, 32)
+        GS_TUNE(0, 128, 32)
+        GS_TUNE(1, 96, 32)
+        GS_TUNE(2, 256, 16)
     default: return GS_EUSAGE;
     }
 #undef GS_TUNE

@@ -420,18 +420,35 @@ GS_DEV T gs_lookback(const typename gs_tile_status<T>::word *status, int64_t til
 }
 
 /* ---- launch configurations (CUB style: data, with the measurement that chose them) ----------
- * Throughputs are 2^28 elements in device memory, median of >= 10 reps (tests/gpu --bench). */
+ * Measured with tests/gpu/test_kernels_gpu --bench --tune: 2^28 elements in device memory, median
+ * of 10 reps, L2 flushed; NVIDIA H200 (132 SMs, 1980 MHz), device copy 4240 GB/s (read + write).
+ * More items per thread wins for the look-back kernels: loads for the whole tile are in flight
+ * before the block waits on its predecessor; 8 items per thread left them ~20% slower. */
+/* __launch_bounds__ minimum blocks per SM for a kernel holding `regs` registers a thread: lets
+ * ptxas use them (without a minimum it capped some tile shapes below need and spilled). */
+#define GS_MIN_BLOCKS(threads, regs) ((65536 / ((threads) * (regs))) > 0 ? (65536 / ((threads) * (regs))) : 1)
+
 struct gs_tile_cfg {
     int threads; /* per block */
     int items;   /* per thread (a multiple of the 16-byte vector width) */
 };
-/* scan lookback, by input element size. H100 80GB HBM3: see the table in the report/README. */
-constexpr gs_tile_cfg gs_scan_lookback_cfg4 = {256, 16}; /* 4-byte in: tile 4096 */
-constexpr gs_tile_cfg gs_scan_lookback_cfg8 = {256, 8};  /* 8-byte in: tile 2048 */
-/* compact lookback, by element size. */
-constexpr gs_tile_cfg gs_compact_lookback_cfg4 = {256, 16};
-constexpr gs_tile_cfg gs_compact_lookback_cfg8 = {256, 8};
-/* minmax vhgw: threads x items output rows per block. */
+/* scan lookback, by input element size.
+ *   i32 sum (cub 0.839 ms): 256x16 0.837 ms, 256x24 0.751, 128x32 0.736, 128x64 0.714, 64x96 0.701,
+ *   128x48 0.698 ms (384 Gelem/s, 3075 GB/s = 73% of copy, 1.20x cub); final run 0.704 vs cub 0.850
+ *   (1.21x); f32 sum 0.774 ms (1.11x cub; its look-back folds strictly left to right)
+ *   i64 sum (cub 1.506 ms): 256x8 1.504 ms, 128x16 1.355 ms (198 Gelem/s, 1.11x cub) */
+constexpr gs_tile_cfg gs_scan_lookback_cfg4 = {128, 48};
+constexpr gs_tile_cfg gs_scan_lookback_cfg8 = {128, 16};
+/* compact lookback, by element size; capped at 64 registers (8 blocks of 128 per SM): the same
+ * 128x32 kernel ran 0.553 ms at 64 registers and 0.664 ms at 95.
+ *   i32 nonzero 50% (cub 0.618 ms): 256x16 0.607 ms, 256x20 0.587, 128x32 0.553 ms (486 Gelem/s,
+ *   2914 GB/s, 1.12x cub); final run 0.562 ms (1.11x), 1%: 0.429 ms (1.21x), 99%: 0.691 (1.10x) */
+constexpr gs_tile_cfg gs_compact_lookback_cfg4 = {128, 32};
+constexpr gs_tile_cfg gs_compact_lookback_cfg8 = {128, 16};
+/* minmax vhgw: threads x items output rows per block (items: a power of two).
+ *   i32, W = 2 / 64 / 500 / 4096 / 10^6:
+ *   256x16 1.055 / 1.094 / 1.065 / 1.261 / 1.443 ms (252 Gelem/s at W=500, 71% of copy)
+ *   128x16 1.014 / 1.035 / 1.042 / 1.295 / 2.179;  256x8 1.157 / 1.228 / 1.244 / 1.828 / 1.978 */
 constexpr gs_tile_cfg gs_minmax_vhgw_cfg4 = {256, 16};
 constexpr gs_tile_cfg gs_minmax_vhgw_cfg8 = {256, 8};
 

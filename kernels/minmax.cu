@@ -457,7 +457,8 @@ template <class T> GS_DEV void mm_publish(const mm_vhgw_args &a, int64_t idx, T 
  * GS == 0: small W with C < G <= B: groups span G/C threads (G at run time).
  * GS < 0: large W (W-1 > B): G = B, the middle from the published aggregates of earlier tiles. */
 template <class T, int THREADS, int C, int GS>
-__global__ void __launch_bounds__(THREADS) gs_mm_vhgw_k(const T *__restrict__ in, T *out, mm_vhgw_args a)
+__global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)sizeof(T) / 4 * 3 / 2))
+    gs_mm_vhgw_k(const T *__restrict__ in, T *out, mm_vhgw_args a)
 {
     constexpr int B = THREADS * C;
     constexpr int LOGC = mm_ilog2(C);

@@ -56,7 +56,7 @@ static int scan_check_scratch(const char *name, size_t have, size_t need, gs_sta
  * ============================================================================================ */
 
 template <class Tin, class Tout, class Op, int THREADS, int ITEMS>
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + ITEMS * (int)sizeof(Tout) / 4 * 3 / 2))
     gs_scan_lookback_k(const Tin *__restrict__ in, Tout *out, uint64_t n, Tout *carry,
                        typename gs_tile_status<Tout>::word *status, unsigned *ticket, unsigned ntiles,
                        int exclusive, int vec)
@@ -219,14 +219,9 @@ extern "C" int gs_scan_gpu_lookback_tune(int k, char *desc, size_t dlen, const v
         snprintf(desc, dlen, "%dx%d", TH, IT);                                                               \
         return scan_lookback_run<T, T, Op, TH, IT>(in, out, n, c, d_scratch, scratch_bytes, s, 0, st);
     switch (k) {
-        GS_TUNE(0, 128, 16)
-        GS_TUNE(1, 256, 8)
-        GS_TUNE(2, 256, 12)
-        GS_TUNE(3, 256, 16)
-        GS_TUNE(4, 256, 24)
-        GS_TUNE(5, 512, 8)
-        GS_TUNE(6, 512, 16)
-        GS_TUNE(7, 128, 32)
+        GS_TUNE(0, 128, 32)
+        GS_TUNE(1, 128, 48)
+        GS_TUNE(2, 64, 96)
     default: return GS_EUSAGE;
     }
 #undef GS_TUNE

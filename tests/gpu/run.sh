@@ -6,20 +6,21 @@
 #   sanitize  compute-sanitizer memcheck + racecheck on a representative run of each default
 #   anchors   shared/anchors/baseline.cu (CUB, device copy, PCIe) when ../shared or anchors/ is here
 #   bench     gpustream bench --op all (+ types, windows) with CSV for make plots
+#   cpu       the CPU variants on 1 and 16 threads (per-core figures)
 #   stream    gpustream bench --stream (host-mem x buffers) and real pipelines with --stats
 #   big       200 GB through a pipe: gen -n 50e9 -t i32 | scan --stats, last value vs the CPU backend
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
 mkdir -p "$OUT"
-STEPS=${STEPS:-"build test sanitize anchors bench stream big"}
+STEPS=${STEPS:-"build test sanitize anchors bench cpu stream big"}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
 nproc >>"$OUT/gpu.txt"
 
 if has build; then
-    if ./gpustream info 2>/dev/null | grep -q "CUDA compiled in" && ./gpustream info | grep -q "^  *0:"; then
+    if ./gpustream info 2>/dev/null | grep -q "CUDA compiled in" && ./gpustream info | grep -q "^devices    [1-9]"; then
         log "build: using the carried binaries"
     else
         log "build: make CUDA=1 GPU_ARCH=sm_90"
@@ -63,6 +64,13 @@ if has bench; then
     timeout 300 ./gpustream bench --op scan -t i64,f32,f64 --csv "$OUT/bench_types.csv" >"$OUT/bench_types.txt" 2>&1
     timeout 300 ./gpustream bench --op scan,compact --algo lookback,cub -n 2^16,2^20,2^24,2^26,2^28 --csv "$OUT/bench_sizes.csv" >"$OUT/bench_sizes.txt" 2>&1
     cat "$OUT/bench_all.txt" "$OUT/bench_types.txt"
+fi
+if has cpu; then
+    log "cpu: per-core and all-core CPU throughput"
+    for th in 1 16; do
+        timeout 300 ./gpustream bench --backend cpu --threads $th --op all -n 2^26 --window 500 --density 0.5 --algo cpu-par,cpu-vhgw,cpu-lemire --reps 5 \
+            --csv "$OUT/bench_cpu_t$th.csv" 2>&1 | tee "$OUT/bench_cpu_t$th.txt"
+    done
 fi
 if has stream; then
     log "stream"
