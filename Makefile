@@ -91,13 +91,13 @@ $(BUILD)/test_%: tests/unit/test_%.c $(OBJ)
 $(BUILD)/test_%: tests/gpu/test_%.c $(OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
-$(BUILD)/test_%: tests/gpu/test_%.cu $(OBJ)
-	$(NVCC) $(NVFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/test_%: $(BUILD)/tests/gpu/test_%.cu.o $(OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 -include $(OBJ:.o=.d) $(BUILD)/gpustream.d
 
 test: all $(UNIT_BIN) $(GPU_BIN)
-	@BUILD=$(BUILD) bash tests/run.sh
+	@BUILD=$(BUILD) G=$(CURDIR)/gpustream bash tests/run.sh
 
 demo: all
 	@bash tests/demo.sh
