@@ -39,7 +39,7 @@ static int mem_read(gs_bsrc *s, void *buf, size_t cap, size_t *got, gs_status *s
     (void)st;
     if (n > cap) n = cap;
     if (n > m->step) n = m->step;
-    memcpy(buf, m->data + m->pos, n);
+    if (n) memcpy(buf, m->data + m->pos, n); /* data is NULL for an empty re-encoded text */
     m->pos += n;
     *got = n;
     return GS_OK;

@@ -51,7 +51,7 @@ if has sanitize && command -v compute-sanitizer >/dev/null; then
 fi
 if has anchors; then
     A=""
-    for d in ../shared/anchors shared/anchors anchors; do [ -f "$d/baseline.cu" ] && A=$d && break; done
+    for d in ../shared/anchors shared/anchors .anchors; do [ -f "$d/baseline.cu" ] && A=$d && break; done
     if [ -n "$A" ]; then
         log "anchors ($A)"
         nvcc -O3 -arch=sm_90 -std=c++17 "$A/baseline.cu" -o /tmp/baseline >/dev/null 2>&1 && /tmp/baseline | tee "$OUT/anchors.txt"

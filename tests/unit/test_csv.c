@@ -33,7 +33,7 @@ static int mem_read(gs_bsrc *s, void *buf, size_t cap, size_t *got, gs_status *s
     if (src_fail_at && m->pos >= src_fail_at) return gs_fail(st, GS_EDATA, "%s: read failed", s->name);
     if (n > cap) n = cap;
     if (m->step && n > m->step) n = m->step;
-    memcpy(buf, m->data + m->pos, n);
+    if (n) memcpy(buf, m->data + m->pos, n);
     m->pos += n;
     s->consumed += n;
     *got = n;
