@@ -97,7 +97,7 @@ $(BUILD)/test_%: $(BUILD)/tests/gpu/test_%.cu.o $(OBJ)
 -include $(OBJ:.o=.d) $(BUILD)/gpustream.d
 
 test: all $(UNIT_BIN) $(GPU_BIN)
-	@BUILD=$(BUILD) G=$(CURDIR)/gpustream bash tests/run.sh
+	@BUILD=$(BUILD) G=$(CURDIR)/gpustream $(if $(filter 1,$(SANITIZE)),ASAN_OPTIONS=exitcode=86:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86) bash tests/run.sh
 
 demo: all
 	@bash tests/demo.sh

@@ -99,16 +99,18 @@ static void piece_reset(gs_piece *pc, const char *b, const char *e)
 
 /* ---- the fast splitter for blocks without quotes ------------------------------------------ */
 
-static int is_blank(const char *p, const char *e)
-{
-    for (; p < e; p++)
-        if (*p != ' ' && *p != '\t' && *p != '\r') return 0;
-    return 1;
-}
-
 static inline int is_trim(const gs_lparse *c, char ch)
 {
     return ch == '\r' || (ch == ' ' && c->trim_sp) || (ch == '\t' && c->trim_tab);
+}
+
+/* A line of surrounding space only (never the delimiter: "\t" is a row of two empty fields
+ * in a tab-separated file), as libcsv skips it. */
+static int is_blank(const gs_lparse *c, const char *p, const char *e)
+{
+    for (; p < e; p++)
+        if (!is_trim(c, *p)) return 0;
+    return 1;
 }
 
 /* Fields are short: a byte loop that stops at the delimiter or the line end beats two memchr
@@ -137,11 +139,11 @@ static void csv_piece(const gs_lparse *c, gs_piece *pc)
         if (fe < end && *fe != '\n') nl = memchr(fe, '\n', (size_t)(end - fe));
         if (!nl) nl = end;
         if (k < col) {
-            if (!is_blank(p, nl) && gs_piece_bad(c, pc, GS_PERR_MISSING, line, col, k, "", 0)) return;
+            if (!is_blank(c, p, nl) && gs_piece_bad(c, pc, GS_PERR_MISSING, line, col, k, "", 0)) return;
         } else {
             while (f < fe && is_trim(c, *f)) f++;
             while (fe > f && is_trim(c, fe[-1])) fe--;
-            if (f < fe || !is_blank(p, nl)) {
+            if (f < fe || !is_blank(c, p, nl)) {
                 void *slot = gs_piece_slot(pc, c->esize);
                 if (!slot) return;
                 int r = gs_num_parse(f, (size_t)(fe - f), c->type, slot);

@@ -691,12 +691,6 @@ static size_t mm_vhgw_bytes(uint64_t tiles)
 {
     return 256 + gs_align_up((size_t)tiles * 4, 256) + 2 * gs_align_up((size_t)tiles * 8, 256);
 }
-static uint64_t mm_vhgw_tiles(uint64_t m, uint64_t first, uint64_t W, int B)
-{
-    const uint64_t f = first < W ? first : W;
-    return gs_cdiv(m > first ? m - first : 0, B) + gs_cdiv(f, B) + 1;
-}
-
 template <class T, int THREADS, int ITEMS, int GS>
 static int mm_vhgw_launch(const T *in, T *out, const mm_vhgw_args &a, unsigned grid, size_t smem, cudaStream_t s,
                           gs_status *st)
@@ -781,7 +775,9 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
 extern "C" size_t gs_minmax_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t m_max)
 {
     const int B = gs_type_size(p->type) == 4 ? mm_vhgw_cfg<int32_t>::B : mm_vhgw_cfg<int64_t>::B;
-    return mm_vhgw_bytes(mm_vhgw_tiles(m_max, m_max, p->window, B));
+    /* Any first in [0, m_max]: output tiles plus look-back tiles never exceed both at their most. */
+    const uint64_t W = p->window;
+    return mm_vhgw_bytes(gs_cdiv(m_max, B) + gs_cdiv(m_max < W ? m_max : W, B) + 2);
 }
 
 extern "C" int gs_minmax_gpu_vhgw(const gs_minmax_params *p, const void *d_in, uint64_t m, uint64_t first, void *d_out,

@@ -168,8 +168,11 @@ int gs_dist_parse(const char *s, gs_gen_opts *g, gs_status *st)
             g->b = strtod(end + 1, &end);
             if (*end || end == args) goto bad;
         }
+        if (!isfinite(g->a) || !isfinite(g->b)) goto bad;
         if (g->dist == GS_DIST_UNIFORM && g->b < g->a) goto bad;
         if (g->dist == GS_DIST_NORMAL && !(g->b >= 0)) goto bad;
+        /* Integer types draw from [A, B] as int64: keep the bounds inside it. */
+        if (g->dist == GS_DIST_UNIFORM && (g->a < -9.2e18 || g->b > 9.2e18)) goto bad;
     } else if (!strcmp(name, "walk")) {
         g->dist = GS_DIST_WALK;
         if (args) goto bad;
@@ -181,7 +184,8 @@ int gs_dist_parse(const char *s, gs_gen_opts *g, gs_status *st)
             if (end == args || *end) goto bad;
         }
         if (g->dist == GS_DIST_SPARSE && !(g->a >= 0 && g->a <= 1)) goto bad;
-        if (g->dist == GS_DIST_SINE && !(g->a >= 1)) goto bad;
+        /* The period indexes i % PERIOD as an integer: at most 2^53. */
+        if (g->dist == GS_DIST_SINE && !(g->a >= 1 && g->a <= 9007199254740992.0)) goto bad;
     } else
         goto bad;
     return GS_OK;

@@ -71,8 +71,9 @@ ar rcs "$OUT/libgs_fuzz.a" "${objs[@]}"
 
 # ---- each target ----------------------------------------------------------------------------------
 targets=${FUZZ_TARGETS:-$(ls tests/fuzz/fuzz_*.c | sed 's,.*/fuzz_,,; s,\.c$,,')}
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+# Our own sanitizer options (not those of make SANITIZE=1 test): UB halts, so it is a finding.
+export ASAN_OPTIONS=${FUZZ_ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${FUZZ_UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 status=0
 for name in $targets; do
     src=tests/fuzz/fuzz_$name.c
@@ -104,6 +105,8 @@ for name in $targets; do
         if [ -n "$crash" ]; then kept=$OUT/crashes/fuzz_${name}_$(basename "$crash"); mv "$crash" "$kept"; fi
         echo "FAIL fuzz_$name: crash file ${kept:-none} (exit $rc after ${execs:-?} execs; log $log)"
         grep -m3 -E 'ERROR: |runtime error|SUMMARY' "$log" | sed 's/^/    /'
+        # a check in the target itself (abort): the line that made it
+        grep -m1 -E '#[0-9]+ 0x[0-9a-f]+ in (gs_fz_|LLVMFuzzerTestOneInput)' "$log" | sed 's/^ */    at /'
         status=1
     fi
 done

@@ -665,6 +665,10 @@ static void test_csv_dialect(void)
     free(r.vals);
 
     o.delim = '\t';
+    r = decode_s("a\tb\n1\t2\n \t \n", &o);
+    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 3 field 2: invalid number ''"), "csv_tab_row_not_blank",
+          "msg %s", r.st.msg);
+    free(r.vals);
     r = decode_s("a\tb\n 1 \t 2.5 \n3\t\t\n\n", &o);
     CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 3 field 2: invalid number ''"), "csv_delim_tab_empty",
           "msg %s", r.st.msg);
