@@ -7,13 +7,14 @@
 #   anchors   shared/anchors/baseline.cu (CUB, device copy, PCIe) when ../shared or anchors/ is here
 #   bench     gpustream bench --op all (+ types, windows) with CSV for make plots
 #   cpu       the CPU variants on 1 and 16 threads (per-core figures)
+#   io        CSV ingest and zstd codec speed vs baselines; end-to-end compact on .zst vs convert
 #   stream    gpustream bench --stream (host-mem x buffers) and real pipelines with --stats
 #   big       200 GB through a pipe: gen -n 50e9 -t i32 | scan --stats, last value vs the CPU backend
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
 mkdir -p "$OUT"
-STEPS=${STEPS:-"build test sanitize anchors bench cpu stream big"}
+STEPS=${STEPS:-"build test sanitize anchors bench cpu io stream big"}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
@@ -71,6 +72,42 @@ if has cpu; then
         timeout 300 ./gpustream bench --backend cpu --threads $th --op all -n 2^26 --window 500 --density 0.5 --algo cpu-par,cpu-vhgw,cpu-lemire --reps 5 \
             --csv "$OUT/bench_cpu_t$th.csv" 2>&1 | tee "$OUT/bench_cpu_t$th.txt"
     done
+fi
+if has io; then
+    log "io: CSV and zstd"
+    {
+        G=./gpustream
+        D=/dev/shm/gsio; mkdir -p $D
+        cc -O2 -I.deps/usr/include tests/bench/csv_baseline.c $(ls .deps/usr/lib/x86_64-linux-gnu/libcsv.a 2>/dev/null || echo -lcsv) -o $D/csv_baseline
+        $G gen -n 40M -t f64 --dist normal:0:1000 --to csv -f $D/f.csv
+        $G gen -n 40M -t i64 --dist uniform:-1000000:1000000 --to csv -f $D/i.csv
+        ls -la $D/*.csv
+        $D/csv_baseline $D/f.csv
+        for f in f i; do for th in 1 2 4 8 16; do
+            /usr/bin/time -f "csv ingest $f.csv threads $th: %e s" $G convert $D/$f.csv --threads $th --to raw -f $D/x.raw -q
+        done; done
+        for th in 1 16; do /usr/bin/time -f "csv output threads $th: %e s" $G convert -t f64 $D/x.raw --to csv --threads $th -f $D/o.csv -q; done
+        $G gen -n 1e9 -t i32 --dist sparse:0.5 -f $D/s.raw
+        ls -la $D/s.raw
+        for th in 1 16; do
+            /usr/bin/time -f "zstd encode gpustream threads $th: %e s" $G convert -t i32 $D/s.raw --threads $th -f $D/s.raw.zst -q
+            /usr/bin/time -f "zstd decode gpustream threads $th: %e s" $G convert $D/s.raw.zst --threads $th -t i32 --to raw -f /dev/null -q
+        done
+        ls -la $D/s.raw.zst
+        if command -v zstd >/dev/null; then
+            /usr/bin/time -f "zstd CLI -T1 encode: %e s" zstd -q -3 -T1 -f $D/s.raw -o $D/c1.zst
+            /usr/bin/time -f "zstd CLI -T16 encode: %e s" zstd -q -3 -T16 -f $D/s.raw -o $D/c16.zst
+            /usr/bin/time -f "zstd CLI -d (our multi-frame file): %e s" zstd -q -d -c $D/s.raw.zst >/dev/null
+            zstd -lv $D/s.raw.zst 2>&1 | grep -iE "frames|ratio" | head -3
+        else echo "no zstd CLI on this machine"; fi
+        for th in 16; do
+            /usr/bin/time -f "convert .zst -> raw (codec only) threads $th: %e s" $G convert $D/s.raw.zst -t i32 --to raw -f /dev/null -q --threads $th
+            /usr/bin/time -f "compact .zst -> .zst gpu threads $th: %e s" $G compact --pred nonzero $D/s.raw.zst -t i32 -f $D/c.zst -q --threads $th --stats
+            /usr/bin/time -f "convert .zst -> .zst (codec only) threads $th: %e s" $G convert $D/s.raw.zst -t i32 -f $D/c2.zst -q --threads $th
+        done
+        rm -rf $D
+    } >"$OUT/io.txt" 2>&1
+    grep -vE "^ " "$OUT/io.txt" | tail -40
 fi
 if has stream; then
     log "stream"
