@@ -277,6 +277,10 @@ static int make_backend(const gs_job *job, const gs_engine_opts *o, gs_backend_c
     int want_gpu = o->backend == GS_BACKEND_GPU;
     int try_gpu = want_gpu;
     char desc[256] = "";
+    if (job->op == GS_OP_NONE) { /* convert and gen compute nothing: no GPU round trip */
+        cfg->variant = NULL;
+        return gs_backend_cpu_create(b, cfg, st);
+    }
     if (o->backend == GS_BACKEND_AUTO) {
         /* An explicit CPU --algo means the CPU backend. */
         const gs_variant *named = job->algo ? gs_variant_find(job->op, job->algo) : NULL;
