@@ -21,7 +21,7 @@ gpu=$(grep -h '^# gpu=' $CSV | head -1 | sed 's/^# gpu=\([^ ]*\( [^ =]*\)*\) cop
 series() {
     rm -f "$W"/s_*
     awk -F, -v W="$W" "$1 { print \$$2, \$$3 > (W \"/s_\" \$3) }" "$W/all"
-    for f in "$W"/s_*; do [ -e "$f" ] && sort -g -o "$f" "$f"; done
+    for f in "$W"/s_*; do if [ -e "$f" ]; then sort -g -o "$f" "$f"; fi; done
 }
 plot() { # file title xlabel ylabel logx logy
     local lines=""
@@ -44,7 +44,7 @@ series '$1=="device" && $7!=0' 7 9
 plot block_sweep.png "threads per block" "threads per block" "Gelem/s" 0 0
 series '$1!="stream" && $2=="minmax" && $4=="i32"' 6 9
 sed -i 's/^W=//' "$W"/s_* 2>/dev/null || true
-for f in "$W"/s_*; do [ -e "$f" ] && sort -g -o "$f" "$f"; done
+for f in "$W"/s_*; do if [ -e "$f" ]; then sort -g -o "$f" "$f"; fi; done
 plot minmax_vs_window.png "minmax i32: throughput vs window" "window W" "Gelem/s" 1 1
 series '$1!="stream" && $2=="compact" && $4=="i32"' 6 9
 sed -i 's/^density=//' "$W"/s_* 2>/dev/null || true
@@ -57,7 +57,7 @@ set terminal pngcairo size 820,440 font 'sans,10'
 set output '$OUT/stream_modes.png'
 set title "streamed through the GPU: GB/s each way by host memory x buffers ($gpu)"
 set style data histograms; set style fill solid 0.8; set boxwidth 0.8
-set ylabel 'GB/s (input bytes / wall time)'; set grid y; set xtics rotate by -30
+set ylabel 'GB/s (input bytes / wall time)'; set grid y; set yrange [0:]; set bmargin 7; set xtics rotate by -35
 set datafile separator "\t"
 plot '$W/stream' using 3:xtic(strcol(1)." ".strcol(2)) title ''
 EOG
