@@ -81,10 +81,12 @@ if has io; then
         cc -O2 -I.deps/usr/include tests/bench/csv_baseline.c $(ls .deps/usr/lib/x86_64-linux-gnu/libcsv.a 2>/dev/null || echo -lcsv) -o $D/csv_baseline
         $G gen -n 40M -t f64 --dist normal:0:1000 --to csv -f $D/f.csv
         $G gen -n 40M -t i64 --dist uniform:-1000000:1000000 --to csv -f $D/i.csv
+        $G gen -n 40M -t f32 --dist walk --to csv -f $D/s.csv   # short decimals, like prices
         ls -la $D/*.csv
         $D/csv_baseline $D/f.csv
-        for f in f i; do for th in 1 2 4 8 16; do
-            /usr/bin/time -f "csv ingest $f.csv threads $th: %e s" $G convert $D/$f.csv --threads $th --to raw -f $D/x.raw -q
+        $D/csv_baseline $D/s.csv
+        for f in f i s; do for th in 1 2 4 8 16; do
+            /usr/bin/time -f "csv ingest $f.csv ($(stat -c %s $D/$f.csv) bytes) threads $th: %e s" $G convert $D/$f.csv --threads $th --to raw -f $D/x.raw -q
         done; done
         for th in 1 16; do /usr/bin/time -f "csv output threads $th: %e s" $G convert -t f64 $D/x.raw --to csv --threads $th -f $D/o.csv -q; done
         $G gen -n 1e9 -t i32 --dist sparse:0.5 -f $D/s.raw
