@@ -27,46 +27,36 @@ enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
 /* ---- messages ---------------------------------------------------------------------------- */
 static int quiet;
 
-static void say_error(const char *fmt, ...)
+/* One line on stderr: "gpustream: KIND: message". Notes and warnings obey -q; errors never do. */
+static void vsay(const char *kind, int always, const char *fmt, va_list ap)
 {
-    va_list ap;
-    fputs("gpustream: error: ", stderr);
-    va_start(ap, fmt);
+    if (quiet && !always) return;
+    fprintf(stderr, "gpustream: %s: ", kind);
     vfprintf(stderr, fmt, ap);
-    va_end(ap);
     fputc('\n', stderr);
 }
 
-static void say_warning(const char *fmt, ...)
-{
-    va_list ap;
-    if (quiet) return;
-    fputs("gpustream: warning: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
+#define GS_SAY(name, kind, always)        \
+    static void name(const char *fmt, ...) \
+    {                                      \
+        va_list ap;                        \
+        va_start(ap, fmt);                 \
+        vsay(kind, always, fmt, ap);       \
+        va_end(ap);                        \
+    }
+GS_SAY(say_error, "error", 1)
+GS_SAY(say_warning, "warning", 0)
+GS_SAY(say_note, "note", 0)
+#undef GS_SAY
 
-static void say_note(const char *fmt, ...)
-{
-    va_list ap;
-    if (quiet) return;
-    fputs("gpustream: note: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
+/* A usage error: the message, then where to find help; exit status 2. */
 static int usage_error(const char *verb, const char *fmt, ...)
 {
     va_list ap;
-    fputs("gpustream: error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsay("error", 1, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry 'gpustream %s--help' for more information.\n", verb ? verb : "");
+    fprintf(stderr, "Try 'gpustream %s--help' for more information.\n", verb ? verb : "");
     return EXIT_USAGE;
 }
 
