@@ -284,9 +284,16 @@ int gs_dec_open_npy(gs_decoder **out, gs_bsrc *src, const gs_read_opts *o, gs_st
     if (bad) return gs_fail(st, GS_EDATA, "%s: invalid npy header: %s", src->name, why);
 
     gs_type t;
-    if (gs_npy_type(h.descr, &t))
+    if (gs_npy_type(h.descr, &t)) {
+        /* The descr comes from the file: show it as one line of printable text. */
+        char shown[64];
+        size_t k = 0;
+        for (const char *c = h.descr; *c && k + 1 < sizeof shown; c++)
+            shown[k++] = (*c >= 0x20 && *c < 0x7f) ? *c : '?';
+        shown[k] = 0;
         return gs_fail(st, GS_EDATA, "%s: unsupported dtype '%s' (gpustream reads little-endian i4 i8 u4 u8 f4 f8)",
-                       src->name, h.descr);
+                       src->name, shown);
+    }
     /* Flat reading is the array's order only for (n,), (n,1), (n,2) in C order, or any shape
      * with at most one dimension above 1. */
     int big = 0;

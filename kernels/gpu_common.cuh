@@ -204,6 +204,31 @@ template <class T> struct alignas(16) gs_vec16 {
 /* p must be 16-byte aligned. */
 template <class T> GS_DEV gs_vec16<T> gs_ld_vec(const T *p) { return *reinterpret_cast<const gs_vec16<T> *>(p); }
 template <class T> GS_DEV void gs_st_vec(T *p, const gs_vec16<T> &v) { *reinterpret_cast<gs_vec16<T> *>(p) = v; }
+/* Asynchronous global -> shared copies (cp.async, LDGSTS): the data go straight to shared memory
+ * without passing through registers, so a thread can have all of its tile's loads in flight at once.
+ * A thread sees its own copies after gs_cp_async_wait* (other threads: after that and a barrier).
+ * 16-byte form: both addresses 16-byte aligned; src_bytes < 16 reads that many and zero-fills the
+ * rest (0: reads nothing). 4- and 8-byte forms: naturally aligned addresses. */
+GS_DEV unsigned gs_smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+GS_DEV void gs_cp_async16(void *dst, const void *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(gs_smem_u32(dst)), "l"(src) : "memory");
+}
+GS_DEV void gs_cp_async16_zfill(void *dst, const void *src, int src_bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(gs_smem_u32(dst)), "l"(src), "r"(src_bytes)
+                 : "memory");
+}
+template <int N> GS_DEV void gs_cp_async_small(void *dst, const void *src)
+{
+    static_assert(N == 4 || N == 8, "4 or 8 bytes");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(gs_smem_u32(dst)), "l"(src), "n"(N) : "memory");
+}
+GS_DEV void gs_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+/* wait until at most N of this thread's committed groups are still in flight */
+template <int N> GS_DEV void gs_cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
+GS_DEV void gs_cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
 /* Streaming (evict-first) 16-byte store for outputs nobody reads back soon. */
 template <class T> GS_DEV void gs_st_vec_cs(T *p, const gs_vec16<T> &v)
 {
@@ -259,8 +284,14 @@ template <class Op, class T> GS_DEV T gs_warp_fold_from(T v, int start, Op op)
         if ((int)gs_lane() < start) v = Op::identity();
         return gs_warp_reduce(v, op);
     }
+    /* unrolled: the 32 shuffles are independent and issue back to back; only the (predicated)
+     * combines form a chain. Same bits as acc = v[start]; for l > start: acc = op(acc, v[l]). */
     T acc = __shfl_sync(GS_FULL_MASK, v, start);
-    for (int l = start + 1; l < 32; l++) acc = op(acc, __shfl_sync(GS_FULL_MASK, v, l));
+#pragma unroll
+    for (int l = 1; l < 32; l++) {
+        const T u = __shfl_sync(GS_FULL_MASK, v, l);
+        if (l > start) acc = op(acc, u);
+    }
     return acc;
 }
 
@@ -409,6 +440,7 @@ GS_DEV T gs_lookback(const typename gs_tile_status<T>::word *status, int64_t til
                         const int s = 31 - __clz((int)pm);
                         f = gs_warp_fold_from(u, s, op);
                     } else {
+#pragma unroll
                         for (int l = 0; l < 32; l++) f = op(f, __shfl_sync(GS_FULL_MASK, u, l));
                     }
                 }
@@ -417,6 +449,31 @@ GS_DEV T gs_lookback(const typename gs_tile_status<T>::word *status, int64_t til
         }
         end -= 32;
     }
+}
+
+/* ---- persistent grids ---------------------------------------------------------------------- */
+#define GS_MAX_DEVICES 16
+/* *resident = blocks of `kernel` that fit on the whole device at once (SMs x blocks per SM). Also
+ * raises the kernel's dynamic shared-memory limit to smem. cache: a static array of
+ * GS_MAX_DEVICES ints owned by the caller's kernel instantiation (blocks per SM, 0 = unknown). */
+template <class K>
+static int gs_persistent_blocks(K kernel, int threads, size_t smem, int *cache, int *resident, gs_status *st)
+{
+    int dev = 0, sms = 0;
+    GS_CUDA_CHECK(st, cudaGetDevice(&dev));
+    GS_CUDA_CHECK(st, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const bool cached = dev >= 0 && dev < GS_MAX_DEVICES;
+    int per = cached ? cache[dev] : 0;
+    if (per <= 0) {
+        GS_CUDA_CHECK(st, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        GS_CUDA_CHECK(st, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, smem));
+        if (per < 1)
+            return gs_fail(st, GS_EDATA, "cuda: a block of %d threads with %zu bytes of shared memory does not fit",
+                           threads, smem);
+        if (cached) cache[dev] = per;
+    }
+    *resident = per * (sms > 0 ? sms : 1);
+    return GS_OK;
 }
 
 /* ---- launch configurations (CUB style: data, with the measurement that chose them) ----------
@@ -432,7 +489,15 @@ struct gs_tile_cfg {
     int threads; /* per block */
     int items;   /* per thread (a multiple of the 16-byte vector width) */
 };
-/* scan lookback, by input element size.
+/* Persistent pipelined kernels: threads x items per tile, a ring of `stages` tiles in shared
+ * memory per block, `minb` = the __launch_bounds__ minimum of blocks per SM (a register cap). */
+struct gs_pipe_cfg {
+    int threads, items, stages, minb;
+};
+/* scan lookback, pipelined (input and output 16-byte aligned), by input element size: */
+constexpr gs_pipe_cfg gs_scan_pipe_cfg4 = {256, 32, 3, 2};
+constexpr gs_pipe_cfg gs_scan_pipe_cfg8 = {256, 16, 3, 2};
+/* scan lookback (the non-pipelined fallback for unaligned pointers), by input element size.
  *   i32 sum (cub 0.839 ms): 256x16 0.837 ms, 256x24 0.751, 128x32 0.736, 128x64 0.714, 64x96 0.701,
  *   128x48 0.698 ms (384 Gelem/s, 3075 GB/s = 73% of copy, 1.20x cub); final run 0.704 vs cub 0.850
  *   (1.21x); f32 sum 0.774 ms (1.11x cub; its look-back folds strictly left to right)
@@ -444,6 +509,9 @@ constexpr gs_tile_cfg gs_scan_lookback_cfg8 = {128, 16};
  *   i32 nonzero 50% (cub 0.618 ms): 256x16 0.607 ms, 256x20 0.587, 128x32 0.553 ms (486 Gelem/s,
  *   2914 GB/s, 1.12x cub); final run 0.562 ms (1.11x), 1%: 0.429 ms (1.21x), 99%: 0.691 (1.10x) */
 constexpr gs_tile_cfg gs_compact_lookback_cfg4 = {128, 32};
+/* compact lookback, pipelined (input 16-byte aligned), by element size: */
+constexpr gs_pipe_cfg gs_compact_pipe_cfg4 = {256, 16, 3, 3};
+constexpr gs_pipe_cfg gs_compact_pipe_cfg8 = {256, 8, 3, 3};
 constexpr gs_tile_cfg gs_compact_lookback_cfg8 = {128, 16};
 /* minmax vhgw: threads x items output rows per block (items: a power of two).
  *   i32, W = 2 / 64 / 500 / 4096 / 10^6:

@@ -401,41 +401,74 @@ template <int THREADS, class T> GS_DEV void mm_seg_total(T &mn, T &mx, int GT, T
     }
 }
 
-/* Loads in[clamp(a + j)] for j in [0, nv*V), a = pos0 rounded down to a vector, into dst at padded
- * index j + (j >> LOGC); returns d = pos0 - a, so logical element i lives at index i + d. Whole
- * 16-byte vectors inside [0, m) (the common case) are one load and four plain stores. */
-template <int THREADS, int LOGC, class T> GS_DEV int mm_load(T *dst, const T *in, int64_t pos0, int len, uint64_t m, int vec)
+/* Starts copying in[clamp(pos0 + j)] for j in [0, len) into dst at padded index j + (j >> LOGC)
+ * (positions before 0 read in[0], past m-1 read in[m-1]), one element per cp.async: coalesced 4- or
+ * 8-byte copies straight into shared memory, all of them in flight at once (the 16-byte vector
+ * loads this replaced went one at a time through registers, about 4 KB in flight per block). The
+ * caller waits (gs_cp_async_wait_all) and converts its own elements (mm_keyify) before the barrier. */
+template <int THREADS, int LOGC, class K> GS_DEV void mm_load(K *dst, const K *in, int64_t pos0, int len, uint64_t m)
 {
-    constexpr int V = 16 / (int)sizeof(T);
-    constexpr int LOGV = V == 4 ? 2 : 1;
-    static_assert(LOGC >= LOGV, "a vector never straddles a padding slot");
-    const int64_t mm = (int64_t)m;
-    const int64_t a = vec ? (pos0 >= 0 ? pos0 / V * V : -((-pos0 + V - 1) / V) * V) : pos0;
-    const int d = (int)(pos0 - a);
-    const int nv = (d + len + V - 1) / V;
-    for (int q = threadIdx.x; q < nv; q += THREADS) {
-        const int64_t p = a + (int64_t)q * V;
-        T *o = dst + q * V + (q >> (LOGC - LOGV));
-        if (vec && p >= 0 && p + V <= mm) {
-            const gs_vec16<T> r = gs_ld_vec(in + p);
-#pragma unroll
-            for (int k = 0; k < V; k++) o[k] = r.v[k];
-        } else {
-#pragma unroll
-            for (int k = 0; k < V; k++) {
-                const int64_t c = p + k < 0 ? 0 : p + k >= mm ? mm - 1 : p + k;
-                o[k] = in[c];
-            }
+    const int64_t last = (int64_t)m - 1;
+#pragma unroll 4
+    for (int j = threadIdx.x; j < len; j += THREADS) {
+        const int64_t p = pos0 + j;
+        gs_cp_async_small<sizeof(K)>(dst + j + (j >> LOGC), in + (p < 0 ? 0 : p > last ? last : p));
+    }
+}
+
+/* Order-preserving integer keys (as kernels/minmax_cpu.c): min and max become integer min and max.
+ * key(x): the IEEE bits with the magnitude flipped for negative numbers, so keys order as signed
+ * integers with -0.0 just below +0.0; every NaN maps to the lowest key (it wins every min). The max
+ * chain takes mx(key), which moves NaN to the highest key. val() maps a key back to the value's
+ * bits; the extreme keys come back as NaNs (0xff.. / 0x7f..; payloads are not kept). Integers are
+ * their own keys. */
+template <class T> struct mm_keys {
+    typedef T K;
+    static constexpr bool conv = false;
+    static GS_DEV K key(K raw) { return raw; }
+    static GS_DEV K mx(K k) { return k; }
+    static GS_DEV K val(K k) { return k; }
+};
+template <> struct mm_keys<float> {
+    typedef int32_t K;
+    static constexpr bool conv = true;
+    static GS_DEV K key(K b)
+    {
+        const K k = b ^ (K)((uint32_t)(b >> 31) >> 1); /* negative: flip the 31 magnitude bits */
+        return (b & 0x7fffffff) > 0x7f800000 ? INT32_MIN : k;
+    }
+    static GS_DEV K mx(K k) { return k == INT32_MIN ? INT32_MAX : k; }
+    static GS_DEV K val(K k) { return k ^ (K)((uint32_t)(k >> 31) >> 1); }
+};
+template <> struct mm_keys<double> {
+    typedef int64_t K;
+    static constexpr bool conv = true;
+    static GS_DEV K key(K b)
+    {
+        const K k = b ^ (K)((uint64_t)(b >> 63) >> 1);
+        return (b & 0x7fffffffffffffffll) > 0x7ff0000000000000ll ? INT64_MIN : k;
+    }
+    static GS_DEV K mx(K k) { return k == INT64_MIN ? INT64_MAX : k; }
+    static GS_DEV K val(K k) { return k ^ (K)((uint64_t)(k >> 63) >> 1); }
+};
+
+/* The calling thread's elements of an mm_load region (after its copies landed): raw bits -> keys. */
+template <int THREADS, int LOGC, class KT, class K> GS_DEV void mm_keyify(K *dst, int len)
+{
+    if constexpr (KT::conv) {
+#pragma unroll 4
+        for (int j = threadIdx.x; j < len; j += THREADS) {
+            K *q = dst + j + (j >> LOGC);
+            *q = KT::key(*q);
         }
     }
-    return d;
 }
 
 __host__ __device__ constexpr int mm_ilog2(int x) { return x <= 1 ? 0 : 1 + mm_ilog2(x / 2); }
 
 struct mm_vhgw_args {
     uint64_t m, first, W, R;
-    int only, vec_in, vec_out;
+    int only, vec_out;
     int G;               /* group size in rows (power of two) */
     unsigned h;          /* large: halo tiles before tile 0 */
     uint64_t nfull, rem; /* large: whole tiles and leftover elements in the middle */
@@ -455,23 +488,30 @@ template <class T> GS_DEV void mm_publish(const mm_vhgw_args &a, int64_t idx, T 
 
 /* GS > 0: the row group size G (<= C), known at compile time: groups inside a thread.
  * GS == 0: small W with C < G <= B: groups span G/C threads (G at run time).
- * GS < 0: large W (W-1 > B): G = B, the middle from the published aggregates of earlier tiles. */
+ * GS < 0: large W (W-1 > B): G = B, the middle from the published aggregates of earlier tiles.
+ * Works on keys K (mm_keys<T>): values loaded as raw bits, keyed once in shared memory, every
+ * min/max an integer one, results mapped back to values when staged for the store. */
 template <class T, int THREADS, int C, int GS>
 __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)sizeof(T) / 4 * 3 / 2))
-    gs_mm_vhgw_k(const T *__restrict__ in, T *out, mm_vhgw_args a)
+    gs_mm_vhgw_k(const T *__restrict__ in_, T *out_, mm_vhgw_args a)
 {
+    typedef mm_keys<T> KT;
+    typedef typename KT::K K;
+    static_assert(sizeof(K) == sizeof(T), "keys have the width of the values");
     constexpr int B = THREADS * C;
     constexpr int LOGC = mm_ilog2(C);
     constexpr int NW = THREADS / 32;
     constexpr int V = 16 / (int)sizeof(T);
     constexpr bool LARGE = GS < 0;
     static_assert((1 << LOGC) == C && C % V == 0 && GS <= C, "C: a power of two, whole vectors");
+    const K *__restrict__ in = (const K *)in_;
+    K *out = (K *)out_;
     extern __shared__ __align__(16) unsigned char gs_mm_smem[];
-    T *sm = (T *)gs_mm_smem;
-    __shared__ T s_mn[NW], s_mx[NW];
+    K *sm = (K *)gs_mm_smem;
+    __shared__ K s_mn[NW], s_mx[NW];
     __shared__ unsigned s_tile;
-    const gs_op_min<T> omin;
-    const gs_op_max<T> omax;
+    const gs_op_min<K> omin;
+    const gs_op_max<K> omax;
     const int t = (int)threadIdx.x;
     const int64_t W = (int64_t)a.W;
 
@@ -483,12 +523,12 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)
         if (tile < a.h) { /* halo range j = tile - h < 0: reduce and publish */
             const int64_t j = (int64_t)tile - (int64_t)a.h;
             const int64_t p0 = (int64_t)a.first + j * B + (int64_t)t * C;
-            T vmn = omin.identity(), vmx = omax.identity();
+            K vmn = omin.identity(), vmx = omax.identity();
             for (int c = 0; c < C; c++) { /* contiguous slice per thread: thread order = input order */
                 const int64_t p = p0 + c;
-                const T v = in[p < 0 ? 0 : p >= (int64_t)a.m ? (int64_t)a.m - 1 : p];
+                const K v = KT::key(in[p < 0 ? 0 : p >= (int64_t)a.m ? (int64_t)a.m - 1 : p]);
                 vmn = omin(vmn, v);
-                vmx = omax(vmx, v);
+                vmx = omax(vmx, KT::mx(v));
             }
             mm_seg_total<THREADS>(vmn, vmx, THREADS, s_mn, s_mx);
             if (t == 0) mm_publish(a, tile, vmn, vmx);
@@ -500,42 +540,46 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)
     const int64_t e0 = (int64_t)(a.first + r0);
 
     /* shared memory: S region (small W: the whole span in[e0-W+1 .. e0+B)) and P region */
-    T *yS = sm, *yP;
-    int dS, dP, pOff;
+    K *yS = sm, *yP;
+    int pOff;
     if (!LARGE) {
-        dS = mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)W - 1, a.m, a.vec_in);
+        mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)W - 1, a.m);
         yP = yS;
-        dP = dS;
         pOff = (int)W - 1;
+        gs_cp_async_wait_all();
+        mm_keyify<THREADS, LOGC, KT>(yS, B + (int)W - 1);
     } else {
         yP = sm + a.spoff;
-        dP = mm_load<THREADS, LOGC>(yP, in, e0, B, a.m, a.vec_in);
-        dS = mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)a.rem, a.m, a.vec_in);
+        mm_load<THREADS, LOGC>(yP, in, e0, B, a.m);
+        mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)a.rem, a.m);
         pOff = 0;
+        gs_cp_async_wait_all();
+        mm_keyify<THREADS, LOGC, KT>(yP, B);
+        mm_keyify<THREADS, LOGC, KT>(yS, B + (int)a.rem);
     }
     __syncthreads();
-#define GS_YS(j) yS[(j) + dS + (((j) + dS) >> LOGC)]
-#define GS_YP(j) yP[(j) + dP + (((j) + dP) >> LOGC)]
+#define GS_YS(j) yS[(j) + ((j) >> LOGC)]
+#define GS_YP(j) yP[(j) + ((j) >> LOGC)]
     const int row0 = t * C;
 
     /* ---- prefix piece: segmented inclusive prefix of the P rows ---- */
-    T pmn[C], pmx[C];
+    K pmn[C], pmx[C];
 #pragma unroll
     for (int c = 0; c < C; c++) {
-        const T v = GS_YP(pOff + row0 + c);
+        const K v = GS_YP(pOff + row0 + c), vx = KT::mx(v);
         if (c == 0 || (GS > 0 && c % (GS > 0 ? GS : 1) == 0)) {
             pmn[c] = v;
-            pmx[c] = v;
+            pmx[c] = vx;
         } else {
             pmn[c] = omin(pmn[c ? c - 1 : 0], v);
-            pmx[c] = omax(pmx[c ? c - 1 : 0], v);
+            pmx[c] = omax(pmx[c ? c - 1 : 0], vx);
         }
     }
-    T midmn = omin.identity(), midmx = omax.identity();
-    T smn = omin.identity(), smx = omax.identity(); /* suffix carry from the threads after this one */
+    K midmn = omin.identity(), midmx = omax.identity();
+    K smn = omin.identity(), smx = omax.identity(); /* suffix carry from the threads after this one */
     if (GS <= 0) {
         const int GT = LARGE ? THREADS : a.G / C;
-        T emn = pmn[C - 1], emx = pmx[C - 1], tmn, tmx;
+        K emn = pmn[C - 1], emx = pmx[C - 1], tmn, tmx;
         mm_seg_prefix<THREADS>(emn, emx, GT, s_mn, s_mx, &tmn, &tmx);
 #pragma unroll
         for (int c = 0; c < C; c++) {
@@ -546,12 +590,12 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)
 
         /* suffix carry: this thread's start elements, scanned from the right across the group */
         smn = GS_YS(row0);
-        smx = smn;
+        smx = KT::mx(smn);
 #pragma unroll
         for (int c = 1; c < C; c++) {
-            const T v = GS_YS(row0 + c);
+            const K v = GS_YS(row0 + c);
             smn = omin(smn, v);
-            smx = omax(smx, v);
+            smx = omax(smx, KT::mx(v));
         }
         mm_seg_suffix<THREADS>(smn, smx, GT, s_mn, s_mx);
 
@@ -564,23 +608,23 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)
                 for (int c = 0; c < C; c++) {
                     const int j = row0 + a.G + c;
                     if (j <= gend) {
-                        const T v = GS_YS(j);
+                        const K v = GS_YS(j);
                         midmn = omin(midmn, v);
-                        midmx = omax(midmx, v);
+                        midmx = omax(midmx, KT::mx(v));
                     }
                 }
                 mm_seg_total<THREADS>(midmn, midmx, GT, s_mn, s_mx);
             }
         } else {
             /* tail y[B .. B+rem) comes after every start row: fold it into the suffix carry */
-            T vmn = omin.identity(), vmx = omax.identity();
+            K vmn = omin.identity(), vmx = omax.identity();
             const int per = (int)((a.rem + THREADS - 1) / THREADS);
             for (int c = 0; c < per; c++) {
                 const int j = B + t * per + c;
                 if (j < B + (int)a.rem) {
-                    const T v = GS_YS(j);
+                    const K v = GS_YS(j);
                     vmn = omin(vmn, v);
-                    vmx = omax(vmx, v);
+                    vmx = omax(vmx, KT::mx(v));
                 }
             }
             mm_seg_total<THREADS>(vmn, vmx, THREADS, s_mn, s_mx);
@@ -592,15 +636,16 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)
                 const int64_t q = (int64_t)t * per2 + c;
                 if (q >= (int64_t)a.nfull) break;
                 const int64_t j = (int64_t)tile - (int64_t)a.nfull + q + (int64_t)a.h; /* status index */
-                T umn, umx;
+                K umn, umx;
                 if (j < 0) {
-                    umn = umx = in[0];
+                    umn = KT::key(in[0]);
+                    umx = KT::mx(umn);
                 } else {
                     int spins = 0;
                     while (gs_ld_acquire_u32(&a.flag[j]) == 0)
                         if (++spins > 8) __nanosleep(64);
-                    umn = __ldcg((const T *)a.aggmn + j);
-                    umx = __ldcg((const T *)a.aggmx + j);
+                    umn = __ldcg((const K *)a.aggmn + j);
+                    umx = __ldcg((const K *)a.aggmx + j);
                 }
                 midmn = omin(midmn, umn);
                 midmx = omax(midmx, umx);
@@ -611,26 +656,26 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)
 
     /* ---- suffix piece, backwards, and the rows ---- */
     {
-        T accmn = smn, accmx = smx;
+        K accmn = smn, accmx = smx;
 #pragma unroll
         for (int c = C - 1; c >= 0; c--) {
             const int j = row0 + c;
-            const T v = GS_YS(j);
+            const K v = GS_YS(j), vx = KT::mx(v);
             if (GS > 0 && (c + 1) % (GS > 0 ? GS : 1) == 0) { /* last row of an in-thread group */
                 accmn = v;
-                accmx = v;
+                accmx = vx;
                 midmn = omin.identity();
                 midmx = omax.identity();
                 /* this group's middle: y[g0+G .. g0+W-2], fewer than G elements */
                 const int g0 = j + 1 - GS;
                 for (int q = g0 + GS; q <= g0 + (int)W - 2; q++) {
-                    const T u = GS_YS(q);
+                    const K u = GS_YS(q);
                     midmn = omin(midmn, u);
-                    midmx = omax(midmx, u);
+                    midmx = omax(midmx, KT::mx(u));
                 }
             } else {
                 accmn = omin(v, accmn);
-                accmx = omax(v, accmx);
+                accmx = omax(vx, accmx);
             }
             pmn[c] = omin(omin(accmn, midmn), pmn[c]);
             pmx[c] = omax(omax(accmx, midmx), pmx[c]);
@@ -639,31 +684,31 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)
 #undef GS_YS
 #undef GS_YP
 
-    /* ---- stage the rows in shared memory, then coalesced streaming 16-byte stores ---- */
+    /* ---- stage the rows (as values) in shared memory, then coalesced streaming 16-byte stores ---- */
     const int cols = a.only == GS_MM_BOTH ? 2 : 1;
     const int LOGS = LOGC + (cols == 2 ? 1 : 0); /* one pad slot per thread's run of values */
     __syncthreads();
     if (cols == 2) {
-        T *o = sm + 2 * row0 + t; /* (2 row0) >> LOGS == t */
+        K *o = sm + 2 * row0 + t; /* (2 row0) >> LOGS == t */
 #pragma unroll
         for (int c = 0; c < C; c++) {
-            o[2 * c] = pmn[c];
-            o[2 * c + 1] = pmx[c];
+            o[2 * c] = KT::val(pmn[c]);
+            o[2 * c + 1] = KT::val(pmx[c]);
         }
     } else {
         const bool wmin = a.only == GS_MM_MIN;
-        T *o = sm + row0 + t;
+        K *o = sm + row0 + t;
 #pragma unroll
-        for (int c = 0; c < C; c++) o[c] = wmin ? pmn[c] : pmx[c];
+        for (int c = 0; c < C; c++) o[c] = KT::val(wmin ? pmn[c] : pmx[c]);
     }
     __syncthreads();
     const uint64_t nrows = a.R - r0 < (uint64_t)B ? a.R - r0 : (uint64_t)B;
     const int nval = (int)nrows * cols;
-    T *o = out + r0 * cols;
+    K *o = out + r0 * cols;
     if (nrows == (uint64_t)B && a.vec_out) {
         for (int q = t * V; q < nval; q += THREADS * V) {
-            const T *sq = sm + q + (q >> LOGS); /* a vector never straddles a pad slot */
-            gs_vec16<T> w;
+            const K *sq = sm + q + (q >> LOGS); /* a vector never straddles a pad slot */
+            gs_vec16<K> w;
 #pragma unroll
             for (int k = 0; k < V; k++) w.v[k] = sq[k];
             gs_st_vec_cs(o + q, w);
@@ -737,7 +782,6 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
     a.W = W;
     a.R = m - first;
     a.only = p->only;
-    a.vec_in = gs_aligned16(in);
     a.vec_out = gs_aligned16(out);
     const bool large = W - 1 > (uint64_t)B;
     const uint64_t ntiles = gs_cdiv(a.R, B);
@@ -808,6 +852,8 @@ extern "C" int gs_minmax_gpu_vhgw_tune(int k, char *desc, size_t dlen, const gs_
         GS_TUNE(1, 256, 8)
         GS_TUNE(2, 256, 16)
         GS_TUNE(3, 128, 32)
+        GS_TUNE(4, 512, 8)
+        GS_TUNE(5, 256, 32)
     default: return GS_EUSAGE;
     }
 #undef GS_TUNE

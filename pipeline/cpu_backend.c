@@ -60,7 +60,7 @@ static int cpu_minmax(cpu_state *s, gs_chunk *in, gs_chunk *out, gs_status *st)
     size_t w1 = (size_t)(p->window - 1);
     /* [halo | chunk] contiguous in the head room the engine left before the data. */
     char *start = (char *)in->data - s->halo_len * s->in_size;
-    memcpy(start, s->halo, s->halo_len * s->in_size);
+    if (s->halo_len) memcpy(start, s->halo, s->halo_len * s->in_size); /* W = 1: no halo buffer */
     size_t m = s->halo_len + in->n;
     size_t first = s->job->partial ? s->halo_len : (s->halo_len > w1 ? s->halo_len : w1);
     size_t cols = p->only == GS_MM_BOTH ? 2 : 1;
@@ -72,7 +72,7 @@ static int cpu_minmax(cpu_state *s, gs_chunk *in, gs_chunk *out, gs_status *st)
     }
     /* Keep the last W-1 inputs for the next chunk. */
     size_t keep = m < w1 ? m : w1;
-    memmove(s->halo, start + (m - keep) * s->in_size, keep * s->in_size);
+    if (keep) memmove(s->halo, start + (m - keep) * s->in_size, keep * s->in_size);
     s->halo_len = keep;
     return GS_OK;
 }

@@ -39,9 +39,10 @@ static inline void value_at(const gs_gen_opts *g, uint64_t i, int64_t walk, int6
     case GS_DIST_UNIFORM: {
         if (!gs_type_is_float(g->type)) {
             int64_t lo = (int64_t)g->a, hi = (int64_t)g->b;
-            uint64_t span = (uint64_t)(hi - lo) + 1;
+            /* Unsigned arithmetic: the span of a wide range does not fit int64. */
+            uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
             uint64_t r = rnd(g->seed, i, 1);
-            *iv = lo + (int64_t)(span ? (uint64_t)(((unsigned __int128)r * span) >> 64) : r);
+            *iv = (int64_t)((uint64_t)lo + (span ? (uint64_t)(((unsigned __int128)r * span) >> 64) : r));
             return;
         }
         x = g->a + (g->b - g->a) * unit(rnd(g->seed, i, 1));

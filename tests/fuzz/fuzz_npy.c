@@ -4,10 +4,11 @@
  *
  * Input: one option byte, then the bytes of an .npy file.
  *   bits 0-2  -t type (mod 6) and bit 3 whether -t was given (then a mismatch must be GS_EUSAGE)
- *   bits 4-7  the source's short-read step (1 .. 61 bytes, or 64 KiB when 0)
+ *   bits 4-7  the short-read step (1 .. 57 bytes, or 64 KiB when 0) of the first decode; the
+ *             second reads 64 KiB minus that
  * The file is decoded twice, as a source of known size and as one of unknown size. Checks,
  * besides the sanitizers':
- *   - a failure has a one-line message naming the input ("fuzz.npy: ...");
+ *   - a failure has a one-line message of printable text naming the input ("fuzz.npy: ...");
  *   - the two decodes agree: both fail or both succeed with the same type and values;
  *   - a success means the file is exactly prefix + header + count * element size, the header
  *     is numpy's (magic, version 1/2/3, a dict), and the values are the bytes after the header;

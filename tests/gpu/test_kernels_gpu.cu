@@ -14,7 +14,8 @@
  *                               L2 flushed, median of 15 with cudaEvents) against a device copy and
  *                               cub, each result checked against the CPU once; prints a table
  *   test_kernels_gpu --bench --tune   also times other tile shapes of the three defaults (i32)
- *   options: --seed N, --no-big (skip the > 2^32 run), --reps N (bench)
+ *   options: --seed N, --no-big (skip the > 2^32 run), --reps N (bench), --only scan,compact,minmax
+ *            (the matrix or the bench for those operations only)
  *
  * Outputs are poisoned (0xA5 bytes) before each run, every expected element is compared (floats
  * bit for bit except NaN payloads; float sums numerically, on data whose partial sums are exact)
@@ -62,6 +63,8 @@ extern "C" int gs_minmax_gpu_vhgw_tune(int k, char *desc, size_t dlen, const gs_
 static const uint64_t N20 = (1ull << 20) + 3, N28 = 1ull << 28;
 static const size_t SLACK = 64; /* poisoned elements past the end that must stay untouched */
 static uint64_t g_seed;
+static std::string g_only; /* --only: comma-separated operations, empty = all */
+static bool want(const char *op) { return g_only.empty() || ("," + g_only + ",").find("," + std::string(op) + ",") != std::string::npos; }
 static int g_threads = 8;
 static size_t g_dev_n = (size_t)-1; /* bytes of h_in already in d_in, or -1 */
 static std::string g_ref_key;      /* what h_ref holds */
@@ -1017,6 +1020,7 @@ static void bench(void)
     } sc[] = {{GS_I32, GS_SCAN_SUM, true}, {GS_I64, GS_SCAN_SUM, false}, {GS_F32, GS_SCAN_SUM, false},
               {GS_F64, GS_SCAN_SUM, false}, {GS_I32, GS_SCAN_MAX, false}};
     for (auto &c : sc) {
+        if (!want("scan")) break;
         const gs_scan_params p = {c.t, c.t, c.op, 0};
         const size_t sz = gs_type_size(c.t);
         gen_spec g = {G_SMALL, 0, 0, g_seed + 1};
@@ -1074,6 +1078,7 @@ static void bench(void)
     } cc[] = {{GS_I32, GS_PRED_NONZERO, 0.01}, {GS_I32, GS_PRED_NONZERO, 0.5}, {GS_I32, GS_PRED_NONZERO, 0.99},
               {GS_F32, GS_PRED_GT, 0.5}};
     for (auto &c : cc) {
+        if (!want("compact")) break;
         gs_compact_params p = make_pred(c.t, c.kind, 0, 0, false);
         if (c.kind == GS_PRED_GT) p.a.f32 = 50.5f;
         const size_t sz = gs_type_size(c.t);
@@ -1128,6 +1133,7 @@ static void bench(void)
         uint64_t W;
     } mc[] = {{GS_I32, 2}, {GS_I32, 64}, {GS_I32, 500}, {GS_I32, 4096}, {GS_I32, 1000000}, {GS_F32, 500}, {GS_F64, 500}};
     for (auto &c : mc) {
+        if (!want("minmax")) break;
         const gs_minmax_params p = {c.t, c.W, GS_MM_BOTH};
         const size_t sz = gs_type_size(c.t), first = (size_t)(c.W - 1), R = n - first;
         gen_spec g = {G_FULL, 0, 0, g_seed + 3};
@@ -1203,8 +1209,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--big-only")) big_only = true;
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) g_seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) g_only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--bench [--tune] | --quick | --big-only] [--no-big] [--seed N] [--reps N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--bench [--tune] | --quick | --big-only] [--no-big] [--seed N] [--reps N] [--only OPS]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -1225,12 +1233,15 @@ int main(int argc, char **argv)
     } else if (big_only) {
         test_big();
     } else {
-        test_scan();
+        if (want("scan")) test_scan();
         printf("# scan done %.1f s\n", gs_now() - t0);
-        test_compact();
+        fflush(stdout);
+        if (want("compact")) test_compact();
         printf("# compact done %.1f s\n", gs_now() - t0);
-        test_minmax();
+        fflush(stdout);
+        if (want("minmax")) test_minmax();
         printf("# minmax done %.1f s\n", gs_now() - t0);
+        fflush(stdout);
         if (big) test_big();
         printf("# big done %.1f s\n", gs_now() - t0);
     }
