@@ -24,8 +24,6 @@
 
 #include <stdio.h>
 
-#include <algorithm>
-
 /* ---- predicates, one kind at a time ---------------------------------------------------------- */
 template <int K, class T> GS_DEV bool pred_kind(T x, T a, T b)
 {
@@ -205,211 +203,12 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 64)) /* occupa
     for (unsigned i = threadIdx.x; i < tile_cnt; i += THREADS) out[excl + i] = s_out[i];
 }
 
-/* ---- lookback, pipelined (the default when the input is 16-byte aligned) ---------------------------
- * The kernel above in persistent blocks with a ring of STAGES tiles in shared memory, filled by
- * cp.async STAGES-1 tiles ahead of the one being compacted (see gs_scan_pipe_k in scan.cu: each
- * thread copies and reads only its own slots; tickets in order, one iteration ahead). */
-template <class T, bool IDX, int THREADS, int ITEMS, int STAGES, int MINB>
-__global__ void __launch_bounds__(THREADS, MINB)
-    gs_compact_pipe_k(const T *__restrict__ in, uint64_t n, void *out_v, uint64_t base, gs_pred<T> pred,
-                      uint64_t *d_count, typename gs_tile_status<uint64_t>::word *status, unsigned *ticket,
-                      unsigned ntiles)
-{
-    typedef typename std::conditional<IDX, uint64_t, T>::type Out;
-    constexpr int V = 16 / (int)sizeof(T);
-    constexpr int G = ITEMS / V;
-    constexpr int NW = THREADS / 32;
-    constexpr int TILE = THREADS * ITEMS;
-    static_assert(ITEMS % V == 0 && ITEMS <= 32 && STAGES >= 2, "");
-    typedef gs_tile_status<uint64_t> S;
-    const gs_op_sum<uint64_t> add;
-
-    extern __shared__ __align__(16) unsigned char gs_compact_smem[];
-    Out *s_out = (Out *)(gs_compact_smem + (size_t)STAGES * TILE * sizeof(T)); /* after the ring */
-    __shared__ unsigned s_warp[2][NW + 1]; /* double-buffered by iteration parity */
-    __shared__ uint64_t s_excl[2];
-    __shared__ unsigned s_tile[STAGES];
-
-    const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
-    const unsigned wofs = (unsigned)warp * 32 * ITEMS + (unsigned)lane * V; /* offset in the tile */
-    T *const mine = (T *)gs_compact_smem + wofs;
-
-    auto issue = [&](int stage, unsigned tile) {
-        if (tile >= ntiles) return;
-        const uint64_t i0 = (uint64_t)tile * TILE + wofs;
-        T *d = mine + stage * TILE;
-        if ((uint64_t)tile * TILE + TILE <= n) {
-#pragma unroll
-            for (int g = 0; g < G; g++) gs_cp_async16(d + g * 32 * V, in + i0 + g * 32 * V);
-        } else {
-#pragma unroll
-            for (int g = 0; g < G; g++) {
-                const uint64_t i = i0 + (uint64_t)g * 32 * V;
-                const int b = i >= n ? 0 : n - i >= (uint64_t)V ? 16 : (int)((n - i) * sizeof(T));
-                gs_cp_async16_zfill(d + g * 32 * V, b ? in + i : in, b);
-            }
-        }
-    };
-
-    if (threadIdx.x == 0)
-        for (int q = 0; q < STAGES; q++) s_tile[q] = atomicAdd(ticket, 1u);
-    __syncthreads();
-#pragma unroll
-    for (int q = 0; q < STAGES - 1; q++) {
-        issue(q, s_tile[q]);
-        gs_cp_async_commit();
-    }
-
-    Out *out = (Out *)out_v;
-    const unsigned lt = gs_lanemask_lt();
-    int stage = 0;
-    for (unsigned it = 0;; it++) {
-        const unsigned tile = s_tile[stage];
-        if (tile >= ntiles) break;
-        const int sp = stage == 0 ? STAGES - 1 : stage - 1;
-        issue(sp, s_tile[sp]);
-        gs_cp_async_commit();
-        gs_cp_async_wait<STAGES - 1>();
-        const int par = (int)(it & 1u);
-        const uint64_t tile_base = (uint64_t)tile * TILE;
-        const bool full = tile_base + TILE <= n;
-
-        T x[ITEMS];
-        {
-            const T *src = mine + stage * TILE;
-#pragma unroll
-            for (int g = 0; g < G; g++) {
-                const gs_vec16<T> r = *reinterpret_cast<const gs_vec16<T> *>(src + g * 32 * V);
-#pragma unroll
-                for (int v = 0; v < V; v++) x[g * V + v] = r.v[v];
-            }
-        }
-        unsigned keep = pred_bits(pred, x);
-        if (!full) {
-#pragma unroll
-            for (int g = 0; g < G; g++)
-#pragma unroll
-                for (int v = 0; v < V; v++)
-                    if (tile_base + wofs + g * 32 * V + v >= n) keep &= ~(1u << (g * V + v));
-        }
-
-        unsigned gpre[G];
-        unsigned wrun = 0;
-#pragma unroll
-        for (int g = 0; g < G; g++) {
-            unsigned before = 0, total = 0;
-#pragma unroll
-            for (int v = 0; v < V; v++) {
-                const unsigned b = __ballot_sync(GS_FULL_MASK, (keep >> (g * V + v)) & 1u);
-                before += __popc(b & lt);
-                total += __popc(b);
-            }
-            gpre[g] = wrun + before;
-            wrun += total;
-        }
-        if (lane == 0) s_warp[par][warp] = wrun;
-        __syncthreads();
-        const bool fetcher = threadIdx.x == THREADS - 32;
-        unsigned next = 0;
-        if (fetcher) next = atomicAdd(ticket, 1u);
-        gs_block_scan_warp_totals<NW>(s_warp[par], gs_op_sum<unsigned>());
-        __syncthreads();
-        if (fetcher) s_tile[stage] = next;
-        const unsigned tile_cnt = s_warp[par][NW];
-
-        if (warp == 0) {
-            uint64_t excl;
-            if (tile == 0) {
-                excl = 0;
-                if (lane == 0) S::put(&status[0], GS_TILE_P, (uint64_t)tile_cnt);
-            } else {
-                if (lane == 0) S::put(&status[tile], GS_TILE_A, (uint64_t)tile_cnt);
-                excl = gs_lookback<uint64_t>(status, (int64_t)tile, add);
-                if (lane == 0) S::put(&status[tile], GS_TILE_P, excl + tile_cnt);
-            }
-            if (lane == 0) {
-                s_excl[par] = excl;
-                if (tile == ntiles - 1) *d_count = excl + tile_cnt;
-            }
-        }
-
-        /* pack the kept items of the tile in shared memory, in order */
-        const unsigned wbase = s_warp[par][warp];
-#pragma unroll
-        for (int g = 0; g < G; g++) {
-            unsigned r = wbase + gpre[g];
-#pragma unroll
-            for (int v = 0; v < V; v++) {
-                if ((keep >> (g * V + v)) & 1u) {
-                    const unsigned pos = wofs + g * 32 * V + v;
-                    if (IDX) s_out[r] = (Out)(base + tile_base + pos);
-                    else s_out[r] = (Out)x[g * V + v];
-                    r++;
-                }
-            }
-        }
-        __syncthreads();
-
-        const uint64_t excl = s_excl[par];
-        for (unsigned i = threadIdx.x; i < tile_cnt; i += THREADS) out[excl + i] = s_out[i];
-        stage = stage + 1 == STAGES ? 0 : stage + 1;
-    }
-    gs_cp_async_wait_all();
-}
-
 template <class T> struct compact_lb_cfg {
     static constexpr gs_tile_cfg c = sizeof(T) == 4 ? gs_compact_lookback_cfg4 : gs_compact_lookback_cfg8;
     static constexpr int tile = c.threads * c.items;
 };
 
-template <class T> struct compact_pipe_cfg {
-    static constexpr gs_pipe_cfg c = sizeof(T) == 4 ? gs_compact_pipe_cfg4 : gs_compact_pipe_cfg8;
-    static constexpr int tile = c.threads * c.items;
-};
-
 static size_t compact_lb_bytes(uint64_t ntiles) { return 256 + (size_t)ntiles * 16; }
-
-template <class T, bool IDX, int THREADS, int ITEMS, int STAGES, int MINB>
-static int compact_pipe_launch(const gs_compact_params *p, const T *in, uint64_t n, void *out, uint64_t base,
-                               uint64_t *d_count, typename gs_tile_status<uint64_t>::word *status, unsigned *ticket,
-                               uint64_t ntiles, cudaStream_t s, gs_status *st)
-{
-    typedef typename std::conditional<IDX, uint64_t, T>::type Out;
-    constexpr int TILE = THREADS * ITEMS;
-    const size_t smem = (size_t)STAGES * TILE * sizeof(T) + (size_t)TILE * sizeof(Out);
-    auto kernel = gs_compact_pipe_k<T, IDX, THREADS, ITEMS, STAGES, MINB>;
-    static int cache[GS_MAX_DEVICES];
-    int resident = 0;
-    GS_FORWARD(gs_persistent_blocks(kernel, THREADS, smem, cache, &resident, st));
-    const uint64_t grid = ntiles < (uint64_t)resident ? ntiles : (uint64_t)resident;
-    kernel<<<(unsigned)grid, THREADS, smem, s>>>(in, n, out, base, gs_pred_make<T>(p), d_count, status, ticket,
-                                                 (unsigned)ntiles);
-    GS_LAUNCH_CHECK(st);
-    return GS_OK;
-}
-
-template <class T, int THREADS, int ITEMS, int STAGES, int MINB>
-static int compact_pipe_run(const gs_compact_params *p, const T *in, uint64_t n, void *out, uint64_t base,
-                            uint64_t *d_count, void *scratch, size_t bytes, cudaStream_t s, gs_status *st)
-{
-    constexpr int TILE = THREADS * ITEMS;
-    if (n == 0) {
-        GS_CUDA_CHECK(st, cudaMemsetAsync(d_count, 0, sizeof(uint64_t), s));
-        return GS_OK;
-    }
-    const uint64_t ntiles = gs_cdiv(n, TILE);
-    if (ntiles > 0x7fffffffull) return gs_fail(st, GS_EUSAGE, "compact lookback: %llu elements is too many", (unsigned long long)n);
-    const size_t need = compact_lb_bytes(ntiles);
-    GS_FORWARD(compact_check_scratch("lookback", bytes, need, st));
-    GS_CUDA_CHECK(st, cudaMemsetAsync(scratch, 0, need, s));
-    unsigned *ticket = (unsigned *)scratch;
-    typename gs_tile_status<uint64_t>::word *status = (typename gs_tile_status<uint64_t>::word *)((char *)scratch + 256);
-    if (p->indices)
-        return compact_pipe_launch<T, true, THREADS, ITEMS, STAGES, MINB>(p, in, n, out, base, d_count, status, ticket,
-                                                                          ntiles, s, st);
-    return compact_pipe_launch<T, false, THREADS, ITEMS, STAGES, MINB>(p, in, n, out, base, d_count, status, ticket,
-                                                                       ntiles, s, st);
-}
 
 template <class T, int THREADS, int ITEMS>
 static int compact_lookback_run(const gs_compact_params *p, const T *in, uint64_t n, void *out, uint64_t base,
@@ -451,29 +250,19 @@ extern "C" int gs_compact_gpu_lookback_tune(int k, char *desc, size_t dlen, cons
     case K:                                                                                                  \
         snprintf(desc, dlen, "%dx%d", TH, IT);                                                               \
         return compact_lookback_run<T, TH, IT>(p, (const T *)d_in, n, d_out, 0, d_count, d_scratch, scratch_bytes, s, st);
-#define GS_TUNE_PIPE(K, TH, IT, ST, MB)                                                                      \
-    case K:                                                                                                  \
-        snprintf(desc, dlen, "pipe%dx%dx%d", TH, IT, ST);                                                    \
-        return compact_pipe_run<T, TH, IT, ST, MB>(p, (const T *)d_in, n, d_out, 0, d_count, d_scratch, scratch_bytes, s, st);
     switch (k) {
         GS_TUNE(0, 128, 32)
-        GS_TUNE_PIPE(1, 256, 16, 3, 3)
-        GS_TUNE_PIPE(2, 256, 32, 3, 2)
-        GS_TUNE_PIPE(3, 128, 32, 3, 4)
-        GS_TUNE_PIPE(4, 512, 16, 3, 1)
-        GS_TUNE_PIPE(5, 256, 16, 4, 2)
-        GS_TUNE_PIPE(6, 256, 24, 3, 2)
+        GS_TUNE(1, 96, 32)
+        GS_TUNE(2, 256, 16)
     default: return GS_EUSAGE;
     }
 #undef GS_TUNE
-#undef GS_TUNE_PIPE
 }
 
 extern "C" size_t gs_compact_gpu_lookback_scratch(const gs_compact_params *p, uint64_t n_max)
 {
-    const int t4 = std::min(compact_lb_cfg<int32_t>::tile, compact_pipe_cfg<int32_t>::tile);
-    const int t8 = std::min(compact_lb_cfg<int64_t>::tile, compact_pipe_cfg<int64_t>::tile);
-    return compact_lb_bytes(gs_cdiv(n_max, gs_type_size(p->type) == 4 ? t4 : t8) + 1);
+    const int tile = gs_type_size(p->type) == 4 ? compact_lb_cfg<int32_t>::tile : compact_lb_cfg<int64_t>::tile;
+    return compact_lb_bytes(gs_cdiv(n_max, tile) + 1);
 }
 
 extern "C" int gs_compact_gpu_lookback(const gs_compact_params *p, const void *d_in, uint64_t n, void *d_out,
@@ -483,10 +272,6 @@ extern "C" int gs_compact_gpu_lookback(const gs_compact_params *p, const void *d
     return compact_dispatch(p, st, [&](auto t) -> int {
         typedef decltype(t) T;
         typedef compact_lb_cfg<T> C;
-        typedef compact_pipe_cfg<T> P;
-        if (gs_aligned16(d_in))
-            return compact_pipe_run<T, P::c.threads, P::c.items, P::c.stages, P::c.minb>(
-                p, (const T *)d_in, n, d_out, base, d_count, d_scratch, scratch_bytes, gs_stream(stream), st);
         return compact_lookback_run<T, C::c.threads, C::c.items>(p, (const T *)d_in, n, d_out, base, d_count, d_scratch,
                                                                  scratch_bytes, gs_stream(stream), st);
     });

@@ -5,6 +5,8 @@
  *   gs_op_sum / gs_op_min / gs_op_max element functors over ops.h (NaN and -0.0 as on the CPU)
  *   gs_warp_* / gs_block_*            thread -> warp shuffle -> block (shared memory) scans/reductions
  *   gs_ld_vec / gs_st_vec             16-byte vector loads and stores (LDG.E.128 / STG.E.128)
+ *   gs_cp_async_*                     asynchronous global -> shared copies (LDGSTS)
+ *   gs_persistent_blocks              host: blocks of a kernel that fit on the device at once
  *   gs_*_cfg                          launch configurations, kept as data with what they measured
  *
  * Only the kernels/ .cu files include this. No printing, no exiting: launchers return a gs_status code. */
@@ -205,20 +207,10 @@ template <class T> struct alignas(16) gs_vec16 {
 template <class T> GS_DEV gs_vec16<T> gs_ld_vec(const T *p) { return *reinterpret_cast<const gs_vec16<T> *>(p); }
 template <class T> GS_DEV void gs_st_vec(T *p, const gs_vec16<T> &v) { *reinterpret_cast<gs_vec16<T> *>(p) = v; }
 /* Asynchronous global -> shared copies (cp.async, LDGSTS): the data go straight to shared memory
- * without passing through registers, so a thread can have all of its tile's loads in flight at once.
- * A thread sees its own copies after gs_cp_async_wait* (other threads: after that and a barrier).
- * 16-byte form: both addresses 16-byte aligned; src_bytes < 16 reads that many and zero-fills the
- * rest (0: reads nothing). 4- and 8-byte forms: naturally aligned addresses. */
+ * without passing through registers, so a thread can have all of its loads in flight at once. A
+ * thread sees its own copies after gs_cp_async_wait* (other threads: after that and a barrier).
+ * 4- and 8-byte forms: naturally aligned addresses. */
 GS_DEV unsigned gs_smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-GS_DEV void gs_cp_async16(void *dst, const void *src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(gs_smem_u32(dst)), "l"(src) : "memory");
-}
-GS_DEV void gs_cp_async16_zfill(void *dst, const void *src, int src_bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(gs_smem_u32(dst)), "l"(src), "r"(src_bytes)
-                 : "memory");
-}
 template <int N> GS_DEV void gs_cp_async_small(void *dst, const void *src)
 {
     static_assert(N == 4 || N == 8, "4 or 8 bytes");
@@ -284,14 +276,8 @@ template <class Op, class T> GS_DEV T gs_warp_fold_from(T v, int start, Op op)
         if ((int)gs_lane() < start) v = Op::identity();
         return gs_warp_reduce(v, op);
     }
-    /* unrolled: the 32 shuffles are independent and issue back to back; only the (predicated)
-     * combines form a chain. Same bits as acc = v[start]; for l > start: acc = op(acc, v[l]). */
     T acc = __shfl_sync(GS_FULL_MASK, v, start);
-#pragma unroll
-    for (int l = 1; l < 32; l++) {
-        const T u = __shfl_sync(GS_FULL_MASK, v, l);
-        if (l > start) acc = op(acc, u);
-    }
+    for (int l = start + 1; l < 32; l++) acc = op(acc, __shfl_sync(GS_FULL_MASK, v, l));
     return acc;
 }
 
@@ -440,7 +426,6 @@ GS_DEV T gs_lookback(const typename gs_tile_status<T>::word *status, int64_t til
                         const int s = 31 - __clz((int)pm);
                         f = gs_warp_fold_from(u, s, op);
                     } else {
-#pragma unroll
                         for (int l = 0; l < 32; l++) f = op(f, __shfl_sync(GS_FULL_MASK, u, l));
                     }
                 }
@@ -454,15 +439,16 @@ GS_DEV T gs_lookback(const typename gs_tile_status<T>::word *status, int64_t til
 /* ---- persistent grids ---------------------------------------------------------------------- */
 #define GS_MAX_DEVICES 16
 /* *resident = blocks of `kernel` that fit on the whole device at once (SMs x blocks per SM). Also
- * raises the kernel's dynamic shared-memory limit to smem. cache: a static array of
- * GS_MAX_DEVICES ints owned by the caller's kernel instantiation (blocks per SM, 0 = unknown). */
+ * raises the kernel's dynamic shared-memory limit to smem. cache: NULL, or a static array of
+ * GS_MAX_DEVICES ints owned by the caller's kernel instantiation (blocks per SM, 0 = unknown) when
+ * its shared memory never changes. */
 template <class K>
 static int gs_persistent_blocks(K kernel, int threads, size_t smem, int *cache, int *resident, gs_status *st)
 {
     int dev = 0, sms = 0;
     GS_CUDA_CHECK(st, cudaGetDevice(&dev));
     GS_CUDA_CHECK(st, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const bool cached = dev >= 0 && dev < GS_MAX_DEVICES;
+    const bool cached = cache && dev >= 0 && dev < GS_MAX_DEVICES;
     int per = cached ? cache[dev] : 0;
     if (per <= 0) {
         GS_CUDA_CHECK(st, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
@@ -489,15 +475,7 @@ struct gs_tile_cfg {
     int threads; /* per block */
     int items;   /* per thread (a multiple of the 16-byte vector width) */
 };
-/* Persistent pipelined kernels: threads x items per tile, a ring of `stages` tiles in shared
- * memory per block, `minb` = the __launch_bounds__ minimum of blocks per SM (a register cap). */
-struct gs_pipe_cfg {
-    int threads, items, stages, minb;
-};
-/* scan lookback, pipelined (input and output 16-byte aligned), by input element size: */
-constexpr gs_pipe_cfg gs_scan_pipe_cfg4 = {256, 32, 3, 2};
-constexpr gs_pipe_cfg gs_scan_pipe_cfg8 = {256, 16, 3, 2};
-/* scan lookback (the non-pipelined fallback for unaligned pointers), by input element size.
+/* scan lookback, by input element size.
  *   i32 sum (cub 0.839 ms): 256x16 0.837 ms, 256x24 0.751, 128x32 0.736, 128x64 0.714, 64x96 0.701,
  *   128x48 0.698 ms (384 Gelem/s, 3075 GB/s = 73% of copy, 1.20x cub); final run 0.704 vs cub 0.850
  *   (1.21x); f32 sum 0.774 ms (1.11x cub; its look-back folds strictly left to right)
@@ -509,15 +487,24 @@ constexpr gs_tile_cfg gs_scan_lookback_cfg8 = {128, 16};
  *   i32 nonzero 50% (cub 0.618 ms): 256x16 0.607 ms, 256x20 0.587, 128x32 0.553 ms (486 Gelem/s,
  *   2914 GB/s, 1.12x cub); final run 0.562 ms (1.11x), 1%: 0.429 ms (1.21x), 99%: 0.691 (1.10x) */
 constexpr gs_tile_cfg gs_compact_lookback_cfg4 = {128, 32};
-/* compact lookback, pipelined (input 16-byte aligned), by element size: */
-constexpr gs_pipe_cfg gs_compact_pipe_cfg4 = {256, 16, 3, 3};
-constexpr gs_pipe_cfg gs_compact_pipe_cfg8 = {256, 8, 3, 3};
 constexpr gs_tile_cfg gs_compact_lookback_cfg8 = {128, 16};
-/* minmax vhgw: threads x items output rows per block (items: a power of two).
- *   i32, W = 2 / 64 / 500 / 4096 / 10^6:
- *   256x16 1.055 / 1.094 / 1.065 / 1.261 / 1.443 ms (252 Gelem/s at W=500, 71% of copy)
- *   128x16 1.014 / 1.035 / 1.042 / 1.295 / 2.179;  256x8 1.157 / 1.228 / 1.244 / 1.828 / 1.978 */
-constexpr gs_tile_cfg gs_minmax_vhgw_cfg4 = {256, 16};
-constexpr gs_tile_cfg gs_minmax_vhgw_cfg8 = {256, 8};
+/* minmax vhgw: threads x items output rows per block (items: a power of two); `lo` for windows with
+ * W-1 <= 16 (minmax.cu GS_MM_LO_W1), the other for the rest. Spans loaded with cp.async (all in
+ * flight), floats as integer keys (kernels/TUNING.md, v1 and v2).
+ *   i32, W = 2 / 64 / 500 / 4096 (run 2) / 10^6 (run 1: the large-W path as it is now):
+ *   128x16 0.802 / 0.868 / 0.930 / 1.248 / 1.983;  128x32 0.929 / 0.808 / 0.907 / 1.111 / 1.299
+ *   256x16 0.875 / 0.953 / 0.986 / 1.279 / 1.282;  64x32 0.885 / 0.801 / 0.874 / 1.312 / -
+ *   chosen: lo 128x16, else 128x32: 0.802 / 0.808 / 0.907 (296 Gelem/s, 84% of copy) / 1.111 / 1.299
+ *   (before v1, 256x16 with synchronous loads: 1.055 / 1.094 / 1.066 / 1.260 / 1.441)
+ *   f32 W=500 (128x32): 1.240 ms;  f64 W=500: 128x16 2.845, 128x8 2.915, 256x8 3.059, 256x16 3.291
+ *   Persistent blocks with two buffers (GS_MM_PERSIST=1) measured slower at every W (128x32:
+ *   1.035 / 0.962 / 1.106 / 1.437 ms): left off. */
+#ifndef GS_MM_PERSIST
+#define GS_MM_PERSIST 0
+#endif
+constexpr gs_tile_cfg gs_minmax_vhgw_cfg4 = {128, 32};
+constexpr gs_tile_cfg gs_minmax_vhgw_lo_cfg4 = {128, 16};
+constexpr gs_tile_cfg gs_minmax_vhgw_cfg8 = {128, 16};
+constexpr gs_tile_cfg gs_minmax_vhgw_lo_cfg8 = {128, 16};
 
 #endif

@@ -17,17 +17,21 @@
  *             suffix  x[s .. start of the group's middle)  - a suffix scan, segmented by group
  *             middle  the W-1-G elements shared by every row of the group
  *             prefix  x[end of the middle .. e]            - a prefix scan, segmented by group
- *           Small W (W-1 <= B): the block loads [e0-W+1, e0+B) into shared memory once (coalesced
- *           16-byte loads, conflict-free padded layout) and does the scans there: serial in
- *           registers when G <= C, warp shuffles across threads when G <= 32C, shared memory
- *           across warps beyond. Large W (W-1 > B): G = B (the whole block); the block loads its
- *           B prefix rows and the B+r start elements (recently read by an earlier block, so mostly
- *           L2 hits), publishes its prefix range's min/max, and takes the middle from the published
- *           min/max of the W/B blocks before it (taken in order from an atomic ticket; halo ranges
- *           before `first` are reduced by extra blocks). Outputs are staged in shared memory and
- *           written with coalesced, streaming 16-byte stores. Positions before 0 read as in[0] and
- *           positions past m-1 as in[m-1]: duplicates never change a min or max, so clipped
- *           windows need no special case.
+ *           Small W (W-1 <= B): the block loads [e0-W+1, e0+B) into shared memory once (cp.async:
+ *           coalesced 4/8-byte copies, all in flight at once, conflict-free padded layout) and
+ *           does the scans there: serial in registers when G <= C, warp shuffles across threads
+ *           when G <= 32C, shared memory across warps beyond. Large W (W-1 > B): G = B (the whole
+ *           block); the block loads its B prefix rows and the B+r start elements (recently read
+ *           by an earlier block, so mostly L2 hits), publishes its prefix range's min/max, and
+ *           takes the middle from the published min/max of the W/B blocks before it (taken in
+ *           order from an atomic ticket; halo ranges before `first` are reduced by extra blocks).
+ *           Outputs are staged in shared memory and written with coalesced, streaming 16-byte
+ *           stores. Positions before 0 read as in[0] and positions past m-1 as in[m-1]:
+ *           duplicates never change a min or max, so clipped windows need no special case.
+ *           Floats are compared as order-preserving integer keys (mm_keys: -0.0 < +0.0, NaN
+ *           wins), keyed once in shared memory. Block shapes by W (gs_minmax_vhgw_*cfg* in
+ *           gpu_common.cuh); GS_MM_PERSIST=1 makes small-W blocks persistent with two buffers
+ *           (measured slower; kept for --bench --tune).
  */
 #include "gpu_common.cuh"
 #include "kernels_gpu.h"
@@ -474,6 +478,7 @@ struct mm_vhgw_args {
     uint64_t nfull, rem; /* large: whole tiles and leftover elements in the middle */
     unsigned ntiles;
     int spoff;           /* large: offset of the P region in shared memory (elements) */
+    int stage;           /* persistent (small W): elements per buffer */
     unsigned *ticket, *flag;
     void *aggmn, *aggmx;
 };
@@ -491,8 +496,20 @@ template <class T> GS_DEV void mm_publish(const mm_vhgw_args &a, int64_t idx, T 
  * GS < 0: large W (W-1 > B): G = B, the middle from the published aggregates of earlier tiles.
  * Works on keys K (mm_keys<T>): values loaded as raw bits, keyed once in shared memory, every
  * min/max an integer one, results mapped back to values when staged for the store. */
-template <class T, int THREADS, int C, int GS>
-__global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)sizeof(T) / 4 * 3 / 2))
+/* persistent blocks per SM that two buffers of (at least) the row staging allow: the register cap */
+__host__ __device__ constexpr int mm_persist_fit(int threads, int c, int size)
+{
+    return 200 * 1024 / (2 * (2 * threads * c + threads) * size);
+}
+__host__ __device__ constexpr int mm_persist_blocks(int threads, int c, int size)
+{
+    return mm_persist_fit(threads, c, size) < 2   ? 2
+           : mm_persist_fit(threads, c, size) > 8 ? 8
+                                                  : mm_persist_fit(threads, c, size);
+}
+template <class T, int THREADS, int C, int GS, bool PERSIST>
+__global__ void __launch_bounds__(THREADS, PERSIST ? mm_persist_blocks(THREADS, C, (int)sizeof(T))
+                                                   : GS_MIN_BLOCKS(THREADS, 40 + C * (int)sizeof(T) / 4 * 3 / 2))
     gs_mm_vhgw_k(const T *__restrict__ in_, T *out_, mm_vhgw_args a)
 {
     typedef mm_keys<T> KT;
@@ -504,10 +521,11 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)
     constexpr int V = 16 / (int)sizeof(T);
     constexpr bool LARGE = GS < 0;
     static_assert((1 << LOGC) == C && C % V == 0 && GS <= C, "C: a power of two, whole vectors");
+    static_assert(!(LARGE && PERSIST), "large windows take their tiles from the ticket, one per block");
     const K *__restrict__ in = (const K *)in_;
     K *out = (K *)out_;
     extern __shared__ __align__(16) unsigned char gs_mm_smem[];
-    K *sm = (K *)gs_mm_smem;
+    K *const smem0 = (K *)gs_mm_smem;
     __shared__ K s_mn[NW], s_mx[NW];
     __shared__ unsigned s_tile;
     const gs_op_min<K> omin;
@@ -536,17 +554,68 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)
         }
         tile -= a.h;
     }
+    /* PERSIST (small W): blocks loop over tiles tile, tile + gridDim.x, ..., with two buffers of
+     * a.stage elements: the next tile's span is copied into one while the other is computed */
+    if (PERSIST) {
+        if (tile >= a.ntiles) return;
+        mm_load<THREADS, LOGC>(smem0, in, (int64_t)(a.first + (uint64_t)tile * B) - W + 1, B + (int)W - 1, a.m);
+        gs_cp_async_commit();
+    }
+    for (int it = 0;; it++) {
+    K *const sm = PERSIST ? smem0 + (it & 1) * a.stage : smem0;
     const uint64_t r0 = (uint64_t)tile * B;
     const int64_t e0 = (int64_t)(a.first + r0);
 
     /* shared memory: S region (small W: the whole span in[e0-W+1 .. e0+B)) and P region */
     K *yS = sm, *yP;
     int pOff;
+    K midmn = omin.identity(), midmx = omax.identity();
+    /* large W: each thread folds the published aggregates q = t*per2 + c, c < per2, of the tiles in
+     * the middle, after this tile published its own (middle(true): waits for each). middle(false),
+     * reading those already published while this tile's loads were in flight, measured slower (W =
+     * 10^6: 1.30 -> 1.69 ms; kernels/TUNING.md v2) and is not called. */
+    const int64_t per2 = LARGE ? (int64_t)((a.nfull + THREADS - 1) / THREADS) : 0;
+    int64_t cdone = 0;
+    auto middle = [&](bool wait) {
+        for (; cdone < per2; cdone++) {
+            const int64_t q = (int64_t)t * per2 + cdone;
+            if (q >= (int64_t)a.nfull) {
+                cdone = per2;
+                break;
+            }
+            const int64_t j = (int64_t)tile - (int64_t)a.nfull + q + (int64_t)a.h; /* status index */
+            K umn, umx;
+            if (j < 0) { /* before the halo: in[0] */
+                umn = KT::key(in[0]);
+                umx = KT::mx(umn);
+            } else {
+                if (gs_ld_acquire_u32(&a.flag[j]) == 0) {
+                    if (!wait) break;
+                    int spins = 0;
+                    while (gs_ld_acquire_u32(&a.flag[j]) == 0)
+                        if (++spins > 8) __nanosleep(64);
+                }
+                umn = __ldcg((const K *)a.aggmn + j);
+                umx = __ldcg((const K *)a.aggmx + j);
+            }
+            midmn = omin(midmn, umn);
+            midmx = omax(midmx, umx);
+        }
+    };
     if (!LARGE) {
-        mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)W - 1, a.m);
+        if (PERSIST) {
+            const unsigned nt = tile + gridDim.x;
+            if (nt < a.ntiles)
+                mm_load<THREADS, LOGC>(smem0 + ((it & 1) ^ 1) * a.stage, in,
+                                       (int64_t)(a.first + (uint64_t)nt * B) - W + 1, B + (int)W - 1, a.m);
+            gs_cp_async_commit();
+            gs_cp_async_wait<1>(); /* this tile's span (committed one iteration earlier) landed */
+        } else {
+            mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)W - 1, a.m);
+            gs_cp_async_wait_all();
+        }
         yP = yS;
         pOff = (int)W - 1;
-        gs_cp_async_wait_all();
         mm_keyify<THREADS, LOGC, KT>(yS, B + (int)W - 1);
     } else {
         yP = sm + a.spoff;
@@ -575,7 +644,6 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)
             pmx[c] = omax(pmx[c ? c - 1 : 0], vx);
         }
     }
-    K midmn = omin.identity(), midmx = omax.identity();
     K smn = omin.identity(), smx = omax.identity(); /* suffix carry from the threads after this one */
     if (GS <= 0) {
         const int GT = LARGE ? THREADS : a.G / C;
@@ -630,26 +698,8 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)
             mm_seg_total<THREADS>(vmn, vmx, THREADS, s_mn, s_mx);
             smn = omin(smn, vmn);
             smx = omax(smx, vmx);
-            /* middle: the published aggregates of tiles tile-nfull .. tile-1 (before the halo: in[0]) */
-            const int64_t per2 = (int64_t)((a.nfull + THREADS - 1) / THREADS);
-            for (int64_t c = 0; c < per2; c++) {
-                const int64_t q = (int64_t)t * per2 + c;
-                if (q >= (int64_t)a.nfull) break;
-                const int64_t j = (int64_t)tile - (int64_t)a.nfull + q + (int64_t)a.h; /* status index */
-                K umn, umx;
-                if (j < 0) {
-                    umn = KT::key(in[0]);
-                    umx = KT::mx(umn);
-                } else {
-                    int spins = 0;
-                    while (gs_ld_acquire_u32(&a.flag[j]) == 0)
-                        if (++spins > 8) __nanosleep(64);
-                    umn = __ldcg((const K *)a.aggmn + j);
-                    umx = __ldcg((const K *)a.aggmx + j);
-                }
-                midmn = omin(midmn, umn);
-                midmx = omax(midmx, umx);
-            }
+            /* middle: the published aggregates of tiles tile-nfull .. tile-1 (those not read yet) */
+            middle(true);
             mm_seg_total<THREADS>(midmn, midmx, THREADS, s_mn, s_mx);
         }
     }
@@ -716,6 +766,12 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + C * (int)
     } else {
         for (int q = t; q < nval; q += THREADS) o[q] = sm[q + (q >> LOGS)];
     }
+    if (!PERSIST) break;
+    tile += gridDim.x;
+    if (tile >= a.ntiles) break;
+    __syncthreads(); /* this buffer is loaded again next iteration: everyone is done reading it */
+    }
+    if (PERSIST) gs_cp_async_wait_all();
 }
 
 /* W = 1: every window is one element */
@@ -727,43 +783,55 @@ template <class T> __global__ void gs_mm_one_k(const T *in, uint64_t m, uint64_t
     }
 }
 
+/* block shapes: `lo` for windows with W-1 <= GS_MM_LO_W1 (groups of at most 16 rows, inside a
+ * thread), `hi` for the rest */
+#define GS_MM_LO_W1 16
 template <class T> struct mm_vhgw_cfg {
     static constexpr gs_tile_cfg c = sizeof(T) == 4 ? gs_minmax_vhgw_cfg4 : gs_minmax_vhgw_cfg8;
+    static constexpr gs_tile_cfg lo = sizeof(T) == 4 ? gs_minmax_vhgw_lo_cfg4 : gs_minmax_vhgw_lo_cfg8;
     static constexpr int B = c.threads * c.items;
+    static constexpr int Blo = lo.threads * lo.items;
+    static_assert(lo.items >= GS_MM_LO_W1, "lo: the groups of W-1 <= GS_MM_LO_W1 fit in a thread");
 };
 
 static size_t mm_vhgw_bytes(uint64_t tiles)
 {
     return 256 + gs_align_up((size_t)tiles * 4, 256) + 2 * gs_align_up((size_t)tiles * 8, 256);
 }
-template <class T, int THREADS, int ITEMS, int GS>
+template <class T, int THREADS, int ITEMS, int GS, bool PERSIST>
 static int mm_vhgw_launch(const T *in, T *out, const mm_vhgw_args &a, unsigned grid, size_t smem, cudaStream_t s,
                           gs_status *st)
 {
-    GS_CUDA_CHECK(st, cudaFuncSetAttribute(gs_mm_vhgw_k<T, THREADS, ITEMS, GS>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    gs_mm_vhgw_k<T, THREADS, ITEMS, GS><<<grid, THREADS, smem, s>>>(in, out, a);
+    auto kernel = gs_mm_vhgw_k<T, THREADS, ITEMS, GS, PERSIST>;
+    if (PERSIST) { /* as many blocks as fit (their shared memory depends on W: not cached) */
+        int resident = 0;
+        GS_FORWARD(gs_persistent_blocks(kernel, THREADS, smem, (int *)NULL, &resident, st));
+        if ((unsigned)resident < grid) grid = (unsigned)resident;
+    } else {
+        GS_CUDA_CHECK(st, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    }
+    kernel<<<grid, THREADS, smem, s>>>(in, out, a);
     GS_LAUNCH_CHECK(st);
     return GS_OK;
 }
 
 /* group sizes G <= ITEMS get their own kernel (the in-thread segment boundaries at compile time) */
-template <class T, int THREADS, int ITEMS, int GS>
+template <class T, int THREADS, int ITEMS, int GS, bool PERSIST>
 static int mm_vhgw_small(int G, const T *in, T *out, const mm_vhgw_args &a, unsigned grid, size_t smem,
                          cudaStream_t s, gs_status *st)
 {
     if constexpr (GS > ITEMS) {
         return gs_fail(st, GS_EDATA, "minmax vhgw: group size %d", G);
     } else {
-        if (G == GS) return mm_vhgw_launch<T, THREADS, ITEMS, GS>(in, out, a, grid, smem, s, st);
-        return mm_vhgw_small<T, THREADS, ITEMS, 2 * GS>(G, in, out, a, grid, smem, s, st);
+        if (G == GS) return mm_vhgw_launch<T, THREADS, ITEMS, GS, PERSIST>(in, out, a, grid, smem, s, st);
+        return mm_vhgw_small<T, THREADS, ITEMS, 2 * GS, PERSIST>(G, in, out, a, grid, smem, s, st);
     }
 }
 
 /* shared-memory elements for a region of len logical elements loaded by mm_load */
 static size_t mm_region(size_t len, int V, int LOGC) { return len + 2 * V + ((len + 2 * V) >> LOGC); }
 
-template <class T, int THREADS, int ITEMS>
+template <class T, int THREADS, int ITEMS, bool PERSIST = GS_MM_PERSIST>
 static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint64_t first, T *out, void *scratch,
                        size_t bytes, cudaStream_t s, gs_status *st)
 {
@@ -792,6 +860,10 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
     if (!large) {
         a.G = 1 << mm_log2_floor(W - 1);
         smem = std::max(smem, mm_region(B + W - 1, V, LOGC));
+        if (PERSIST) { /* two buffers, each for a span and then the staging of its rows */
+            a.stage = (int)gs_align_up(smem, 4);
+            smem = 2 * (size_t)a.stage;
+        }
     } else {
         a.G = B;
         const uint64_t D = W - 1 - B;
@@ -811,14 +883,15 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
         grid += a.h;
     }
     smem *= sizeof(T);
-    if (large) return mm_vhgw_launch<T, THREADS, ITEMS, -1>(in, out, a, grid, smem, s, st);
-    if (a.G > ITEMS) return mm_vhgw_launch<T, THREADS, ITEMS, 0>(in, out, a, grid, smem, s, st);
-    return mm_vhgw_small<T, THREADS, ITEMS, 1>(a.G, in, out, a, grid, smem, s, st);
+    if (large) return mm_vhgw_launch<T, THREADS, ITEMS, -1, false>(in, out, a, grid, smem, s, st);
+    if (a.G > ITEMS) return mm_vhgw_launch<T, THREADS, ITEMS, 0, PERSIST>(in, out, a, grid, smem, s, st);
+    return mm_vhgw_small<T, THREADS, ITEMS, 1, PERSIST>(a.G, in, out, a, grid, smem, s, st);
 }
 
 extern "C" size_t gs_minmax_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t m_max)
 {
-    const int B = gs_type_size(p->type) == 4 ? mm_vhgw_cfg<int32_t>::B : mm_vhgw_cfg<int64_t>::B;
+    const int B = gs_type_size(p->type) == 4 ? std::min(mm_vhgw_cfg<int32_t>::B, mm_vhgw_cfg<int32_t>::Blo)
+                                             : std::min(mm_vhgw_cfg<int64_t>::B, mm_vhgw_cfg<int64_t>::Blo);
     /* Any first in [0, m_max]: output tiles plus look-back tiles never exceed both at their most. */
     const uint64_t W = p->window;
     return mm_vhgw_bytes(gs_cdiv(m_max, B) + gs_cdiv(m_max < W ? m_max : W, B) + 2);
@@ -830,31 +903,60 @@ extern "C" int gs_minmax_gpu_vhgw(const gs_minmax_params *p, const void *d_in, u
     return mm_dispatch(p, st, [&](auto t) -> int {
         typedef decltype(t) T;
         typedef mm_vhgw_cfg<T> C;
+        if (p->window - 1 <= GS_MM_LO_W1)
+            return mm_vhgw_run<T, C::lo.threads, C::lo.items>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch,
+                                                              scratch_bytes, gs_stream(stream), st);
         return mm_vhgw_run<T, C::c.threads, C::c.items>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch,
                                                         scratch_bytes, gs_stream(stream), st);
     });
 }
 
-/* Other block shapes for i32 (tests/gpu --bench measures them; the best becomes
- * gs_minmax_vhgw_cfg4). Not part of the registry. Scratch: gs_minmax_gpu_vhgw_scratch x 4. */
+/* Other block shapes for i32 and f64 (tests/gpu --bench measures them; the best become
+ * gs_minmax_vhgw_*cfg*). Not part of the registry. Scratch: gs_minmax_gpu_vhgw_scratch x 4. */
+template <class T>
+static int mm_vhgw_tune(int k, char *desc, size_t dlen, const gs_minmax_params *p, const T *in, uint64_t m,
+                        uint64_t first, T *out, void *scratch, size_t bytes, cudaStream_t s, gs_status *st)
+{
+#define GS_TUNE(K, TH, IT, PE)                                                                               \
+    case K:                                                                                                  \
+        snprintf(desc, dlen, "%dx%d%s", TH, IT, PE ? "p" : "");                                              \
+        return mm_vhgw_run<T, TH, IT, PE>(p, in, m, first, out, scratch, bytes, s, st);
+    if constexpr (sizeof(T) == 4) {
+        switch (k) {
+            GS_TUNE(0, 128, 16, false)
+            GS_TUNE(1, 256, 16, false)
+            GS_TUNE(2, 128, 32, false)
+            GS_TUNE(3, 64, 32, false)
+            GS_TUNE(4, 128, 16, true)
+            GS_TUNE(5, 128, 32, true)
+            GS_TUNE(6, 256, 16, true)
+            GS_TUNE(7, 64, 32, true)
+        default: return GS_EUSAGE;
+        }
+    } else {
+        switch (k) {
+            GS_TUNE(0, 256, 8, false)
+            GS_TUNE(1, 128, 8, false)
+            GS_TUNE(2, 128, 16, false)
+            GS_TUNE(3, 256, 16, false)
+            GS_TUNE(4, 128, 16, true)
+            GS_TUNE(5, 128, 8, true)
+        default: return GS_EUSAGE;
+        }
+    }
+#undef GS_TUNE
+}
+
 extern "C" int gs_minmax_gpu_vhgw_tune(int k, char *desc, size_t dlen, const gs_minmax_params *p, const void *d_in,
                                        uint64_t m, uint64_t first, void *d_out, void *d_scratch, size_t scratch_bytes,
                                        void *stream, gs_status *st)
 {
-    typedef int32_t T;
     const cudaStream_t s = gs_stream(stream);
-#define GS_TUNE(K, TH, IT)                                                                                   \
-    case K:                                                                                                  \
-        snprintf(desc, dlen, "%dx%d", TH, IT);                                                               \
-        return mm_vhgw_run<T, TH, IT>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch, scratch_bytes, s, st);
-    switch (k) {
-        GS_TUNE(0, 128, 16)
-        GS_TUNE(1, 256, 8)
-        GS_TUNE(2, 256, 16)
-        GS_TUNE(3, 128, 32)
-        GS_TUNE(4, 512, 8)
-        GS_TUNE(5, 256, 32)
-    default: return GS_EUSAGE;
-    }
-#undef GS_TUNE
+    if (p->type == GS_I32)
+        return mm_vhgw_tune<int32_t>(k, desc, dlen, p, (const int32_t *)d_in, m, first, (int32_t *)d_out, d_scratch,
+                                     scratch_bytes, s, st);
+    if (p->type == GS_F64)
+        return mm_vhgw_tune<double>(k, desc, dlen, p, (const double *)d_in, m, first, (double *)d_out, d_scratch,
+                                    scratch_bytes, s, st);
+    return GS_EUSAGE;
 }

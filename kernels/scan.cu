@@ -33,8 +33,6 @@
 
 #include <stdio.h>
 
-#include <algorithm>
-
 /* ---- shared pieces ------------------------------------------------------------------------------ */
 
 /* The one place that turns (params) into a templated call: f(Tin{}, Tout{}, Op{}). */
@@ -177,181 +175,8 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + ITEMS * (
     }
 }
 
-/* ---- lookback, pipelined (the default when input and output are 16-byte aligned) ----------------
- * Persistent blocks (as many as fit on the device) take tiles from the atomic ticket and keep a
- * ring of STAGES tiles in shared memory: while a block scans tile i, looks back and stores it, the
- * loads of its next STAGES-1 tiles are already in flight (cp.async, straight to shared memory), so
- * the time spent waiting on predecessors no longer leaves the memory system idle. Each thread
- * copies and later reads only its own slots of the ring (the same warp-segment layout as above),
- * so the ring needs no barrier of its own: cp.async.wait_group orders a thread's own copies. The
- * ticket of the tile STAGES iterations ahead is taken one iteration early, its latency hidden
- * behind the look-back. Tiles are processed in ticket order by every block, so the smallest
- * unfinished tile always belongs to a block that is working on it: no deadlock, resident or not. */
-template <class Tin, class Tout, class Op, int THREADS, int ITEMS, int STAGES, int MINB>
-__global__ void __launch_bounds__(THREADS, MINB)
-    gs_scan_pipe_k(const Tin *__restrict__ in, Tout *out, uint64_t n, Tout *carry,
-                   typename gs_tile_status<Tout>::word *status, unsigned *ticket, unsigned ntiles, int exclusive)
-{
-    constexpr int V = 16 / (int)sizeof(Tin);  /* input elements per 16-byte vector */
-    constexpr int VO = 16 / (int)sizeof(Tout); /* output elements per 16-byte vector */
-    constexpr int G = ITEMS / V;               /* vectors (groups) per thread */
-    constexpr int NW = THREADS / 32;
-    constexpr int TILE = THREADS * ITEMS;
-    static_assert(ITEMS % V == 0 && V % VO == 0 && STAGES >= 2, "items must be whole vectors");
-    typedef gs_tile_status<Tout> S;
-
-    extern __shared__ __align__(16) unsigned char gs_scan_ring[];
-    __shared__ Tout s_warp[2][NW + 1]; /* double-buffered by iteration parity */
-    __shared__ Tout s_excl[2];
-    __shared__ unsigned s_tile[STAGES]; /* s_tile[i % STAGES]: the tile of iteration i */
-    const Op op;
-    const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
-    const unsigned toff = (unsigned)warp * 32 * ITEMS + (unsigned)lane * V; /* this thread's offset in a tile */
-    Tin *const mine = (Tin *)gs_scan_ring + toff;                         /* its slots in stage 0 */
-
-    /* this thread's cp.async copies of `tile` into ring stage `stage` (nothing for tiles past the end) */
-    auto issue = [&](int stage, unsigned tile) {
-        if (tile >= ntiles) return;
-        const uint64_t i0 = (uint64_t)tile * TILE + toff;
-        Tin *d = mine + stage * TILE;
-        if ((uint64_t)tile * TILE + TILE <= n) {
-#pragma unroll
-            for (int g = 0; g < G; g++) gs_cp_async16(d + g * 32 * V, in + i0 + g * 32 * V);
-        } else {
-#pragma unroll
-            for (int g = 0; g < G; g++) {
-                const uint64_t i = i0 + (uint64_t)g * 32 * V;
-                const int b = i >= n ? 0 : n - i >= (uint64_t)V ? 16 : (int)((n - i) * sizeof(Tin));
-                gs_cp_async16_zfill(d + g * 32 * V, b ? in + i : in, b);
-            }
-        }
-    };
-
-    if (threadIdx.x == 0)
-        for (int q = 0; q < STAGES; q++) s_tile[q] = atomicAdd(ticket, 1u);
-    __syncthreads();
-#pragma unroll
-    for (int q = 0; q < STAGES - 1; q++) {
-        issue(q, s_tile[q]);
-        gs_cp_async_commit();
-    }
-
-    int stage = 0;
-    for (unsigned it = 0;; it++) {
-        const unsigned tile = s_tile[stage];
-        if (tile >= ntiles) break; /* tickets only grow: nothing further for this block */
-        /* the tile of iteration it + STAGES - 1 goes into the stage freed by iteration it - 1 */
-        const int sp = stage == 0 ? STAGES - 1 : stage - 1;
-        issue(sp, s_tile[sp]);
-        gs_cp_async_commit();
-        gs_cp_async_wait<STAGES - 1>(); /* this iteration's group has landed */
-        const int par = (int)(it & 1u);
-        const uint64_t tile_base = (uint64_t)tile * TILE;
-        const uint64_t seg = tile_base + toff;
-        const bool full = tile_base + TILE <= n;
-
-        Tout x[G][V];
-        {
-            const Tin *src = mine + stage * TILE;
-#pragma unroll
-            for (int g = 0; g < G; g++) {
-                const gs_vec16<Tin> r = *reinterpret_cast<const gs_vec16<Tin> *>(src + g * 32 * V);
-#pragma unroll
-                for (int v = 0; v < V; v++) x[g][v] = (Tout)r.v[v];
-            }
-        }
-        if (!full) {
-#pragma unroll
-            for (int g = 0; g < G; g++)
-#pragma unroll
-                for (int v = 0; v < V; v++)
-                    if (seg + (uint64_t)g * 32 * V + v >= n) x[g][v] = Op::identity();
-        }
-
-        Tout gexcl[G];
-        Tout run = Op::identity();
-#pragma unroll
-        for (int g = 0; g < G; g++) {
-#pragma unroll
-            for (int v = 1; v < V; v++) x[g][v] = op(x[g][v - 1], x[g][v]);
-            const Tout inc = gs_warp_scan_incl(x[g][V - 1], op);
-            const Tout exc = __shfl_up_sync(GS_FULL_MASK, inc, 1);
-            const Tout tot = __shfl_sync(GS_FULL_MASK, inc, 31);
-            if (g == 0) {
-                gexcl[0] = lane ? exc : Op::identity();
-                run = tot;
-            } else {
-                gexcl[g] = lane ? op(run, exc) : run;
-                run = op(run, tot);
-            }
-        }
-        if (lane == 0) s_warp[par][warp] = run;
-        __syncthreads();
-        /* the ticket for iteration it + STAGES (into s_tile[stage] once everyone has read it) */
-        const bool fetcher = threadIdx.x == THREADS - 32;
-        unsigned next = 0;
-        if (fetcher) next = atomicAdd(ticket, 1u);
-        gs_block_scan_warp_totals<NW>(s_warp[par], op);
-        __syncthreads();
-        if (fetcher) s_tile[stage] = next;
-
-        if (warp == 0) {
-            const Tout agg = s_warp[par][NW];
-            Tout excl;
-            if (tile == 0) {
-                excl = *carry;
-                if (lane == 0) S::put(&status[0], GS_TILE_P, op(excl, agg));
-            } else {
-                if (lane == 0) S::put(&status[tile], GS_TILE_A, agg);
-                excl = gs_lookback<Tout>(status, (int64_t)tile, op);
-                if (lane == 0) S::put(&status[tile], GS_TILE_P, op(excl, agg));
-            }
-            if (lane == 0) {
-                s_excl[par] = excl;
-                if (tile == ntiles - 1) *carry = op(excl, agg);
-            }
-        }
-        __syncthreads();
-
-        const Tout wbase = op(s_excl[par], s_warp[par][warp]);
-#pragma unroll
-        for (int g = 0; g < G; g++) {
-            const Tout pre = op(wbase, gexcl[g]);
-            Tout o[V];
-            if (exclusive) {
-                o[0] = pre;
-#pragma unroll
-                for (int v = 1; v < V; v++) o[v] = op(pre, x[g][v - 1]);
-            } else {
-#pragma unroll
-                for (int v = 0; v < V; v++) o[v] = op(pre, x[g][v]);
-            }
-            const uint64_t i0 = seg + (uint64_t)g * 32 * V;
-            if (full) {
-#pragma unroll
-                for (int q = 0; q < V / VO; q++) {
-                    gs_vec16<Tout> w;
-#pragma unroll
-                    for (int v = 0; v < VO; v++) w.v[v] = o[q * VO + v];
-                    gs_st_vec(out + i0 + q * VO, w);
-                }
-            } else {
-#pragma unroll
-                for (int v = 0; v < V; v++)
-                    if (i0 + v < n) out[i0 + v] = o[v];
-            }
-        }
-        stage = stage + 1 == STAGES ? 0 : stage + 1;
-    }
-    gs_cp_async_wait_all();
-}
-
 template <class Tin> struct scan_lb_cfg {
     static constexpr gs_tile_cfg c = sizeof(Tin) == 4 ? gs_scan_lookback_cfg4 : gs_scan_lookback_cfg8;
-    static constexpr int tile = c.threads * c.items;
-};
-template <class Tin> struct scan_pipe_cfg {
-    static constexpr gs_pipe_cfg c = sizeof(Tin) == 4 ? gs_scan_pipe_cfg4 : gs_scan_pipe_cfg8;
     static constexpr int tile = c.threads * c.items;
 };
 
@@ -378,31 +203,6 @@ static int scan_lookback_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, 
     return GS_OK;
 }
 
-template <class Tin, class Tout, class Op, int THREADS, int ITEMS, int STAGES, int MINB>
-static int scan_pipe_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, void *scratch, size_t bytes,
-                         cudaStream_t s, int exclusive, gs_status *st)
-{
-    typedef typename gs_tile_status<Tout>::word W;
-    constexpr int TILE = THREADS * ITEMS;
-    if (n == 0) return GS_OK;
-    const uint64_t ntiles = gs_cdiv(n, TILE);
-    if (ntiles > 0x7fffffffull) return gs_fail(st, GS_EUSAGE, "scan lookback: %llu elements is too many", (unsigned long long)n);
-    const size_t need = scan_lb_bytes(ntiles, sizeof(W));
-    GS_FORWARD(scan_check_scratch("lookback", bytes, need, st));
-    const size_t smem = (size_t)STAGES * TILE * sizeof(Tin);
-    auto kernel = gs_scan_pipe_k<Tin, Tout, Op, THREADS, ITEMS, STAGES, MINB>;
-    static int cache[GS_MAX_DEVICES]; /* blocks per SM, per device, of this instantiation */
-    int resident = 0;
-    GS_FORWARD(gs_persistent_blocks(kernel, THREADS, smem, cache, &resident, st));
-    const uint64_t grid = std::min<uint64_t>(ntiles, (uint64_t)resident);
-    GS_CUDA_CHECK(st, cudaMemsetAsync(scratch, 0, need, s));
-    unsigned *ticket = (unsigned *)scratch;
-    W *status = (W *)((char *)scratch + 256);
-    kernel<<<(unsigned)grid, THREADS, smem, s>>>(in, out, n, carry, status, ticket, (unsigned)ntiles, exclusive);
-    GS_LAUNCH_CHECK(st);
-    return GS_OK;
-}
-
 /* Other tile shapes for i32 -> i32, sum (tests/gpu --bench --tune measures them; the best
  * becomes gs_scan_lookback_cfg4). Not part of the registry. */
 extern "C" int gs_scan_gpu_lookback_tune(int k, char *desc, size_t dlen, const void *d_in, void *d_out, uint64_t n,
@@ -418,31 +218,19 @@ extern "C" int gs_scan_gpu_lookback_tune(int k, char *desc, size_t dlen, const v
     case K:                                                                                                  \
         snprintf(desc, dlen, "%dx%d", TH, IT);                                                               \
         return scan_lookback_run<T, T, Op, TH, IT>(in, out, n, c, d_scratch, scratch_bytes, s, 0, st);
-#define GS_TUNE_PIPE(K, TH, IT, ST, MB)                                                                      \
-    case K:                                                                                                  \
-        snprintf(desc, dlen, "pipe%dx%dx%d", TH, IT, ST);                                                    \
-        return scan_pipe_run<T, T, Op, TH, IT, ST, MB>(in, out, n, c, d_scratch, scratch_bytes, s, 0, st);
     switch (k) {
-        GS_TUNE(0, 128, 48)
-        GS_TUNE_PIPE(1, 256, 32, 3, 2)
-        GS_TUNE_PIPE(2, 256, 32, 4, 1)
-        GS_TUNE_PIPE(3, 256, 16, 4, 3)
-        GS_TUNE_PIPE(4, 512, 16, 3, 1)
-        GS_TUNE_PIPE(5, 128, 32, 4, 3)
-        GS_TUNE_PIPE(6, 256, 24, 3, 2)
-        GS_TUNE_PIPE(7, 384, 16, 3, 2)
-        GS_TUNE_PIPE(8, 256, 48, 2, 2)
+        GS_TUNE(0, 128, 32)
+        GS_TUNE(1, 128, 48)
+        GS_TUNE(2, 64, 96)
     default: return GS_EUSAGE;
     }
 #undef GS_TUNE
-#undef GS_TUNE_PIPE
 }
 
 extern "C" size_t gs_scan_gpu_lookback_scratch(const gs_scan_params *p, uint64_t n_max)
 {
-    const int t4 = std::min(scan_lb_cfg<int32_t>::tile, scan_pipe_cfg<int32_t>::tile);
-    const int t8 = std::min(scan_lb_cfg<int64_t>::tile, scan_pipe_cfg<int64_t>::tile);
-    return scan_lb_bytes(gs_cdiv(n_max, gs_type_size(p->type) == 4 ? t4 : t8) + 1, 16);
+    const int tile = gs_type_size(p->type) == 4 ? scan_lb_cfg<int32_t>::tile : scan_lb_cfg<int64_t>::tile;
+    return scan_lb_bytes(gs_cdiv(n_max, tile) + 1, 16);
 }
 
 extern "C" int gs_scan_gpu_lookback(const gs_scan_params *p, const void *d_in, void *d_out, uint64_t n, void *d_carry,
@@ -452,11 +240,6 @@ extern "C" int gs_scan_gpu_lookback(const gs_scan_params *p, const void *d_in, v
         typedef decltype(tin) Tin;
         typedef decltype(tout) Tout;
         typedef scan_lb_cfg<Tin> C;
-        typedef scan_pipe_cfg<Tin> P;
-        if (gs_aligned16(d_in) && gs_aligned16(d_out))
-            return scan_pipe_run<Tin, Tout, decltype(op), P::c.threads, P::c.items, P::c.stages, P::c.minb>(
-                (const Tin *)d_in, (Tout *)d_out, n, (Tout *)d_carry, d_scratch, scratch_bytes, gs_stream(stream),
-                p->exclusive, st);
         return scan_lookback_run<Tin, Tout, decltype(op), C::c.threads, C::c.items>(
             (const Tin *)d_in, (Tout *)d_out, n, (Tout *)d_carry, d_scratch, scratch_bytes, gs_stream(stream),
             p->exclusive, st);

@@ -64,7 +64,10 @@ static const uint64_t N20 = (1ull << 20) + 3, N28 = 1ull << 28;
 static const size_t SLACK = 64; /* poisoned elements past the end that must stay untouched */
 static uint64_t g_seed;
 static std::string g_only; /* --only: comma-separated operations, empty = all */
-static bool want(const char *op) { return g_only.empty() || ("," + g_only + ",").find("," + std::string(op) + ",") != std::string::npos; }
+static bool want(const char *op)
+{
+    return g_only.empty() || ("," + g_only + ",").find("," + std::string(op) + ",") != std::string::npos;
+}
 static int g_threads = 8;
 static size_t g_dev_n = (size_t)-1; /* bytes of h_in already in d_in, or -1 */
 static std::string g_ref_key;      /* what h_ref holds */
@@ -1159,7 +1162,7 @@ static void bench(void)
             add_row("minmax", v.name, gs_type_name(c.t), "W=" + std::to_string(c.W), ms, n, (double)n * sz + 2.0 * R * sz,
                     ok);
         }
-        if (c.t == GS_I32 && g_tune) {
+        if ((c.t == GS_I32 || (c.t == GS_F64 && c.W == 500)) && g_tune) {
             d_scr.need(64 << 20);
             for (int k = 0;; k++) {
                 char desc[32];
@@ -1174,8 +1177,8 @@ static void bench(void)
                     gs_minmax_gpu_vhgw_tune(k, desc, sizeof desc, &p, d_in.p, n, first, d_out.p, d_scr.p, d_scr.bytes, 0,
                                             &st);
                 });
-                add_row("minmax", (std::string("vhgw@") + desc).c_str(), "i32", "W=" + std::to_string(c.W), ms, n,
-                        (double)n * sz + 2.0 * R * sz, ok);
+                add_row("minmax", (std::string("vhgw@") + desc).c_str(), gs_type_name(c.t), "W=" + std::to_string(c.W), ms,
+                        n, (double)n * sz + 2.0 * R * sz, ok);
             }
         }
     }
