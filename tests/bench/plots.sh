@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make plots: turn `gpustream bench --csv` files into PNG charts with gnuplot.
-#   CSV=...   bench CSV files (default: docs/bench/*.csv)   OUT=... (default docs/plots)
+#   CSV=...   bench CSV files (default: docs/bench/device_*.csv and stream_*.csv)   OUT=... (default docs/plots)
 # Charts (each only when its rows are present):
 #   scan_time_vs_n.png      device time vs n per scan variant (log-log)
 #   block_sweep.png         Gelem/s vs threads per block per variant (--block rows)
@@ -10,13 +10,13 @@
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-docs/plots}
-CSV=${CSV:-$(ls docs/bench/*.csv 2>/dev/null || true)}
+CSV=${CSV:-$(ls docs/bench/device_*.csv docs/bench/stream_*.csv 2>/dev/null || true)}
 command -v gnuplot >/dev/null || { echo "plots: gnuplot missing (apt-get install gnuplot-nox)"; exit 1; }
 [ -n "$CSV" ] || { echo "plots: no CSV (run: gpustream bench --csv docs/bench/all.csv)"; exit 1; }
 mkdir -p "$OUT"
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 cat $CSV | grep -v '^#' | grep -v '^mode,' >"$W/all"
-gpu=$(grep -h '^# gpu=' $CSV | head -1 | sed 's/^# gpu=\([^ ]*\( [^ =]*\)*\) copy_gbs.*/\1/')
+gpu=$(grep -h "^# gpu=" $CSV | grep -v "gpu=none" | head -1 | sed 's/^# gpu=\([^ ]*\( [^ =]*\)*\) copy_gbs.*/\1/')
 # series FILTER-AWK XCOL YCOL -> one file per variant: $W/s_<variant>
 series() {
     rm -f "$W"/s_*
