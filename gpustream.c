@@ -100,7 +100,7 @@ static const opt_def opts[] = {
     {O_PARTIAL, "partial", 0, 0, V_MINMAX, NULL, "n outputs: the first W-1 over partial windows"},
     {O_ONLY, "only", 0, 1, V_MINMAX, "min|max", "write one of the two columns"},
     {O_N, "elements", 'n', 1, V_GEN | V_BENCH, "N", "number of elements (suffixes: 64M, 2^28, 4e9); bench: a list"},
-    {O_BLOCK, "block", 0, 1, V_BENCH, "LIST", "GPU threads per block to sweep (default: each variant's tuned value)"},
+    {O_BLOCK, "block", 0, 1, V_BENCH, "LIST", "not supported: launch shapes are build-time data (see test_kernels_gpu --tune)"},
     {O_DENSITY, "density", 0, 1, V_BENCH, "LIST", "compact: fractions kept (default 0.01,0.5,0.99)"},
     {O_REPS, "reps", 0, 1, V_BENCH, "N", "timed repeats per case, after one warm-up (default 10); the median is reported"},
     {O_STREAM, "stream", 0, 0, V_BENCH, NULL, "time the host->device->host schedule per --host-mem and --buffers"},
@@ -197,7 +197,7 @@ static const verb_def verbs[] = {
      "  gpustream gen -n 1000 -t f64 --dist normal:0:1 --to csv walk.csv\n"},
     {"bench", V_BENCH, cmd_bench, "time every variant, verified against the CPU reference",
      "gpustream bench [--op scan|compact|minmax|all] [-n SIZES] [-t TYPES] [--algo LIST|all] [--window LIST]\n"
-     "                [--density LIST] [--block LIST] [--reps N] [--stream [--host-mem LIST] [--buffers LIST]] [--csv FILE] [--json]",
+     "                [--density LIST] [--reps N] [--stream [--host-mem LIST] [--buffers LIST]] [--csv FILE] [--json]",
      "  gpustream bench --op all\n"
      "  gpustream bench --op scan -n 2^20,2^24,2^28 -t i32,f64 --csv scan.csv\n"
      "  gpustream bench --op minmax --window 2,64,500,4096,1e6\n"
@@ -367,7 +367,12 @@ static int apply_bench_opt(cli *c, const opt_def *o, const char *val)
     case O_TYPE: return for_each_item(val, bench_type, c);
     case O_WINDOW: return for_each_item(val, bench_window, c);
     case O_DENSITY: return for_each_item(val, bench_density, c);
-    case O_BLOCK: return for_each_item(val, bench_block, c);
+    case O_BLOCK:
+        /* The launch shapes are compile-time data in kernels/gpu_common.cuh (each with the figure
+         * measured for it); tests/gpu/test_kernels_gpu --bench --tune sweeps the alternatives. */
+        (void)bench_block;
+        return usage_error("bench ", "--block is not supported: launch shapes are fixed at build time "
+                                     "(tests/gpu/test_kernels_gpu --bench --tune sweeps them)");
     case O_HOSTMEM: return for_each_item(val, bench_hostmem, c);
     case O_BUFFERS: return for_each_item(val, bench_buffers, c);
     case O_ALGO: c->bench.algos = val; return 0;

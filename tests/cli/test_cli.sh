@@ -205,6 +205,16 @@ $G scan --op max data/prices.csv --col price --to csv >"$T/p.csv" 2>"$T/err" && 
 $G minmax -w 3 data/prices.csv --col price --to csv >"$T/m.csv" && [ "$(head -1 "$T/m.csv")" = "min,max" ] && pass csv_minmax_header || fail csv_minmax_header "$(head -2 "$T/m.csv")"
 cat "$T/f.raw" | $G scan -t f32 | cmp -s - <($G scan -t f32 "$T/f.raw") && pass stdin_stdout || fail stdin_stdout "pipe result differs from file result"
 
+# ---- bench: a smoke test on the CPU variants (tiny sizes; every row must pass) -------------------
+$G bench --backend cpu -n 2^12,5000 -t i32,f64 --window 2,33 --reps 1 --csv "$T/b.csv" >"$T/b.txt" 2>&1 && grep -q "0 FAILED" "$T/b.txt" &&
+    [ "$(grep -c passed "$T/b.txt")" -ge 20 ] && grep -q "^mode,op,variant" "$T/b.csv" && pass bench_cpu_smoke || fail bench_cpu_smoke "$(tail -3 "$T/b.txt")"
+expect bench_block_refused 2 "not supported" -- $G bench --block 128
+if [ -n "$PY" ]; then
+    $G minmax -w 5 data/prices.csv --col price "$T/env.csv" -q &&
+        r=$($PY -c "import pandas as pd, numpy as np; d=pd.read_csv('$T/env.csv'); p=pd.read_csv('data/prices.csv')['price'].to_numpy(); v=np.lib.stride_tricks.sliding_window_view(p,5); print('ok' if list(d.columns)==['min','max'] and np.array_equal(d['min'].to_numpy(), v.min(1)) and np.array_equal(d['max'].to_numpy(), v.max(1)) else d.head())") &&
+        { [ "$r" = ok ] && pass pandas_reads_csv_output || fail pandas_reads_csv_output "$r"; }
+fi
+
 # ---- exit codes, messages, refusals --------------------------------------------------------
 expect unknown_verb 2 "unknown verb" -- $G frobnicate
 expect no_args 2 "" -- $G
