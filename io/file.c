@@ -71,36 +71,20 @@ void gs_io_grow_pipe(int fd)
 }
 
 /* ---- peek: a prefix buffer that any byte source can be given ----------------------------------
- * gs_bsrc has no room for it, so the peeked bytes live in a small list keyed by the source; the
- * source's read and close are swapped for ones that serve the prefix first and restore the
- * originals once it is drained. Only the few sources being sniffed at open time are listed. */
+ * The peeked bytes hang off the source (s->peek); the source's read and close are swapped for ones
+ * that serve the prefix first and restore the originals once it is drained. */
 typedef struct gs_peek {
-    gs_bsrc *src;
     int (*read)(gs_bsrc *, void *, size_t, size_t *, gs_status *);
     void (*close)(gs_bsrc *);
     unsigned char *buf;
     size_t len, pos, cap;
-    struct gs_peek *next;
 } gs_peek;
-
-static pthread_mutex_t gs_peek_mu = PTHREAD_MUTEX_INITIALIZER;
-static gs_peek *gs_peeks;
-
-static gs_peek *gs_peek_find(const gs_bsrc *s, int unlink)
-{
-    pthread_mutex_lock(&gs_peek_mu);
-    gs_peek **pp = &gs_peeks;
-    while (*pp && (*pp)->src != s) pp = &(*pp)->next;
-    gs_peek *p = *pp;
-    if (p && unlink) *pp = p->next;
-    pthread_mutex_unlock(&gs_peek_mu);
-    return p;
-}
 
 /* Give the source back its own read and close. */
 static void gs_peek_unhook(gs_bsrc *s)
 {
-    gs_peek *p = gs_peek_find(s, 1);
+    gs_peek *p = s->peek;
+    s->peek = NULL;
     s->read = p->read;
     s->close = p->close;
     free(p->buf);
@@ -109,7 +93,7 @@ static void gs_peek_unhook(gs_bsrc *s)
 
 static int gs_peek_read(gs_bsrc *s, void *buf, size_t cap, size_t *got, gs_status *st)
 {
-    gs_peek *p = gs_peek_find(s, 0);
+    gs_peek *p = s->peek;
     size_t n = p->len - p->pos < cap ? p->len - p->pos : cap;
     memcpy(buf, p->buf + p->pos, n);
     p->pos += n;
@@ -133,16 +117,12 @@ static void gs_peek_close(gs_bsrc *s)
 int gs_bsrc_peek(gs_bsrc *s, void *buf, size_t n, size_t *got, gs_status *st)
 {
     *got = 0;
-    gs_peek *p = s->read == gs_peek_read ? gs_peek_find(s, 0) : NULL;
+    gs_peek *p = s->peek;
     if (!p) {
         if (!(p = calloc(1, sizeof *p))) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->name);
-        p->src = s;
         p->read = s->read;
         p->close = s->close;
-        pthread_mutex_lock(&gs_peek_mu);
-        p->next = gs_peeks;
-        gs_peeks = p;
-        pthread_mutex_unlock(&gs_peek_mu);
+        s->peek = p;
         s->read = gs_peek_read;
         s->close = gs_peek_close;
     }

@@ -21,6 +21,7 @@ struct gs_bsrc {
     const char *name;               /* "in.csv", "stdin" for messages */
     int64_t size;                   /* total bytes if known (regular uncompressed file), else -1 */
     uint64_t consumed;              /* bytes taken from the underlying file/pipe so far */
+    struct gs_peek *peek;           /* bytes gs_bsrc_peek has read ahead (io/file.c); NULL if none */
 };
 
 /* Open a file (NULL/"-" = stdin). Regular files are read with several threads (pread at offsets)
