@@ -320,14 +320,6 @@ static int bench_density(cli *c, const char *s)
     c->bench.densities[c->bench.ndensities++] = d;
     return 0;
 }
-static int bench_block(cli *c, const char *s)
-{
-    long v;
-    if (parse_int("bench ", "block", s, 32, 1024, &v)) return EXIT_USAGE;
-    if (c->bench.nblocks == 8) return usage_error("bench ", "at most 8 block sizes");
-    c->bench.blocks[c->bench.nblocks++] = (int)v;
-    return 0;
-}
 static int bench_hostmem(cli *c, const char *s)
 {
     static const char *names[] = {"pinned", "pageable", "registered", "mapped"};
@@ -370,7 +362,6 @@ static int apply_bench_opt(cli *c, const opt_def *o, const char *val)
     case O_BLOCK:
         /* The launch shapes are compile-time data in kernels/gpu_common.cuh (each with the figure
          * measured for it); tests/gpu/test_kernels_gpu --bench --tune sweeps the alternatives. */
-        (void)bench_block;
         return usage_error("bench ", "--block is not supported: launch shapes are fixed at build time "
                                      "(tests/gpu/test_kernels_gpu --bench --tune sweeps them)");
     case O_HOSTMEM: return for_each_item(val, bench_hostmem, c);
@@ -906,17 +897,17 @@ static void bench_row(void *ctx, const gs_bench_row *r)
     if (r->vs_cub > 0) snprintf(ratio, sizeof ratio, "%.2fx", r->vs_cub);
     if (b->json)
         printf("{\"mode\":\"%s\",\"op\":\"%s\",\"variant\":\"%s\",\"type\":\"%s\",\"n\":%llu,\"param\":\"%s\","
-               "\"block\":%d,\"ms\":%.4f,\"gelem_s\":%.3f,\"gb_s\":%.2f,\"pct_ceiling\":%.1f,\"vs_cub\":%.3f,"
+               "\"ms\":%.4f,\"gelem_s\":%.3f,\"gb_s\":%.2f,\"pct_ceiling\":%.1f,\"vs_cub\":%.3f,"
                "\"passed\":%s}\n",
-               r->mode, r->op, r->variant, gs_type_name(r->type), (unsigned long long)r->n, r->param, r->block, r->ms,
+               r->mode, r->op, r->variant, gs_type_name(r->type), (unsigned long long)r->n, r->param, r->ms,
                r->gelem_s, r->gb_s, r->pct_ceiling, r->vs_cub, r->passed ? "true" : "false");
     else
-        printf("%-6s %-7s %-14s %-4s %11llu %-22s %5s %10.4f %9.3f %9.1f %6.1f%% %7s  %s%s%s\n", r->mode, r->op, r->variant,
-               gs_type_name(r->type), (unsigned long long)r->n, r->param, r->block ? "" : "-", r->ms, r->gelem_s, r->gb_s,
+        printf("%-6s %-7s %-14s %-4s %11llu %-22s %10.4f %9.3f %9.1f %6.1f%% %7s  %s%s%s\n", r->mode, r->op, r->variant,
+               gs_type_name(r->type), (unsigned long long)r->n, r->param, r->ms, r->gelem_s, r->gb_s,
                r->pct_ceiling, ratio, r->passed ? "passed" : "FAILED", r->passed ? "" : ": ", r->passed ? "" : r->why);
     if (b->csv)
-        fprintf(b->csv, "%s,%s,%s,%s,%llu,%s,%d,%.5f,%.4f,%.3f,%.2f,%.4f,%s\n", r->mode, r->op, r->variant,
-                gs_type_name(r->type), (unsigned long long)r->n, r->param, r->block, r->ms, r->gelem_s, r->gb_s,
+        fprintf(b->csv, "%s,%s,%s,%s,%llu,%s,%.5f,%.4f,%.3f,%.2f,%.4f,%s\n", r->mode, r->op, r->variant,
+                gs_type_name(r->type), (unsigned long long)r->n, r->param, r->ms, r->gelem_s, r->gb_s,
                 r->pct_ceiling, r->vs_cub, r->passed ? "passed" : "FAILED");
     fflush(stdout);
 }
@@ -966,14 +957,14 @@ static int cmd_bench(cli *c)
                    env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs, env.d2h_pageable_gbs);
         } else
             printf("# no GPU: CPU variants on %d threads\n", gs_pool_threads());
-        printf("%-6s %-7s %-14s %-4s %11s %-22s %5s %10s %9s %9s %7s %7s  %s\n", "mode", "op", "variant", "type", "n",
-               "param", "block", "ms", "Gelem/s", "GB/s", "%ceil", "vs cub", "check");
+        printf("%-6s %-7s %-14s %-4s %11s %-22s %10s %9s %9s %7s %7s  %s\n", "mode", "op", "variant", "type", "n",
+               "param", "ms", "Gelem/s", "GB/s", "%ceil", "vs cub", "check");
     }
     if (b.csv) {
         fprintf(b.csv, "# gpu=%s copy_gbs=%.1f h2d=%.1f d2h=%.1f both=%.1f pageable_h2d=%.1f pageable_d2h=%.1f\n",
                 gpu ? env.gpu : "none", env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs,
                 env.d2h_pageable_gbs);
-        fprintf(b.csv, "mode,op,variant,type,n,param,block,ms,gelem_s,gb_s,pct_ceiling,vs_cub,check\n");
+        fprintf(b.csv, "mode,op,variant,type,n,param,ms,gelem_s,gb_s,pct_ceiling,vs_cub,check\n");
     }
     int rc = gs_bench_run(o, &env, bench_row, &b, &st);
     if (b.csv && fclose(b.csv)) {

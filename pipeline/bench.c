@@ -187,51 +187,46 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
             if (j->op == GS_OP_MINMAX && ((j->minmax.window > 512 && !strcmp(v->name, "cpu-naive")) ||
                                           (j->minmax.window > 4096 && !strcmp(v->name, "linear"))))
                 continue;
-            int nblocks = (v->where == GS_GPU && c->o->nblocks) ? c->o->nblocks : 1;
-            for (int bi = 0; bi < nblocks; bi++) {
-                int block = (v->where == GS_GPU && c->o->nblocks) ? c->o->blocks[bi] : 0;
-                gs_bench_row row;
-                memset(&row, 0, sizeof row);
-                row.mode = v->where == GS_GPU ? "device" : "cpu";
-                row.op = j->op == GS_OP_SCAN ? "scan" : j->op == GS_OP_COMPACT ? "compact" : "minmax";
-                row.variant = v->name;
-                row.type = t;
-                row.n = n;
-                row.block = block;
-                snprintf(row.param, sizeof row.param, "%s", param);
-                uint64_t out_n = 0;
-                gs_status vst = {0};
-                int reps = c->o->reps > 0 ? c->o->reps : 10;
-                memset(out, 0xA5, out_cap * os); /* poison: unwritten outputs cannot pass */
-                if (v->where == GS_GPU) {
-                    rc = gs_bench_gpu_variant(c->o->device, v, j, in, n, reps, block, &row.ms, out, &out_n, &vst);
-                } else {
-                    double *ts = malloc(sizeof(double) * (size_t)(reps + 1));
-                    rc = run_cpu(v, j, in, n, out, &out_n, &vst); /* warm-up */
-                    for (int r = 0; r < reps && !rc && ts; r++) {
-                        double t0 = gs_now();
-                        rc = run_cpu(v, j, in, n, out, &out_n, &vst);
-                        ts[r] = (gs_now() - t0) * 1e3;
-                    }
-                    row.ms = ts && !rc ? median(ts, reps) : 0;
-                    free(ts);
+            gs_bench_row row;
+            memset(&row, 0, sizeof row);
+            row.mode = v->where == GS_GPU ? "device" : "cpu";
+            row.op = j->op == GS_OP_SCAN ? "scan" : j->op == GS_OP_COMPACT ? "compact" : "minmax";
+            row.variant = v->name;
+            row.type = t;
+            row.n = n;
+            snprintf(row.param, sizeof row.param, "%s", param);
+            uint64_t out_n = 0;
+            gs_status vst = {0};
+            int reps = c->o->reps > 0 ? c->o->reps : 10;
+            memset(out, 0xA5, out_cap * os); /* poison: unwritten outputs cannot pass */
+            if (v->where == GS_GPU) {
+                rc = gs_bench_gpu_variant(c->o->device, v, j, in, n, reps, &row.ms, out, &out_n, &vst);
+            } else {
+                double *ts = malloc(sizeof(double) * (size_t)(reps + 1));
+                rc = run_cpu(v, j, in, n, out, &out_n, &vst); /* warm-up */
+                for (int r = 0; r < reps && !rc && ts; r++) {
+                    double t0 = gs_now();
+                    rc = run_cpu(v, j, in, n, out, &out_n, &vst);
+                    ts[r] = (gs_now() - t0) * 1e3;
                 }
-                if (rc) {
-                    row.passed = 0;
-                    snprintf(row.why, sizeof row.why, "%s", vst.msg);
-                    rc = GS_OK;
-                } else
-                    row.passed = outputs_match(j, j->op == GS_OP_SCAN ? j->scan.out_type : t, in, n, ref, ref_n, out,
-                                               out_n, row.why, sizeof row.why);
-                if (row.ms > 0) {
-                    row.gelem_s = n / row.ms / 1e6;
-                    row.gb_s = bytes_moved(j, t, n, j->op == GS_OP_MINMAX ? out_n : out_n) / row.ms / 1e6;
-                    if (v->where == GS_GPU && c->env->copy_gbs > 0) row.pct_ceiling = 100 * row.gb_s / c->env->copy_gbs;
-                }
-                if (pass == 0 && block == 0) cub_ms = row.ms;
-                row.vs_cub = (cub_ms > 0 && row.ms > 0) ? cub_ms / row.ms : 0;
-                c->cb(c->cb_ctx, &row);
+                row.ms = ts && !rc ? median(ts, reps) : 0;
+                free(ts);
             }
+            if (rc) {
+                row.passed = 0;
+                snprintf(row.why, sizeof row.why, "%s", vst.msg);
+                rc = GS_OK;
+            } else
+                row.passed = outputs_match(j, j->op == GS_OP_SCAN ? j->scan.out_type : t, in, n, ref, ref_n, out,
+                                           out_n, row.why, sizeof row.why);
+            if (row.ms > 0) {
+                row.gelem_s = n / row.ms / 1e6;
+                row.gb_s = bytes_moved(j, t, n, out_n) / row.ms / 1e6;
+                if (v->where == GS_GPU && c->env->copy_gbs > 0) row.pct_ceiling = 100 * row.gb_s / c->env->copy_gbs;
+            }
+            if (pass == 0) cub_ms = row.ms;
+            row.vs_cub = (cub_ms > 0 && row.ms > 0) ? cub_ms / row.ms : 0;
+            c->cb(c->cb_ctx, &row);
         }
     }
 done:
@@ -419,9 +414,9 @@ int gs_bench_gpu_ceilings(int device, gs_bench_env *env, gs_status *st)
 }
 
 int gs_bench_gpu_variant(int device, const gs_variant *v, const gs_job *job, const void *h_in, uint64_t n, int reps,
-                         int block, double *ms, void *h_out, uint64_t *out_n, gs_status *st)
+                         double *ms, void *h_out, uint64_t *out_n, gs_status *st)
 {
-    (void)device, (void)v, (void)job, (void)h_in, (void)n, (void)reps, (void)block, (void)ms, (void)h_out, (void)out_n;
+    (void)device, (void)v, (void)job, (void)h_in, (void)n, (void)reps, (void)ms, (void)h_out, (void)out_n;
     return gs_fail(st, GS_EDATA, "built without CUDA");
 }
 #endif

@@ -21,8 +21,6 @@ typedef struct gs_bench_opts {
     gs_type types[GS_NTYPES];
     int ntypes;
     const char *algos;      /* comma list, or NULL / "all" */
-    int blocks[8];          /* GPU threads per block to sweep; 0 entries = each variant's default */
-    int nblocks;
     uint64_t windows[8];
     int nwindows;
     double densities[8];    /* compact: fraction kept */
@@ -45,7 +43,6 @@ typedef struct gs_bench_row {
     gs_type type;
     uint64_t n;
     char param[48];        /* "sum", "density=0.50", "W=500", "pinned buffers=2" */
-    int block;             /* 0 = the variant's default */
     double ms;             /* median */
     double gelem_s, gb_s;  /* elements / s; bytes moved (in + out) / s */
     double pct_ceiling;    /* % of the measured device copy (device) or PCIe (stream) */
@@ -75,9 +72,9 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
 int gs_bench_gpu_ceilings(int device, gs_bench_env *env, gs_status *st);
 /* Time variant v on h_in (n elements of the op's input type) in device memory: warm-up, then
  * reps timed with events, median into *ms; output copied to h_out (capacity for the op's
- * output), values written into *out_n. block = threads per block override (0 = default). */
+ * output), values written into *out_n. */
 int gs_bench_gpu_variant(int device, const gs_variant *v, const gs_job *job, const void *h_in, uint64_t n, int reps,
-                         int block, double *ms, void *h_out, uint64_t *out_n, gs_status *st);
+                         double *ms, void *h_out, uint64_t *out_n, gs_status *st);
 
 #ifdef __cplusplus
 }

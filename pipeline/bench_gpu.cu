@@ -148,10 +148,9 @@ static int launch(const gs_variant *v, const gs_job *j, const void *d_in, uint64
 }
 
 extern "C" int gs_bench_gpu_variant(int device, const gs_variant *v, const gs_job *j, const void *h_in, uint64_t n,
-                                    int reps, int block, double *ms_out, void *h_out, uint64_t *out_n, gs_status *st)
+                                    int reps, double *ms_out, void *h_out, uint64_t *out_n, gs_status *st)
 {
     int rc = GS_OK;
-    (void)block; /* the kernels' launch configurations are data in kernels/; no override yet */
     gs_type t = j->op == GS_OP_SCAN ? j->scan.type : j->op == GS_OP_COMPACT ? j->compact.type : j->minmax.type;
     gs_type ot = j->op == GS_OP_SCAN ? j->scan.out_type : (j->op == GS_OP_COMPACT && j->compact.indices) ? GS_U64 : t;
     size_t es = gs_type_size(t), os = gs_type_size(ot);

@@ -3,7 +3,6 @@
 #   CSV=...   bench CSV files (default: docs/bench/device_*.csv and stream_*.csv)   OUT=... (default docs/plots)
 # Charts (each only when its rows are present):
 #   scan_time_vs_n.png      device time vs n per scan variant (log-log)
-#   block_sweep.png         Gelem/s vs threads per block per variant (--block rows)
 #   stream_modes.png        streamed GB/s per host-memory mode x buffers (--stream rows)
 #   minmax_vs_window.png    Gelem/s vs window per minmax variant (log x)
 #   compact_density.png     Gelem/s vs density per compact variant
@@ -38,20 +37,18 @@ plot ${lines%,}
 EOG
     echo "plots: $OUT/$1"
 }
-series '$1=="device" && $2=="scan" && $4=="i32" && $7==0' 5 8
+series '$1=="device" && $2=="scan" && $4=="i32"' 5 7
 plot scan_time_vs_n.png "scan i32: time vs n" "elements" "ms (median)" 1 1
-series '$1=="device" && $7!=0' 7 9
-plot block_sweep.png "threads per block" "threads per block" "Gelem/s" 0 0
-series '$1!="stream" && $2=="minmax" && $4=="i32"' 6 9
+series '$1!="stream" && $2=="minmax" && $4=="i32"' 6 8
 sed -i 's/^W=//' "$W"/s_* 2>/dev/null || true
 for f in "$W"/s_*; do if [ -e "$f" ]; then sort -g -o "$f" "$f"; fi; done
 plot minmax_vs_window.png "minmax i32: throughput vs window" "window W" "Gelem/s" 1 1
-series '$1!="stream" && $2=="compact" && $4=="i32"' 6 9
+series '$1!="stream" && $2=="compact" && $4=="i32"' 6 8
 sed -i 's/^density=//' "$W"/s_* 2>/dev/null || true
 plot compact_density.png "compact i32: throughput vs density kept" "fraction kept" "Gelem/s" 0 0
 # stream: bars of GB/s per (mode, buffers), one cluster per op
 if awk -F, '$1=="stream"' "$W/all" | grep -q .; then
-    awk -F, '$1=="stream" { print $2 "\t" $6 "\t" $10 }' "$W/all" | sed 's/ buffers=/ x/' >"$W/stream"
+    awk -F, '$1=="stream" { print $2 "\t" $6 "\t" $9 }' "$W/all" | sed 's/ buffers=/ x/' >"$W/stream"
     gnuplot <<EOG
 set terminal pngcairo size 820,440 font 'sans,10'
 set output '$OUT/stream_modes.png'
