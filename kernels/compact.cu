@@ -10,9 +10,11 @@
  *             and places kept elements with warp ballot / popc offsets.
  *   lookback  the default: single pass with decoupled look-back. Tiles of threads x items, loaded
  *             with coalesced 16-byte vectors (unguarded on full tiles); the predicate is chosen
- *             once per thread (a switch outside the item loop); ranks from warp ballots; the
- *             tile's count is published, the tile looks back for its output offset while its
- *             kept elements are packed in shared memory, then written out coalesced.
+ *             once per thread (a switch outside the item loop); the tile's count (warp REDUX
+ *             sums, one barrier) is published first, and warp 0 looks back for the output offset
+ *             while the warps rank their kept items with warp ballots and pack them in shared
+ *             memory; then they are written out coalesced. Tile = blockIdx.x (blocks start in
+ *             index order, as CUB's single-pass kernels assume).
  *   cub       cub::DeviceSelect::If (64-bit offsets); indices select from a counting iterator with
  *             a predicate that reads the input at the position.
  */
@@ -89,11 +91,11 @@ template <class F> static int compact_dispatch(const gs_compact_params *p, gs_st
  * lookback
  * ============================================================================================ */
 
-template <class T, bool IDX, int THREADS, int ITEMS>
-__global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 64)) /* occupancy beats registers here */
+template <class T, bool IDX, int THREADS, int ITEMS, int REGS>
+__global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, REGS)) /* occupancy beats registers here */
     gs_compact_lookback_k(const T *__restrict__ in, uint64_t n, void *out_v, uint64_t base, gs_pred<T> pred,
-                          uint64_t *d_count, typename gs_tile_status<uint64_t>::word *status, unsigned *ticket,
-                          unsigned ntiles, int vec)
+                          uint64_t *d_count, typename gs_tile_status<uint64_t>::word *status, unsigned ntiles,
+                          int vec)
 {
     typedef typename std::conditional<IDX, uint64_t, T>::type Out;
     constexpr int V = 16 / (int)sizeof(T);
@@ -104,13 +106,10 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 64)) /* occupa
     const gs_op_sum<uint64_t> add;
 
     __shared__ Out s_out[TILE];
-    __shared__ unsigned s_warp[NW + 1];
+    __shared__ unsigned s_warp[NW];
     __shared__ uint64_t s_excl;
-    __shared__ unsigned s_tile;
 
-    if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
-    __syncthreads();
-    const unsigned tile = s_tile;
+    const unsigned tile = blockIdx.x; /* blocks start in index order (as CUB assumes) */
     const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
     const uint64_t tile_base = (uint64_t)tile * TILE;
     const unsigned wofs = (unsigned)warp * 32 * ITEMS + (unsigned)lane * V; /* offset in the tile */
@@ -143,6 +142,35 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 64)) /* occupa
                 if (tile_base + wofs + g * 32 * V + v >= n) keep &= ~(1u << (g * V + v));
     }
 
+    /* the tile's count first (it is what later tiles wait for): one barrier, then warp 0
+     * publishes it and looks back while the other warps rank their items */
+    const unsigned wcnt = __reduce_add_sync(GS_FULL_MASK, (unsigned)__popc(keep));
+    if (lane == 0) s_warp[warp] = wcnt;
+    __syncthreads();
+    if (warp == 0) {
+        const unsigned tile_cnt = __reduce_add_sync(GS_FULL_MASK, lane < NW ? s_warp[lane] : 0u);
+        uint64_t excl;
+        if (tile == 0) {
+            excl = 0;
+            if (lane == 0) S::put(&status[0], GS_TILE_P, (uint64_t)tile_cnt);
+        } else {
+            if (lane == 0) S::put(&status[tile], GS_TILE_A, (uint64_t)tile_cnt);
+            excl = gs_lookback<uint64_t>(status, (int64_t)tile, add);
+            if (lane == 0) S::put(&status[tile], GS_TILE_P, excl + tile_cnt);
+        }
+        if (lane == 0) {
+            s_excl = excl;
+            if (tile == ntiles - 1) *d_count = excl + tile_cnt;
+        }
+    }
+    unsigned wbase = 0, tile_cnt = 0; /* kept in the warps before this one; in the tile */
+#pragma unroll
+    for (int w = 0; w < NW; w++) {
+        const unsigned c = s_warp[w];
+        wbase += w < warp ? c : 0u;
+        tile_cnt += c;
+    }
+
     /* rank of each kept item in the warp segment: groups in order, lanes in order, v in order */
     const unsigned lt = gs_lanemask_lt();
     unsigned gpre[G]; /* items kept before this thread's vector g, within the warp segment */
@@ -159,30 +187,8 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 64)) /* occupa
         gpre[g] = wrun + before;
         wrun += total;
     }
-    if (lane == 0) s_warp[warp] = wrun;
-    __syncthreads();
-    gs_block_scan_warp_totals<NW>(s_warp, gs_op_sum<unsigned>());
-    __syncthreads();
-    const unsigned tile_cnt = s_warp[NW];
-
-    if (warp == 0) {
-        uint64_t excl;
-        if (tile == 0) {
-            excl = 0;
-            if (lane == 0) S::put(&status[0], GS_TILE_P, (uint64_t)tile_cnt);
-        } else {
-            if (lane == 0) S::put(&status[tile], GS_TILE_A, (uint64_t)tile_cnt);
-            excl = gs_lookback<uint64_t>(status, (int64_t)tile, add);
-            if (lane == 0) S::put(&status[tile], GS_TILE_P, excl + tile_cnt);
-        }
-        if (lane == 0) {
-            s_excl = excl;
-            if (tile == ntiles - 1) *d_count = excl + tile_cnt;
-        }
-    }
 
     /* pack the kept items of the tile in shared memory, in order */
-    const unsigned wbase = s_warp[warp];
 #pragma unroll
     for (int g = 0; g < G; g++) {
         unsigned r = wbase + gpre[g];
@@ -204,13 +210,13 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 64)) /* occupa
 }
 
 template <class T> struct compact_lb_cfg {
-    static constexpr gs_tile_cfg c = sizeof(T) == 4 ? gs_compact_lookback_cfg4 : gs_compact_lookback_cfg8;
+    static constexpr gs_compact_cfg c = sizeof(T) == 4 ? gs_compact_lookback_cfg4 : gs_compact_lookback_cfg8;
     static constexpr int tile = c.threads * c.items;
 };
 
 static size_t compact_lb_bytes(uint64_t ntiles) { return 256 + (size_t)ntiles * 16; }
 
-template <class T, int THREADS, int ITEMS>
+template <class T, int THREADS, int ITEMS, int REGS>
 static int compact_lookback_run(const gs_compact_params *p, const T *in, uint64_t n, void *out, uint64_t base,
                                 uint64_t *d_count, void *scratch, size_t bytes, cudaStream_t s, gs_status *st)
 {
@@ -224,16 +230,15 @@ static int compact_lookback_run(const gs_compact_params *p, const T *in, uint64_
     const size_t need = compact_lb_bytes(ntiles);
     GS_FORWARD(compact_check_scratch("lookback", bytes, need, st));
     GS_CUDA_CHECK(st, cudaMemsetAsync(scratch, 0, need, s));
-    unsigned *ticket = (unsigned *)scratch;
     typename gs_tile_status<uint64_t>::word *status = (typename gs_tile_status<uint64_t>::word *)((char *)scratch + 256);
     const int vec = gs_aligned16(in);
     const gs_pred<T> pred = gs_pred_make<T>(p);
     if (p->indices)
-        gs_compact_lookback_k<T, true, THREADS, ITEMS><<<(unsigned)ntiles, THREADS, 0, s>>>(
-            in, n, out, base, pred, d_count, status, ticket, (unsigned)ntiles, vec);
+        gs_compact_lookback_k<T, true, THREADS, ITEMS, REGS><<<(unsigned)ntiles, THREADS, 0, s>>>(
+            in, n, out, base, pred, d_count, status, (unsigned)ntiles, vec);
     else
-        gs_compact_lookback_k<T, false, THREADS, ITEMS><<<(unsigned)ntiles, THREADS, 0, s>>>(
-            in, n, out, base, pred, d_count, status, ticket, (unsigned)ntiles, vec);
+        gs_compact_lookback_k<T, false, THREADS, ITEMS, REGS><<<(unsigned)ntiles, THREADS, 0, s>>>(
+            in, n, out, base, pred, d_count, status, (unsigned)ntiles, vec);
     GS_LAUNCH_CHECK(st);
     return GS_OK;
 }
@@ -246,14 +251,16 @@ extern "C" int gs_compact_gpu_lookback_tune(int k, char *desc, size_t dlen, cons
 {
     typedef int32_t T;
     const cudaStream_t s = gs_stream(stream);
-#define GS_TUNE(K, TH, IT)                                                                                   \
+#define GS_TUNE(K, TH, IT, RG)                                                                               \
     case K:                                                                                                  \
-        snprintf(desc, dlen, "%dx%d", TH, IT);                                                               \
-        return compact_lookback_run<T, TH, IT>(p, (const T *)d_in, n, d_out, 0, d_count, d_scratch, scratch_bytes, s, st);
+        snprintf(desc, dlen, "%dx%d r%d", TH, IT, RG);                                                       \
+        return compact_lookback_run<T, TH, IT, RG>(p, (const T *)d_in, n, d_out, 0, d_count, d_scratch, scratch_bytes, s, st);
     switch (k) {
-        GS_TUNE(0, 128, 32)
-        GS_TUNE(1, 96, 32)
-        GS_TUNE(2, 256, 16)
+        GS_TUNE(0, 128, 32, 64)
+        GS_TUNE(1, 128, 32, 56)
+        GS_TUNE(2, 128, 32, 48)
+        GS_TUNE(3, 128, 24, 48)
+        GS_TUNE(4, 96, 32, 56)
     default: return GS_EUSAGE;
     }
 #undef GS_TUNE
@@ -272,7 +279,7 @@ extern "C" int gs_compact_gpu_lookback(const gs_compact_params *p, const void *d
     return compact_dispatch(p, st, [&](auto t) -> int {
         typedef decltype(t) T;
         typedef compact_lb_cfg<T> C;
-        return compact_lookback_run<T, C::c.threads, C::c.items>(p, (const T *)d_in, n, d_out, base, d_count, d_scratch,
+        return compact_lookback_run<T, C::c.threads, C::c.items, C::c.regs>(p, (const T *)d_in, n, d_out, base, d_count, d_scratch,
                                                                  scratch_bytes, gs_stream(stream), st);
     });
 }

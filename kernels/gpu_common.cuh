@@ -216,6 +216,11 @@ template <int N> GS_DEV void gs_cp_async_small(void *dst, const void *src)
     static_assert(N == 4 || N == 8, "4 or 8 bytes");
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(gs_smem_u32(dst)), "l"(src), "n"(N) : "memory");
 }
+/* 16 bytes, both addresses 16-byte aligned; cached in L2 only (.cg) */
+GS_DEV void gs_cp_async_16(void *dst, const void *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(gs_smem_u32(dst)), "l"(src) : "memory");
+}
 GS_DEV void gs_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 /* wait until at most N of this thread's committed groups are still in flight */
 template <int N> GS_DEV void gs_cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
@@ -268,6 +273,14 @@ template <class Op, class T> GS_DEV T gs_warp_reduce(T v, Op op)
     }
     return __shfl_sync(GS_FULL_MASK, v, 0);
 }
+/* gs_warp_reduce, with the single-instruction warp reductions (REDUX) for 32-bit integers. */
+template <class Op, class T> GS_DEV T gs_warp_allreduce(T v, Op op) { return gs_warp_reduce(v, op); }
+template <> GS_DEV int32_t gs_warp_allreduce(int32_t v, gs_op_sum<int32_t>) { return __reduce_add_sync(GS_FULL_MASK, v); }
+template <> GS_DEV int32_t gs_warp_allreduce(int32_t v, gs_op_min<int32_t>) { return __reduce_min_sync(GS_FULL_MASK, v); }
+template <> GS_DEV int32_t gs_warp_allreduce(int32_t v, gs_op_max<int32_t>) { return __reduce_max_sync(GS_FULL_MASK, v); }
+template <> GS_DEV uint32_t gs_warp_allreduce(uint32_t v, gs_op_sum<uint32_t>) { return __reduce_add_sync(GS_FULL_MASK, v); }
+template <> GS_DEV uint32_t gs_warp_allreduce(uint32_t v, gs_op_min<uint32_t>) { return __reduce_min_sync(GS_FULL_MASK, v); }
+template <> GS_DEV uint32_t gs_warp_allreduce(uint32_t v, gs_op_max<uint32_t>) { return __reduce_max_sync(GS_FULL_MASK, v); }
 /* Fold of lanes [start, 32) in lane order, result in every lane. Exact ops: a tree with the
  * lanes below start set to the identity; others: a serial left fold (fixed association). */
 template <class Op, class T> GS_DEV T gs_warp_fold_from(T v, int start, Op op)
@@ -475,19 +488,32 @@ struct gs_tile_cfg {
     int threads; /* per block */
     int items;   /* per thread (a multiple of the 16-byte vector width) */
 };
-/* scan lookback, by input element size.
- *   i32 sum (cub 0.839 ms): 256x16 0.837 ms, 256x24 0.751, 128x32 0.736, 128x64 0.714, 64x96 0.701,
- *   128x48 0.698 ms (384 Gelem/s, 3075 GB/s = 73% of copy, 1.20x cub); final run 0.704 vs cub 0.850
- *   (1.21x); f32 sum 0.774 ms (1.11x cub; its look-back folds strictly left to right)
- *   i64 sum (cub 1.506 ms): 256x8 1.504 ms, 128x16 1.355 ms (198 Gelem/s, 1.11x cub) */
-constexpr gs_tile_cfg gs_scan_lookback_cfg4 = {128, 48};
-constexpr gs_tile_cfg gs_scan_lookback_cfg8 = {128, 16};
-/* compact lookback, by element size; capped at 64 registers (8 blocks of 128 per SM): the same
- * 128x32 kernel ran 0.553 ms at 64 registers and 0.664 ms at 95.
- *   i32 nonzero 50% (cub 0.618 ms): 256x16 0.607 ms, 256x20 0.587, 128x32 0.553 ms (486 Gelem/s,
- *   2914 GB/s, 1.12x cub); final run 0.562 ms (1.11x), 1%: 0.429 ms (1.21x), 99%: 0.691 (1.10x) */
-constexpr gs_tile_cfg gs_compact_lookback_cfg4 = {128, 32};
-constexpr gs_tile_cfg gs_compact_lookback_cfg8 = {128, 16};
+/* scan lookback: threads x (sitems staged in shared memory + ritems in registers) per tile, by
+ * input element size; minb4 / minb8 = the __launch_bounds__ minimum of resident blocks per SM
+ * when the output type has 4 / 8 bytes (it caps registers: 65536 / (threads x minb)).
+ * i32 sum, 2^28, same runs as plain CUB InclusiveSum (.exp harness, kernels/TUNING.md v3):
+ *   v0 registers only, ticket, 128x48: 0.745 ms (cub 0.700); shared memory only, 128x48, 9/SM:
+ *   0.667; + aggregate first: 0.654; + tile = blockIdx.x: 0.628; + 16 items in registers: 0.610;
+ *   registers capped (7-9 blocks/SM): 128x(44+20) min 9 0.594, 128x(48+32) min 7 0.593,
+ *   128x(44+28) min 8 0.591, 128x(52+28) min 7 0.588 ms (456 Gelem/s, 86% of copy, 1.16x cub 0.685);
+ *   128x(32+32) min 10 0.695, 64x(96+32) min 8 0.626, 192x(36+28) min 5 0.599. */
+struct gs_scan_cfg {
+    int threads, sitems, ritems, minb4, minb8;
+};
+constexpr gs_scan_cfg gs_scan_lookback_cfg4 = {128, 52, 28, 7, 4};
+constexpr gs_scan_cfg gs_scan_lookback_cfg8 = {128, 26, 14, 7, 5};
+/* compact lookback, by element size; `regs` caps registers (occupancy beats registers here: the
+ * same 128x32 kernel ran 0.553 ms at 64 registers and 0.664 ms at 95).
+ *   i32 nonzero 50%, count published first + tile = blockIdx.x (kernels/TUNING.md v3; our cub
+ *   variant 0.627 ms, plain CUB DeviceSelect::If ~0.59): 128x32 at 64 registers 0.545 ms, at 56
+ *   0.526 ms (511 Gelem/s, 73% of copy), at 48 0.537; 128x24 at 48 0.569; 96x32 at 56 0.540.
+ *   1%: 0.401 ms at 56 (0.415 at 64); 99%: 0.647 (0.664). Before v3 (ticket, ranks before the
+ *   count): 128x32 at 64 0.553 ms; 256x16 0.607, 256x20 0.587. */
+struct gs_compact_cfg {
+    int threads, items, regs; /* regs: the register budget a thread is capped at (__launch_bounds__) */
+};
+constexpr gs_compact_cfg gs_compact_lookback_cfg4 = {128, 32, 56};
+constexpr gs_compact_cfg gs_compact_lookback_cfg8 = {128, 16, 64};
 /* minmax vhgw: threads x items output rows per block (items: a power of two); `lo` for windows with
  * W-1 <= 16 (minmax.cu GS_MM_LO_W1), the other for the rest. Spans loaded with cp.async (all in
  * flight), floats as integer keys (kernels/TUNING.md, v1 and v2).
@@ -504,7 +530,9 @@ constexpr gs_tile_cfg gs_compact_lookback_cfg8 = {128, 16};
 #endif
 constexpr gs_tile_cfg gs_minmax_vhgw_cfg4 = {128, 32};
 constexpr gs_tile_cfg gs_minmax_vhgw_lo_cfg4 = {128, 16};
+constexpr gs_tile_cfg gs_minmax_vhgw_mid_cfg4 = {64, 32};
 constexpr gs_tile_cfg gs_minmax_vhgw_cfg8 = {128, 16};
 constexpr gs_tile_cfg gs_minmax_vhgw_lo_cfg8 = {128, 16};
+constexpr gs_tile_cfg gs_minmax_vhgw_mid_cfg8 = {128, 16};
 
 #endif

@@ -23,8 +23,9 @@
  *           when G <= 32C, shared memory across warps beyond. Large W (W-1 > B): G = B (the whole
  *           block); the block loads its B prefix rows and the B+r start elements (recently read
  *           by an earlier block, so mostly L2 hits), publishes its prefix range's min/max, and
- *           takes the middle from the published min/max of the W/B blocks before it (taken in
- *           order from an atomic ticket; halo ranges before `first` are reduced by extra blocks).
+ *           takes the middle from the published min/max of the W/B blocks before it (tile =
+ *           block index: blocks start in index order; halo ranges before `first` are reduced by
+ *           extra blocks).
  *           Outputs are staged in shared memory and written with coalesced, streaming 16-byte
  *           stores. Positions before 0 read as in[0] and positions past m-1 as in[m-1]:
  *           duplicates never change a min or max, so clipped windows need no special case.
@@ -479,7 +480,7 @@ struct mm_vhgw_args {
     unsigned ntiles;
     int spoff;           /* large: offset of the P region in shared memory (elements) */
     int stage;           /* persistent (small W): elements per buffer */
-    unsigned *ticket, *flag;
+    unsigned *flag;
     void *aggmn, *aggmx;
 };
 
@@ -521,23 +522,21 @@ __global__ void __launch_bounds__(THREADS, PERSIST ? mm_persist_blocks(THREADS, 
     constexpr int V = 16 / (int)sizeof(T);
     constexpr bool LARGE = GS < 0;
     static_assert((1 << LOGC) == C && C % V == 0 && GS <= C, "C: a power of two, whole vectors");
-    static_assert(!(LARGE && PERSIST), "large windows take their tiles from the ticket, one per block");
+    static_assert(!(LARGE && PERSIST), "large windows take one tile per block, in order");
     const K *__restrict__ in = (const K *)in_;
     K *out = (K *)out_;
     extern __shared__ __align__(16) unsigned char gs_mm_smem[];
     K *const smem0 = (K *)gs_mm_smem;
     __shared__ K s_mn[NW], s_mx[NW];
-    __shared__ unsigned s_tile;
     const gs_op_min<K> omin;
     const gs_op_max<K> omax;
     const int t = (int)threadIdx.x;
     const int64_t W = (int64_t)a.W;
 
+    /* blocks start in index order (as CUB's single-pass kernels assume), so the tiles a large-W
+     * block waits for were started before it */
     unsigned tile = blockIdx.x;
     if (LARGE) {
-        if (t == 0) s_tile = atomicAdd(a.ticket, 1u);
-        __syncthreads();
-        tile = s_tile;
         if (tile < a.h) { /* halo range j = tile - h < 0: reduce and publish */
             const int64_t j = (int64_t)tile - (int64_t)a.h;
             const int64_t p0 = (int64_t)a.first + j * B + (int64_t)t * C;
@@ -784,13 +783,16 @@ template <class T> __global__ void gs_mm_one_k(const T *in, uint64_t m, uint64_t
 }
 
 /* block shapes: `lo` for windows with W-1 <= GS_MM_LO_W1 (groups of at most 16 rows, inside a
- * thread), `hi` for the rest */
+ * thread), `mid` for W-1 <= GS_MM_MID_W1, the other for the rest (all large windows) */
 #define GS_MM_LO_W1 16
+#define GS_MM_MID_W1 1024
 template <class T> struct mm_vhgw_cfg {
     static constexpr gs_tile_cfg c = sizeof(T) == 4 ? gs_minmax_vhgw_cfg4 : gs_minmax_vhgw_cfg8;
     static constexpr gs_tile_cfg lo = sizeof(T) == 4 ? gs_minmax_vhgw_lo_cfg4 : gs_minmax_vhgw_lo_cfg8;
+    static constexpr gs_tile_cfg mid = sizeof(T) == 4 ? gs_minmax_vhgw_mid_cfg4 : gs_minmax_vhgw_mid_cfg8;
     static constexpr int B = c.threads * c.items;
     static constexpr int Blo = lo.threads * lo.items;
+    static constexpr int Bmid = mid.threads * mid.items;
     static_assert(lo.items >= GS_MM_LO_W1, "lo: the groups of W-1 <= GS_MM_LO_W1 fit in a thread");
 };
 
@@ -875,7 +877,6 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
         const size_t nt = ntiles + a.h;
         GS_FORWARD(mm_check_scratch("vhgw", bytes, mm_vhgw_bytes(nt), st));
         char *scr = (char *)scratch;
-        a.ticket = (unsigned *)scr;
         a.flag = (unsigned *)(scr + 256);
         a.aggmn = scr + 256 + gs_align_up(nt * 4, 256);
         a.aggmx = (char *)a.aggmn + gs_align_up(nt * 8, 256);
@@ -890,8 +891,9 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
 
 extern "C" size_t gs_minmax_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t m_max)
 {
-    const int B = gs_type_size(p->type) == 4 ? std::min(mm_vhgw_cfg<int32_t>::B, mm_vhgw_cfg<int32_t>::Blo)
-                                             : std::min(mm_vhgw_cfg<int64_t>::B, mm_vhgw_cfg<int64_t>::Blo);
+    typedef mm_vhgw_cfg<int32_t> C4;
+    typedef mm_vhgw_cfg<int64_t> C8;
+    const int B = gs_type_size(p->type) == 4 ? std::min({C4::B, C4::Blo, C4::Bmid}) : std::min({C8::B, C8::Blo, C8::Bmid});
     /* Any first in [0, m_max]: output tiles plus look-back tiles never exceed both at their most. */
     const uint64_t W = p->window;
     return mm_vhgw_bytes(gs_cdiv(m_max, B) + gs_cdiv(m_max < W ? m_max : W, B) + 2);
@@ -906,6 +908,9 @@ extern "C" int gs_minmax_gpu_vhgw(const gs_minmax_params *p, const void *d_in, u
         if (p->window - 1 <= GS_MM_LO_W1)
             return mm_vhgw_run<T, C::lo.threads, C::lo.items>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch,
                                                               scratch_bytes, gs_stream(stream), st);
+        if (p->window - 1 <= GS_MM_MID_W1)
+            return mm_vhgw_run<T, C::mid.threads, C::mid.items>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch,
+                                                                scratch_bytes, gs_stream(stream), st);
         return mm_vhgw_run<T, C::c.threads, C::c.items>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch,
                                                         scratch_bytes, gs_stream(stream), st);
     });

@@ -11,12 +11,13 @@
  *                  i >> 5 against bank conflicts); the tile sums are scanned the same way,
  *                  recursively, then added back (any n).
  *   lookback       the default: single pass with decoupled look-back (Merrill & Garland 2016).
- *                  A tile is threads x items; each warp loads its segment with coalesced 16-byte
- *                  vector loads (unguarded on full tiles, guarded on the last); thread, warp-shuffle
- *                  and block scans; the tile publishes its aggregate, looks back over the status
- *                  words of up to 32 predecessors per step (flag and value packed in one 8- or
- *                  16-byte word), publishes its inclusive prefix and stores with 16-byte vectors.
- *                  Tiles are taken in order from an atomic ticket. Tile 0 reads the incoming carry
+ *                  A tile is threads x items, loaded with coalesced 16-byte vectors, part into
+ *                  shared memory (cp.async) and part into registers (unguarded on full tiles,
+ *                  guarded on the last); the tile reduces and publishes its aggregate first, looks
+ *                  back over the status words of up to 32 predecessors per step (flag and value
+ *                  packed in one 8- or 16-byte word) while its other warps scan, publishes its
+ *                  inclusive prefix and stores with streaming 16-byte vectors. Tile = blockIdx.x
+ *                  (blocks start in index order, as in CUB). Tile 0 reads the incoming carry
  *                  from d_carry and the last tile writes the chunk total back: no host sync.
  *   cub            cub::DeviceScan: the carry enters as a FutureValue read on the device, in pieces
  *                  of < 2^31 elements, each followed by a one-thread kernel that moves the running
@@ -55,80 +56,96 @@ static int scan_check_scratch(const char *name, size_t have, size_t need, gs_sta
  * lookback
  * ============================================================================================ */
 
-template <class Tin, class Tout, class Op, int THREADS, int ITEMS>
-__global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + ITEMS * (int)sizeof(Tout) / 4 * 3 / 2))
+/* A tile is THREADS x (SIT + RIT) elements. Each warp covers 32 x (SIT + RIT) consecutive
+ * elements in groups of 32 16-byte vectors (512 contiguous bytes per instruction); a thread's
+ * first SIT items per group row go to shared memory by cp.async, the other RIT into registers by
+ * vector loads, so the block holds more of its tile in flight than registers or shared memory
+ * alone allow (more resident tiles hide the look-back: kernels/TUNING.md v3). Each thread copies
+ * and later reads only its own shared-memory slots: no barrier is needed for them.
+ * Order of work: thread sums -> warp reduce -> block aggregate (one barrier), then warp 0
+ * publishes the aggregate and looks back while the other warps scan their groups; a second
+ * barrier hands out the tile's exclusive prefix. Tile = blockIdx.x: blocks start in index order
+ * (as CUB's single-pass scan assumes), so a tile's predecessors are always resident or done. */
+template <class Tin, class Tout, class Op, int THREADS, int SIT, int RIT, int MINB>
+__global__ void __launch_bounds__(THREADS, MINB)
     gs_scan_lookback_k(const Tin *__restrict__ in, Tout *out, uint64_t n, Tout *carry,
-                       typename gs_tile_status<Tout>::word *status, unsigned *ticket, unsigned ntiles,
-                       int exclusive, int vec)
+                       typename gs_tile_status<Tout>::word *status, unsigned ntiles, int exclusive, int vec)
 {
     constexpr int V = 16 / (int)sizeof(Tin);  /* input elements per 16-byte vector */
     constexpr int VO = 16 / (int)sizeof(Tout); /* output elements per 16-byte vector */
-    constexpr int G = ITEMS / V;               /* vectors (groups) per thread */
+    constexpr int ITEMS = SIT + RIT;
+    constexpr int GS = SIT / V, GR = RIT / V, G = GS + GR; /* vectors: staged, in registers, all */
     constexpr int NW = THREADS / 32;
     constexpr int TILE = THREADS * ITEMS;
-    static_assert(ITEMS % V == 0 && V % VO == 0, "items must be whole vectors");
+    static_assert(SIT % V == 0 && RIT % V == 0 && V % VO == 0 && G > 0, "items must be whole vectors");
     typedef gs_tile_status<Tout> S;
 
-    __shared__ Tout s_warp[NW + 1];
+    extern __shared__ __align__(16) unsigned char gs_scan_smem[];
+    Tin *sm = reinterpret_cast<Tin *>(gs_scan_smem);
+    __shared__ Tout s_warp[NW];
     __shared__ Tout s_excl;
-    __shared__ unsigned s_tile;
     const Op op;
 
-    if (threadIdx.x == 0) s_tile = atomicAdd(ticket, 1u);
-    __syncthreads();
-    const unsigned tile = s_tile;
+    const unsigned tile = blockIdx.x;
     const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
     const uint64_t tile_base = (uint64_t)tile * TILE;
-    /* Warp segment: 32 x ITEMS elements; group g covers [g*32*V, (g+1)*32*V) of it, lane l the
-     * V elements at l*V inside the group: every vector instruction reads 512 contiguous bytes. */
     const uint64_t seg = tile_base + (uint64_t)warp * 32 * ITEMS + (uint64_t)lane * V;
-    const bool full = tile_base + TILE <= n;
+    Tin *mine = sm + warp * 32 * SIT + lane * V; /* this thread's vector g is at mine + g * 32 * V */
+    /* full tiles with aligned pointers: unguarded; the last tile (or unaligned data): guarded.
+     * (Two copies of the body, one per case, measured slower: 0.612 -> 0.637 ms.) */
+    const bool fast = vec && tile_base + TILE <= n;
 
-    Tout x[G][V];
-    if (full && vec) {
-        gs_vec16<Tin> r[G];
+    gs_vec16<Tin> rr[GR > 0 ? GR : 1];
+    if (fast) {
 #pragma unroll
-        for (int g = 0; g < G; g++) r[g] = gs_ld_vec(in + seg + (uint64_t)g * 32 * V);
+        for (int g = 0; g < GS; g++) gs_cp_async_16(mine + g * 32 * V, in + seg + (uint64_t)g * 32 * V);
+        gs_cp_async_commit();
 #pragma unroll
-        for (int g = 0; g < G; g++)
-#pragma unroll
-            for (int v = 0; v < V; v++) x[g][v] = (Tout)r[g].v[v];
-    } else {
+        for (int g = 0; g < GR; g++) rr[g] = gs_ld_vec(in + seg + (uint64_t)(GS + g) * 32 * V);
+        gs_cp_async_wait_all();
+    } else { /* the last tile, or unaligned pointers: element by element; slots past n unused */
 #pragma unroll
         for (int g = 0; g < G; g++)
 #pragma unroll
             for (int v = 0; v < V; v++) {
                 const uint64_t i = seg + (uint64_t)g * 32 * V + v;
-                x[g][v] = i < n ? (Tout)in[i] : Op::identity();
+                const Tin e = i < n ? in[i] : Tin(0);
+                if (g < GS) mine[g * 32 * V + v] = e;
+                else rr[g - GS < 0 ? 0 : g - GS].v[v] = e;
             }
     }
+    /* vector g as accumulator values; past n: the identity */
+    auto group = [&](int g, Tout (&x)[V]) {
+        gs_vec16<Tin> r;
+        if (g < GS) r = *reinterpret_cast<const gs_vec16<Tin> *>(mine + g * 32 * V);
+        else r = rr[g - GS < 0 ? 0 : g - GS];
+#pragma unroll
+        for (int v = 0; v < V; v++) x[v] = (Tout)r.v[v];
+        if (!fast)
+#pragma unroll
+            for (int v = 0; v < V; v++)
+                if (seg + (uint64_t)g * 32 * V + v >= n) x[v] = Op::identity();
+    };
 
-    /* thread-serial scans of each vector, then a warp scan per group; gexcl[g] = what precedes
-     * this thread's vector g inside the warp segment */
-    Tout gexcl[G];
-    Tout run = Op::identity();
+    /* the tile's aggregate first: it is what later tiles wait for */
+    Tout gsum[G];
 #pragma unroll
     for (int g = 0; g < G; g++) {
+        Tout x[V];
+        group(g, x);
+        gsum[g] = x[0];
 #pragma unroll
-        for (int v = 1; v < V; v++) x[g][v] = op(x[g][v - 1], x[g][v]);
-        const Tout inc = gs_warp_scan_incl(x[g][V - 1], op);
-        const Tout exc = __shfl_up_sync(GS_FULL_MASK, inc, 1);
-        const Tout tot = __shfl_sync(GS_FULL_MASK, inc, 31);
-        if (g == 0) {
-            gexcl[0] = lane ? exc : Op::identity();
-            run = tot;
-        } else {
-            gexcl[g] = lane ? op(run, exc) : run;
-            run = op(run, tot);
-        }
+        for (int v = 1; v < V; v++) gsum[g] = op(gsum[g], x[v]);
     }
-    if (lane == 0) s_warp[warp] = run;
-    __syncthreads();
-    gs_block_scan_warp_totals<NW>(s_warp, op);
+    Tout tsum = gsum[0];
+#pragma unroll
+    for (int g = 1; g < G; g++) tsum = op(tsum, gsum[g]);
+    const Tout wsum = gs_warp_allreduce(tsum, op);
+    if (lane == 0) s_warp[warp] = wsum;
     __syncthreads();
 
     if (warp == 0) {
-        const Tout agg = s_warp[NW];
+        const Tout agg = gs_warp_allreduce(lane < NW ? s_warp[lane] : Op::identity(), op);
         Tout excl;
         if (tile == 0) {
             excl = *carry;
@@ -143,29 +160,35 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + ITEMS * (
             if (tile == ntiles - 1) *carry = op(excl, agg);
         }
     }
+    Tout wpre = Op::identity(); /* the warps before this one, left to right */
+#pragma unroll
+    for (int w = 0; w < NW - 1; w++)
+        if (w < warp) wpre = op(wpre, s_warp[w]);
     __syncthreads();
 
-    const Tout wbase = op(s_excl, s_warp[warp]);
+    Tout run = op(s_excl, wpre);
 #pragma unroll
     for (int g = 0; g < G; g++) {
-        const Tout pre = op(wbase, gexcl[g]);
-        Tout o[V];
-        if (exclusive) {
-            o[0] = pre;
+        const Tout inc = gs_warp_scan_incl(gsum[g], op);
+        const Tout exc = __shfl_up_sync(GS_FULL_MASK, inc, 1);
+        const Tout tot = __shfl_sync(GS_FULL_MASK, inc, 31);
+        const Tout pre = lane ? op(run, exc) : run;
+        run = op(run, tot);
+        Tout x[V], c[V], o[V]; /* c: inclusive; exclusive output shifts it by one */
+        group(g, x);
+        c[0] = op(pre, x[0]);
 #pragma unroll
-            for (int v = 1; v < V; v++) o[v] = op(pre, x[g][v - 1]);
-        } else {
+        for (int v = 1; v < V; v++) c[v] = op(c[v - 1], x[v]);
 #pragma unroll
-            for (int v = 0; v < V; v++) o[v] = op(pre, x[g][v]);
-        }
+        for (int v = 0; v < V; v++) o[v] = exclusive ? (v ? c[v - 1] : pre) : c[v];
         const uint64_t i0 = seg + (uint64_t)g * 32 * V;
-        if (full && vec) {
+        if (fast) {
 #pragma unroll
             for (int q = 0; q < V / VO; q++) {
                 gs_vec16<Tout> w;
 #pragma unroll
                 for (int v = 0; v < VO; v++) w.v[v] = o[q * VO + v];
-                gs_st_vec(out + i0 + q * VO, w);
+                gs_st_vec_cs(out + i0 + q * VO, w);
             }
         } else {
 #pragma unroll
@@ -175,30 +198,33 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, 40 + ITEMS * (
     }
 }
 
-template <class Tin> struct scan_lb_cfg {
-    static constexpr gs_tile_cfg c = sizeof(Tin) == 4 ? gs_scan_lookback_cfg4 : gs_scan_lookback_cfg8;
-    static constexpr int tile = c.threads * c.items;
+/* shape by input element size; the minimum of resident blocks by output element size */
+template <class Tin, class Tout> struct scan_lb_cfg {
+    static constexpr gs_scan_cfg c = sizeof(Tin) == 4 ? gs_scan_lookback_cfg4 : gs_scan_lookback_cfg8;
+    static constexpr int tile = c.threads * (c.sitems + c.ritems);
+    static constexpr int minb = sizeof(Tout) == 4 ? c.minb4 : c.minb8;
 };
 
 static size_t scan_lb_bytes(uint64_t ntiles, size_t word) { return 256 + (size_t)ntiles * word; }
 
-template <class Tin, class Tout, class Op, int THREADS, int ITEMS>
+template <class Tin, class Tout, class Op, int THREADS, int SIT, int RIT, int MINB>
 static int scan_lookback_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, void *scratch, size_t bytes,
                              cudaStream_t s, int exclusive, gs_status *st)
 {
     typedef typename gs_tile_status<Tout>::word W;
-    constexpr int TILE = THREADS * ITEMS;
+    constexpr int TILE = THREADS * (SIT + RIT);
+    constexpr size_t SMEM = (size_t)THREADS * SIT * sizeof(Tin);
+    static_assert(SMEM <= 48 * 1024, "more than the default dynamic shared memory");
     if (n == 0) return GS_OK;
     const uint64_t ntiles = gs_cdiv(n, TILE);
     if (ntiles > 0x7fffffffull) return gs_fail(st, GS_EUSAGE, "scan lookback: %llu elements is too many", (unsigned long long)n);
     const size_t need = scan_lb_bytes(ntiles, sizeof(W));
     GS_FORWARD(scan_check_scratch("lookback", bytes, need, st));
     GS_CUDA_CHECK(st, cudaMemsetAsync(scratch, 0, need, s));
-    unsigned *ticket = (unsigned *)scratch;
     W *status = (W *)((char *)scratch + 256);
     const int vec = gs_aligned16(in) && gs_aligned16(out);
-    gs_scan_lookback_k<Tin, Tout, Op, THREADS, ITEMS><<<(unsigned)ntiles, THREADS, 0, s>>>(
-        in, out, n, carry, status, ticket, (unsigned)ntiles, exclusive, vec);
+    gs_scan_lookback_k<Tin, Tout, Op, THREADS, SIT, RIT, MINB><<<(unsigned)ntiles, THREADS, SMEM, s>>>(
+        in, out, n, carry, status, (unsigned)ntiles, exclusive, vec);
     GS_LAUNCH_CHECK(st);
     return GS_OK;
 }
@@ -214,14 +240,14 @@ extern "C" int gs_scan_gpu_lookback_tune(int k, char *desc, size_t dlen, const v
     const cudaStream_t s = gs_stream(stream);
     const T *in = (const T *)d_in;
     T *out = (T *)d_out, *c = (T *)d_carry;
-#define GS_TUNE(K, TH, IT)                                                                                   \
+#define GS_TUNE(K, TH, SI, RI, MB)                                                                           \
     case K:                                                                                                  \
-        snprintf(desc, dlen, "%dx%d", TH, IT);                                                               \
-        return scan_lookback_run<T, T, Op, TH, IT>(in, out, n, c, d_scratch, scratch_bytes, s, 0, st);
+        snprintf(desc, dlen, "%dx(%d+%d) min %d", TH, SI, RI, MB);                                          \
+        return scan_lookback_run<T, T, Op, TH, SI, RI, MB>(in, out, n, c, d_scratch, scratch_bytes, s, 0, st);
     switch (k) {
-        GS_TUNE(0, 128, 32)
-        GS_TUNE(1, 128, 48)
-        GS_TUNE(2, 64, 96)
+        GS_TUNE(0, 128, 52, 28, 7)
+        GS_TUNE(1, 128, 44, 20, 9)
+        GS_TUNE(2, 128, 44, 28, 8)
     default: return GS_EUSAGE;
     }
 #undef GS_TUNE
@@ -229,7 +255,7 @@ extern "C" int gs_scan_gpu_lookback_tune(int k, char *desc, size_t dlen, const v
 
 extern "C" size_t gs_scan_gpu_lookback_scratch(const gs_scan_params *p, uint64_t n_max)
 {
-    const int tile = gs_type_size(p->type) == 4 ? scan_lb_cfg<int32_t>::tile : scan_lb_cfg<int64_t>::tile;
+    const int tile = gs_type_size(p->type) == 4 ? scan_lb_cfg<int32_t, int32_t>::tile : scan_lb_cfg<int64_t, int64_t>::tile;
     return scan_lb_bytes(gs_cdiv(n_max, tile) + 1, 16);
 }
 
@@ -239,8 +265,8 @@ extern "C" int gs_scan_gpu_lookback(const gs_scan_params *p, const void *d_in, v
     return scan_dispatch(p, st, [&](auto tin, auto tout, auto op) -> int {
         typedef decltype(tin) Tin;
         typedef decltype(tout) Tout;
-        typedef scan_lb_cfg<Tin> C;
-        return scan_lookback_run<Tin, Tout, decltype(op), C::c.threads, C::c.items>(
+        typedef scan_lb_cfg<Tin, Tout> C;
+        return scan_lookback_run<Tin, Tout, decltype(op), C::c.threads, C::c.sitems, C::c.ritems, C::minb>(
             (const Tin *)d_in, (Tout *)d_out, n, (Tout *)d_carry, d_scratch, scratch_bytes, gs_stream(stream),
             p->exclusive, st);
     });
