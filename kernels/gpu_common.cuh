@@ -520,7 +520,9 @@ constexpr gs_compact_cfg gs_compact_lookback_cfg8 = {128, 16, 64};
  *   i32, W = 2 / 64 / 500 / 4096 (run 2) / 10^6 (run 1: the large-W path as it is now):
  *   128x16 0.802 / 0.868 / 0.930 / 1.248 / 1.983;  128x32 0.929 / 0.808 / 0.907 / 1.111 / 1.299
  *   256x16 0.875 / 0.953 / 0.986 / 1.279 / 1.282;  64x32 0.885 / 0.801 / 0.874 / 1.312 / -
- *   chosen: lo 128x16, else 128x32: 0.802 / 0.808 / 0.907 (296 Gelem/s, 84% of copy) / 1.111 / 1.299
+ *   chosen (session 1): lo 128x16, else 128x32: 0.802 / 0.808 / 0.907 (296 Gelem/s) / 1.111 / 1.299
+ *   session 2 (TUNING.md v3): mid 64x32 for 16 < W-1 <= 1024 (GS_MM_MID_W1 in minmax.cu), large W
+ *   without the ticket: 0.798 / 0.801 / 0.873 (307.5 Gelem/s, 87% of copy) / 1.110 / 1.287
  *   (before v1, 256x16 with synchronous loads: 1.055 / 1.094 / 1.066 / 1.260 / 1.441)
  *   f32 W=500 (128x32): 1.240 ms;  f64 W=500: 128x16 2.845, 128x8 2.915, 256x8 3.059, 256x16 3.291
  *   Persistent blocks with two buffers (GS_MM_PERSIST=1) measured slower at every W (128x32:
