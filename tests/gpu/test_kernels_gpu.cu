@@ -393,7 +393,7 @@ static void test_scan(void)
                 const gen_spec &g = op == GS_SCAN_SUM ? gsum : gmm;
                 gen(tin, h_in.data(), 0, n, g);
                 for (int ex = 0; ex < 2; ex++) {
-                    gs_scan_params p = {tin, pair_out[pi], (gs_scan_op)op, ex};
+                    gs_scan_params p = {tin, pair_out[pi], (gs_scan_op)op, ex, 0};
                     for (const scan_v &v : scan_vs)
                         scan_check(v, p, n, std::vector<size_t>{n}, gen_name(g), op == GS_SCAN_SUM);
                 }
@@ -404,7 +404,7 @@ static void test_scan(void)
             gen_spec g = {G_FULL, 0, 0, g_seed + 17 * pi};
             gen(tin, h_in.data(), 0, N20, g);
             for (const scan_v &v : scan_vs)
-                scan_check(v, {tin, pair_out[pi], GS_SCAN_SUM, 0}, N20, std::vector<size_t>{N20}, gen_name(g), false);
+                scan_check(v, {tin, pair_out[pi], GS_SCAN_SUM, 0, 0}, N20, std::vector<size_t>{N20}, gen_name(g), false);
         }
     }
     /* chunked: consecutive calls, carry on the device; odd offsets take the unaligned paths */
@@ -416,7 +416,7 @@ static void test_scan(void)
             gen(tin, h_in.data(), 0, N20, g);
             for (int ex = 0; ex < 2; ex++)
                 for (const scan_v &v : scan_vs)
-                    scan_check(v, {tin, pair_out[pi], (gs_scan_op)op, ex}, N20, chunks, gen_name(g), op == GS_SCAN_SUM);
+                    scan_check(v, {tin, pair_out[pi], (gs_scan_op)op, ex, 0}, N20, chunks, gen_name(g), op == GS_SCAN_SUM);
         }
     /* 2^28, defaults and cub: a selection of pairs and ops */
     struct {
@@ -428,7 +428,7 @@ static void test_scan(void)
         const gs_type tin = pair_in[b.pi];
         gen_spec g = {b.kind, gs_type_is_float(tin) ? 0.0001 : 0, 0, g_seed + 200 + b.pi};
         gen(tin, h_in.data(), 0, N28, g);
-        gs_scan_params p = {tin, pair_out[b.pi], (gs_scan_op)b.op, b.ex};
+        gs_scan_params p = {tin, pair_out[b.pi], (gs_scan_op)b.op, b.ex, 0};
         for (const scan_v &v : scan_vs)
             if (!v.slow) scan_check(v, p, N28, std::vector<size_t>{N28}, gen_name(g), b.op == GS_SCAN_SUM);
         if (b.pi == 0 && b.ex == 0) /* chunks of 2^26 + 1 elements: unaligned chunk starts at scale */
@@ -724,7 +724,7 @@ static void test_minmax(void)
             gen(ty, h_in.data(), 0, m, g);
             for (uint64_t W : {1ull, 2ull, 3ull, 31ull, 32ull, 1000ull})
                 for (const minmax_v &v : minmax_vs) {
-                    gs_minmax_params p = {ty, W, GS_MM_BOTH};
+                    gs_minmax_params p = {ty, W, GS_MM_BOTH, 0};
                     minmax_check(v, p, m, 0, {}, false, gen_name(g));
                     if (W - 1 <= m) minmax_check(v, p, m, (size_t)(W - 1), {}, false, gen_name(g));
                 }
@@ -736,7 +736,7 @@ static void test_minmax(void)
                 if (v.speed == 0 && W > 4096) continue;
                 for (int only = 0; only < 3; only++) {
                     if (only && (W != 500 && W != 100000)) continue;
-                    gs_minmax_params p = {ty, W, (gs_mm_only)only};
+                    gs_minmax_params p = {ty, W, (gs_mm_only)only, 0};
                     minmax_check(v, p, N20, (size_t)std::min<uint64_t>(W - 1, N20), {}, false, gen_name(g));
                     if (!only && (v.speed > 0 || W <= 64)) minmax_check(v, p, N20, 0, {}, false, gen_name(g));
                     if (!only && v.speed == 2) minmax_check(v, p, N20, 12345, {}, false, gen_name(g));
@@ -744,19 +744,19 @@ static void test_minmax(void)
             }
         /* W > n */
         for (const minmax_v &v : minmax_vs) {
-            gs_minmax_params p = {ty, 3000000, GS_MM_BOTH};
+            gs_minmax_params p = {ty, 3000000, GS_MM_BOTH, 0};
             if (v.speed > 0) minmax_check(v, p, N20, 0, {}, false, gen_name(g));
             minmax_check(v, p, N20, N20, {}, false, gen_name(g));
         }
         /* linear at W = 10^6: few rows */
-        minmax_check(minmax_vs[0], {ty, 1000000, GS_MM_BOTH}, N20, N20 - 5000, {}, false, gen_name(g));
+        minmax_check(minmax_vs[0], {ty, 1000000, GS_MM_BOTH, 0}, N20, N20 - 5000, {}, false, gen_name(g));
         /* chunked like the engine, halo carried */
         const std::vector<size_t> chunks = {1000, 1, 7, 4096, 300000, 31, (size_t)N20 - 1000 - 1 - 7 - 4096 - 300000 - 31};
         for (uint64_t W : {1ull, 2ull, 64ull, 500ull, 4097ull, 100000ull, 1000000ull})
             for (const minmax_v &v : minmax_vs) {
                 if (v.speed == 0 && W > 4096) continue;
                 for (int partial = 0; partial < 2; partial++)
-                    minmax_check(v, {ty, W, GS_MM_BOTH}, N20, 0, chunks, partial, gen_name(g));
+                    minmax_check(v, {ty, W, GS_MM_BOTH, 0}, N20, 0, chunks, partial, gen_name(g));
             }
     }
     /* 2^28, vhgw (and tiled at one window) */
@@ -765,7 +765,7 @@ static void test_minmax(void)
         gen(ty, h_in.data(), 0, N28, g);
         for (uint64_t W : {2ull, 500ull, 1000000ull}) {
             if (ty != GS_I32 && W == 2) continue;
-            gs_minmax_params p = {ty, W, GS_MM_BOTH};
+            gs_minmax_params p = {ty, W, GS_MM_BOTH, 0};
             minmax_check(minmax_vs[2], p, N28, (size_t)(W - 1), {}, false, gen_name(g));
             if (ty == GS_I32 && W == 500) {
                 minmax_check(minmax_vs[2], p, N28, 0, {}, false, gen_name(g));
@@ -813,7 +813,7 @@ static void test_big(void)
         const scan_v &v = scan_vs[vi];
         char name[128];
         snprintf(name, sizeof name, "scan %s u32->u32 sum incl n=%llu (> 2^32)", v.name, (unsigned long long)N);
-        const gs_scan_params p = {GS_U32, GS_U32, GS_SCAN_SUM, 0};
+        const gs_scan_params p = {GS_U32, GS_U32, GS_SCAN_SUM, 0, 0};
         void *scr;
         const size_t sb = v.scratch(&p, N);
         CK(cudaMalloc(&scr, sb));
@@ -915,18 +915,18 @@ static void test_quick(void)
     const std::vector<size_t> chunks = {4096, 1, 30000, n - 4096 - 1 - 30000};
     gen_spec g = {G_SMALL, 0.01, 0, g_seed};
     gen(GS_I32, h_in.data(), 0, n, g);
-    scan_check(scan_vs[3], {GS_I32, GS_I32, GS_SCAN_SUM, 0}, n, chunks, "small", true);
-    scan_check(scan_vs[3], {GS_I32, GS_I64, GS_SCAN_MAX, 1}, n, std::vector<size_t>{n}, "small", false);
+    scan_check(scan_vs[3], {GS_I32, GS_I32, GS_SCAN_SUM, 0, 0}, n, chunks, "small", true);
+    scan_check(scan_vs[3], {GS_I32, GS_I64, GS_SCAN_MAX, 1, 0}, n, std::vector<size_t>{n}, "small", false);
     compact_check(compact_vs[2], make_pred(GS_I32, GS_PRED_GT, 0, 0, false), n, chunks, 0, "small");
     compact_check(compact_vs[2], make_pred(GS_I32, GS_PRED_NONZERO, 1, 1, false), n, std::vector<size_t>{n}, 77, "small");
     gen(GS_F64, h_in.data(), 0, n, g);
-    scan_check(scan_vs[3], {GS_F64, GS_F64, GS_SCAN_MIN, 1}, n, std::vector<size_t>{n}, "small", false);
+    scan_check(scan_vs[3], {GS_F64, GS_F64, GS_SCAN_MIN, 1, 0}, n, std::vector<size_t>{n}, "small", false);
     compact_check(compact_vs[2], make_pred(GS_F64, GS_PRED_NAN, 1, 0, false), n, std::vector<size_t>{n}, 0, "small");
     gen(GS_I32, h_in.data(), 0, n, g);
     for (uint64_t W : {2ull, 500ull, 5000ull, 40000ull}) {
-        minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_BOTH}, n, 0, {}, false, "small");
-        minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_MIN}, n, (size_t)(W - 1), {}, false, "small");
-        minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_BOTH}, n, 0, chunks, true, "small");
+        minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_BOTH, 0}, n, 0, {}, false, "small");
+        minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_MIN, 0}, n, (size_t)(W - 1), {}, false, "small");
+        minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_BOTH, 0}, n, 0, chunks, true, "small");
     }
 }
 
@@ -1024,7 +1024,7 @@ static void bench(void)
               {GS_F64, GS_SCAN_SUM, false}, {GS_I32, GS_SCAN_MAX, false}};
     for (auto &c : sc) {
         if (!want("scan")) break;
-        const gs_scan_params p = {c.t, c.t, c.op, 0};
+        const gs_scan_params p = {c.t, c.t, c.op, 0, 0};
         const size_t sz = gs_type_size(c.t);
         gen_spec g = {G_SMALL, 0, 0, g_seed + 1};
         gen(c.t, h_in.data(), 0, n, g);
@@ -1137,7 +1137,7 @@ static void bench(void)
     } mc[] = {{GS_I32, 2}, {GS_I32, 64}, {GS_I32, 500}, {GS_I32, 4096}, {GS_I32, 1000000}, {GS_F32, 500}, {GS_F64, 500}};
     for (auto &c : mc) {
         if (!want("minmax")) break;
-        const gs_minmax_params p = {c.t, c.W, GS_MM_BOTH};
+        const gs_minmax_params p = {c.t, c.W, GS_MM_BOTH, 0};
         const size_t sz = gs_type_size(c.t), first = (size_t)(c.W - 1), R = n - first;
         gen_spec g = {G_FULL, 0, 0, g_seed + 3};
         gen(c.t, h_in.data(), 0, n, g);
