@@ -1159,6 +1159,65 @@ static void test_registry(void)
     CHECK(ok, "registry checks: widenings, predicates, window, unsupported type message", "wrong verdict or message");
 }
 
+/* Threads per block: each GPU row takes its default and exactly the sizes of its mask, and refuses
+ * the others with a message that names what it takes; cub and the CPU rows take none. */
+static int check_one_block(const gs_variant *v, int block, gs_status *st)
+{
+    gs_scan_params sp = {GS_I32, GS_I32, GS_SCAN_SUM, 0, block};
+    gs_compact_params cp = {.type = GS_I32, .pred = GS_PRED_NONZERO, .block = block};
+    gs_minmax_params mp = {GS_I32, 5, GS_MM_BOTH, block};
+    return v->op == GS_OP_SCAN      ? gs_variant_check_scan(v, &sp, st)
+           : v->op == GS_OP_COMPACT ? gs_variant_check_compact(v, &cp, st)
+                                    : gs_variant_check_minmax(v, &mp, st);
+}
+
+static void test_registry_blocks(void)
+{
+    char buf[64];
+    int ok = !strcmp(gs_blocks_str(GS_BLOCKS_ANY, buf, sizeof buf), "32, 64, 128, 256, 512, 1024") &&
+             !strcmp(gs_blocks_str(GS_BLOCKS_TPL, buf, sizeof buf), "64, 128, 256, 512") &&
+             !strcmp(gs_blocks_str(0, buf, sizeof buf), "none") && gs_block_valid(32) && gs_block_valid(1024) &&
+             !gs_block_valid(0) && !gs_block_valid(16) && !gs_block_valid(100) && !gs_block_valid(2048) &&
+             !gs_block_valid(-64) && GS_BLOCK_BIT(32) == 1u && GS_BLOCK_BIT(1024) == 32u && GS_BLOCK_BIT(100) == 0u;
+    CHECK(ok, "block sizes: powers of two from 32 to 1024, as text", "%s", buf);
+    size_t n = 0;
+    const gs_variant *vs = gs_variants(&n);
+    const int sizes[] = {32, 64, 128, 256, 512, 1024, 16, 48, 100, 2048};
+    for (size_t i = 0; i < n; i++) {
+        const gs_variant *v = &vs[i];
+        static const char *const ops[] = {"scan", "compact", "minmax"};
+        char name[96], why[192] = "";
+        snprintf(name, sizeof name, "registry blocks: %s %s %s", ops[v->op], v->where == GS_GPU ? "gpu" : "cpu",
+                 v->name);
+        gs_status st = {0};
+        const int fixed = v->where == GS_CPU || !strcmp(v->name, "cub");
+        ok = fixed ? v->blocks == 0 && v->block_default == 0
+                   : (v->blocks & ~GS_BLOCKS_ANY) == 0 && (v->blocks & GS_BLOCK_BIT(v->block_default)) != 0;
+        ok &= check_one_block(v, 0, &st) == GS_OK && gs_variant_block(v, 0) == v->block_default;
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && ok; k++) {
+            const int b = sizes[k], want = (v->blocks & GS_BLOCK_BIT(b)) != 0;
+            gs_status bs = {0};
+            const int rc = check_one_block(v, b, &bs);
+            ok &= want ? rc == GS_OK && gs_variant_block_ok(v, b) && gs_variant_block(v, b) == b
+                       : rc == GS_EUSAGE && !gs_variant_block_ok(v, b) && strstr(bs.msg, v->name) != NULL &&
+                             strstr(bs.msg, fixed ? "takes no block size" : gs_blocks_str(v->blocks, buf, sizeof buf)) != NULL;
+            if (!ok) snprintf(why, sizeof why, "block %d: rc %d, '%.120s'", b, rc, bs.msg);
+        }
+        CHECK(ok, name, "blocks 0x%x default %d: %s", v->blocks, v->block_default, why);
+    }
+#ifdef GS_HAVE_CUDA
+    const gs_variant *lb = gs_variant_find(GS_OP_SCAN, "lookback"), *nv = gs_variant_find(GS_OP_SCAN, "naive"),
+                     *vh = gs_variant_find(GS_OP_MINMAX, "vhgw");
+    gs_status st = {0};
+    gs_scan_params sp = {GS_I32, GS_I32, GS_SCAN_SUM, 0, 32};
+    ok = lb->blocks == GS_BLOCKS_TPL && lb->block_default == 128 && nv->blocks == GS_BLOCKS_ANY &&
+         nv->block_default == 256 && vh->blocks == (GS_BLOCK_BIT(64) | GS_BLOCK_BIT(128) | GS_BLOCK_BIT(256)) &&
+         gs_variant_check_scan(lb, &sp, &st) == GS_EUSAGE &&
+         !strcmp(st.msg, "variant 'lookback' does not run 32 threads per block (it accepts 64, 128, 256, 512)");
+    CHECK(ok, "registry blocks: lookback 64-512 (default 128), naive 32-1024 (256), vhgw 64-256", "%s", st.msg);
+#endif
+}
+
 int main(void)
 {
     const char *s = getenv("GS_TEST_SEED");
@@ -1175,6 +1234,7 @@ int main(void)
     test_minmax();
     test_minmax_edges();
     test_registry();
+    test_registry_blocks();
     gs_pool_stop();
     return CHECK_DONE();
 }
