@@ -951,8 +951,8 @@ static void bench_block_notes(const gs_bench_opts *o)
             if (!gs_variant_block_ok(&v[i], o->blocks[b]))
                 len += (size_t)snprintf(skipped + len, sizeof skipped - len, "%s%d", len ? "," : "", o->blocks[b]);
         if (!blocks[0] && !v[i].blocks)
-            printf("# %s %s: fixed launch shape, none of --block applies: one run at its own shape\n", ops[v[i].op],
-                   v[i].name);
+            printf("# %s %s: its own launch shapes, --block does not apply: one run (the vs cub reference)\n",
+                   ops[v[i].op], v[i].name);
         else if (!blocks[0])
             printf("# %s %s: takes none of --block %s (it takes %s): one run at its default, %d threads\n",
                    ops[v[i].op], v[i].name, skipped, gs_blocks_str(v[i].blocks, sizes, sizeof sizes), v[i].block_default);

@@ -11,6 +11,7 @@
 
 #include "../../common/pool.h"
 #include "../../kernels/kernels.h"
+#include "../../pipeline/bench.h"
 #include "check.h"
 
 #define BIG_N (((size_t)1 << 20) + 3)
@@ -1218,6 +1219,36 @@ static void test_registry_blocks(void)
 #endif
 }
 
+/* bench --block: which runs each variant gets (gs_bench_plan, shared by the bench and its notes) */
+static void test_bench_plan(void)
+{
+    gs_bench_opts o;
+    memset(&o, 0, sizeof o);
+    o.ops = 1u << GS_OP_SCAN;
+    int b[GS_BENCH_MAXBLOCKS];
+    const gs_variant *cpu = gs_variant_find(GS_OP_SCAN, "cpu-par"), *mm = gs_variant_find(GS_OP_MINMAX, "cpu-vhgw");
+    int ok = gs_bench_plan(&o, 0, cpu, b) == 1 && b[0] == 0 && gs_bench_plan(&o, 0, mm, b) == 0 &&
+             gs_bench_plan(&o, 1, cpu, b) == 0;
+    o.blocks[0] = 64, o.blocks[1] = 32, o.nblocks = 2;
+    ok &= gs_bench_plan(&o, 0, cpu, b) == 1 && b[0] == 0; /* CPU variants: one run as usual */
+    o.algos = "cpu";
+    ok &= gs_bench_plan(&o, 0, cpu, b) == 0 && gs_bench_plan(&o, 0, gs_variant_find(GS_OP_SCAN, "cpu"), b) == 1;
+#ifdef GS_HAVE_CUDA
+    o.algos = "lookback,naive";
+    const gs_variant *lb = gs_variant_find(GS_OP_SCAN, "lookback"), *nv = gs_variant_find(GS_OP_SCAN, "naive"),
+                     *cub = gs_variant_find(GS_OP_SCAN, "cub"), *bs = gs_variant_find(GS_OP_SCAN, "blelloch-smem");
+    ok &= gs_bench_plan(&o, 1, lb, b) == 1 && b[0] == 64;                        /* 32: not a lookback size */
+    ok &= gs_bench_plan(&o, 1, nv, b) == 2 && b[0] == 64 && b[1] == 32;          /* the listed order */
+    ok &= gs_bench_plan(&o, 1, cub, b) == 1 && b[0] == 0;                         /* the reference, once */
+    ok &= gs_bench_plan(&o, 1, bs, b) == 0 && gs_bench_plan(&o, 0, lb, b) == 0; /* not selected; not GPU mode */
+    o.blocks[0] = 32, o.nblocks = 1;
+    ok &= gs_bench_plan(&o, 1, lb, b) == 1 && b[0] == 0; /* accepts none of them: its default */
+    o.nblocks = 0;
+    ok &= gs_bench_plan(&o, 1, nv, b) == 1 && b[0] == 0;
+#endif
+    CHECK(ok, "bench plan: each listed block size a GPU variant accepts, else one run at its default", "wrong plan");
+}
+
 int main(void)
 {
     const char *s = getenv("GS_TEST_SEED");
@@ -1235,6 +1266,7 @@ int main(void)
     test_minmax_edges();
     test_registry();
     test_registry_blocks();
+    test_bench_plan();
     gs_pool_stop();
     return CHECK_DONE();
 }
