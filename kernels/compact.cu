@@ -5,9 +5,9 @@
  *
  *   scan      flag -> scan -> scatter: a kernel writes a u32 flag per element, the lookback scan
  *             (u32 -> u64, exclusive) turns flags into output positions, a third kernel scatters.
- *   ballot    two passes over tiles of 256 x 8 (threads x 8): block counts with __syncthreads_count, an
- *             exclusive scan of the counts (lookback scan), then each block re-reads its tile
- *             and places kept elements with warp ballot / popc offsets.
+ *   ballot    two passes over tiles of 256 x 8 (threads x 8): block counts with
+ *             __syncthreads_count, an exclusive scan of the counts (lookback scan), then each
+ *             block re-reads its tile and places kept elements with warp ballot / popc offsets.
  *   lookback  the default: single pass with decoupled look-back. Tiles of threads x items, loaded
  *             with coalesced 16-byte vectors (unguarded on full tiles); the predicate is chosen
  *             once per thread (a switch outside the item loop); ranks from warp ballots; the

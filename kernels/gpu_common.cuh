@@ -471,7 +471,7 @@ static int gs_persistent_blocks(K kernel, int threads, size_t smem, int *cache, 
  * its exact kernel instantiation and launch. The registry refuses sizes a variant does not accept
  * (gs_variant_check_*); launchers check again, since they are entry points of their own. */
 /* Threads for runtime-sized (grid-stride) kernels: block, or dflt when it is 0. */
-static int gs_grid_block(const char *what, int block, int dflt, int *threads, gs_status *st)
+static inline int gs_grid_block(const char *what, int block, int dflt, int *threads, gs_status *st)
 {
     *threads = block ? block : dflt;
     if (block && !gs_block_valid(block))

@@ -944,13 +944,15 @@ extern "C" int gs_minmax_gpu_vhgw(const gs_minmax_params *p, const void *d_in, u
         const cudaStream_t s = gs_stream(stream);
         if (p->window - 1 <= GS_MM_LO_W1) {
             if (!p->block)
-                return mm_vhgw_run<T, C::lo.threads, C::lo.items>(p, in, m, first, out, d_scratch, scratch_bytes, s, st);
+                return mm_vhgw_run<T, C::lo.threads, C::lo.items>(p, in, m, first, out, d_scratch, scratch_bytes, s,
+                                                                  st);
             return gs_dispatch_block<GS_VHGW_BLOCKS>("minmax vhgw", p->block, st, [&](auto threads) -> int {
                 return mm_vhgw_run<T, decltype(threads)::value, C::lo.items, GS_MM_PERSIST, 1, true>(
                     p, in, m, first, out, d_scratch, scratch_bytes, s, st);
             });
         }
-        if (!p->block) return mm_vhgw_run<T, C::c.threads, C::c.items>(p, in, m, first, out, d_scratch, scratch_bytes, s, st);
+        if (!p->block)
+            return mm_vhgw_run<T, C::c.threads, C::c.items>(p, in, m, first, out, d_scratch, scratch_bytes, s, st);
         return gs_dispatch_block<GS_VHGW_BLOCKS>("minmax vhgw", p->block, st, [&](auto threads) -> int {
             return mm_vhgw_run<T, decltype(threads)::value, C::c.items, GS_MM_PERSIST, GS_MM_HI_GMIN, false>(
                 p, in, m, first, out, d_scratch, scratch_bytes, s, st);

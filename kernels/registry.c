@@ -66,7 +66,8 @@ static const gs_variant variants[] = {
     GPU_COMPACT("cub", cub, 0, 0, 0, "cub::DeviceSelect (vendor baseline)"),
     GPU_MINMAX("linear", linear, 0, GS_BLOCKS_ANY, GS_GRID_THREADS, "one thread per output, O(W) each"),
     GPU_MINMAX("tiled", tiled, 0, GS_BLOCKS_TPL, GS_GRID_THREADS, "shared-memory tiles, log-linear"),
-    GPU_MINMAX("vhgw", vhgw, GS_V_DEFAULT, GS_VHGW_BLOCKS, GS_MINMAX_VHGW_THREADS, "van Herk/Gil-Werman block prefix/suffix"),
+    GPU_MINMAX("vhgw", vhgw, GS_V_DEFAULT, GS_VHGW_BLOCKS, GS_MINMAX_VHGW_THREADS,
+               "van Herk/Gil-Werman block prefix/suffix"),
 #endif
     {NULL, GS_OP_NONE, GS_CPU, 0, 0, 0, 0, NULL, {.scan = NULL}, {.scan = NULL}, {.scan = NULL}}, /* end mark */
 };
