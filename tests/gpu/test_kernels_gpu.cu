@@ -11,7 +11,8 @@
  *                               compact lookback, u32); every GPU variant at every block size it
  *                               accepts (the params' block, as gpustream bench --block sets it), i32
  *                               and f64, whole and chunked
- *   test_kernels_gpu --quick    a representative small run of each default (for compute-sanitizer)
+ *   test_kernels_gpu --quick    a representative small run of each default, and of the defaults at
+ *                               their smallest and largest block sizes (for compute-sanitizer)
  *   test_kernels_gpu --bench    times every variant on 2^28 elements in device memory (warm-up,
  *                               L2 flushed, median of 15 with cudaEvents) against a device copy and
  *                               cub, each result checked against the CPU once; prints a table
@@ -1069,6 +1070,18 @@ static void test_quick(void)
         minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_BOTH, 0}, n, 0, {}, false, "small");
         minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_MIN, 0}, n, (size_t)(W - 1), {}, false, "small");
         minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_BOTH, 0}, n, 0, chunks, true, "small");
+    }
+    /* block-size overrides: the largest tiles (compact lookback's dynamic shared staging, vhgw's
+     * large-window path) and the smallest */
+    for (int b : {64, 256}) {
+        minmax_check(minmax_vs[2], {GS_I32, 40000, GS_MM_BOTH, b}, n, 0, {}, false, "small");
+        minmax_check(minmax_vs[2], {GS_I32, 500, GS_MM_BOTH, b}, n, 499, {}, false, "small");
+    }
+    for (int b : {64, 512}) {
+        scan_check(scan_vs[3], {GS_I32, GS_I32, GS_SCAN_SUM, 0, b}, n, chunks, "small", true);
+        gs_compact_params p = make_pred(GS_I32, GS_PRED_NONZERO, 1, 1, false);
+        p.block = b;
+        compact_check(compact_vs[2], p, n, chunks, 0, "small");
     }
 }
 
