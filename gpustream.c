@@ -100,7 +100,7 @@ static const opt_def opts[] = {
     {O_PARTIAL, "partial", 0, 0, V_MINMAX, NULL, "n outputs: the first W-1 over partial windows"},
     {O_ONLY, "only", 0, 1, V_MINMAX, "min|max", "write one of the two columns"},
     {O_N, "elements", 'n', 1, V_GEN | V_BENCH, "N", "number of elements (suffixes: 64M, 2^28, 4e9); bench: a list"},
-    {O_BLOCK, "block", 0, 1, V_BENCH, "LIST", "not supported: launch shapes are build-time data (see test_kernels_gpu --tune)"},
+    {O_BLOCK, "block", 0, 1, V_BENCH, "LIST", "GPU threads per block to sweep: powers of two, 32 to 1024 (default: tuned shapes)"},
     {O_DENSITY, "density", 0, 1, V_BENCH, "LIST", "compact: fractions kept (default 0.01,0.5,0.99)"},
     {O_REPS, "reps", 0, 1, V_BENCH, "N", "timed repeats per case, after one warm-up (default 10); the median is reported"},
     {O_STREAM, "stream", 0, 0, V_BENCH, NULL, "time the host->device->host schedule per --host-mem and --buffers"},
@@ -197,9 +197,11 @@ static const verb_def verbs[] = {
      "  gpustream gen -n 1000 -t f64 --dist normal:0:1 --to csv walk.csv\n"},
     {"bench", V_BENCH, cmd_bench, "time every variant, verified against the CPU reference",
      "gpustream bench [--op scan|compact|minmax|all] [-n SIZES] [-t TYPES] [--algo LIST|all] [--window LIST]\n"
-     "                [--density LIST] [--reps N] [--stream [--host-mem LIST] [--buffers LIST]] [--csv FILE] [--json]",
+     "                [--density LIST] [--block LIST] [--reps N] [--stream [--host-mem LIST] [--buffers LIST]]\n"
+     "                [--csv FILE] [--json]",
      "  gpustream bench --op all\n"
      "  gpustream bench --op scan -n 2^20,2^24,2^28 -t i32,f64 --csv scan.csv\n"
+     "  gpustream bench --op all --block 64,128,256,512 --density 0.5 --window 500 --csv blocks.csv\n"
      "  gpustream bench --op minmax --window 2,64,500,4096,1e6\n"
      "  gpustream bench --stream --host-mem pinned,pageable,registered,mapped --buffers 1,2,3\n"},
     {"info", V_INFO, cmd_info, "build options, devices, limits and kernel variants", "gpustream info",
@@ -320,6 +322,20 @@ static int bench_density(cli *c, const char *s)
     c->bench.densities[c->bench.ndensities++] = d;
     return 0;
 }
+/* Threads per block: a power of two from 32 to 1024 (which sizes a variant takes is the registry's
+ * business: bench runs each variant at the listed sizes it accepts). */
+static int bench_block(cli *c, const char *s)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || !gs_block_valid(v))
+        return usage_error("bench ", "invalid --block '%s' (threads per block: 32, 64, 128, 256, 512 or 1024)", s);
+    for (int i = 0; i < c->bench.nblocks; i++)
+        if (c->bench.blocks[i] == v) return 0; /* listed twice: timed once */
+    c->bench.blocks[c->bench.nblocks++] = (int)v; /* at most the six valid sizes */
+    return 0;
+}
 static int bench_hostmem(cli *c, const char *s)
 {
     static const char *names[] = {"pinned", "pageable", "registered", "mapped"};
@@ -359,11 +375,7 @@ static int apply_bench_opt(cli *c, const opt_def *o, const char *val)
     case O_TYPE: return for_each_item(val, bench_type, c);
     case O_WINDOW: return for_each_item(val, bench_window, c);
     case O_DENSITY: return for_each_item(val, bench_density, c);
-    case O_BLOCK:
-        /* The launch shapes are compile-time data in kernels/gpu_common.cuh (each with the figure
-         * measured for it); tests/gpu/test_kernels_gpu --bench --tune sweeps the alternatives. */
-        return usage_error("bench ", "--block is not supported: launch shapes are fixed at build time "
-                                     "(tests/gpu/test_kernels_gpu --bench --tune sweeps them)");
+    case O_BLOCK: return for_each_item(val, bench_block, c);
     case O_HOSTMEM: return for_each_item(val, bench_hostmem, c);
     case O_BUFFERS: return for_each_item(val, bench_buffers, c);
     case O_ALGO: c->bench.algos = val; return 0;
@@ -877,6 +889,15 @@ static int cmd_info(cli *c)
             }
         printf("  %-8s %-14s %s %-4s %-24s %s\n", ops[v[i].op], v[i].name, (v[i].flags & GS_V_DEFAULT) ? "*" : " ",
                v[i].where == GS_GPU ? "gpu" : "cpu", types, v[i].desc ? v[i].desc : "");
+        if (v[i].where == GS_GPU) {
+            char sizes[64];
+            if (v[i].blocks)
+                printf("  %-8s %-14s   threads per block: %d; bench --block takes %s\n", "", "", v[i].block_default,
+                       gs_blocks_str(v[i].blocks, sizes, sizeof sizes));
+            else
+                printf("  %-8s %-14s   threads per block: its own launch shapes (bench --block does not apply)\n", "",
+                       "");
+        }
     }
     return EXIT_OK;
 }
@@ -893,23 +914,52 @@ static void bench_row(void *ctx, const gs_bench_row *r)
     bench_out *b = ctx;
     b->rows++;
     if (!r->passed) b->failed++;
-    char ratio[16] = "-";
+    char ratio[16] = "-", block[16] = "-";
     if (r->vs_cub > 0) snprintf(ratio, sizeof ratio, "%.2fx", r->vs_cub);
+    if (r->block > 0) snprintf(block, sizeof block, "%d", r->block);
     if (b->json)
         printf("{\"mode\":\"%s\",\"op\":\"%s\",\"variant\":\"%s\",\"type\":\"%s\",\"n\":%llu,\"param\":\"%s\","
-               "\"ms\":%.4f,\"gelem_s\":%.3f,\"gb_s\":%.2f,\"pct_ceiling\":%.1f,\"vs_cub\":%.3f,"
+               "\"block\":%d,\"ms\":%.4f,\"gelem_s\":%.3f,\"gb_s\":%.2f,\"pct_ceiling\":%.1f,\"vs_cub\":%.3f,"
                "\"passed\":%s}\n",
-               r->mode, r->op, r->variant, gs_type_name(r->type), (unsigned long long)r->n, r->param, r->ms,
+               r->mode, r->op, r->variant, gs_type_name(r->type), (unsigned long long)r->n, r->param, r->block, r->ms,
                r->gelem_s, r->gb_s, r->pct_ceiling, r->vs_cub, r->passed ? "true" : "false");
     else
-        printf("%-6s %-7s %-14s %-4s %11llu %-22s %10.4f %9.3f %9.1f %6.1f%% %7s  %s%s%s\n", r->mode, r->op, r->variant,
-               gs_type_name(r->type), (unsigned long long)r->n, r->param, r->ms, r->gelem_s, r->gb_s,
-               r->pct_ceiling, ratio, r->passed ? "passed" : "FAILED", r->passed ? "" : ": ", r->passed ? "" : r->why);
+        printf("%-6s %-7s %-14s %-4s %11llu %-22s %5s %10.4f %9.3f %9.1f %6.1f%% %7s  %s%s%s\n", r->mode, r->op,
+               r->variant, gs_type_name(r->type), (unsigned long long)r->n, r->param, block, r->ms, r->gelem_s,
+               r->gb_s, r->pct_ceiling, ratio, r->passed ? "passed" : "FAILED", r->passed ? "" : ": ",
+               r->passed ? "" : r->why);
     if (b->csv)
-        fprintf(b->csv, "%s,%s,%s,%s,%llu,%s,%.5f,%.4f,%.3f,%.2f,%.4f,%s\n", r->mode, r->op, r->variant,
-                gs_type_name(r->type), (unsigned long long)r->n, r->param, r->ms, r->gelem_s, r->gb_s,
+        fprintf(b->csv, "%s,%s,%s,%s,%llu,%s,%d,%.5f,%.4f,%.3f,%.2f,%.4f,%s\n", r->mode, r->op, r->variant,
+                gs_type_name(r->type), (unsigned long long)r->n, r->param, r->block, r->ms, r->gelem_s, r->gb_s,
                 r->pct_ceiling, r->vs_cub, r->passed ? "passed" : "FAILED");
     fflush(stdout);
+}
+
+/* Text output: which GPU variants cannot run every --block size, and what they do instead. */
+static void bench_block_notes(const gs_bench_opts *o)
+{
+    size_t nv;
+    const gs_variant *v = gs_variants(&nv);
+    static const char *ops[] = {"scan", "compact", "minmax"};
+    for (size_t i = 0; i < nv; i++) {
+        int blocks[GS_BENCH_MAXBLOCKS];
+        const int k = gs_bench_plan(o, 1, &v[i], blocks);
+        if (!k || (k == o->nblocks && blocks[0])) continue; /* not run, or at every listed size */
+        char skipped[64] = "", sizes[64];
+        size_t len = 0;
+        for (int b = 0; b < o->nblocks; b++)
+            if (!gs_variant_block_ok(&v[i], o->blocks[b]))
+                len += (size_t)snprintf(skipped + len, sizeof skipped - len, "%s%d", len ? "," : "", o->blocks[b]);
+        if (!blocks[0] && !v[i].blocks)
+            printf("# %s %s: its own launch shapes, --block does not apply: one run (the vs cub reference)\n",
+                   ops[v[i].op], v[i].name);
+        else if (!blocks[0])
+            printf("# %s %s: takes none of --block %s (it takes %s): one run at its default, %d threads\n",
+                   ops[v[i].op], v[i].name, skipped, gs_blocks_str(v[i].blocks, sizes, sizeof sizes), v[i].block_default);
+        else
+            printf("# %s %s: skips --block %s (it takes %s)\n", ops[v[i].op], v[i].name, skipped,
+                   gs_blocks_str(v[i].blocks, sizes, sizeof sizes));
+    }
 }
 
 static int cmd_bench(cli *c)
@@ -922,6 +972,10 @@ static int cmd_bench(cli *c)
     o->chunk_bytes = c->eng.chunk_bytes;
     if (gs_bench_ceilings(o, &env, &st)) return finish_status(&st);
     int gpu = env.gpu[0] != 0;
+    if (o->nblocks && (!gpu || o->backend == GS_BACKEND_CPU))
+        say_note("--block applies to GPU variants: the CPU variants run as usual");
+    else if (o->nblocks && o->stream)
+        say_note("--block applies to device mode: --stream runs the default variants at their tuned shapes");
     /* Defaults: every op, i32, sizes larger than L2 on the GPU, smaller on a CPU. */
     if (!o->ops) o->ops = 7;
     if (!o->ntypes) o->types[o->ntypes++] = GS_I32;
@@ -957,14 +1011,15 @@ static int cmd_bench(cli *c)
                    env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs, env.d2h_pageable_gbs);
         } else
             printf("# no GPU: CPU variants on %d threads\n", gs_pool_threads());
-        printf("%-6s %-7s %-14s %-4s %11s %-22s %10s %9s %9s %7s %7s  %s\n", "mode", "op", "variant", "type", "n",
-               "param", "ms", "Gelem/s", "GB/s", "%ceil", "vs cub", "check");
+        if (gpu && o->nblocks && !o->stream) bench_block_notes(o);
+        printf("%-6s %-7s %-14s %-4s %11s %-22s %5s %10s %9s %9s %7s %7s  %s\n", "mode", "op", "variant", "type", "n",
+               "param", "block", "ms", "Gelem/s", "GB/s", "%ceil", "vs cub", "check");
     }
     if (b.csv) {
         fprintf(b.csv, "# gpu=%s copy_gbs=%.1f h2d=%.1f d2h=%.1f both=%.1f pageable_h2d=%.1f pageable_d2h=%.1f\n",
                 gpu ? env.gpu : "none", env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs,
                 env.d2h_pageable_gbs);
-        fprintf(b.csv, "mode,op,variant,type,n,param,ms,gelem_s,gb_s,pct_ceiling,vs_cub,check\n");
+        fprintf(b.csv, "mode,op,variant,type,n,param,block,ms,gelem_s,gb_s,pct_ceiling,vs_cub,check\n");
     }
     int rc = gs_bench_run(o, &env, bench_row, &b, &st);
     if (b.csv && fclose(b.csv)) {

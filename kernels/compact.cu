@@ -5,9 +5,9 @@
  *
  *   scan      flag -> scan -> scatter: a kernel writes a u32 flag per element, the lookback scan
  *             (u32 -> u64, exclusive) turns flags into output positions, a third kernel scatters.
- *   ballot    two passes over tiles of 256 x 8: block counts with __syncthreads_count, an
- *             exclusive scan of the counts (lookback scan), then each block re-reads its tile
- *             and places kept elements with warp ballot / popc offsets.
+ *   ballot    two passes over tiles of 256 x 8 (threads x 8): block counts with
+ *             __syncthreads_count, an exclusive scan of the counts (lookback scan), then each
+ *             block re-reads its tile and places kept elements with warp ballot / popc offsets.
  *   lookback  the default: single pass with decoupled look-back. Tiles of threads x items, loaded
  *             with coalesced 16-byte vectors (unguarded on full tiles); the predicate is chosen
  *             once per thread (a switch outside the item loop); the tile's count (warp REDUX
@@ -17,6 +17,11 @@
  *             index order, as CUB's single-pass kernels assume).
  *   cub       cub::DeviceSelect::If (64-bit offsets); indices select from a counting iterator with
  *             a predicate that reads the input at the position.
+ *
+ * Block sizes (p->block, 0 = the tuned default; kernels/gpu_common.cuh): scan's flag and scatter
+ * kernels take any power of two from 32 to 1024 (its positions come from the lookback scan at its
+ * default shape); ballot (tiles of threads x 8) and lookback (threads x the default's items) are
+ * instantiated for 64, 128, 256 and 512 threads; cub keeps its own.
  */
 #include "gpu_common.cuh"
 #include "kernels_gpu.h"
@@ -91,6 +96,15 @@ template <class F> static int compact_dispatch(const gs_compact_params *p, gs_st
  * lookback
  * ============================================================================================ */
 
+/* Where a lookback tile packs its kept items: a static shared array while it fits in the 48 KB
+ * static shared memory allows (every default shape), dynamic shared memory beyond (thread counts
+ * above the default with 8-byte outputs: up to 128 KB at 512 x 32 indices). */
+template <class Out, int TILE> struct compact_lb_stage {
+    static constexpr size_t bytes = (size_t)TILE * sizeof(Out);
+    static constexpr bool dyn = bytes + 1024 > 48 * 1024; /* 1 KB: the block's other shared variables */
+    static constexpr size_t dyn_bytes = dyn ? bytes : 0;
+};
+
 template <class T, bool IDX, int THREADS, int ITEMS, int REGS>
 __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, REGS)) /* occupancy beats registers here */
     gs_compact_lookback_k(const T *__restrict__ in, uint64_t n, void *out_v, uint64_t base, gs_pred<T> pred,
@@ -105,7 +119,10 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, REGS)) /* occu
     typedef gs_tile_status<uint64_t> S;
     const gs_op_sum<uint64_t> add;
 
-    __shared__ Out s_out[TILE];
+    typedef compact_lb_stage<Out, TILE> Stage;
+    __shared__ Out s_out[Stage::dyn ? 1 : TILE];
+    extern __shared__ __align__(16) unsigned char gs_cl_dyn[];
+    Out *const stage = Stage::dyn ? (Out *)gs_cl_dyn : s_out; /* the tile's kept items, packed */
     __shared__ unsigned s_warp[NW];
     __shared__ uint64_t s_excl;
 
@@ -196,8 +213,8 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, REGS)) /* occu
         for (int v = 0; v < V; v++) {
             if ((keep >> (g * V + v)) & 1u) {
                 const unsigned pos = wofs + g * 32 * V + v;
-                if (IDX) s_out[r] = (Out)(base + tile_base + pos);
-                else s_out[r] = (Out)x[g * V + v];
+                if (IDX) stage[r] = (Out)(base + tile_base + pos);
+                else stage[r] = (Out)x[g * V + v];
                 r++;
             }
         }
@@ -206,7 +223,7 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, REGS)) /* occu
 
     Out *out = (Out *)out_v;
     const uint64_t excl = s_excl;
-    for (unsigned i = threadIdx.x; i < tile_cnt; i += THREADS) out[excl + i] = s_out[i];
+    for (unsigned i = threadIdx.x; i < tile_cnt; i += THREADS) out[excl + i] = stage[i];
 }
 
 template <class T> struct compact_lb_cfg {
@@ -233,14 +250,19 @@ static int compact_lookback_run(const gs_compact_params *p, const T *in, uint64_
     typename gs_tile_status<uint64_t>::word *status = (typename gs_tile_status<uint64_t>::word *)((char *)scratch + 256);
     const int vec = gs_aligned16(in);
     const gs_pred<T> pred = gs_pred_make<T>(p);
-    if (p->indices)
-        gs_compact_lookback_k<T, true, THREADS, ITEMS, REGS><<<(unsigned)ntiles, THREADS, 0, s>>>(
+    auto launch = [&](auto idx) -> int {
+        constexpr bool IDX = decltype(idx)::value;
+        constexpr size_t dyn = compact_lb_stage<typename std::conditional<IDX, uint64_t, T>::type, TILE>::dyn_bytes;
+        if (dyn)
+            GS_CUDA_CHECK(st, cudaFuncSetAttribute(gs_compact_lookback_k<T, IDX, THREADS, ITEMS, REGS>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
+        gs_compact_lookback_k<T, IDX, THREADS, ITEMS, REGS><<<(unsigned)ntiles, THREADS, dyn, s>>>(
             in, n, out, base, pred, d_count, status, (unsigned)ntiles, vec);
-    else
-        gs_compact_lookback_k<T, false, THREADS, ITEMS, REGS><<<(unsigned)ntiles, THREADS, 0, s>>>(
-            in, n, out, base, pred, d_count, status, (unsigned)ntiles, vec);
-    GS_LAUNCH_CHECK(st);
-    return GS_OK;
+        GS_LAUNCH_CHECK(st);
+        return GS_OK;
+    };
+    if (p->indices) return launch(std::true_type{});
+    return launch(std::false_type{});
 }
 
 /* Other tile shapes for i32 values (tests/gpu --bench measures them; the best becomes
@@ -268,7 +290,8 @@ extern "C" int gs_compact_gpu_lookback_tune(int k, char *desc, size_t dlen, cons
 
 extern "C" size_t gs_compact_gpu_lookback_scratch(const gs_compact_params *p, uint64_t n_max)
 {
-    const int tile = gs_type_size(p->type) == 4 ? compact_lb_cfg<int32_t>::tile : compact_lb_cfg<int64_t>::tile;
+    const gs_compact_cfg c = gs_type_size(p->type) == 4 ? compact_lb_cfg<int32_t>::c : compact_lb_cfg<int64_t>::c;
+    const int tile = (p->block ? p->block : c.threads) * c.items;
     return compact_lb_bytes(gs_cdiv(n_max, tile) + 1);
 }
 
@@ -279,8 +302,12 @@ extern "C" int gs_compact_gpu_lookback(const gs_compact_params *p, const void *d
     return compact_dispatch(p, st, [&](auto t) -> int {
         typedef decltype(t) T;
         typedef compact_lb_cfg<T> C;
-        return compact_lookback_run<T, C::c.threads, C::c.items, C::c.regs>(p, (const T *)d_in, n, d_out, base, d_count, d_scratch,
-                                                                 scratch_bytes, gs_stream(stream), st);
+        auto run = [&](auto threads) -> int {
+            return compact_lookback_run<T, decltype(threads)::value, C::c.items, C::c.regs>(
+                p, (const T *)d_in, n, d_out, base, d_count, d_scratch, scratch_bytes, gs_stream(stream), st);
+        };
+        if (!p->block) return run(std::integral_constant<int, C::c.threads>{});
+        return gs_dispatch_block<GS_BLOCKS_TPL>("compact lookback", p->block, st, run);
     });
 }
 
@@ -289,7 +316,7 @@ extern "C" int gs_compact_gpu_lookback(const gs_compact_params *p, const void *d
  * carry (the total) in a scratch slot zeroed first.
  * ============================================================================================ */
 
-static const gs_scan_params compact_pos_scan = {GS_U32, GS_U64, GS_SCAN_SUM, 1};
+static const gs_scan_params compact_pos_scan = {GS_U32, GS_U64, GS_SCAN_SUM, 1, 0};
 
 static int compact_positions(const uint32_t *flags, uint64_t *pos, uint64_t n, uint64_t *total, void *scr,
                              size_t scr_bytes, cudaStream_t s, gs_status *st)
@@ -358,13 +385,15 @@ extern "C" int gs_compact_gpu_scan(const gs_compact_params *p, const void *d_in,
     char *scr = (char *)d_scratch;
     uint32_t *flags = (uint32_t *)(scr + l.flags);
     uint64_t *pos = (uint64_t *)(scr + l.pos), *total = (uint64_t *)(scr + l.total);
+    int threads;
+    GS_FORWARD(gs_grid_block("compact scan", p->block, GS_GRID_THREADS, &threads, st));
     return compact_dispatch(p, st, [&](auto t) -> int {
         typedef decltype(t) T;
-        const unsigned grid = grid_for(n, 256);
-        gs_compact_flag_k<T><<<grid, 256, 0, s>>>((const T *)d_in, n, flags, gs_pred_make<T>(p));
+        const unsigned grid = grid_for(n, threads);
+        gs_compact_flag_k<T><<<grid, threads, 0, s>>>((const T *)d_in, n, flags, gs_pred_make<T>(p));
         GS_LAUNCH_CHECK(st);
         GS_FORWARD(compact_positions(flags, pos, n, total, scr + l.scan, scratch_bytes - l.scan, s, st));
-        gs_compact_scatter_k<T><<<grid, 256, 0, s>>>((const T *)d_in, n, flags, pos, d_out, base, p->indices);
+        gs_compact_scatter_k<T><<<grid, threads, 0, s>>>((const T *)d_in, n, flags, pos, d_out, base, p->indices);
         GS_LAUNCH_CHECK(st);
         GS_CUDA_CHECK(st, cudaMemcpyAsync(d_count, total, sizeof(uint64_t), cudaMemcpyDeviceToDevice, s));
         return GS_OK;
@@ -375,35 +404,33 @@ extern "C" int gs_compact_gpu_scan(const gs_compact_params *p, const void *d_in,
  * ballot: block counts (__syncthreads_count), scan of counts, ballot/popc scatter
  * ============================================================================================ */
 
-#define GS_BALLOT_THREADS 256
-#define GS_BALLOT_ROUNDS 8
-#define GS_BALLOT_TILE (GS_BALLOT_THREADS * GS_BALLOT_ROUNDS)
+#define GS_BALLOT_ROUNDS 8 /* elements per thread: a tile is THREADS x 8 (GS_BALLOT_THREADS by default) */
 
-template <class T> __global__ void __launch_bounds__(GS_BALLOT_THREADS)
+template <class T, int THREADS> __global__ void __launch_bounds__(THREADS)
     gs_compact_count_k(const T *in, uint64_t n, gs_pred<T> pred, uint32_t *counts)
 {
-    const uint64_t b0 = (uint64_t)blockIdx.x * GS_BALLOT_TILE;
+    const uint64_t b0 = (uint64_t)blockIdx.x * (THREADS * GS_BALLOT_ROUNDS);
     int c = 0;
 #pragma unroll
     for (int r = 0; r < GS_BALLOT_ROUNDS; r++) {
-        const uint64_t i = b0 + (uint64_t)r * GS_BALLOT_THREADS + threadIdx.x;
+        const uint64_t i = b0 + (uint64_t)r * THREADS + threadIdx.x;
         c += __syncthreads_count(i < n && pred(in[i]));
     }
     if (threadIdx.x == 0) counts[blockIdx.x] = (uint32_t)c;
 }
 
-template <class T> __global__ void __launch_bounds__(GS_BALLOT_THREADS)
+template <class T, int THREADS> __global__ void __launch_bounds__(THREADS)
     gs_compact_ballot_scatter_k(const T *in, uint64_t n, gs_pred<T> pred, const uint64_t *offsets, void *out,
                                 uint64_t base, int indices)
 {
-    constexpr int NW = GS_BALLOT_THREADS / 32;
+    constexpr int NW = THREADS / 32;
     __shared__ unsigned s_w[2][NW];
     const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
-    const uint64_t b0 = (uint64_t)blockIdx.x * GS_BALLOT_TILE;
+    const uint64_t b0 = (uint64_t)blockIdx.x * (THREADS * GS_BALLOT_ROUNDS);
     uint64_t run = offsets[blockIdx.x];
 #pragma unroll
     for (int r = 0; r < GS_BALLOT_ROUNDS; r++) {
-        const uint64_t i = b0 + (uint64_t)r * GS_BALLOT_THREADS + threadIdx.x;
+        const uint64_t i = b0 + (uint64_t)r * THREADS + threadIdx.x;
         T x = T(0);
         const bool k = i < n && pred(x = in[i]);
         const unsigned bal = __ballot_sync(GS_FULL_MASK, k);
@@ -428,10 +455,10 @@ template <class T> __global__ void __launch_bounds__(GS_BALLOT_THREADS)
 struct compact_ballot_layout {
     size_t total, counts, offsets, scan, bytes;
 };
-static compact_ballot_layout compact_ballot_lay(uint64_t n)
+static compact_ballot_layout compact_ballot_lay(uint64_t n, int threads)
 {
     compact_ballot_layout l;
-    const uint64_t nb = gs_cdiv(n ? n : 1, GS_BALLOT_TILE);
+    const uint64_t nb = gs_cdiv(n ? n : 1, (uint64_t)threads * GS_BALLOT_ROUNDS);
     l.total = 0;
     l.counts = 256;
     l.offsets = gs_align_up(l.counts + (size_t)nb * 4, 256);
@@ -442,8 +469,29 @@ static compact_ballot_layout compact_ballot_lay(uint64_t n)
 
 extern "C" size_t gs_compact_gpu_ballot_scratch(const gs_compact_params *p, uint64_t n_max)
 {
-    (void)p;
-    return compact_ballot_lay(n_max).bytes;
+    return compact_ballot_lay(n_max, p->block ? p->block : GS_BALLOT_THREADS).bytes;
+}
+
+template <class T, int THREADS>
+static int compact_ballot_run(const gs_compact_params *p, const T *in, uint64_t n, void *out, uint64_t base,
+                              uint64_t *d_count, void *scratch, size_t bytes, cudaStream_t s, gs_status *st)
+{
+    const compact_ballot_layout l = compact_ballot_lay(n, THREADS);
+    GS_FORWARD(compact_check_scratch("ballot", bytes, l.bytes, st));
+    const uint64_t nb = gs_cdiv(n, THREADS * GS_BALLOT_ROUNDS);
+    if (nb > 0x7fffffffull) return gs_fail(st, GS_EUSAGE, "compact ballot: n too large");
+    char *scr = (char *)scratch;
+    uint32_t *counts = (uint32_t *)(scr + l.counts);
+    uint64_t *offsets = (uint64_t *)(scr + l.offsets), *total = (uint64_t *)(scr + l.total);
+    const gs_pred<T> pred = gs_pred_make<T>(p);
+    gs_compact_count_k<T, THREADS><<<(unsigned)nb, THREADS, 0, s>>>(in, n, pred, counts);
+    GS_LAUNCH_CHECK(st);
+    GS_FORWARD(compact_positions(counts, offsets, nb, total, scr + l.scan, bytes - l.scan, s, st));
+    gs_compact_ballot_scatter_k<T, THREADS><<<(unsigned)nb, THREADS, 0, s>>>(in, n, pred, offsets, out, base,
+                                                                            p->indices);
+    GS_LAUNCH_CHECK(st);
+    GS_CUDA_CHECK(st, cudaMemcpyAsync(d_count, total, sizeof(uint64_t), cudaMemcpyDeviceToDevice, s));
+    return GS_OK;
 }
 
 extern "C" int gs_compact_gpu_ballot(const gs_compact_params *p, const void *d_in, uint64_t n, void *d_out,
@@ -455,24 +503,14 @@ extern "C" int gs_compact_gpu_ballot(const gs_compact_params *p, const void *d_i
         GS_CUDA_CHECK(st, cudaMemsetAsync(d_count, 0, sizeof(uint64_t), s));
         return GS_OK;
     }
-    const compact_ballot_layout l = compact_ballot_lay(n);
-    GS_FORWARD(compact_check_scratch("ballot", scratch_bytes, l.bytes, st));
-    const uint64_t nb = gs_cdiv(n, GS_BALLOT_TILE);
-    if (nb > 0x7fffffffull) return gs_fail(st, GS_EUSAGE, "compact ballot: n too large");
-    char *scr = (char *)d_scratch;
-    uint32_t *counts = (uint32_t *)(scr + l.counts);
-    uint64_t *offsets = (uint64_t *)(scr + l.offsets), *total = (uint64_t *)(scr + l.total);
     return compact_dispatch(p, st, [&](auto t) -> int {
         typedef decltype(t) T;
-        const gs_pred<T> pred = gs_pred_make<T>(p);
-        gs_compact_count_k<T><<<(unsigned)nb, GS_BALLOT_THREADS, 0, s>>>((const T *)d_in, n, pred, counts);
-        GS_LAUNCH_CHECK(st);
-        GS_FORWARD(compact_positions(counts, offsets, nb, total, scr + l.scan, scratch_bytes - l.scan, s, st));
-        gs_compact_ballot_scatter_k<T><<<(unsigned)nb, GS_BALLOT_THREADS, 0, s>>>((const T *)d_in, n, pred, offsets,
-                                                                                 d_out, base, p->indices);
-        GS_LAUNCH_CHECK(st);
-        GS_CUDA_CHECK(st, cudaMemcpyAsync(d_count, total, sizeof(uint64_t), cudaMemcpyDeviceToDevice, s));
-        return GS_OK;
+        auto run = [&](auto threads) -> int {
+            return compact_ballot_run<T, decltype(threads)::value>(p, (const T *)d_in, n, d_out, base, d_count,
+                                                                   d_scratch, scratch_bytes, s, st);
+        };
+        if (!p->block) return run(std::integral_constant<int, GS_BALLOT_THREADS>{});
+        return gs_dispatch_block<GS_BLOCKS_TPL>("compact ballot", p->block, st, run);
     });
 }
 

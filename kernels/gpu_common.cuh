@@ -8,6 +8,7 @@
  *   gs_cp_async_*                     asynchronous global -> shared copies (LDGSTS)
  *   gs_persistent_blocks              host: blocks of a kernel that fit on the device at once
  *   gs_*_cfg                          launch configurations, kept as data with what they measured
+ *   gs_grid_block / gs_dispatch_block host: the params' block (threads per block) -> a launch
  *
  * Only the kernels/ .cu files include this. No printing, no exiting: launchers return a gs_status code. */
 #ifndef GS_GPU_COMMON_CUH
@@ -16,7 +17,10 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "kernels.h"
+#include "kernels_gpu.h"
 #include "ops.h"
 
 /* ---- errors -------------------------------------------------------------------------------- */
@@ -475,6 +479,36 @@ static int gs_persistent_blocks(K kernel, int threads, size_t smem, int *cache, 
     return GS_OK;
 }
 
+/* ---- block sizes (the params' block; gpustream bench --block) ------------------------------------
+ * block == 0 is the tuned launch: launchers take that path first and unchanged, so a default keeps
+ * its exact kernel instantiation and launch. The registry refuses sizes a variant does not accept
+ * (gs_variant_check_*); launchers check again, since they are entry points of their own. */
+/* Threads for runtime-sized (grid-stride) kernels: block, or dflt when it is 0. */
+static inline int gs_grid_block(const char *what, int block, int dflt, int *threads, gs_status *st)
+{
+    *threads = block ? block : dflt;
+    if (block && !gs_block_valid(block))
+        return gs_fail(st, GS_EUSAGE, "%s: %d threads per block (a power of two from 32 to 1024)", what, block);
+    return GS_OK;
+}
+/* f(std::integral_constant<int, THREADS>{}) for a non-zero block in MASK (GS_BLOCKS_TPL or a part
+ * of it): the thread counts a kernel with a compile-time thread count is instantiated for (each
+ * keeps its default's items per thread, so the tile is THREADS x items). */
+template <unsigned MASK, int THREADS = 64, class F>
+static int gs_dispatch_block(const char *what, int block, gs_status *st, F &&f)
+{
+    static_assert((MASK & ~GS_BLOCKS_TPL) == 0, "templated kernels: 64, 128, 256 or 512 threads");
+    if constexpr (THREADS > 512) {
+        char sizes[64];
+        return gs_fail(st, GS_EUSAGE, "%s: no kernel for %d threads per block (built for %s)", what, block,
+                       gs_blocks_str(MASK, sizes, sizeof sizes));
+    } else {
+        if constexpr ((MASK & GS_BLOCK_BIT(THREADS)) != 0)
+            if (block == THREADS) return f(std::integral_constant<int, THREADS>{});
+        return gs_dispatch_block<MASK, 2 * THREADS>(what, block, st, f);
+    }
+}
+
 /* ---- launch configurations (CUB style: data, with the measurement that chose them) ----------
  * Measured with tests/gpu/test_kernels_gpu --bench --tune: 2^28 elements in device memory, median
  * of 10 reps, L2 flushed; NVIDIA H200 (132 SMs, 1980 MHz), device copy 4240 GB/s (read + write).
@@ -514,6 +548,12 @@ struct gs_compact_cfg {
 };
 constexpr gs_compact_cfg gs_compact_lookback_cfg4 = {128, 32, 56};
 constexpr gs_compact_cfg gs_compact_lookback_cfg8 = {128, 16, 64};
+static_assert(gs_scan_lookback_cfg4.threads == GS_SCAN_LOOKBACK_THREADS &&
+                  gs_scan_lookback_cfg8.threads == GS_SCAN_LOOKBACK_THREADS,
+              "the registry's block_default (kernels_gpu.h) names these threads");
+static_assert(gs_compact_lookback_cfg4.threads == GS_COMPACT_LOOKBACK_THREADS &&
+                  gs_compact_lookback_cfg8.threads == GS_COMPACT_LOOKBACK_THREADS,
+              "the registry's block_default (kernels_gpu.h) names these threads");
 /* minmax vhgw: threads x items output rows per block (items: a power of two); `lo` for windows with
  * W-1 <= 16 (minmax.cu GS_MM_LO_W1), the other for the rest. Spans loaded with cp.async (all in
  * flight), floats as integer keys (kernels/TUNING.md, v1 and v2).
@@ -536,5 +576,12 @@ constexpr gs_tile_cfg gs_minmax_vhgw_mid_cfg4 = {64, 32};
 constexpr gs_tile_cfg gs_minmax_vhgw_cfg8 = {128, 16};
 constexpr gs_tile_cfg gs_minmax_vhgw_lo_cfg8 = {128, 16};
 constexpr gs_tile_cfg gs_minmax_vhgw_mid_cfg8 = {128, 16};
+static_assert(gs_minmax_vhgw_cfg4.threads == GS_MINMAX_VHGW_THREADS &&
+                  gs_minmax_vhgw_lo_cfg4.threads == GS_MINMAX_VHGW_THREADS &&
+                  gs_minmax_vhgw_cfg8.threads == GS_MINMAX_VHGW_THREADS &&
+                  gs_minmax_vhgw_lo_cfg8.threads == GS_MINMAX_VHGW_THREADS &&
+                  gs_minmax_vhgw_mid_cfg8.threads == GS_MINMAX_VHGW_THREADS &&
+                  gs_minmax_vhgw_mid_cfg4.threads == GS_MINMAX_VHGW_MID_THREADS,
+              "the registry's block_default (kernels_gpu.h) names these threads");
 
 #endif

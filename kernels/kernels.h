@@ -33,6 +33,7 @@ typedef struct gs_scan_params {
     gs_type out_type; /* accumulator and output type (== type unless --out-type) */
     gs_scan_op op;
     int exclusive;
+    int block; /* GPU threads per block; 0 = the variant's tuned default (see gs_variant.blocks) */
 } gs_scan_params;
 
 typedef enum gs_pred_kind {
@@ -47,6 +48,7 @@ typedef struct gs_compact_params {
     gs_value a, b; /* operands, already in `type` */
     int invert;
     int indices; /* write u64 positions instead of values */
+    int block;   /* GPU threads per block; 0 = the variant's tuned default */
 } gs_compact_params;
 
 typedef enum gs_mm_only { GS_MM_BOTH = 0, GS_MM_MIN, GS_MM_MAX } gs_mm_only;
@@ -55,6 +57,7 @@ typedef struct gs_minmax_params {
     gs_type type;
     uint64_t window; /* W >= 1 */
     gs_mm_only only;
+    int block;       /* GPU threads per block; 0 = the variant's tuned default */
 } gs_minmax_params;
 
 /* Scan identity for an op and type, written into *v. */
@@ -107,12 +110,23 @@ enum {
     GS_V_REFERENCE = 1u << 7,  /* the reference other variants are checked against */
 };
 
+/* Threads per block a GPU variant can be launched with (gs_variant.blocks, the params' block):
+ * bit k set = 32 << k threads, k = 0..5 (32..1024). Grid-stride and runtime-sized kernels take
+ * any of them; kernels whose thread count is a template argument are instantiated for 64, 128,
+ * 256 and 512 (kernels/gpu_common.cuh, gs_dispatch_block). */
+#define GS_BLOCK_BIT(t)                                                                           \
+    ((t) == 32 ? 1u : (t) == 64 ? 2u : (t) == 128 ? 4u : (t) == 256 ? 8u : (t) == 512 ? 16u : (t) == 1024 ? 32u : 0u)
+#define GS_BLOCKS_ANY 0x3fu /* 32, 64, 128, 256, 512, 1024 */
+#define GS_BLOCKS_TPL 0x1eu /* 64, 128, 256, 512 */
+
 typedef struct gs_variant {
     const char *name; /* the --algo name */
     gs_op op;
     gs_where where;
     unsigned types; /* GS_TYPE_BIT mask */
     unsigned flags;
+    unsigned blocks;   /* GS_BLOCK_BIT mask of the block sizes it accepts; 0 = no override (cub, CPU) */
+    int block_default; /* threads per block when block == 0; 0 where that does not apply */
     const char *desc; /* one line for `gpustream info` */
     union {
         gs_scan_cpu_fn scan;
@@ -141,6 +155,18 @@ const gs_variant *gs_variant_default(gs_op op, gs_where where);
 int gs_variant_check_scan(const gs_variant *v, const gs_scan_params *p, gs_status *st);
 int gs_variant_check_compact(const gs_variant *v, const gs_compact_params *p, gs_status *st);
 int gs_variant_check_minmax(const gs_variant *v, const gs_minmax_params *p, gs_status *st);
+/* 1 if threads is a power of two from 32 to 1024 (a size some GPU variant could take). */
+int gs_block_valid(long threads);
+/* 1 if v accepts block (0, its default, is always accepted). */
+int gs_variant_block_ok(const gs_variant *v, int block);
+/* The threads per block v runs with for block: block itself, or its default when 0 (0 for
+ * variants without one, such as cub and the CPU variants). */
+int gs_variant_block(const gs_variant *v, int block);
+/* The same for a minmax launch: the GPU vhgw default depends on the window and type (its mid
+ * shape, GS_MINMAX_VHGW_MID_THREADS, for 4-byte types with 16 < W-1 <= 1024). */
+int gs_variant_block_minmax(const gs_variant *v, int block, const gs_minmax_params *p);
+/* The sizes of a GS_BLOCK_BIT mask as text, "64, 128, 256, 512" ("none" for 0); returns buf. */
+const char *gs_blocks_str(unsigned mask, char *buf, size_t len);
 
 /* ---- CPU variants (kernels/scan_cpu.c, compact_cpu.c, minmax_cpu.c) ----------------------------------------------------- */
 int gs_scan_cpu(const gs_scan_params *p, const void *in, void *out, size_t n, gs_value *carry, gs_status *st);

@@ -33,6 +33,12 @@
  *           wins), keyed once in shared memory. Block shapes by W (gs_minmax_vhgw_*cfg* in
  *           gpu_common.cuh); GS_MM_PERSIST=1 makes small-W blocks persistent with two buffers
  *           (measured slower; kept for --bench --tune).
+ *
+ * Block sizes (p->block, 0 = the tuned default; kernels/gpu_common.cuh): linear takes any power of
+ * two from 32 to 1024; tiled (its shared-memory kernel and the one-block prefix kernel are
+ * templated on the thread count, tiles of 4 x threads) is instantiated for 64, 128, 256 and 512
+ * threads, vhgw (the threads of whichever shape W picks, with that shape's items) for 64, 128 and
+ * 256 (GS_VHGW_BLOCKS: 512 would double this file's compile time).
  */
 #include "gpu_common.cuh"
 #include "kernels_gpu.h"
@@ -106,11 +112,13 @@ extern "C" int gs_minmax_gpu_linear(const gs_minmax_params *p, const void *d_in,
 {
     (void)d_scratch;
     (void)scratch_bytes;
+    int threads;
+    GS_FORWARD(gs_grid_block("minmax linear", p->block, GS_GRID_THREADS, &threads, st));
     return mm_dispatch(p, st, [&](auto t) -> int {
         typedef decltype(t) T;
         if (first >= m) return GS_OK;
-        gs_mm_linear_k<T><<<grid_for(m - first, 256), 256, 0, gs_stream(stream)>>>((const T *)d_in, m, first, p->window,
-                                                                                  (T *)d_out, p->only);
+        gs_mm_linear_k<T><<<grid_for(m - first, threads), threads, 0, gs_stream(stream)>>>(
+            (const T *)d_in, m, first, p->window, (T *)d_out, p->only);
         GS_LAUNCH_CHECK(st);
         return GS_OK;
     });
@@ -121,20 +129,18 @@ extern "C" int gs_minmax_gpu_linear(const gs_minmax_params *p, const void *d_in,
  * scan per chunk with the carry in registers. Used by tiled.
  * ============================================================================================ */
 
-#define GS_MM_PFX_THREADS 256
-
-template <class T>
-__global__ void __launch_bounds__(GS_MM_PFX_THREADS)
+template <class T, int THREADS>
+__global__ void __launch_bounds__(THREADS)
     gs_mm_prefix_k(const T *in, uint64_t m, uint64_t first, uint64_t W, T *out, int only)
 {
-    constexpr int NW = GS_MM_PFX_THREADS / 32;
+    constexpr int NW = THREADS / 32;
     __shared__ T s_mn[NW + 1], s_mx[NW + 1];
     const gs_op_min<T> omin;
     const gs_op_max<T> omax;
     const uint64_t end = W - 1 < m ? W - 1 : m; /* rows with e < end are clipped */
     const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
     T cmn = omin.identity(), cmx = omax.identity();
-    for (uint64_t c0 = 0; c0 < end; c0 += GS_MM_PFX_THREADS) {
+    for (uint64_t c0 = 0; c0 < end; c0 += THREADS) {
         const uint64_t e = c0 + threadIdx.x;
         const T v = e < end ? in[e] : in[end - 1];
         T imn = gs_warp_scan_incl(v, omin), imx = gs_warp_scan_incl(v, omax);
@@ -165,32 +171,35 @@ __global__ void __launch_bounds__(GS_MM_PFX_THREADS)
  * tiled: sparse table by doubling
  * ============================================================================================ */
 
-#define GS_TL_THREADS 256
-#define GS_TL_TILE 1024 /* positions per block in the shared-memory levels */
-#define GS_TL_J 9       /* levels done in shared memory: spans up to 2^9 */
-#define GS_TL_SPAN (GS_TL_TILE + (1 << GS_TL_J))
-#define GS_TL_PER ((GS_TL_SPAN + GS_TL_THREADS - 1) / GS_TL_THREADS)
+#define GS_TL_THREADS 256 /* the default: tiles of GS_TL_TILE = 1024 positions */
+#define GS_TL_ITEMS 4    /* positions per thread in the shared-memory levels */
+#define GS_TL_J 9        /* levels done in shared memory: spans up to 2^9 */
+#define GS_TL_TILE(threads) ((threads) * GS_TL_ITEMS)
+#define GS_TL_SPAN(threads) (GS_TL_TILE(threads) + (1 << GS_TL_J))
+#define GS_TL_PER(threads) ((GS_TL_SPAN(threads) + (threads) - 1) / (threads))
+static_assert(GS_TL_THREADS == GS_GRID_THREADS, "the registry's block_default for tiled (kernels_gpu.h)");
 
 /* Levels 1..kA of the tile [i0, i0 + TILE) in shared memory; writes D_kA for i <= m - 2^kA.
  * Reads in[i0 .. i0 + TILE + 2^kA - 1), clamped at m-1. */
-template <class T>
-__global__ void __launch_bounds__(GS_TL_THREADS)
+template <class T, int THREADS>
+__global__ void __launch_bounds__(THREADS)
     gs_mm_tiled_smem_k(const T *in, uint64_t m, int kA, T *dmn, T *dmx)
 {
-    __shared__ T a_mn[GS_TL_SPAN], a_mx[GS_TL_SPAN];
-    const uint64_t i0 = (uint64_t)blockIdx.x * GS_TL_TILE;
-    const int span = GS_TL_TILE + (1 << kA) - 1;
-    for (int j = threadIdx.x; j < span; j += GS_TL_THREADS) {
+    constexpr int TILE = GS_TL_TILE(THREADS), PER = GS_TL_PER(THREADS);
+    __shared__ T a_mn[GS_TL_SPAN(THREADS)], a_mx[GS_TL_SPAN(THREADS)];
+    const uint64_t i0 = (uint64_t)blockIdx.x * TILE;
+    const int span = TILE + (1 << kA) - 1;
+    for (int j = threadIdx.x; j < span; j += THREADS) {
         const uint64_t i = i0 + j < m ? i0 + j : m - 1;
         a_mn[j] = a_mx[j] = in[i];
     }
     for (int k = 0; k < kA; k++) {
         const int d = 1 << k, len = span - (2 << k) + 1; /* valid entries after this level */
-        T vmn[GS_TL_PER], vmx[GS_TL_PER];
+        T vmn[PER], vmx[PER];
         __syncthreads();
 #pragma unroll
-        for (int q = 0; q < GS_TL_PER; q++) {
-            const int j = threadIdx.x + q * GS_TL_THREADS;
+        for (int q = 0; q < PER; q++) {
+            const int j = threadIdx.x + q * THREADS;
             if (j < len) {
                 vmn[q] = gs_min(a_mn[j], a_mn[j + d]);
                 vmx[q] = gs_max(a_mx[j], a_mx[j + d]);
@@ -198,8 +207,8 @@ __global__ void __launch_bounds__(GS_TL_THREADS)
         }
         __syncthreads();
 #pragma unroll
-        for (int q = 0; q < GS_TL_PER; q++) {
-            const int j = threadIdx.x + q * GS_TL_THREADS;
+        for (int q = 0; q < PER; q++) {
+            const int j = threadIdx.x + q * THREADS;
             if (j < len) {
                 a_mn[j] = vmn[q];
                 a_mx[j] = vmx[q];
@@ -208,7 +217,7 @@ __global__ void __launch_bounds__(GS_TL_THREADS)
     }
     __syncthreads();
     const uint64_t valid = m - ((uint64_t)1 << kA) + 1; /* D_kA defined for i < valid */
-    for (int j = threadIdx.x; j < GS_TL_TILE; j += GS_TL_THREADS)
+    for (int j = threadIdx.x; j < TILE; j += THREADS)
         if (i0 + j < valid) {
             dmn[i0 + j] = a_mn[j];
             dmx[i0 + j] = a_mx[j];
@@ -249,42 +258,53 @@ extern "C" size_t gs_minmax_gpu_tiled_scratch(const gs_minmax_params *p, uint64_
     return 4 * gs_align_up((size_t)(m_max + 1) * gs_type_size(p->type), 256);
 }
 
+template <class T, int THREADS>
+static int mm_tiled_run(const gs_minmax_params *p, const T *in, uint64_t m, uint64_t first, T *out, void *scratch,
+                        size_t scratch_bytes, cudaStream_t s, gs_status *st)
+{
+    const uint64_t W = p->window;
+    if (first >= m) return GS_OK;
+    if (first < W - 1) { /* clipped rows */
+        gs_mm_prefix_k<T, THREADS><<<1, THREADS, 0, s>>>(in, m, first, W, out, p->only);
+        GS_LAUNCH_CHECK(st);
+    }
+    if (m < W) return GS_OK; /* no whole window */
+    const int K = mm_log2_floor(W);
+    const size_t arr = gs_align_up((size_t)(m + 1) * sizeof(T), 256);
+    GS_FORWARD(mm_check_scratch("tiled", scratch_bytes, 4 * arr, st));
+    char *scr = (char *)scratch;
+    T *bmn[2] = {(T *)scr, (T *)(scr + 2 * arr)}, *bmx[2] = {(T *)(scr + arr), (T *)(scr + 3 * arr)};
+    const int kA = K < GS_TL_J ? K : GS_TL_J;
+    const uint64_t validA = m - ((uint64_t)1 << kA) + 1;
+    gs_mm_tiled_smem_k<T, THREADS><<<(unsigned)gs_cdiv(validA, GS_TL_TILE(THREADS)), THREADS, 0, s>>>(in, m, kA, bmn[0],
+                                                                                                   bmx[0]);
+    GS_LAUNCH_CHECK(st);
+    int cur = 0;
+    for (int k = kA; k < K; k++) {
+        const uint64_t valid = m - ((uint64_t)2 << k) + 1;
+        gs_mm_tiled_level_k<T><<<grid_for(valid, THREADS), THREADS, 0, s>>>(bmn[cur], bmx[cur], bmn[cur ^ 1],
+                                                                          bmx[cur ^ 1], valid, (uint64_t)1 << k);
+        GS_LAUNCH_CHECK(st);
+        cur ^= 1;
+    }
+    const uint64_t e0 = first > W - 1 ? first : W - 1;
+    gs_mm_tiled_answer_k<T><<<grid_for(m - e0, THREADS), THREADS, 0, s>>>(bmn[cur], bmx[cur], m, first, W, K, out,
+                                                                        p->only);
+    GS_LAUNCH_CHECK(st);
+    return GS_OK;
+}
+
 extern "C" int gs_minmax_gpu_tiled(const gs_minmax_params *p, const void *d_in, uint64_t m, uint64_t first, void *d_out,
                                    void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st)
 {
     return mm_dispatch(p, st, [&](auto t) -> int {
         typedef decltype(t) T;
-        const cudaStream_t s = gs_stream(stream);
-        const uint64_t W = p->window;
-        const T *in = (const T *)d_in;
-        T *out = (T *)d_out;
-        if (first >= m) return GS_OK;
-        if (first < W - 1) { /* clipped rows */
-            gs_mm_prefix_k<T><<<1, GS_MM_PFX_THREADS, 0, s>>>(in, m, first, W, out, p->only);
-            GS_LAUNCH_CHECK(st);
-        }
-        if (m < W) return GS_OK; /* no whole window */
-        const int K = mm_log2_floor(W);
-        const size_t arr = gs_align_up((size_t)(m + 1) * sizeof(T), 256);
-        GS_FORWARD(mm_check_scratch("tiled", scratch_bytes, 4 * arr, st));
-        char *scr = (char *)d_scratch;
-        T *bmn[2] = {(T *)scr, (T *)(scr + 2 * arr)}, *bmx[2] = {(T *)(scr + arr), (T *)(scr + 3 * arr)};
-        const int kA = K < GS_TL_J ? K : GS_TL_J;
-        const uint64_t validA = m - ((uint64_t)1 << kA) + 1;
-        gs_mm_tiled_smem_k<T><<<(unsigned)gs_cdiv(validA, GS_TL_TILE), GS_TL_THREADS, 0, s>>>(in, m, kA, bmn[0], bmx[0]);
-        GS_LAUNCH_CHECK(st);
-        int cur = 0;
-        for (int k = kA; k < K; k++) {
-            const uint64_t valid = m - ((uint64_t)2 << k) + 1;
-            gs_mm_tiled_level_k<T><<<grid_for(valid, 256), 256, 0, s>>>(bmn[cur], bmx[cur], bmn[cur ^ 1], bmx[cur ^ 1],
-                                                                        valid, (uint64_t)1 << k);
-            GS_LAUNCH_CHECK(st);
-            cur ^= 1;
-        }
-        const uint64_t e0 = first > W - 1 ? first : W - 1;
-        gs_mm_tiled_answer_k<T><<<grid_for(m - e0, 256), 256, 0, s>>>(bmn[cur], bmx[cur], m, first, W, K, out, p->only);
-        GS_LAUNCH_CHECK(st);
-        return GS_OK;
+        auto run = [&](auto threads) -> int {
+            return mm_tiled_run<T, decltype(threads)::value>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch,
+                                                             scratch_bytes, gs_stream(stream), st);
+        };
+        if (!p->block) return run(std::integral_constant<int, GS_TL_THREADS>{});
+        return gs_dispatch_block<GS_BLOCKS_TPL>("minmax tiled", p->block, st, run);
     });
 }
 
@@ -784,8 +804,11 @@ template <class T> __global__ void gs_mm_one_k(const T *in, uint64_t m, uint64_t
 
 /* block shapes: `lo` for windows with W-1 <= GS_MM_LO_W1 (groups of at most 16 rows, inside a
  * thread), `mid` for W-1 <= GS_MM_MID_W1, the other for the rest (all large windows) */
-#define GS_MM_LO_W1 16
-#define GS_MM_MID_W1 1024
+#define GS_MM_LO_W1 GS_MINMAX_VHGW_MID_LO
+#define GS_MM_MID_W1 GS_MINMAX_VHGW_MID_HI
+/* the smallest group of the other shape: G = 2^floor(log2(W-1)) for W-1 = GS_MM_LO_W1 + 1 */
+#define GS_MM_HI_GMIN 16
+static_assert(GS_MM_HI_GMIN <= GS_MM_LO_W1 + 1 && 2 * GS_MM_HI_GMIN > GS_MM_LO_W1 + 1, "GS_MM_HI_GMIN");
 template <class T> struct mm_vhgw_cfg {
     static constexpr gs_tile_cfg c = sizeof(T) == 4 ? gs_minmax_vhgw_cfg4 : gs_minmax_vhgw_cfg8;
     static constexpr gs_tile_cfg lo = sizeof(T) == 4 ? gs_minmax_vhgw_lo_cfg4 : gs_minmax_vhgw_lo_cfg8;
@@ -833,7 +856,11 @@ static int mm_vhgw_small(int G, const T *in, T *out, const mm_vhgw_args &a, unsi
 /* shared-memory elements for a region of len logical elements loaded by mm_load */
 static size_t mm_region(size_t len, int V, int LOGC) { return len + 2 * V + ((len + 2 * V) >> LOGC); }
 
-template <class T, int THREADS, int ITEMS, bool PERSIST = GS_MM_PERSIST>
+/* GMIN: the smallest group size the caller's windows give (a power of two); LO: all of them have
+ * W-1 <= GS_MM_LO_W1 (groups inside a thread, never the large path). The defaults instantiate
+ * every path (the tuned launches and --tune reach them all); the block-size overrides only what
+ * their windows reach, which keeps minmax.cu's compile time in bounds. */
+template <class T, int THREADS, int ITEMS, bool PERSIST = GS_MM_PERSIST, int GMIN = 1, bool LO = false>
 static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint64_t first, T *out, void *scratch,
                        size_t bytes, cudaStream_t s, gs_status *st)
 {
@@ -841,7 +868,8 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
     const uint64_t W = p->window;
     if (first >= m) return GS_OK;
     if (W == 1) {
-        gs_mm_one_k<T><<<grid_for(m - first, 256), 256, 0, s>>>(in, m, first, out, p->only);
+        const int t1 = p->block ? p->block : GS_GRID_THREADS; /* a grid-stride kernel */
+        gs_mm_one_k<T><<<grid_for(m - first, t1), t1, 0, s>>>(in, m, first, out, p->only);
         GS_LAUNCH_CHECK(st);
         return GS_OK;
     }
@@ -884,16 +912,25 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
         grid += a.h;
     }
     smem *= sizeof(T);
-    if (large) return mm_vhgw_launch<T, THREADS, ITEMS, -1, false>(in, out, a, grid, smem, s, st);
-    if (a.G > ITEMS) return mm_vhgw_launch<T, THREADS, ITEMS, 0, PERSIST>(in, out, a, grid, smem, s, st);
-    return mm_vhgw_small<T, THREADS, ITEMS, 1, PERSIST>(a.G, in, out, a, grid, smem, s, st);
+    if constexpr (LO) {
+        if (large || a.G > ITEMS)
+            return gs_fail(st, GS_EDATA, "minmax vhgw: window %llu is too long for the small-window shape",
+                           (unsigned long long)W);
+    } else {
+        if (large) return mm_vhgw_launch<T, THREADS, ITEMS, -1, false>(in, out, a, grid, smem, s, st);
+        if (a.G > ITEMS) return mm_vhgw_launch<T, THREADS, ITEMS, 0, PERSIST>(in, out, a, grid, smem, s, st);
+    }
+    return mm_vhgw_small<T, THREADS, ITEMS, GMIN, PERSIST>(a.G, in, out, a, grid, smem, s, st);
 }
 
 extern "C" size_t gs_minmax_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t m_max)
 {
-    typedef mm_vhgw_cfg<int32_t> C4;
-    typedef mm_vhgw_cfg<int64_t> C8;
-    const int B = gs_type_size(p->type) == 4 ? std::min({C4::B, C4::Blo, C4::Bmid}) : std::min({C8::B, C8::Blo, C8::Bmid});
+    const bool four = gs_type_size(p->type) == 4;
+    const gs_tile_cfg c = four ? mm_vhgw_cfg<int32_t>::c : mm_vhgw_cfg<int64_t>::c;
+    const gs_tile_cfg lo = four ? mm_vhgw_cfg<int32_t>::lo : mm_vhgw_cfg<int64_t>::lo;
+    const gs_tile_cfg mid = four ? mm_vhgw_cfg<int32_t>::mid : mm_vhgw_cfg<int64_t>::mid;
+    const int B = std::min({(p->block ? p->block : c.threads) * c.items, (p->block ? p->block : lo.threads) * lo.items,
+                            (p->block ? p->block : mid.threads) * mid.items});
     /* Any first in [0, m_max]: output tiles plus look-back tiles never exceed both at their most. */
     const uint64_t W = p->window;
     return mm_vhgw_bytes(gs_cdiv(m_max, B) + gs_cdiv(m_max < W ? m_max : W, B) + 2);
@@ -905,14 +942,29 @@ extern "C" int gs_minmax_gpu_vhgw(const gs_minmax_params *p, const void *d_in, u
     return mm_dispatch(p, st, [&](auto t) -> int {
         typedef decltype(t) T;
         typedef mm_vhgw_cfg<T> C;
-        if (p->window - 1 <= GS_MM_LO_W1)
-            return mm_vhgw_run<T, C::lo.threads, C::lo.items>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch,
-                                                              scratch_bytes, gs_stream(stream), st);
-        if (p->window - 1 <= GS_MM_MID_W1)
-            return mm_vhgw_run<T, C::mid.threads, C::mid.items>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch,
-                                                                scratch_bytes, gs_stream(stream), st);
-        return mm_vhgw_run<T, C::c.threads, C::c.items>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch,
-                                                        scratch_bytes, gs_stream(stream), st);
+        const T *in = (const T *)d_in;
+        T *out = (T *)d_out;
+        const cudaStream_t s = gs_stream(stream);
+        if (p->window - 1 <= GS_MM_LO_W1) {
+            if (!p->block)
+                return mm_vhgw_run<T, C::lo.threads, C::lo.items>(p, in, m, first, out, d_scratch, scratch_bytes, s,
+                                                                  st);
+            return gs_dispatch_block<GS_VHGW_BLOCKS>("minmax vhgw", p->block, st, [&](auto threads) -> int {
+                return mm_vhgw_run<T, decltype(threads)::value, C::lo.items, GS_MM_PERSIST, 1, true>(
+                    p, in, m, first, out, d_scratch, scratch_bytes, s, st);
+            });
+        }
+        /* 16 < W-1 <= GS_MM_MID_W1: the mid shape by default; an override keeps the other's items
+         * (the same for 8-byte types; 32 for 4-byte, as mid) */
+        if (!p->block && p->window - 1 <= GS_MM_MID_W1)
+            return mm_vhgw_run<T, C::mid.threads, C::mid.items>(p, in, m, first, out, d_scratch, scratch_bytes, s,
+                                                                st);
+        if (!p->block)
+            return mm_vhgw_run<T, C::c.threads, C::c.items>(p, in, m, first, out, d_scratch, scratch_bytes, s, st);
+        return gs_dispatch_block<GS_VHGW_BLOCKS>("minmax vhgw", p->block, st, [&](auto threads) -> int {
+            return mm_vhgw_run<T, decltype(threads)::value, C::c.items, GS_MM_PERSIST, GS_MM_HI_GMIN, false>(
+                p, in, m, first, out, d_scratch, scratch_bytes, s, st);
+        });
     });
 }
 

@@ -1,9 +1,11 @@
-/* registry.c - the table of kernel variants: --algo name, operation, backend, what each accepts,
- * a line for `gpustream info`, and its launchers. The CPU rows are always built; the GPU rows
- * (the .cu files in kernels/, declared in kernels_gpu.h) only with GS_HAVE_CUDA. Lookup by
- * name, the default per operation and backend, and the checks that a variant accepts a job. */
+/* registry.c - the table of kernel variants: --algo name, operation, backend, what each accepts
+ * (types, ops, predicates, threads per block), a line for `gpustream info`, and its launchers.
+ * The CPU rows are always built; the GPU rows (the .cu files in kernels/, declared in
+ * kernels_gpu.h) only with GS_HAVE_CUDA. Lookup by name, the default per operation and backend,
+ * and the checks that a variant accepts a job. */
 #include "kernels.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #ifdef GS_HAVE_CUDA
@@ -14,24 +16,28 @@
 #define SCAN_ALL (GS_V_SCAN_SUM | GS_V_SCAN_MINMAX | GS_V_EXCLUSIVE | GS_V_WIDEN)
 #define COMPACT_ALL (GS_V_ALLPRED | GS_V_INDICES)
 
+/* CPU rows take no block size (blocks 0, block_default 0). */
 #define CPU_SCAN(name, fn, flags, desc) \
-    {name, GS_OP_SCAN, GS_CPU, GS_ALL_TYPES, SCAN_ALL | (flags), desc, {.scan = fn}, {.scan = NULL}, {.scan = NULL}}
-#define CPU_COMPACT(name, fn, flags, desc)                                                               \
-    {name, GS_OP_COMPACT, GS_CPU, GS_ALL_TYPES, COMPACT_ALL | (flags), desc, {.compact = fn}, {.compact = NULL}, \
+    {name, GS_OP_SCAN, GS_CPU, GS_ALL_TYPES, SCAN_ALL | (flags), 0, 0, desc, {.scan = fn}, {.scan = NULL}, {.scan = NULL}}
+#define CPU_COMPACT(name, fn, flags, desc)                                                                  \
+    {name, GS_OP_COMPACT, GS_CPU, GS_ALL_TYPES, COMPACT_ALL | (flags), 0, 0, desc, {.compact = fn}, {.compact = NULL}, \
      {.compact = NULL}}
 #define CPU_MINMAX(name, fn, flags, desc) \
-    {name, GS_OP_MINMAX, GS_CPU, GS_ALL_TYPES, (flags), desc, {.minmax = fn}, {.minmax = NULL}, {.minmax = NULL}}
+    {name, GS_OP_MINMAX, GS_CPU, GS_ALL_TYPES, (flags), 0, 0, desc, {.minmax = fn}, {.minmax = NULL}, {.minmax = NULL}}
 
 #ifdef GS_HAVE_CUDA
-#define GPU_SCAN(name, sym, flags, desc)                                                                  \
-    {name, GS_OP_SCAN, GS_GPU, GS_ALL_TYPES, SCAN_ALL | (flags), desc, {.scan = NULL}, {.scan = gs_scan_gpu_##sym}, \
-     {.scan = gs_scan_gpu_##sym##_scratch}}
-#define GPU_COMPACT(name, sym, flags, desc)                                                \
-    {name, GS_OP_COMPACT, GS_GPU, GS_ALL_TYPES, COMPACT_ALL | (flags), desc, {.compact = NULL}, \
+/* blocks: GS_BLOCKS_ANY for grid-stride / runtime-sized kernels, GS_BLOCKS_TPL (or, for vhgw, a part
+ * of it) where a thread count is a template argument, 0 for a fixed shape; dflt: the threads of the default launch
+ * (kernels_gpu.h, checked against the kernels' own shapes in the .cu files). */
+#define GPU_SCAN(name, sym, flags, blocks, dflt, desc)                                                   \
+    {name, GS_OP_SCAN, GS_GPU, GS_ALL_TYPES, SCAN_ALL | (flags), blocks, dflt, desc, {.scan = NULL},       \
+     {.scan = gs_scan_gpu_##sym}, {.scan = gs_scan_gpu_##sym##_scratch}}
+#define GPU_COMPACT(name, sym, flags, blocks, dflt, desc)                                                \
+    {name, GS_OP_COMPACT, GS_GPU, GS_ALL_TYPES, COMPACT_ALL | (flags), blocks, dflt, desc, {.compact = NULL}, \
      {.compact = gs_compact_gpu_##sym}, {.compact = gs_compact_gpu_##sym##_scratch}}
-#define GPU_MINMAX(name, sym, flags, desc)                                                    \
-    {name, GS_OP_MINMAX, GS_GPU, GS_ALL_TYPES, (flags), desc, {.minmax = NULL}, {.minmax = gs_minmax_gpu_##sym}, \
-     {.minmax = gs_minmax_gpu_##sym##_scratch}}
+#define GPU_MINMAX(name, sym, flags, blocks, dflt, desc)                                                 \
+    {name, GS_OP_MINMAX, GS_GPU, GS_ALL_TYPES, (flags), blocks, dflt, desc, {.minmax = NULL},              \
+     {.minmax = gs_minmax_gpu_##sym}, {.minmax = gs_minmax_gpu_##sym##_scratch}}
 #endif
 
 static const gs_variant variants[] = {
@@ -45,20 +51,25 @@ static const gs_variant variants[] = {
     CPU_MINMAX("cpu-vhgw", gs_minmax_cpu_vhgw, GS_V_DEFAULT,
                "van Herk/Gil-Werman block prefix/suffix, threaded, min and max in one pass"),
 #ifdef GS_HAVE_CUDA
-    GPU_SCAN("naive", naive, 0, "Hillis-Steele, double-buffered, one launch per step"),
-    GPU_SCAN("blelloch", blelloch, 0, "work-efficient up/down sweep, a grid per level"),
-    GPU_SCAN("blelloch-smem", blelloch_smem, 0, "shared-memory tiles, bank-conflict-free, recursive block sums"),
-    GPU_SCAN("lookback", lookback, GS_V_DEFAULT, "single-pass decoupled look-back"),
-    GPU_SCAN("cub", cub, 0, "cub::DeviceScan (vendor baseline)"),
-    GPU_COMPACT("scan", scan, 0, "flag, scan, scatter"),
-    GPU_COMPACT("ballot", ballot, 0, "block counts with __syncthreads_count, warp ballot/popc offsets"),
-    GPU_COMPACT("lookback", lookback, GS_V_DEFAULT, "single pass with decoupled look-back"),
-    GPU_COMPACT("cub", cub, 0, "cub::DeviceSelect (vendor baseline)"),
-    GPU_MINMAX("linear", linear, 0, "one thread per output, O(W) each"),
-    GPU_MINMAX("tiled", tiled, 0, "shared-memory tiles, log-linear"),
-    GPU_MINMAX("vhgw", vhgw, GS_V_DEFAULT, "van Herk/Gil-Werman block prefix/suffix"),
+    GPU_SCAN("naive", naive, 0, GS_BLOCKS_ANY, GS_GRID_THREADS, "Hillis-Steele, double-buffered, one launch per step"),
+    GPU_SCAN("blelloch", blelloch, 0, GS_BLOCKS_ANY, GS_GRID_THREADS, "work-efficient up/down sweep, a grid per level"),
+    GPU_SCAN("blelloch-smem", blelloch_smem, 0, GS_BLOCKS_TPL, GS_BS_THREADS,
+             "shared-memory tiles, bank-conflict-free, recursive block sums"),
+    GPU_SCAN("lookback", lookback, GS_V_DEFAULT, GS_BLOCKS_TPL, GS_SCAN_LOOKBACK_THREADS,
+             "single-pass decoupled look-back"),
+    GPU_SCAN("cub", cub, 0, 0, 0, "cub::DeviceScan (vendor baseline)"),
+    GPU_COMPACT("scan", scan, 0, GS_BLOCKS_ANY, GS_GRID_THREADS, "flag, scan, scatter"),
+    GPU_COMPACT("ballot", ballot, 0, GS_BLOCKS_TPL, GS_BALLOT_THREADS,
+                "block counts with __syncthreads_count, warp ballot/popc offsets"),
+    GPU_COMPACT("lookback", lookback, GS_V_DEFAULT, GS_BLOCKS_TPL, GS_COMPACT_LOOKBACK_THREADS,
+                "single pass with decoupled look-back"),
+    GPU_COMPACT("cub", cub, 0, 0, 0, "cub::DeviceSelect (vendor baseline)"),
+    GPU_MINMAX("linear", linear, 0, GS_BLOCKS_ANY, GS_GRID_THREADS, "one thread per output, O(W) each"),
+    GPU_MINMAX("tiled", tiled, 0, GS_BLOCKS_TPL, GS_GRID_THREADS, "shared-memory tiles, log-linear"),
+    GPU_MINMAX("vhgw", vhgw, GS_V_DEFAULT, GS_VHGW_BLOCKS, GS_MINMAX_VHGW_THREADS,
+               "van Herk/Gil-Werman block prefix/suffix (64 threads for 4-byte types, 16 < W-1 <= 1024)"),
 #endif
-    {NULL, GS_OP_NONE, GS_CPU, 0, 0, NULL, {.scan = NULL}, {.scan = NULL}, {.scan = NULL}}, /* end mark */
+    {NULL, GS_OP_NONE, GS_CPU, 0, 0, 0, 0, NULL, {.scan = NULL}, {.scan = NULL}, {.scan = NULL}}, /* end mark */
 };
 
 /* Rows before the end mark: callers may walk by count or up to the NULL name. */
@@ -98,9 +109,62 @@ static int check_type(const gs_variant *v, gs_type t, gs_status *st)
     return GS_OK;
 }
 
+int gs_block_valid(long threads)
+{
+    return threads >= 32 && threads <= 1024 && (threads & (threads - 1)) == 0;
+}
+
+int gs_variant_block_ok(const gs_variant *v, int block)
+{
+    return block == 0 || (gs_block_valid(block) && (v->blocks & GS_BLOCK_BIT(block)));
+}
+
+int gs_variant_block(const gs_variant *v, int block)
+{
+    return block ? block : v->block_default;
+}
+
+int gs_variant_block_minmax(const gs_variant *v, int block, const gs_minmax_params *p)
+{
+#ifdef GS_HAVE_CUDA
+    if (!block && v->where == GS_GPU && !strcmp(v->name, "vhgw") && gs_type_size(p->type) == 4 &&
+        p->window - 1 > GS_MINMAX_VHGW_MID_LO && p->window - 1 <= GS_MINMAX_VHGW_MID_HI)
+        return GS_MINMAX_VHGW_MID_THREADS;
+#else
+    (void)p;
+#endif
+    return gs_variant_block(v, block);
+}
+
+const char *gs_blocks_str(unsigned mask, char *buf, size_t len)
+{
+    size_t k = 0;
+    if (len) buf[0] = 0;
+    for (int t = 32; t <= 1024 && k < len; t *= 2)
+        if (mask & GS_BLOCK_BIT(t)) k += (size_t)snprintf(buf + k, len - k, "%s%d", k ? ", " : "", t);
+    if (!mask && len) snprintf(buf, len, "none");
+    return buf;
+}
+
+/* A block size the variant was not built for is a usage error that names the sizes it takes. */
+static int check_block(const gs_variant *v, int block, gs_status *st)
+{
+    char sizes[64];
+    if (gs_variant_block_ok(v, block)) return GS_OK;
+    if (v->where == GS_CPU)
+        return gs_fail(st, GS_EUSAGE, "variant '%s' runs on the CPU: it takes no block size (asked for %d)", v->name,
+                       block);
+    if (!v->blocks)
+        return gs_fail(st, GS_EUSAGE, "variant '%s' has its own launch shapes: it takes no block size (asked for %d)",
+                       v->name, block);
+    return gs_fail(st, GS_EUSAGE, "variant '%s' does not run %d threads per block (it accepts %s)", v->name, block,
+                   gs_blocks_str(v->blocks, sizes, sizeof sizes));
+}
+
 int gs_variant_check_scan(const gs_variant *v, const gs_scan_params *p, gs_status *st)
 {
     int rc = check_type(v, p->type, st);
+    if (!rc) rc = check_block(v, p->block, st);
     if (rc) return rc;
     if ((unsigned)p->op > GS_SCAN_MAX) return gs_fail(st, GS_EUSAGE, "unknown scan op %d", (int)p->op);
     const unsigned need = p->op == GS_SCAN_SUM ? GS_V_SCAN_SUM : GS_V_SCAN_MINMAX;
@@ -126,6 +190,7 @@ int gs_variant_check_scan(const gs_variant *v, const gs_scan_params *p, gs_statu
 int gs_variant_check_compact(const gs_variant *v, const gs_compact_params *p, gs_status *st)
 {
     int rc = check_type(v, p->type, st);
+    if (!rc) rc = check_block(v, p->block, st);
     if (rc) return rc;
     if ((unsigned)p->pred > GS_PRED_NAN) return gs_fail(st, GS_EUSAGE, "unknown predicate %d", (int)p->pred);
     if (p->pred != GS_PRED_NONZERO && !(v->flags & GS_V_ALLPRED))
@@ -139,6 +204,7 @@ int gs_variant_check_compact(const gs_variant *v, const gs_compact_params *p, gs
 int gs_variant_check_minmax(const gs_variant *v, const gs_minmax_params *p, gs_status *st)
 {
     int rc = check_type(v, p->type, st);
+    if (!rc) rc = check_block(v, p->block, st);
     if (rc) return rc;
     if (p->window < 1) return gs_fail(st, GS_EUSAGE, "--window must be at least 1");
     if ((unsigned)p->only > GS_MM_MAX) return gs_fail(st, GS_EUSAGE, "unknown --only value %d", (int)p->only);

@@ -7,7 +7,7 @@
  *   blelloch       work-efficient up-sweep / down-sweep over a tree of levels kept in global
  *                  memory (level d has ceil(n / 2^d) nodes), one launch per level with a grid sized
  *                  to that level (O(n) work, 2 log2 n launches).
- *   blelloch-smem  512-element tiles swept up and down in shared memory (indices padded by
+ *   blelloch-smem  2 x 256-element tiles swept up and down in shared memory (indices padded by
  *                  i >> 5 against bank conflicts); the tile sums are scanned the same way,
  *                  recursively, then added back (any n).
  *   lookback       the default: single pass with decoupled look-back (Merrill & Garland 2016).
@@ -22,6 +22,11 @@
  *   cub            cub::DeviceScan: the carry enters as a FutureValue read on the device, in pieces
  *                  of < 2^31 elements, each followed by a one-thread kernel that moves the running
  *                  total into d_carry.
+ *
+ * Block sizes (p->block, 0 = the tuned default; kernels/gpu_common.cuh): naive and blelloch run
+ * their grid-stride kernels at any power of two from 32 to 1024; blelloch-smem (tiles of 2 x
+ * threads) and lookback (threads x the default's items) are instantiated for 64, 128, 256 and
+ * 512 threads; cub keeps its own. One-thread helper kernels (root, carry) stay one thread.
  *
  * Chunked semantics (kernels.h): out[i] = carry op x[0..i] (inclusive) or carry op x[0..i-1]
  * (exclusive); d_carry holds one out_type value, read and then overwritten with the total.
@@ -214,7 +219,6 @@ static int scan_lookback_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, 
     typedef typename gs_tile_status<Tout>::word W;
     constexpr int TILE = THREADS * (SIT + RIT);
     constexpr size_t SMEM = (size_t)THREADS * SIT * sizeof(Tin);
-    static_assert(SMEM <= 48 * 1024, "more than the default dynamic shared memory");
     if (n == 0) return GS_OK;
     const uint64_t ntiles = gs_cdiv(n, TILE);
     if (ntiles > 0x7fffffffull) return gs_fail(st, GS_EUSAGE, "scan lookback: %llu elements is too many", (unsigned long long)n);
@@ -223,6 +227,9 @@ static int scan_lookback_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, 
     GS_CUDA_CHECK(st, cudaMemsetAsync(scratch, 0, need, s));
     W *status = (W *)((char *)scratch + 256);
     const int vec = gs_aligned16(in) && gs_aligned16(out);
+    if (SMEM > 48 * 1024) /* --block 256 and 512 */
+        GS_CUDA_CHECK(st, cudaFuncSetAttribute(gs_scan_lookback_k<Tin, Tout, Op, THREADS, SIT, RIT, MINB>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM));
     gs_scan_lookback_k<Tin, Tout, Op, THREADS, SIT, RIT, MINB><<<(unsigned)ntiles, THREADS, SMEM, s>>>(
         in, out, n, carry, status, (unsigned)ntiles, exclusive, vec);
     GS_LAUNCH_CHECK(st);
@@ -255,7 +262,8 @@ extern "C" int gs_scan_gpu_lookback_tune(int k, char *desc, size_t dlen, const v
 
 extern "C" size_t gs_scan_gpu_lookback_scratch(const gs_scan_params *p, uint64_t n_max)
 {
-    const int tile = gs_type_size(p->type) == 4 ? scan_lb_cfg<int32_t, int32_t>::tile : scan_lb_cfg<int64_t, int64_t>::tile;
+    const gs_scan_cfg c = gs_type_size(p->type) == 4 ? gs_scan_lookback_cfg4 : gs_scan_lookback_cfg8;
+    const int tile = (p->block ? p->block : c.threads) * (c.sitems + c.ritems);
     return scan_lb_bytes(gs_cdiv(n_max, tile) + 1, 16);
 }
 
@@ -266,9 +274,16 @@ extern "C" int gs_scan_gpu_lookback(const gs_scan_params *p, const void *d_in, v
         typedef decltype(tin) Tin;
         typedef decltype(tout) Tout;
         typedef scan_lb_cfg<Tin, Tout> C;
-        return scan_lookback_run<Tin, Tout, decltype(op), C::c.threads, C::c.sitems, C::c.ritems, C::minb>(
-            (const Tin *)d_in, (Tout *)d_out, n, (Tout *)d_carry, d_scratch, scratch_bytes, gs_stream(stream),
-            p->exclusive, st);
+        /* other thread counts keep the default's items per thread and about its registers */
+        auto run = [&](auto threads) -> int {
+            constexpr int TH = decltype(threads)::value;
+            constexpr int MB = TH == C::c.threads ? C::minb : C::minb * C::c.threads / TH > 0 ? C::minb * C::c.threads / TH : 1;
+            return scan_lookback_run<Tin, Tout, decltype(op), TH, C::c.sitems, C::c.ritems, MB>(
+                (const Tin *)d_in, (Tout *)d_out, n, (Tout *)d_carry, d_scratch, scratch_bytes, gs_stream(stream),
+                p->exclusive, st);
+        };
+        if (!p->block) return run(std::integral_constant<int, C::c.threads>{});
+        return gs_dispatch_block<GS_BLOCKS_TPL>("scan lookback", p->block, st, run);
     });
 }
 
@@ -313,14 +328,13 @@ static unsigned grid_for(uint64_t n, int threads)
 
 template <class Tin, class Tout, class Op>
 static int scan_naive_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, void *scratch, size_t bytes,
-                          cudaStream_t s, int exclusive, gs_status *st)
+                          cudaStream_t s, int exclusive, int T, gs_status *st)
 {
     if (n == 0) return GS_OK;
     const size_t need = 256 + (size_t)n * sizeof(Tout);
     GS_FORWARD(scan_check_scratch("naive", bytes, need, st));
     Tout *c0 = (Tout *)scratch;
     Tout *buf = (Tout *)((char *)scratch + 256);
-    const int T = 256;
     const unsigned grid = grid_for(n, T);
     GS_CUDA_CHECK(st, cudaMemcpyAsync(c0, carry, sizeof(Tout), cudaMemcpyDeviceToDevice, s));
     gs_scan_convert_k<<<grid, T, 0, s>>>(in, buf, n);
@@ -350,11 +364,13 @@ extern "C" size_t gs_scan_gpu_naive_scratch(const gs_scan_params *p, uint64_t n_
 extern "C" int gs_scan_gpu_naive(const gs_scan_params *p, const void *d_in, void *d_out, uint64_t n, void *d_carry,
                                  void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st)
 {
+    int threads;
+    GS_FORWARD(gs_grid_block("scan naive", p->block, GS_GRID_THREADS, &threads, st));
     return scan_dispatch(p, st, [&](auto tin, auto tout, auto op) -> int {
         typedef decltype(tin) Tin;
         typedef decltype(tout) Tout;
         return scan_naive_run<Tin, Tout, decltype(op)>((const Tin *)d_in, (Tout *)d_out, n, (Tout *)d_carry, d_scratch,
-                                                       scratch_bytes, gs_stream(stream), p->exclusive, st);
+                                                       scratch_bytes, gs_stream(stream), p->exclusive, threads, st);
     });
 }
 
@@ -431,7 +447,7 @@ static int bl_levels(uint64_t n, uint64_t *len, uint64_t *off)
 
 template <class Tin, class Tout, class Op>
 static int scan_blelloch_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, void *scratch, size_t bytes,
-                             cudaStream_t s, int exclusive, gs_status *st)
+                             cudaStream_t s, int exclusive, int T, gs_status *st)
 {
     if (n == 0) return GS_OK;
     uint64_t len[GS_BL_MAXLEV], off[GS_BL_MAXLEV];
@@ -439,7 +455,6 @@ static int scan_blelloch_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, 
     const size_t need = (size_t)off[0] * sizeof(Tout);
     GS_FORWARD(scan_check_scratch("blelloch", bytes, need, st));
     Tout *t = (Tout *)scratch;
-    const int T = 256;
     gs_bl_up_leaf_k<Tin, Tout, Op><<<grid_for(len[1], T), T, 0, s>>>(in, n, t + off[1], len[1]);
     GS_LAUNCH_CHECK(st);
     for (int d = 2; d <= k; d++) {
@@ -467,40 +482,43 @@ extern "C" size_t gs_scan_gpu_blelloch_scratch(const gs_scan_params *p, uint64_t
 extern "C" int gs_scan_gpu_blelloch(const gs_scan_params *p, const void *d_in, void *d_out, uint64_t n, void *d_carry,
                                     void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st)
 {
+    int threads;
+    GS_FORWARD(gs_grid_block("scan blelloch", p->block, GS_GRID_THREADS, &threads, st));
     return scan_dispatch(p, st, [&](auto tin, auto tout, auto op) -> int {
         typedef decltype(tin) Tin;
         typedef decltype(tout) Tout;
         return scan_blelloch_run<Tin, Tout, decltype(op)>((const Tin *)d_in, (Tout *)d_out, n, (Tout *)d_carry,
-                                                          d_scratch, scratch_bytes, gs_stream(stream), p->exclusive, st);
+                                                          d_scratch, scratch_bytes, gs_stream(stream), p->exclusive,
+                                                          threads, st);
     });
 }
 
 /* ============================================================================================
- * blelloch-smem: shared-memory tiles of 2 x 256 elements, recursive tile sums
+ * blelloch-smem: shared-memory tiles of 2 x THREADS elements (THREADS = GS_BS_THREADS, 256, by
+ * default), recursive tile sums
  * ============================================================================================ */
 
-#define GS_BS_THREADS 256
-#define GS_BS_TILE (2 * GS_BS_THREADS)
 #define GS_BS_PAD(i) ((i) + ((i) >> 5)) /* one padding slot per 32: no bank conflicts in the sweeps */
 
 /* Scans one tile of src (converted to Tout) in shared memory: dst gets the tile-local exclusive
  * (or, with inclusive, inclusive) scan, sums[tile] the tile total. dst may equal src (same type). */
-template <class Tin, class Tout, class Op>
-__global__ void __launch_bounds__(GS_BS_THREADS)
+template <class Tin, class Tout, class Op, int THREADS>
+__global__ void __launch_bounds__(THREADS)
     gs_bs_tile_k(const Tin *src, Tout *dst, uint64_t n, Tout *sums, int inclusive)
 {
-    __shared__ Tout sm[GS_BS_PAD(GS_BS_TILE) + 1];
+    constexpr int TILE = 2 * THREADS;
+    __shared__ Tout sm[GS_BS_PAD(TILE) + 1];
     const Op op;
-    const uint64_t base = (uint64_t)blockIdx.x * GS_BS_TILE;
+    const uint64_t base = (uint64_t)blockIdx.x * TILE;
     const int t = threadIdx.x;
-    const int ia = t, ib = t + GS_BS_THREADS;
+    const int ia = t, ib = t + THREADS;
     const Tout xa = base + ia < n ? (Tout)src[base + ia] : Op::identity();
     const Tout xb = base + ib < n ? (Tout)src[base + ib] : Op::identity();
     sm[GS_BS_PAD(ia)] = xa;
     sm[GS_BS_PAD(ib)] = xb;
     /* up sweep */
     int off = 1;
-    for (int d = GS_BS_TILE >> 1; d > 0; d >>= 1) {
+    for (int d = TILE >> 1; d > 0; d >>= 1) {
         __syncthreads();
         if (t < d) {
             const int a = off * (2 * t + 1) - 1, b = off * (2 * t + 2) - 1;
@@ -510,11 +528,11 @@ __global__ void __launch_bounds__(GS_BS_THREADS)
     }
     __syncthreads();
     if (t == 0) {
-        sums[blockIdx.x] = sm[GS_BS_PAD(GS_BS_TILE - 1)];
-        sm[GS_BS_PAD(GS_BS_TILE - 1)] = Op::identity();
+        sums[blockIdx.x] = sm[GS_BS_PAD(TILE - 1)];
+        sm[GS_BS_PAD(TILE - 1)] = Op::identity();
     }
     /* down sweep */
-    for (int d = 1; d < GS_BS_TILE; d <<= 1) {
+    for (int d = 1; d < TILE; d <<= 1) {
         off >>= 1;
         __syncthreads();
         if (t < d) {
@@ -530,23 +548,23 @@ __global__ void __launch_bounds__(GS_BS_THREADS)
 }
 
 /* dst[i] = op(prefix[tile of i], dst[i]) */
-template <class T, class Op> __global__ void gs_bs_add_k(T *dst, uint64_t n, const T *prefix)
+template <class T, class Op, int THREADS> __global__ void gs_bs_add_k(T *dst, uint64_t n, const T *prefix)
 {
     const Op op;
-    const uint64_t i = (uint64_t)blockIdx.x * GS_BS_TILE + threadIdx.x;
+    const uint64_t i = (uint64_t)blockIdx.x * (2 * THREADS) + threadIdx.x;
     const T pfx = prefix[blockIdx.x];
     if (i < n) dst[i] = op(pfx, dst[i]);
-    if (i + GS_BS_THREADS < n) dst[i + GS_BS_THREADS] = op(pfx, dst[i + GS_BS_THREADS]);
+    if (i + THREADS < n) dst[i + THREADS] = op(pfx, dst[i + THREADS]);
 }
 
-/* level sizes: len[0] = n, len[d+1] = ceil(len[d] / TILE), until 1 */
-static int bs_levels(uint64_t n, uint64_t *len, uint64_t *off)
+/* level sizes: len[0] = n, len[d+1] = ceil(len[d] / tile), until 1 */
+static int bs_levels(uint64_t n, uint64_t tile, uint64_t *len, uint64_t *off)
 {
     int k = 0;
     uint64_t o = 0;
     len[0] = n;
     while (len[k] > 1) {
-        len[k + 1] = gs_cdiv(len[k], GS_BS_TILE);
+        len[k + 1] = gs_cdiv(len[k], tile);
         off[k + 1] = o;
         o += len[k + 1];
         k++;
@@ -561,32 +579,33 @@ static int bs_levels(uint64_t n, uint64_t *len, uint64_t *off)
     return k;
 }
 
-template <class Tin, class Tout, class Op>
+template <class Tin, class Tout, class Op, int THREADS>
 static int scan_bsmem_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, void *scratch, size_t bytes,
                           cudaStream_t s, int exclusive, gs_status *st)
 {
+    constexpr int TILE = 2 * THREADS;
     if (n == 0) return GS_OK;
     uint64_t len[GS_BL_MAXLEV], off[GS_BL_MAXLEV];
-    const int k = bs_levels(n, len, off);
+    const int k = bs_levels(n, TILE, len, off);
     const size_t need = (size_t)off[0] * sizeof(Tout);
     GS_FORWARD(scan_check_scratch("blelloch-smem", bytes, need, st));
     Tout *t = (Tout *)scratch;
-    if (gs_cdiv(n, GS_BS_TILE) > 0x7fffffffull) return gs_fail(st, GS_EUSAGE, "scan blelloch-smem: n too large");
+    if (gs_cdiv(n, TILE) > 0x7fffffffull) return gs_fail(st, GS_EUSAGE, "scan blelloch-smem: n too large");
     /* level 0: the input, scanned into out */
-    gs_bs_tile_k<Tin, Tout, Op><<<(unsigned)len[1], GS_BS_THREADS, 0, s>>>(in, out, n, t + off[1], !exclusive);
+    gs_bs_tile_k<Tin, Tout, Op, THREADS><<<(unsigned)len[1], THREADS, 0, s>>>(in, out, n, t + off[1], !exclusive);
     GS_LAUNCH_CHECK(st);
     for (int d = 1; d < k; d++) {
-        gs_bs_tile_k<Tout, Tout, Op><<<(unsigned)len[d + 1], GS_BS_THREADS, 0, s>>>(t + off[d], t + off[d], len[d],
-                                                                                    t + off[d + 1], 0);
+        gs_bs_tile_k<Tout, Tout, Op, THREADS><<<(unsigned)len[d + 1], THREADS, 0, s>>>(t + off[d], t + off[d], len[d],
+                                                                                       t + off[d + 1], 0);
         GS_LAUNCH_CHECK(st);
     }
     gs_bl_root_k<Tout, Op><<<1, 1, 0, s>>>(t + off[k], carry);
     GS_LAUNCH_CHECK(st);
     for (int d = k - 1; d >= 1; d--) {
-        gs_bs_add_k<Tout, Op><<<(unsigned)len[d + 1], GS_BS_THREADS, 0, s>>>(t + off[d], len[d], t + off[d + 1]);
+        gs_bs_add_k<Tout, Op, THREADS><<<(unsigned)len[d + 1], THREADS, 0, s>>>(t + off[d], len[d], t + off[d + 1]);
         GS_LAUNCH_CHECK(st);
     }
-    gs_bs_add_k<Tout, Op><<<(unsigned)len[1], GS_BS_THREADS, 0, s>>>(out, n, t + off[1]);
+    gs_bs_add_k<Tout, Op, THREADS><<<(unsigned)len[1], THREADS, 0, s>>>(out, n, t + off[1]);
     GS_LAUNCH_CHECK(st);
     return GS_OK;
 }
@@ -594,7 +613,7 @@ static int scan_bsmem_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, voi
 extern "C" size_t gs_scan_gpu_blelloch_smem_scratch(const gs_scan_params *p, uint64_t n_max)
 {
     uint64_t len[GS_BL_MAXLEV], off[GS_BL_MAXLEV];
-    bs_levels(n_max ? n_max : 1, len, off);
+    bs_levels(n_max ? n_max : 1, 2 * (p->block ? p->block : GS_BS_THREADS), len, off);
     return (size_t)off[0] * gs_type_size(p->out_type);
 }
 
@@ -605,8 +624,13 @@ extern "C" int gs_scan_gpu_blelloch_smem(const gs_scan_params *p, const void *d_
     return scan_dispatch(p, st, [&](auto tin, auto tout, auto op) -> int {
         typedef decltype(tin) Tin;
         typedef decltype(tout) Tout;
-        return scan_bsmem_run<Tin, Tout, decltype(op)>((const Tin *)d_in, (Tout *)d_out, n, (Tout *)d_carry, d_scratch,
-                                                       scratch_bytes, gs_stream(stream), p->exclusive, st);
+        auto run = [&](auto threads) -> int {
+            return scan_bsmem_run<Tin, Tout, decltype(op), decltype(threads)::value>(
+                (const Tin *)d_in, (Tout *)d_out, n, (Tout *)d_carry, d_scratch, scratch_bytes, gs_stream(stream),
+                p->exclusive, st);
+        };
+        if (!p->block) return run(std::integral_constant<int, GS_BS_THREADS>{});
+        return gs_dispatch_block<GS_BLOCKS_TPL>("scan blelloch-smem", p->block, st, run);
     });
 }
 

@@ -148,6 +148,26 @@ static const gs_variant *reference_for(const gs_job *j)
     return gs_variant_find(GS_OP_MINMAX, j->minmax.window <= 16 ? "cpu-naive" : "cpu-lemire");
 }
 
+int gs_bench_plan(const gs_bench_opts *o, int use_gpu, const gs_variant *v, int blocks[GS_BENCH_MAXBLOCKS])
+{
+    if (!(o->ops & (1u << v->op)) || (v->where == GS_GPU) != (use_gpu != 0)) return 0;
+    if (!algo_selected(o, v->name) && strcmp(v->name, "cub")) return 0;
+    int k = 0;
+    if (v->where == GS_GPU)
+        for (int i = 0; i < o->nblocks; i++)
+            if (gs_variant_block_ok(v, o->blocks[i])) blocks[k++] = o->blocks[i];
+    if (!k) blocks[k++] = 0;
+    return k;
+}
+
+/* The job with the params' block of its op set. */
+static gs_job with_block(const gs_job *j, int block)
+{
+    gs_job b = *j;
+    b.scan.block = b.compact.block = b.minmax.block = block;
+    return b;
+}
+
 typedef struct case_ctx {
     const gs_bench_opts *o;
     const gs_bench_env *env;
@@ -179,54 +199,59 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < nv; i++) {
             const gs_variant *v = &vs[i];
-            if (v->op != j->op || (v->where == GS_GPU) != c->use_gpu) continue;
-            if ((pass == 0) != !strcmp(v->name, "cub")) continue;
-            if (!algo_selected(c->o, v->name) && strcmp(v->name, "cub")) continue;
+            int blocks[GS_BENCH_MAXBLOCKS];
+            const int nblocks = v->op == j->op ? gs_bench_plan(c->o, c->use_gpu, v, blocks) : 0;
+            if (!nblocks || (pass == 0) != !strcmp(v->name, "cub")) continue;
             if (!(v->types & GS_TYPE_BIT(t))) continue;
             /* The O(nW) teaching variants would take minutes on long windows. */
             if (j->op == GS_OP_MINMAX && ((j->minmax.window > 512 && !strcmp(v->name, "cpu-naive")) ||
                                           (j->minmax.window > 4096 && !strcmp(v->name, "linear"))))
                 continue;
-            gs_bench_row row;
-            memset(&row, 0, sizeof row);
-            row.mode = v->where == GS_GPU ? "device" : "cpu";
-            row.op = j->op == GS_OP_SCAN ? "scan" : j->op == GS_OP_COMPACT ? "compact" : "minmax";
-            row.variant = v->name;
-            row.type = t;
-            row.n = n;
-            snprintf(row.param, sizeof row.param, "%s", param);
-            uint64_t out_n = 0;
-            gs_status vst = {0};
-            int reps = c->o->reps > 0 ? c->o->reps : 10;
-            memset(out, 0xA5, out_cap * os); /* poison: unwritten outputs cannot pass */
-            if (v->where == GS_GPU) {
-                rc = gs_bench_gpu_variant(c->o->device, v, j, in, n, reps, &row.ms, out, &out_n, &vst);
-            } else {
-                double *ts = malloc(sizeof(double) * (size_t)(reps + 1));
-                rc = run_cpu(v, j, in, n, out, &out_n, &vst); /* warm-up */
-                for (int r = 0; r < reps && !rc && ts; r++) {
-                    double t0 = gs_now();
-                    rc = run_cpu(v, j, in, n, out, &out_n, &vst);
-                    ts[r] = (gs_now() - t0) * 1e3;
+            for (int bi = 0; bi < nblocks; bi++) {
+                const gs_job jb = with_block(j, blocks[bi]);
+                gs_bench_row row;
+                memset(&row, 0, sizeof row);
+                row.mode = v->where == GS_GPU ? "device" : "cpu";
+                row.op = j->op == GS_OP_SCAN ? "scan" : j->op == GS_OP_COMPACT ? "compact" : "minmax";
+                row.variant = v->name;
+                row.type = t;
+                row.n = n;
+                row.block = j->op == GS_OP_MINMAX ? gs_variant_block_minmax(v, blocks[bi], &j->minmax)
+                                                  : gs_variant_block(v, blocks[bi]);
+                snprintf(row.param, sizeof row.param, "%s", param);
+                uint64_t out_n = 0;
+                gs_status vst = {0};
+                int reps = c->o->reps > 0 ? c->o->reps : 10;
+                memset(out, 0xA5, out_cap * os); /* poison: unwritten outputs cannot pass */
+                if (v->where == GS_GPU) {
+                    rc = gs_bench_gpu_variant(c->o->device, v, &jb, in, n, reps, &row.ms, out, &out_n, &vst);
+                } else {
+                    double *ts = malloc(sizeof(double) * (size_t)(reps + 1));
+                    rc = run_cpu(v, &jb, in, n, out, &out_n, &vst); /* warm-up */
+                    for (int r = 0; r < reps && !rc && ts; r++) {
+                        double t0 = gs_now();
+                        rc = run_cpu(v, &jb, in, n, out, &out_n, &vst);
+                        ts[r] = (gs_now() - t0) * 1e3;
+                    }
+                    row.ms = ts && !rc ? median(ts, reps) : 0;
+                    free(ts);
                 }
-                row.ms = ts && !rc ? median(ts, reps) : 0;
-                free(ts);
+                if (rc) {
+                    row.passed = 0;
+                    snprintf(row.why, sizeof row.why, "%s", vst.msg);
+                    rc = GS_OK;
+                } else
+                    row.passed = outputs_match(j, j->op == GS_OP_SCAN ? j->scan.out_type : t, in, n, ref, ref_n, out,
+                                               out_n, row.why, sizeof row.why);
+                if (row.ms > 0) {
+                    row.gelem_s = n / row.ms / 1e6;
+                    row.gb_s = bytes_moved(j, t, n, out_n) / row.ms / 1e6;
+                    if (v->where == GS_GPU && c->env->copy_gbs > 0) row.pct_ceiling = 100 * row.gb_s / c->env->copy_gbs;
+                }
+                if (pass == 0) cub_ms = row.ms; /* cub runs once, at its own shape */
+                row.vs_cub = (cub_ms > 0 && row.ms > 0) ? cub_ms / row.ms : 0;
+                c->cb(c->cb_ctx, &row);
             }
-            if (rc) {
-                row.passed = 0;
-                snprintf(row.why, sizeof row.why, "%s", vst.msg);
-                rc = GS_OK;
-            } else
-                row.passed = outputs_match(j, j->op == GS_OP_SCAN ? j->scan.out_type : t, in, n, ref, ref_n, out,
-                                           out_n, row.why, sizeof row.why);
-            if (row.ms > 0) {
-                row.gelem_s = n / row.ms / 1e6;
-                row.gb_s = bytes_moved(j, t, n, out_n) / row.ms / 1e6;
-                if (v->where == GS_GPU && c->env->copy_gbs > 0) row.pct_ceiling = 100 * row.gb_s / c->env->copy_gbs;
-            }
-            if (pass == 0) cub_ms = row.ms;
-            row.vs_cub = (cub_ms > 0 && row.ms > 0) ? cub_ms / row.ms : 0;
-            c->cb(c->cb_ctx, &row);
         }
     }
 done:
@@ -358,7 +383,7 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
             memset(&j, 0, sizeof j);
             j.op = op;
             gs_type t = o->ntypes ? o->types[0] : GS_I32;
-            j.scan = (gs_scan_params){t, t, GS_SCAN_SUM, 0};
+            j.scan = (gs_scan_params){t, t, GS_SCAN_SUM, 0, 0};
             j.compact.type = t;
             j.compact.pred = GS_PRED_NONZERO;
             for (int h = 0; h < o->nhost_mems && !rc; h++)
@@ -378,7 +403,7 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
                 memset(&j, 0, sizeof j);
                 j.op = op;
                 if (op == GS_OP_SCAN) {
-                    j.scan = (gs_scan_params){t, t, GS_SCAN_SUM, 0};
+                    j.scan = (gs_scan_params){t, t, GS_SCAN_SUM, 0, 0};
                     rc = run_case(&c, &j, t, n, 0, "sum", st);
                 } else if (op == GS_OP_COMPACT) {
                     j.compact.type = t;

@@ -1,7 +1,8 @@
 /* bench.h - `gpustream bench`: every variant timed and verified against the CPU reference, and
  * the ceilings (device copy, PCIe both ways, pinned and pageable) measured in the same run.
  *   device mode: each GPU variant on data already in device memory (CUDA events, warm-up,
- *                median of repeats, inputs larger than L2 or L2 flushed between repeats);
+ *                median of repeats, inputs larger than L2 or L2 flushed between repeats), once per
+ *                listed block size it accepts (--block), else once at its default;
  *   cpu mode:    each CPU variant (wall clock, median of repeats);
  *   stream mode: the backend's whole host -> device -> host schedule from staging buffers
  *                already filled (no file or pipe in the way), per host-memory mode and buffer count. */
@@ -14,6 +15,8 @@
 extern "C" {
 #endif
 
+#define GS_BENCH_MAXBLOCKS 6 /* 32 .. 1024 */
+
 typedef struct gs_bench_opts {
     unsigned ops;           /* bit (1 << gs_op) for scan, compact, minmax */
     uint64_t sizes[16];
@@ -21,6 +24,8 @@ typedef struct gs_bench_opts {
     gs_type types[GS_NTYPES];
     int ntypes;
     const char *algos;      /* comma list, or NULL / "all" */
+    int blocks[GS_BENCH_MAXBLOCKS]; /* GPU threads per block to sweep (--block); none = each variant's default */
+    int nblocks;
     uint64_t windows[8];
     int nwindows;
     double densities[8];    /* compact: fraction kept */
@@ -43,6 +48,8 @@ typedef struct gs_bench_row {
     gs_type type;
     uint64_t n;
     char param[48];        /* "sum", "density=0.50", "W=500", "pinned buffers=2" */
+    int block;             /* GPU threads per block used (the variant's default when none was asked
+                              for); 0 for variants without one (cub), CPU and stream rows */
     double ms;             /* median */
     double gelem_s, gb_s;  /* elements / s; bytes moved (in + out) / s */
     double pct_ceiling;    /* % of the measured device copy (device) or PCIe (stream) */
@@ -67,6 +74,12 @@ typedef void (*gs_bench_cb)(void *ctx, const gs_bench_row *row);
 int gs_bench_ceilings(const gs_bench_opts *o, gs_bench_env *env, gs_status *st);
 /* Run every selected case, calling cb once per row. */
 int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb, void *ctx, gs_status *st);
+/* How variant v takes part in device or cpu mode (use_gpu: GPU variants, else CPU ones): 0 if it
+ * does not (its op or --algo not selected; cub always runs, as the reference of vs_cub), else the
+ * number of runs per case, with the params' block of each in blocks[]: the listed block sizes it
+ * accepts, or one run at its default (0) when none are listed, it accepts none of them, or it is
+ * a CPU variant. */
+int gs_bench_plan(const gs_bench_opts *o, int use_gpu, const gs_variant *v, int blocks[GS_BENCH_MAXBLOCKS]);
 
 /* ---- GPU half (pipeline/bench_gpu.cu; stubs without CUDA) -------------------------------- */
 int gs_bench_gpu_ceilings(int device, gs_bench_env *env, gs_status *st);

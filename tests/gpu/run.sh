@@ -6,6 +6,7 @@
 #   sanitize  compute-sanitizer memcheck + racecheck on a representative run of each default
 #   anchors   shared/anchors/baseline.cu (CUB, device copy, PCIe) when ../shared or anchors/ is here
 #   bench     gpustream bench --op all (+ types, windows) with CSV for make plots
+#   blocks    gpustream bench --block 32,...,1024 (i32, 2^28, density 0.5, W=500): block_sweep.png
 #   cpu       the CPU variants on 1 and 16 threads (per-core figures)
 #   io        CSV ingest and zstd codec speed vs baselines; end-to-end compact on .zst vs convert
 #   stream    gpustream bench --stream (host-mem x buffers) and real pipelines with --stats
@@ -14,7 +15,7 @@ set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
 mkdir -p "$OUT"
-STEPS=${STEPS:-"build test sanitize anchors bench cpu io stream big"}
+STEPS=${STEPS:-"build test sanitize anchors bench blocks cpu io stream big"}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
@@ -73,6 +74,12 @@ if has bench; then
     timeout 300 ./gpustream bench --op scan -t i64,f32,f64 --csv "$OUT/bench_types.csv" >"$OUT/bench_types.txt" 2>&1
     timeout 300 ./gpustream bench --op scan --algo all -n 2^16,2^20,2^24,2^26 --reps 5 --csv "$OUT/bench_sizes.csv" >"$OUT/bench_sizes.txt" 2>&1
     grep -v "^mode" "$OUT/bench_all.txt"; grep -v "^#\|^mode" "$OUT/bench_types.txt"; grep -c passed "$OUT/bench_sizes.txt"
+fi
+if has blocks; then
+    log "blocks: every GPU variant at each block size it takes"
+    timeout 600 ./gpustream bench --op all -t i32 --block 32,64,128,256,512,1024 --density 0.5 --window 500 \
+        --csv "$OUT/bench_blocks.csv" >"$OUT/bench_blocks.txt" 2>&1
+    grep -v "^mode" "$OUT/bench_blocks.txt"
 fi
 if has cpu; then
     log "cpu: per-core and all-core CPU throughput"

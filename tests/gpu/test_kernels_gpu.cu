@@ -8,14 +8,17 @@
  *                               and W-1; sizes 0, 1, 31, 2^20+3 and 2^28 (defaults and cub); chunked
  *                               runs with the carry left on the device and the minmax halo built as
  *                               the engine builds it; one run of 2^32 + 2^20 elements (scan and
- *                               compact lookback, u32)
- *   test_kernels_gpu --quick    a representative small run of each default (for compute-sanitizer)
+ *                               compact lookback, u32); every GPU variant at every block size it
+ *                               accepts (the params' block, as gpustream bench --block sets it), i32
+ *                               and f64, whole and chunked
+ *   test_kernels_gpu --quick    a representative small run of each default, and of the defaults at
+ *                               their smallest and largest block sizes (for compute-sanitizer)
  *   test_kernels_gpu --bench    times every variant on 2^28 elements in device memory (warm-up,
  *                               L2 flushed, median of 15 with cudaEvents) against a device copy and
  *                               cub, each result checked against the CPU once; prints a table
  *   test_kernels_gpu --bench --tune   also times other tile shapes of the three defaults (i32)
- *   options: --seed N, --no-big (skip the > 2^32 run), --reps N (bench), --only scan,compact,minmax
- *            (the matrix or the bench for those operations only)
+ *   options: --seed N, --no-big (skip the > 2^32 run), --reps N (bench), --only scan,compact,minmax,blocks
+ *            (the matrix or the bench for those operations only; blocks: the block-size sweep)
  *
  * Outputs are poisoned (0xA5 bytes) before each run, every expected element is compared (floats
  * bit for bit except NaN payloads; float sums numerically, on data whose partial sums are exact)
@@ -289,6 +292,8 @@ static const minmax_v minmax_vs[] = {
     {"vhgw", gs_minmax_gpu_vhgw, gs_minmax_gpu_vhgw_scratch, 2},
 };
 
+/* " block=N" in a check's name when the params ask for N threads per block */
+static std::string block_tag(int block) { return block ? " block=" + std::to_string(block) : std::string(); }
 static const char *op_name(gs_scan_op o) { return o == GS_SCAN_SUM ? "sum" : o == GS_SCAN_MIN ? "min" : "max"; }
 static const char *pred_names[] = {"nonzero", "eq", "ne", "gt", "ge", "lt", "le", "range", "finite", "nan"};
 
@@ -311,10 +316,10 @@ static void scan_check(const scan_v &v, const gs_scan_params &p, size_t n, const
                        const char *gname, bool numeric)
 {
     char name[256];
-    snprintf(name, sizeof name, "scan %s %s->%s %s %s n=%zu%s%s [%s]", v.name, gs_type_name(p.type),
+    snprintf(name, sizeof name, "scan %s %s->%s %s %s n=%zu%s%s%s [%s]", v.name, gs_type_name(p.type),
              gs_type_name(p.out_type), op_name(p.op), p.exclusive ? "excl" : "incl", n,
              chunks.size() > 1 ? " chunks=" : "", chunks.size() > 1 ? std::to_string(chunks.size()).c_str() : "",
-             gname);
+             block_tag(p.block).c_str(), gname);
     const size_t isz = gs_type_size(p.type), osz = gs_type_size(p.out_type);
     gs_status st;
     st.code = 0;
@@ -393,7 +398,7 @@ static void test_scan(void)
                 const gen_spec &g = op == GS_SCAN_SUM ? gsum : gmm;
                 gen(tin, h_in.data(), 0, n, g);
                 for (int ex = 0; ex < 2; ex++) {
-                    gs_scan_params p = {tin, pair_out[pi], (gs_scan_op)op, ex};
+                    gs_scan_params p = {tin, pair_out[pi], (gs_scan_op)op, ex, 0};
                     for (const scan_v &v : scan_vs)
                         scan_check(v, p, n, std::vector<size_t>{n}, gen_name(g), op == GS_SCAN_SUM);
                 }
@@ -404,7 +409,7 @@ static void test_scan(void)
             gen_spec g = {G_FULL, 0, 0, g_seed + 17 * pi};
             gen(tin, h_in.data(), 0, N20, g);
             for (const scan_v &v : scan_vs)
-                scan_check(v, {tin, pair_out[pi], GS_SCAN_SUM, 0}, N20, std::vector<size_t>{N20}, gen_name(g), false);
+                scan_check(v, {tin, pair_out[pi], GS_SCAN_SUM, 0, 0}, N20, std::vector<size_t>{N20}, gen_name(g), false);
         }
     }
     /* chunked: consecutive calls, carry on the device; odd offsets take the unaligned paths */
@@ -416,7 +421,7 @@ static void test_scan(void)
             gen(tin, h_in.data(), 0, N20, g);
             for (int ex = 0; ex < 2; ex++)
                 for (const scan_v &v : scan_vs)
-                    scan_check(v, {tin, pair_out[pi], (gs_scan_op)op, ex}, N20, chunks, gen_name(g), op == GS_SCAN_SUM);
+                    scan_check(v, {tin, pair_out[pi], (gs_scan_op)op, ex, 0}, N20, chunks, gen_name(g), op == GS_SCAN_SUM);
         }
     /* 2^28, defaults and cub: a selection of pairs and ops */
     struct {
@@ -428,7 +433,7 @@ static void test_scan(void)
         const gs_type tin = pair_in[b.pi];
         gen_spec g = {b.kind, gs_type_is_float(tin) ? 0.0001 : 0, 0, g_seed + 200 + b.pi};
         gen(tin, h_in.data(), 0, N28, g);
-        gs_scan_params p = {tin, pair_out[b.pi], (gs_scan_op)b.op, b.ex};
+        gs_scan_params p = {tin, pair_out[b.pi], (gs_scan_op)b.op, b.ex, 0};
         for (const scan_v &v : scan_vs)
             if (!v.slow) scan_check(v, p, N28, std::vector<size_t>{N28}, gen_name(g), b.op == GS_SCAN_SUM);
         if (b.pi == 0 && b.ex == 0) /* chunks of 2^26 + 1 elements: unaligned chunk starts at scale */
@@ -483,10 +488,10 @@ static void compact_check(const compact_v &v, const gs_compact_params &p, size_t
                           uint64_t base, const char *gname)
 {
     char name[256];
-    snprintf(name, sizeof name, "compact %s %s %s%s%s n=%zu%s%s [%s]", v.name, gs_type_name(p.type),
+    snprintf(name, sizeof name, "compact %s %s %s%s%s n=%zu%s%s%s [%s]", v.name, gs_type_name(p.type),
              pred_names[p.pred], p.invert ? " invert" : "", p.indices ? " indices" : "", n,
              chunks.size() > 1 ? " chunks=" : "", chunks.size() > 1 ? std::to_string(chunks.size()).c_str() : "",
-             gname);
+             block_tag(p.block).c_str(), gname);
     const size_t isz = gs_type_size(p.type), osz = p.indices ? 8 : isz;
     const gs_type ot = p.indices ? GS_U64 : p.type;
     gs_status st;
@@ -617,11 +622,12 @@ static void minmax_check(const minmax_v &v, const gs_minmax_params &p, size_t m,
     char name[256];
     const char *only = p.only == GS_MM_BOTH ? "" : p.only == GS_MM_MIN ? " only=min" : " only=max";
     if (chunks.empty())
-        snprintf(name, sizeof name, "minmax %s %s W=%llu m=%zu first=%zu%s [%s]", v.name, gs_type_name(p.type),
-                 (unsigned long long)p.window, m, first, only, gname);
+        snprintf(name, sizeof name, "minmax %s %s W=%llu m=%zu first=%zu%s%s [%s]", v.name, gs_type_name(p.type),
+                 (unsigned long long)p.window, m, first, only, block_tag(p.block).c_str(), gname);
     else
-        snprintf(name, sizeof name, "minmax %s %s W=%llu n=%zu chunks=%zu%s%s [%s]", v.name, gs_type_name(p.type),
-                 (unsigned long long)p.window, m, chunks.size(), partial ? " partial" : "", only, gname);
+        snprintf(name, sizeof name, "minmax %s %s W=%llu n=%zu chunks=%zu%s%s%s [%s]", v.name, gs_type_name(p.type),
+                 (unsigned long long)p.window, m, chunks.size(), partial ? " partial" : "", only,
+                 block_tag(p.block).c_str(), gname);
     const size_t sz = gs_type_size(p.type), cols = p.only == GS_MM_BOTH ? 2 : 1;
     const uint64_t W = p.window;
     if (!chunks.empty()) first = partial ? 0 : (size_t)std::min<uint64_t>(W - 1, m);
@@ -724,7 +730,7 @@ static void test_minmax(void)
             gen(ty, h_in.data(), 0, m, g);
             for (uint64_t W : {1ull, 2ull, 3ull, 31ull, 32ull, 1000ull})
                 for (const minmax_v &v : minmax_vs) {
-                    gs_minmax_params p = {ty, W, GS_MM_BOTH};
+                    gs_minmax_params p = {ty, W, GS_MM_BOTH, 0};
                     minmax_check(v, p, m, 0, {}, false, gen_name(g));
                     if (W - 1 <= m) minmax_check(v, p, m, (size_t)(W - 1), {}, false, gen_name(g));
                 }
@@ -736,7 +742,7 @@ static void test_minmax(void)
                 if (v.speed == 0 && W > 4096) continue;
                 for (int only = 0; only < 3; only++) {
                     if (only && (W != 500 && W != 100000)) continue;
-                    gs_minmax_params p = {ty, W, (gs_mm_only)only};
+                    gs_minmax_params p = {ty, W, (gs_mm_only)only, 0};
                     minmax_check(v, p, N20, (size_t)std::min<uint64_t>(W - 1, N20), {}, false, gen_name(g));
                     if (!only && (v.speed > 0 || W <= 64)) minmax_check(v, p, N20, 0, {}, false, gen_name(g));
                     if (!only && v.speed == 2) minmax_check(v, p, N20, 12345, {}, false, gen_name(g));
@@ -744,19 +750,19 @@ static void test_minmax(void)
             }
         /* W > n */
         for (const minmax_v &v : minmax_vs) {
-            gs_minmax_params p = {ty, 3000000, GS_MM_BOTH};
+            gs_minmax_params p = {ty, 3000000, GS_MM_BOTH, 0};
             if (v.speed > 0) minmax_check(v, p, N20, 0, {}, false, gen_name(g));
             minmax_check(v, p, N20, N20, {}, false, gen_name(g));
         }
         /* linear at W = 10^6: few rows */
-        minmax_check(minmax_vs[0], {ty, 1000000, GS_MM_BOTH}, N20, N20 - 5000, {}, false, gen_name(g));
+        minmax_check(minmax_vs[0], {ty, 1000000, GS_MM_BOTH, 0}, N20, N20 - 5000, {}, false, gen_name(g));
         /* chunked like the engine, halo carried */
         const std::vector<size_t> chunks = {1000, 1, 7, 4096, 300000, 31, (size_t)N20 - 1000 - 1 - 7 - 4096 - 300000 - 31};
         for (uint64_t W : {1ull, 2ull, 64ull, 500ull, 4097ull, 100000ull, 1000000ull})
             for (const minmax_v &v : minmax_vs) {
                 if (v.speed == 0 && W > 4096) continue;
                 for (int partial = 0; partial < 2; partial++)
-                    minmax_check(v, {ty, W, GS_MM_BOTH}, N20, 0, chunks, partial, gen_name(g));
+                    minmax_check(v, {ty, W, GS_MM_BOTH, 0}, N20, 0, chunks, partial, gen_name(g));
             }
     }
     /* 2^28, vhgw (and tiled at one window) */
@@ -765,7 +771,7 @@ static void test_minmax(void)
         gen(ty, h_in.data(), 0, N28, g);
         for (uint64_t W : {2ull, 500ull, 1000000ull}) {
             if (ty != GS_I32 && W == 2) continue;
-            gs_minmax_params p = {ty, W, GS_MM_BOTH};
+            gs_minmax_params p = {ty, W, GS_MM_BOTH, 0};
             minmax_check(minmax_vs[2], p, N28, (size_t)(W - 1), {}, false, gen_name(g));
             if (ty == GS_I32 && W == 500) {
                 minmax_check(minmax_vs[2], p, N28, 0, {}, false, gen_name(g));
@@ -773,6 +779,143 @@ static void test_minmax(void)
             }
         }
     }
+}
+
+/* ============================================================================================
+ * block sizes: every GPU variant at every block size its registry row accepts (the params' block,
+ * as bench --block sets it), on i32 and f64 (and i32->i64 scans), sizes 0, 1, 31 and 2^20+3 (no
+ * multiple of any tile), a few ops, predicates and windows, whole and chunked; and the launchers
+ * refuse the sizes they were not built for
+ * ============================================================================================ */
+
+struct block_run {
+    const gs_variant *v;
+    int block;
+};
+/* (variant, block) for every GPU variant of op that takes a block size, at each size it accepts */
+static std::vector<block_run> block_runs(gs_op op)
+{
+    size_t nv = 0;
+    const gs_variant *vs = gs_variants(&nv);
+    std::vector<block_run> r;
+    for (size_t i = 0; i < nv; i++)
+        if (vs[i].op == op && vs[i].where == GS_GPU)
+            for (int b = 32; b <= 1024; b *= 2)
+                if (vs[i].blocks & GS_BLOCK_BIT(b)) r.push_back({&vs[i], b});
+    return r;
+}
+static scan_v scan_of(const gs_variant *v) { return {v->name, v->gpu.scan, v->scratch.scan, false}; }
+static compact_v compact_of(const gs_variant *v) { return {v->name, v->gpu.compact, v->scratch.compact, false}; }
+static minmax_v minmax_of(const gs_variant *v)
+{
+    return {v->name, v->gpu.minmax, v->scratch.minmax, !strcmp(v->name, "linear") ? 0 : !strcmp(v->name, "tiled") ? 1 : 2};
+}
+
+static void test_blocks(void)
+{
+    const size_t sizes[] = {0, 1, 31, N20};
+    const std::vector<size_t> chunks = {1000, 1, 0, 4096, 123457, 31, (size_t)N20 - 1000 - 1 - 4096 - 123457 - 31};
+    const std::vector<block_run> sr = block_runs(GS_OP_SCAN), cr = block_runs(GS_OP_COMPACT),
+                                 mr = block_runs(GS_OP_MINMAX);
+    CHECK(sr.size() >= 20 && cr.size() >= 14 && mr.size() >= 13, "blocks: every GPU variant but cub sweeps",
+          "%zu scan, %zu compact, %zu minmax (variant, block) pairs", sr.size(), cr.size(), mr.size());
+    hneed(h_in, (N20 + 64) * 8);
+    for (gs_type ty : {GS_I32, GS_F64}) {
+        const bool isf = gs_type_is_float(ty);
+        for (size_t n : sizes) {
+            /* scan: inclusive sums of small values (float sums exact), exclusive max of the full range,
+             * and (i32) the widening to i64 */
+            for (int op : {GS_SCAN_SUM, GS_SCAN_MAX}) {
+                gen_spec g = {op == GS_SCAN_SUM ? G_SMALL : G_FULL, isf ? 0.001 : 0, 0, g_seed + 900 + 7 * ty + n + op};
+                gen(ty, h_in.data(), 0, n, g);
+                std::vector<gs_type> outs = {ty};
+                if (ty == GS_I32 && op == GS_SCAN_SUM) outs.push_back(GS_I64);
+                for (const gs_type to : outs)
+                    for (const block_run &b : sr)
+                        scan_check(scan_of(b.v), {ty, to, (gs_scan_op)op, op == GS_SCAN_MAX, b.block}, n,
+                                   std::vector<size_t>{n}, gen_name(g), op == GS_SCAN_SUM);
+            }
+            /* compact: nonzero values, gt inverted as indices (8-byte staging), range values */
+            gen_spec g = {G_SMALL, isf ? 0.05 : 0, 0, g_seed + 950 + 7 * ty + n};
+            gen(ty, h_in.data(), 0, n, g);
+            for (int k : {GS_PRED_NONZERO, GS_PRED_GT, GS_PRED_RANGE})
+                for (const block_run &b : cr) {
+                    gs_compact_params p = make_pred(ty, k, k == GS_PRED_GT, k == GS_PRED_GT, false);
+                    p.block = b.block;
+                    compact_check(compact_of(b.v), p, n, std::vector<size_t>{n}, 1000000007ull * p.indices, gen_name(g));
+                }
+            /* minmax: W = 1 (its own kernel), 2 and 17 (vhgw's small shape), 18 and 34 (the other shape's
+             * smallest groups), 500, 4097 (longer than some tiles: vhgw's large path), 10^5, W > n;
+             * rows from W-1, and from 0 (clipped windows) */
+            gen_spec gm = {G_FULL, isf ? 0.001 : 0, 0, g_seed + 980 + 7 * ty + n};
+            gen(ty, h_in.data(), 0, n, gm);
+            for (uint64_t W : {1ull, 2ull, 17ull, 18ull, 34ull, 500ull, 4097ull, 100000ull, 3000000ull}) {
+                std::vector<size_t> firsts = {(size_t)std::min<uint64_t>(W - 1, n)};
+                if (W > 1) firsts.push_back(0);
+                for (size_t first : firsts)
+                    for (const block_run &b : mr) {
+                        const minmax_v v = minmax_of(b.v);
+                        /* linear is O(W) a row: long windows only on tiny inputs (as test_minmax) */
+                        if (v.speed == 0 && n > 31 && (W > 4096 || (first == 0 && W > 64))) continue;
+                        minmax_check(v, {ty, W, GS_MM_BOTH, b.block}, n, first, {}, false, gen_name(gm));
+                    }
+            }
+        }
+        /* chunked: the scan carry and the compaction base cross calls, the minmax halo is rebuilt */
+        gen_spec g = {G_SMALL, isf ? 0.002 : 0, 0, g_seed + 990 + ty};
+        gen(ty, h_in.data(), 0, N20, g);
+        for (const block_run &b : sr)
+            scan_check(scan_of(b.v), {ty, ty, GS_SCAN_SUM, 0, b.block}, N20, chunks, gen_name(g), true);
+        for (const block_run &b : cr) {
+            gs_compact_params p = make_pred(ty, GS_PRED_GT, 0, 1, false);
+            p.block = b.block;
+            compact_check(compact_of(b.v), p, N20, chunks, 1ull << 40, gen_name(g));
+        }
+        const std::vector<size_t> mchunks = {1000, 1, 7, 4096, 300000, 31, (size_t)N20 - 1000 - 1 - 7 - 4096 - 300000 - 31};
+        for (const block_run &b : mr)
+            for (uint64_t W : {2ull, 500ull, 4097ull}) {
+                const minmax_v v = minmax_of(b.v);
+                if (v.speed == 0 && W > 500) continue;
+                minmax_check(v, {ty, W, GS_MM_BOTH, b.block}, N20, 0, mchunks, W == 500, gen_name(g));
+            }
+    }
+    /* launchers refuse a size they have no kernel for, before launching anything */
+    size_t nv = 0;
+    const gs_variant *vs = gs_variants(&nv);
+    gen_spec g = {G_SMALL, 0, 0, g_seed + 999};
+    gen(GS_I32, h_in.data(), 0, 1000, g);
+    upload(1000 * 4);
+    d_out.need(16000 * 2);
+    d_small.need(64);
+    for (size_t i = 0; i < nv; i++) {
+        const gs_variant *v = &vs[i];
+        if (v->where != GS_GPU || !v->blocks) continue;
+        for (int b : {48, 2048, 32, 1024, 512}) {
+            if (v->blocks & GS_BLOCK_BIT(b)) continue;
+            gs_status st;
+            st.code = 0;
+            st.msg[0] = 0;
+            int rc;
+            if (v->op == GS_OP_SCAN) {
+                const gs_scan_params p = {GS_I32, GS_I32, GS_SCAN_SUM, 0, b};
+                d_scr.need(v->scratch.scan(&p, 1000));
+                rc = v->gpu.scan(&p, d_in.p, d_out.p, 1000, d_small.p, d_scr.p, d_scr.bytes, 0, &st);
+            } else if (v->op == GS_OP_COMPACT) {
+                gs_compact_params p = make_pred(GS_I32, GS_PRED_NONZERO, 0, 0, false);
+                p.block = b;
+                d_scr.need(v->scratch.compact(&p, 1000));
+                rc = v->gpu.compact(&p, d_in.p, 1000, d_out.p, 0, (uint64_t *)d_small.p, d_scr.p, d_scr.bytes, 0, &st);
+            } else {
+                const gs_minmax_params p = {GS_I32, 500, GS_MM_BOTH, b};
+                d_scr.need(v->scratch.minmax(&p, 1000));
+                rc = v->gpu.minmax(&p, d_in.p, 1000, 499, d_out.p, d_scr.p, d_scr.bytes, 0, &st);
+            }
+            char name[96];
+            snprintf(name, sizeof name, "blocks: %s launcher refuses %d threads per block", v->name, b);
+            CHECK(rc == GS_EUSAGE && strstr(st.msg, "threads per block") != NULL, name, "rc %d: %s", rc, st.msg);
+        }
+    }
+    CK(cudaDeviceSynchronize());
 }
 
 /* ============================================================================================
@@ -813,7 +956,7 @@ static void test_big(void)
         const scan_v &v = scan_vs[vi];
         char name[128];
         snprintf(name, sizeof name, "scan %s u32->u32 sum incl n=%llu (> 2^32)", v.name, (unsigned long long)N);
-        const gs_scan_params p = {GS_U32, GS_U32, GS_SCAN_SUM, 0};
+        const gs_scan_params p = {GS_U32, GS_U32, GS_SCAN_SUM, 0, 0};
         void *scr;
         const size_t sb = v.scratch(&p, N);
         CK(cudaMalloc(&scr, sb));
@@ -915,18 +1058,30 @@ static void test_quick(void)
     const std::vector<size_t> chunks = {4096, 1, 30000, n - 4096 - 1 - 30000};
     gen_spec g = {G_SMALL, 0.01, 0, g_seed};
     gen(GS_I32, h_in.data(), 0, n, g);
-    scan_check(scan_vs[3], {GS_I32, GS_I32, GS_SCAN_SUM, 0}, n, chunks, "small", true);
-    scan_check(scan_vs[3], {GS_I32, GS_I64, GS_SCAN_MAX, 1}, n, std::vector<size_t>{n}, "small", false);
+    scan_check(scan_vs[3], {GS_I32, GS_I32, GS_SCAN_SUM, 0, 0}, n, chunks, "small", true);
+    scan_check(scan_vs[3], {GS_I32, GS_I64, GS_SCAN_MAX, 1, 0}, n, std::vector<size_t>{n}, "small", false);
     compact_check(compact_vs[2], make_pred(GS_I32, GS_PRED_GT, 0, 0, false), n, chunks, 0, "small");
     compact_check(compact_vs[2], make_pred(GS_I32, GS_PRED_NONZERO, 1, 1, false), n, std::vector<size_t>{n}, 77, "small");
     gen(GS_F64, h_in.data(), 0, n, g);
-    scan_check(scan_vs[3], {GS_F64, GS_F64, GS_SCAN_MIN, 1}, n, std::vector<size_t>{n}, "small", false);
+    scan_check(scan_vs[3], {GS_F64, GS_F64, GS_SCAN_MIN, 1, 0}, n, std::vector<size_t>{n}, "small", false);
     compact_check(compact_vs[2], make_pred(GS_F64, GS_PRED_NAN, 1, 0, false), n, std::vector<size_t>{n}, 0, "small");
     gen(GS_I32, h_in.data(), 0, n, g);
     for (uint64_t W : {2ull, 500ull, 5000ull, 40000ull}) {
-        minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_BOTH}, n, 0, {}, false, "small");
-        minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_MIN}, n, (size_t)(W - 1), {}, false, "small");
-        minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_BOTH}, n, 0, chunks, true, "small");
+        minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_BOTH, 0}, n, 0, {}, false, "small");
+        minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_MIN, 0}, n, (size_t)(W - 1), {}, false, "small");
+        minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_BOTH, 0}, n, 0, chunks, true, "small");
+    }
+    /* block-size overrides: the largest tiles (compact lookback's dynamic shared staging, vhgw's
+     * large-window path) and the smallest */
+    for (int b : {64, 256}) {
+        minmax_check(minmax_vs[2], {GS_I32, 40000, GS_MM_BOTH, b}, n, 0, {}, false, "small");
+        minmax_check(minmax_vs[2], {GS_I32, 500, GS_MM_BOTH, b}, n, 499, {}, false, "small");
+    }
+    for (int b : {64, 512}) {
+        scan_check(scan_vs[3], {GS_I32, GS_I32, GS_SCAN_SUM, 0, b}, n, chunks, "small", true);
+        gs_compact_params p = make_pred(GS_I32, GS_PRED_NONZERO, 1, 1, false);
+        p.block = b;
+        compact_check(compact_vs[2], p, n, chunks, 0, "small");
     }
 }
 
@@ -1024,7 +1179,7 @@ static void bench(void)
               {GS_F64, GS_SCAN_SUM, false}, {GS_I32, GS_SCAN_MAX, false}};
     for (auto &c : sc) {
         if (!want("scan")) break;
-        const gs_scan_params p = {c.t, c.t, c.op, 0};
+        const gs_scan_params p = {c.t, c.t, c.op, 0, 0};
         const size_t sz = gs_type_size(c.t);
         gen_spec g = {G_SMALL, 0, 0, g_seed + 1};
         gen(c.t, h_in.data(), 0, n, g);
@@ -1137,7 +1292,7 @@ static void bench(void)
     } mc[] = {{GS_I32, 2}, {GS_I32, 64}, {GS_I32, 500}, {GS_I32, 4096}, {GS_I32, 1000000}, {GS_F32, 500}, {GS_F64, 500}};
     for (auto &c : mc) {
         if (!want("minmax")) break;
-        const gs_minmax_params p = {c.t, c.W, GS_MM_BOTH};
+        const gs_minmax_params p = {c.t, c.W, GS_MM_BOTH, 0};
         const size_t sz = gs_type_size(c.t), first = (size_t)(c.W - 1), R = n - first;
         gen_spec g = {G_FULL, 0, 0, g_seed + 3};
         gen(c.t, h_in.data(), 0, n, g);
@@ -1244,6 +1399,9 @@ int main(int argc, char **argv)
         fflush(stdout);
         if (want("minmax")) test_minmax();
         printf("# minmax done %.1f s\n", gs_now() - t0);
+        fflush(stdout);
+        if (want("blocks")) test_blocks();
+        printf("# blocks done %.1f s\n", gs_now() - t0);
         fflush(stdout);
         if (big) test_big();
         printf("# big done %.1f s\n", gs_now() - t0);

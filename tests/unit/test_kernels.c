@@ -11,6 +11,7 @@
 
 #include "../../common/pool.h"
 #include "../../kernels/kernels.h"
+#include "../../pipeline/bench.h"
 #include "check.h"
 
 #define BIG_N (((size_t)1 << 20) + 3)
@@ -339,7 +340,7 @@ static void test_scan(void)
             void *out = xmalloc(n * 8 + 8), *out2 = xmalloc(n * 8 + 8);
             for (int op = 0; op < 3; op++) {
                 for (int ex = 0; ex < 2; ex++) {
-                    const gs_scan_params p = {pairs[pi][0], pairs[pi][1], (gs_scan_op)op, ex};
+                    const gs_scan_params p = {pairs[pi][0], pairs[pi][1], (gs_scan_op)op, ex, 0};
                     scan_expect e = scan_oracle(&p, x, n);
                     for (size_t vi = 0; vi < 2; vi++) {
                         const scan_variant *v = &scan_variants[vi];
@@ -391,7 +392,7 @@ static void test_scan_edges(void)
     {
         const int64_t x[3] = {INT64_MAX, 1, INT64_MIN};
         int64_t out[3];
-        gs_scan_params p = {GS_I64, GS_I64, GS_SCAN_SUM, 0};
+        gs_scan_params p = {GS_I64, GS_I64, GS_SCAN_SUM, 0, 0};
         int ok = 1;
         for (size_t vi = 0; vi < 2; vi++) {
             gs_value c = {.i64 = 0};
@@ -404,7 +405,7 @@ static void test_scan_edges(void)
         const int32_t x[2] = {INT32_MAX, INT32_MAX};
         int64_t out[2];
         int32_t o32[2];
-        gs_scan_params p = {GS_I32, GS_I64, GS_SCAN_SUM, 0}, q = {GS_I32, GS_I32, GS_SCAN_SUM, 0};
+        gs_scan_params p = {GS_I32, GS_I64, GS_SCAN_SUM, 0, 0}, q = {GS_I32, GS_I32, GS_SCAN_SUM, 0, 0};
         int ok = 1;
         for (size_t vi = 0; vi < 2; vi++) {
             gs_value c = {.i64 = 0}, c32 = {.i32 = 0};
@@ -416,7 +417,7 @@ static void test_scan_edges(void)
     {
         const uint64_t x[2] = {UINT64_MAX, 2};
         uint64_t out[2];
-        gs_scan_params p = {GS_U64, GS_U64, GS_SCAN_SUM, 1};
+        gs_scan_params p = {GS_U64, GS_U64, GS_SCAN_SUM, 1, 0};
         int ok = 1;
         for (size_t vi = 0; vi < 2; vi++) {
             gs_value c = {.u64 = 5};
@@ -427,7 +428,7 @@ static void test_scan_edges(void)
     {   /* min with -0.0/+0.0 and NaN, max from a carry */
         const double x[5] = {0.0, -0.0, 0.0, NAN, -1.0};
         double out[5];
-        gs_scan_params p = {GS_F64, GS_F64, GS_SCAN_MIN, 0}, q = {GS_F64, GS_F64, GS_SCAN_MAX, 0};
+        gs_scan_params p = {GS_F64, GS_F64, GS_SCAN_MIN, 0, 0}, q = {GS_F64, GS_F64, GS_SCAN_MAX, 0, 0};
         int ok = 1;
         for (size_t vi = 0; vi < 2; vi++) {
             gs_value c;
@@ -443,7 +444,7 @@ static void test_scan_edges(void)
     {   /* in place, large enough for several blocks */
         const size_t n = 300000;
         int32_t *a = gen(GS_I32, n), *b = xmalloc(n * 4), *ref = xmalloc(n * 4);
-        gs_scan_params p = {GS_I32, GS_I32, GS_SCAN_SUM, 1};
+        gs_scan_params p = {GS_I32, GS_I32, GS_SCAN_SUM, 1, 0};
         int ok = 1;
         for (size_t vi = 0; vi < 2; vi++) {
             gs_value c = {.i32 = 0}, c2 = {.i32 = 0};
@@ -461,7 +462,7 @@ static void test_scan_edges(void)
         for (size_t k = 0; k < 4; k++)
             for (size_t vi = 0; vi < 2; vi++) {
                 gs_status s = {0};
-                gs_scan_params p = {bad[k][0], bad[k][1], GS_SCAN_SUM, 0};
+                gs_scan_params p = {bad[k][0], bad[k][1], GS_SCAN_SUM, 0, 0};
                 gs_value c = {.u64 = 0};
                 int32_t dummy = 0;
                 ok &= scan_variants[vi].fn(&p, &dummy, &dummy, 0, &c, &s) == GS_EUSAGE && s.code == GS_EUSAGE &&
@@ -481,7 +482,7 @@ static void test_scan_thread_independence(void)
         void *x = gen(t, n / 2), *ref = xmalloc(n * 8), *out = xmalloc(n * 8);
         void *xx = xmalloc(n * esize(t)); /* finite data: the second half of gen() has inf/NaN */
         for (size_t i = 0; i < n; i++) set_bits(t, xx, i, get_bits(t, x, i % (n / 4)));
-        gs_scan_params p = {t, t, GS_SCAN_SUM, 0};
+        gs_scan_params p = {t, t, GS_SCAN_SUM, 0, 0};
         gs_value c0, c;
         for (int th = 1; th <= 3; th++) {
             gs_status st = {0};
@@ -510,7 +511,7 @@ static void test_scan_thread_independence(void)
             set_bits(t, x, at[j], t == GS_F32 ? 0x7fc00001u + (uint32_t)j : 0xfff8000000000001ull + j);
         for (int op = GS_SCAN_MIN; op <= GS_SCAN_MAX; op++)
             for (int ex = 0; ex < 2; ex++) {
-                gs_scan_params p = {t, t, (gs_scan_op)op, ex};
+                gs_scan_params p = {t, t, (gs_scan_op)op, ex, 0};
                 gs_value c1, c2;
                 gs_status st = {0};
                 gs_scan_identity(p.op, t, &c1), gs_scan_identity(p.op, t, &c2);
@@ -904,7 +905,7 @@ static void mm_case(gs_type t, const void *x, size_t n, uint64_t W, const mm_exp
                      all_only ? " (both, min, max)" : "");
             int ok = 1;
             for (int only = 0; only < (all_only ? 3 : 1) && ok; only++) {
-                const gs_minmax_params p = {t, W, (gs_mm_only)only};
+                const gs_minmax_params p = {t, W, (gs_mm_only)only, 0};
                 size_t bad, got_rows = rows;
                 if (chunked) {
                     got_rows = mm_chunked(v, &p, partial, x, n, n > 100000 ? chunk_cycle + 2 : small_chunk_cycle,
@@ -968,19 +969,19 @@ static void test_minmax_edges(void)
     const float x[6] = {0.0f, -0.0f, 0.0f, -0.0f, NAN, 1.0f};
     for (size_t vi = 0; vi < 3; vi++) {
         float o[12];
-        gs_minmax_params p = {GS_F32, 2, GS_MM_BOTH};
+        gs_minmax_params p = {GS_F32, 2, GS_MM_BOTH, 0};
         ok &= mm_variants[vi].fn(&p, x, 6, 1, o, &st) == GS_OK;
         for (int r = 0; r < 3; r++) ok &= o[2 * r] == 0 && signbit(o[2 * r]) && o[2 * r + 1] == 0 && !signbit(o[2 * r + 1]);
         ok &= isnan(o[6]) && isnan(o[7]) && isnan(o[8]) && isnan(o[9]);
         ok &= mm_variants[vi].fn(&p, x, 0, 0, o, &st) == GS_OK;
-        gs_minmax_params q = {GS_F32, 1000000000000ull, GS_MM_MIN};
+        gs_minmax_params q = {GS_F32, 1000000000000ull, GS_MM_MIN, 0};
         ok &= mm_variants[vi].fn(&q, x, 4, 0, o, &st) == GS_OK && o[0] == 0 && !signbit(o[0]) && signbit(o[1]);
     }
     CHECK(ok, "minmax f32: -0.0 below +0.0 in ties, NaN windows, W far above m, m = 0", "wrong zero sign or NaN");
     ok = 1;
     for (size_t vi = 0; vi < 3; vi++) {
         gs_status s = {0};
-        gs_minmax_params p = {GS_I32, 0, GS_MM_BOTH};
+        gs_minmax_params p = {GS_I32, 0, GS_MM_BOTH, 0};
         int32_t d = 0;
         ok &= mm_variants[vi].fn(&p, &d, 1, 0, &d, &s) == GS_EUSAGE && s.msg[0];
     }
@@ -990,7 +991,7 @@ static void test_minmax_edges(void)
     {
         const size_t n = 400003;
         double *a = gen(GS_F64, n), *o1 = xmalloc(2 * n * 8), *o2 = xmalloc(2 * n * 8);
-        gs_minmax_params p = {GS_F64, 1000, GS_MM_BOTH};
+        gs_minmax_params p = {GS_F64, 1000, GS_MM_BOTH, 0};
         gs_pool_stop();
         gs_pool_start(1);
         ok &= gs_minmax_cpu_vhgw(&p, a, n, 0, o1, &st) == GS_OK;
@@ -1012,7 +1013,7 @@ static void test_minmax_edges(void)
             for (size_t wi = 0; wi < 5 && ok; wi++) {
                 void *a = gen(all_types[ti], n), *o = xmalloc(2 * n * 8);
                 mm_expect ex = mm_oracle(all_types[ti], a, n, wins[wi]);
-                gs_minmax_params p = {all_types[ti], wins[wi], GS_MM_BOTH};
+                gs_minmax_params p = {all_types[ti], wins[wi], GS_MM_BOTH, 0};
                 ok &= gs_minmax_cpu_vhgw(&p, a, n, 0, o, &st) == GS_OK &&
                       mm_verify(all_types[ti], &ex, 0, n, GS_MM_BOTH, o) == SIZE_MAX;
                 ok &= gs_minmax_cpu_vhgw(&p, a, n, 12345, o, &st) == GS_OK &&
@@ -1036,7 +1037,7 @@ static void test_minmax_edges(void)
                 const size_t p2 = W + (pos - W + W / 3) % W;
                 for (size_t i = 0; i < n; i++) a[i] = 7;
                 a[pos] = -1, a[p2] = 99;
-                gs_minmax_params p = {GS_I32, W, GS_MM_BOTH};
+                gs_minmax_params p = {GS_I32, W, GS_MM_BOTH, 0};
                 oks &= gs_minmax_cpu_vhgw(&p, a, n, 0, o, &st) == GS_OK;
                 for (size_t e = 0; e < n; e++) {
                     const size_t s0 = e + 1 > W ? e + 1 - W : 0;
@@ -1080,7 +1081,7 @@ static void test_minmax_edges(void)
                 const size_t firsts[3] = {0, (size_t)wins[wi] - 1, 54321};
                 for (size_t vi = 1; vi < 3; vi++) /* lemire (one alignment), vhgw */
                     for (size_t fi = 0; fi < (vi == 1 ? 1 : 3); fi++) {
-                        gs_minmax_params p = {t, wins[wi], GS_MM_BOTH};
+                        gs_minmax_params p = {t, wins[wi], GS_MM_BOTH, 0};
                         okk &= mm_variants[vi].fn(&p, a, n, firsts[fi], o, &st) == GS_OK &&
                                mm_verify(t, &ex, firsts[fi], n - firsts[fi], GS_MM_BOTH, o) == SIZE_MAX;
                     }
@@ -1134,13 +1135,13 @@ static void test_registry(void)
 
     gs_status st = {0};
     const gs_variant *sc = gs_variant_find(GS_OP_SCAN, "cpu-par");
-    gs_scan_params sp = {GS_I32, GS_I64, GS_SCAN_MAX, 1};
+    gs_scan_params sp = {GS_I32, GS_I64, GS_SCAN_MAX, 1, 0};
     ok = gs_variant_check_scan(sc, &sp, &st) == GS_OK;
     sp.out_type = GS_F64;
     ok &= gs_variant_check_scan(sc, &sp, &st) == GS_EUSAGE && strstr(st.msg, "f64") != NULL;
     gs_compact_params cp = {.type = GS_F32, .pred = GS_PRED_RANGE, .invert = 1, .indices = 1};
     ok &= gs_variant_check_compact(gs_variant_find(GS_OP_COMPACT, "cpu"), &cp, &st) == GS_OK;
-    gs_minmax_params mp = {GS_U64, 0, GS_MM_BOTH};
+    gs_minmax_params mp = {GS_U64, 0, GS_MM_BOTH, 0};
     gs_status st2 = {0};
     ok &= gs_variant_check_minmax(gs_variant_find(GS_OP_MINMAX, "cpu-vhgw"), &mp, &st2) == GS_EUSAGE;
     mp.window = 5;
@@ -1151,12 +1152,101 @@ static void test_registry(void)
     narrow.types = GS_TYPE_BIT(GS_I32);
     narrow.flags &= ~(unsigned)GS_V_EXCLUSIVE;
     gs_status st4 = {0}, st5 = {0};
-    gs_scan_params np = {GS_I64, GS_I64, GS_SCAN_SUM, 0};
+    gs_scan_params np = {GS_I64, GS_I64, GS_SCAN_SUM, 0, 0};
     ok &= gs_variant_check_scan(&narrow, &np, &st4) == GS_EUSAGE && strstr(st4.msg, "'cpu'") &&
           strstr(st4.msg, "i64") && strstr(st4.msg, "gpustream info");
     np.type = np.out_type = GS_I32, np.exclusive = 1;
     ok &= gs_variant_check_scan(&narrow, &np, &st5) == GS_EUSAGE && strstr(st5.msg, "exclusive");
     CHECK(ok, "registry checks: widenings, predicates, window, unsupported type message", "wrong verdict or message");
+}
+
+/* Threads per block: each GPU row takes its default and exactly the sizes of its mask, and refuses
+ * the others with a message that names what it takes; cub and the CPU rows take none. */
+static int check_one_block(const gs_variant *v, int block, gs_status *st)
+{
+    gs_scan_params sp = {GS_I32, GS_I32, GS_SCAN_SUM, 0, block};
+    gs_compact_params cp = {.type = GS_I32, .pred = GS_PRED_NONZERO, .block = block};
+    gs_minmax_params mp = {GS_I32, 5, GS_MM_BOTH, block};
+    return v->op == GS_OP_SCAN      ? gs_variant_check_scan(v, &sp, st)
+           : v->op == GS_OP_COMPACT ? gs_variant_check_compact(v, &cp, st)
+                                    : gs_variant_check_minmax(v, &mp, st);
+}
+
+static void test_registry_blocks(void)
+{
+    char buf[64];
+    int ok = !strcmp(gs_blocks_str(GS_BLOCKS_ANY, buf, sizeof buf), "32, 64, 128, 256, 512, 1024") &&
+             !strcmp(gs_blocks_str(GS_BLOCKS_TPL, buf, sizeof buf), "64, 128, 256, 512") &&
+             !strcmp(gs_blocks_str(0, buf, sizeof buf), "none") && gs_block_valid(32) && gs_block_valid(1024) &&
+             !gs_block_valid(0) && !gs_block_valid(16) && !gs_block_valid(100) && !gs_block_valid(2048) &&
+             !gs_block_valid(-64) && GS_BLOCK_BIT(32) == 1u && GS_BLOCK_BIT(1024) == 32u && GS_BLOCK_BIT(100) == 0u;
+    CHECK(ok, "block sizes: powers of two from 32 to 1024, as text", "%s", buf);
+    size_t n = 0;
+    const gs_variant *vs = gs_variants(&n);
+    const int sizes[] = {32, 64, 128, 256, 512, 1024, 16, 48, 100, 2048};
+    for (size_t i = 0; i < n; i++) {
+        const gs_variant *v = &vs[i];
+        static const char *const ops[] = {"scan", "compact", "minmax"};
+        char name[96], why[192] = "";
+        snprintf(name, sizeof name, "registry blocks: %s %s %s", ops[v->op], v->where == GS_GPU ? "gpu" : "cpu",
+                 v->name);
+        gs_status st = {0};
+        const int fixed = v->where == GS_CPU || !strcmp(v->name, "cub");
+        ok = fixed ? v->blocks == 0 && v->block_default == 0
+                   : (v->blocks & ~GS_BLOCKS_ANY) == 0 && (v->blocks & GS_BLOCK_BIT(v->block_default)) != 0;
+        ok &= check_one_block(v, 0, &st) == GS_OK && gs_variant_block(v, 0) == v->block_default;
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && ok; k++) {
+            const int b = sizes[k], want = (v->blocks & GS_BLOCK_BIT(b)) != 0;
+            gs_status bs = {0};
+            const int rc = check_one_block(v, b, &bs);
+            ok &= want ? rc == GS_OK && gs_variant_block_ok(v, b) && gs_variant_block(v, b) == b
+                       : rc == GS_EUSAGE && !gs_variant_block_ok(v, b) && strstr(bs.msg, v->name) != NULL &&
+                             strstr(bs.msg, fixed ? "takes no block size" : gs_blocks_str(v->blocks, buf, sizeof buf)) != NULL;
+            if (!ok) snprintf(why, sizeof why, "block %d: rc %d, '%.120s'", b, rc, bs.msg);
+        }
+        CHECK(ok, name, "blocks 0x%x default %d: %s", v->blocks, v->block_default, why);
+    }
+#ifdef GS_HAVE_CUDA
+    const gs_variant *lb = gs_variant_find(GS_OP_SCAN, "lookback"), *nv = gs_variant_find(GS_OP_SCAN, "naive"),
+                     *vh = gs_variant_find(GS_OP_MINMAX, "vhgw");
+    gs_status st = {0};
+    gs_scan_params sp = {GS_I32, GS_I32, GS_SCAN_SUM, 0, 32};
+    ok = lb->blocks == GS_BLOCKS_TPL && lb->block_default == 128 && nv->blocks == GS_BLOCKS_ANY &&
+         nv->block_default == 256 && vh->blocks == (GS_BLOCK_BIT(64) | GS_BLOCK_BIT(128) | GS_BLOCK_BIT(256)) &&
+         gs_variant_check_scan(lb, &sp, &st) == GS_EUSAGE &&
+         !strcmp(st.msg, "variant 'lookback' does not run 32 threads per block (it accepts 64, 128, 256, 512)");
+    CHECK(ok, "registry blocks: lookback 64-512 (default 128), naive 32-1024 (256), vhgw 64-256", "%s", st.msg);
+#endif
+}
+
+/* bench --block: which runs each variant gets (gs_bench_plan, shared by the bench and its notes) */
+static void test_bench_plan(void)
+{
+    gs_bench_opts o;
+    memset(&o, 0, sizeof o);
+    o.ops = 1u << GS_OP_SCAN;
+    int b[GS_BENCH_MAXBLOCKS];
+    const gs_variant *cpu = gs_variant_find(GS_OP_SCAN, "cpu-par"), *mm = gs_variant_find(GS_OP_MINMAX, "cpu-vhgw");
+    int ok = gs_bench_plan(&o, 0, cpu, b) == 1 && b[0] == 0 && gs_bench_plan(&o, 0, mm, b) == 0 &&
+             gs_bench_plan(&o, 1, cpu, b) == 0;
+    o.blocks[0] = 64, o.blocks[1] = 32, o.nblocks = 2;
+    ok &= gs_bench_plan(&o, 0, cpu, b) == 1 && b[0] == 0; /* CPU variants: one run as usual */
+    o.algos = "cpu";
+    ok &= gs_bench_plan(&o, 0, cpu, b) == 0 && gs_bench_plan(&o, 0, gs_variant_find(GS_OP_SCAN, "cpu"), b) == 1;
+#ifdef GS_HAVE_CUDA
+    o.algos = "lookback,naive";
+    const gs_variant *lb = gs_variant_find(GS_OP_SCAN, "lookback"), *nv = gs_variant_find(GS_OP_SCAN, "naive"),
+                     *cub = gs_variant_find(GS_OP_SCAN, "cub"), *bs = gs_variant_find(GS_OP_SCAN, "blelloch-smem");
+    ok &= gs_bench_plan(&o, 1, lb, b) == 1 && b[0] == 64;                        /* 32: not a lookback size */
+    ok &= gs_bench_plan(&o, 1, nv, b) == 2 && b[0] == 64 && b[1] == 32;          /* the listed order */
+    ok &= gs_bench_plan(&o, 1, cub, b) == 1 && b[0] == 0;                         /* the reference, once */
+    ok &= gs_bench_plan(&o, 1, bs, b) == 0 && gs_bench_plan(&o, 0, lb, b) == 0; /* not selected; not GPU mode */
+    o.blocks[0] = 32, o.nblocks = 1;
+    ok &= gs_bench_plan(&o, 1, lb, b) == 1 && b[0] == 0; /* accepts none of them: its default */
+    o.nblocks = 0;
+    ok &= gs_bench_plan(&o, 1, nv, b) == 1 && b[0] == 0;
+#endif
+    CHECK(ok, "bench plan: each listed block size a GPU variant accepts, else one run at its default", "wrong plan");
 }
 
 int main(void)
@@ -1175,6 +1265,8 @@ int main(void)
     test_minmax();
     test_minmax_edges();
     test_registry();
+    test_registry_blocks();
+    test_bench_plan();
     gs_pool_stop();
     return CHECK_DONE();
 }
