@@ -8,8 +8,9 @@
 #   minmax_vs_window.png    Gelem/s vs window per minmax variant (log x)
 #   compact_density.png     Gelem/s vs density per compact variant
 # Columns are found by their names in each file's header line, so files written before the block
-# column existed read as block 0. A variant with more than one block size in a file is a block
-# sweep: its rows go to block_sweep.png only, the other charts take the rest.
+# column existed read as block 0. A file where some case (op, variant, type, n, param) ran at more
+# than one block size is a block sweep: its rows go to block_sweep.png only (those with a block
+# size), the other charts take the other files.
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-docs/plots}
@@ -23,15 +24,15 @@ COLS=mode,op,variant,type,n,param,block,ms,gelem_s,gb_s,pct_ceiling,vs_cub,check
 for f in $CSV; do
     awk -F, -v cols="$COLS" '
         function get(name) { return (name in at) ? $(at[name]) : (name == "block" ? 0 : "") }
-        function key() { return get("op") SUBSEP get("variant") SUBSEP get("type") }
+        function key() { return get("op") SUBSEP get("variant") SUBSEP get("type") SUBSEP get("n") SUBSEP get("param") }
         FNR == 1 { pass++ }
         /^#/ { next }
         /^mode,/ { split("", at); for (i = 1; i <= NF; i++) at[$i] = i; next }
-        pass == 1 { if (!((key(), get("block")) in seen)) { seen[key(), get("block")] = 1; nb[key()]++ } next }
+        pass == 1 { if (!((key(), get("block")) in seen)) { seen[key(), get("block")] = 1; if (++nb[key()] > 1) sweep = 1 } next }
         {
             nc = split(cols, c, ","); line = ""
             for (i = 1; i <= nc; i++) line = line get(c[i]) ","
-            print line (nb[key()] > 1 ? 1 : 0)
+            print line (sweep ? 1 : 0)
         }' "$f" "$f"
 done >"$W/all"
 gpu=$(grep -h "^# gpu=" $CSV | grep -v "gpu=none" | head -1 | sed 's/^# gpu=\([^ ]*\( [^ =]*\)*\) copy_gbs.*/\1/')
@@ -69,7 +70,7 @@ series 'f("mode")=="device" && f("op")=="scan" && f("type")=="i32" && f("sweep")
 plot scan_time_vs_n.png "scan i32: time vs n" "elements" "ms (median)" 1 1
 # block sweep: i32 at the largest n of the sweep rows; a line per (op, variant), and per param for
 # an op swept at several (densities, windows)
-SWEEP='f("mode")=="device" && f("type")=="i32" && f("sweep")==1'
+SWEEP='f("mode")=="device" && f("type")=="i32" && f("sweep")==1 && f("block") > 0'
 bn=$(cols "$SWEEP && f(\"n\") + 0 > m { m = f(\"n\") + 0 } END { print m + 0 }")
 multi=$(cols "$SWEEP && f(\"n\") == $bn && !((f(\"op\"), f(\"param\")) in s) { s[f(\"op\"), f(\"param\")] = 1; c[f(\"op\")]++ }
     END { for (o in c) if (c[o] > 1) printf \" %s\", o }")
