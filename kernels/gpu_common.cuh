@@ -525,7 +525,7 @@ struct gs_tile_cfg {
 /* scan lookback: threads x (sitems staged in shared memory + ritems in registers) per tile, by
  * input element size; minb4 / minb8 = the __launch_bounds__ minimum of resident blocks per SM
  * when the output type has 4 / 8 bytes (it caps registers: 65536 / (threads x minb)).
- * i32 sum, 2^28, same runs as plain CUB InclusiveSum (.exp harness, kernels/TUNING.md v3):
+ * i32 sum, 2^28, same runs as plain CUB InclusiveSum (tests/bench/scan_lookback_lab.cu, kernels/TUNING.md v3):
  *   v0 registers only, ticket, 128x48: 0.745 ms (cub 0.700); shared memory only, 128x48, 9/SM:
  *   0.667; + aggregate first: 0.654; + tile = blockIdx.x: 0.628; + 16 items in registers: 0.610;
  *   registers capped (7-9 blocks/SM): 128x(44+20) min 9 0.594, 128x(48+32) min 7 0.593,
