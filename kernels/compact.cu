@@ -164,8 +164,14 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, REGS)) /* occu
     const unsigned wcnt = __reduce_add_sync(GS_FULL_MASK, (unsigned)__popc(keep));
     if (lane == 0) s_warp[warp] = wcnt;
     __syncthreads();
+    unsigned wbase = 0, tile_cnt = 0; /* kept in the warps before this one; in the tile */
+#pragma unroll
+    for (int w = 0; w < NW; w++) {
+        const unsigned c = s_warp[w];
+        wbase += w < warp ? c : 0u;
+        tile_cnt += c;
+    }
     if (warp == 0) {
-        const unsigned tile_cnt = __reduce_add_sync(GS_FULL_MASK, lane < NW ? s_warp[lane] : 0u);
         uint64_t excl;
         if (tile == 0) {
             excl = 0;
@@ -179,13 +185,6 @@ __global__ void __launch_bounds__(THREADS, GS_MIN_BLOCKS(THREADS, REGS)) /* occu
             s_excl = excl;
             if (tile == ntiles - 1) *d_count = excl + tile_cnt;
         }
-    }
-    unsigned wbase = 0, tile_cnt = 0; /* kept in the warps before this one; in the tile */
-#pragma unroll
-    for (int w = 0; w < NW; w++) {
-        const unsigned c = s_warp[w];
-        wbase += w < warp ? c : 0u;
-        tile_cnt += c;
     }
 
     /* rank of each kept item in the warp segment: groups in order, lanes in order, v in order */
@@ -351,24 +350,27 @@ __global__ void gs_compact_scatter_k(const T *in, uint64_t n, const uint32_t *fl
     }
 }
 
-struct compact_scan_layout {
-    size_t total, flags, pos, scan, bytes;
+/* Scratch of the two-pass variants over m items (elements for scan, blocks for ballot): the kept
+ * total (u64) at 0, a u32 per item (flag or count), a u64 per item (output position), then the
+ * look-back scan's own scratch. */
+struct compact_pos_layout {
+    size_t total, u32s, u64s, scan, bytes;
 };
-static compact_scan_layout compact_scan_lay(uint64_t n)
+static compact_pos_layout compact_pos_lay(uint64_t m)
 {
-    compact_scan_layout l;
+    compact_pos_layout l;
     l.total = 0;
-    l.flags = 256;
-    l.pos = gs_align_up(l.flags + (size_t)n * 4, 256);
-    l.scan = gs_align_up(l.pos + (size_t)n * 8, 256);
-    l.bytes = l.scan + gs_scan_gpu_lookback_scratch(&compact_pos_scan, n);
+    l.u32s = 256;
+    l.u64s = gs_align_up(l.u32s + (size_t)m * 4, 256);
+    l.scan = gs_align_up(l.u64s + (size_t)m * 8, 256);
+    l.bytes = l.scan + gs_scan_gpu_lookback_scratch(&compact_pos_scan, m);
     return l;
 }
 
 extern "C" size_t gs_compact_gpu_scan_scratch(const gs_compact_params *p, uint64_t n_max)
 {
     (void)p;
-    return compact_scan_lay(n_max).bytes;
+    return compact_pos_lay(n_max).bytes;
 }
 
 extern "C" int gs_compact_gpu_scan(const gs_compact_params *p, const void *d_in, uint64_t n, void *d_out,
@@ -380,11 +382,11 @@ extern "C" int gs_compact_gpu_scan(const gs_compact_params *p, const void *d_in,
         GS_CUDA_CHECK(st, cudaMemsetAsync(d_count, 0, sizeof(uint64_t), s));
         return GS_OK;
     }
-    const compact_scan_layout l = compact_scan_lay(n);
+    const compact_pos_layout l = compact_pos_lay(n);
     GS_FORWARD(compact_check_scratch("scan", scratch_bytes, l.bytes, st));
     char *scr = (char *)d_scratch;
-    uint32_t *flags = (uint32_t *)(scr + l.flags);
-    uint64_t *pos = (uint64_t *)(scr + l.pos), *total = (uint64_t *)(scr + l.total);
+    uint32_t *flags = (uint32_t *)(scr + l.u32s);
+    uint64_t *pos = (uint64_t *)(scr + l.u64s), *total = (uint64_t *)(scr + l.total);
     int threads;
     GS_FORWARD(gs_grid_block("compact scan", p->block, GS_GRID_THREADS, &threads, st));
     return compact_dispatch(p, st, [&](auto t) -> int {
@@ -452,37 +454,28 @@ template <class T, int THREADS> __global__ void __launch_bounds__(THREADS)
     }
 }
 
-struct compact_ballot_layout {
-    size_t total, counts, offsets, scan, bytes;
-};
-static compact_ballot_layout compact_ballot_lay(uint64_t n, int threads)
+/* blocks of the ballot variant (at least one, so scratch sizes never come out empty) */
+static uint64_t compact_ballot_blocks(uint64_t n, int threads)
 {
-    compact_ballot_layout l;
-    const uint64_t nb = gs_cdiv(n ? n : 1, (uint64_t)threads * GS_BALLOT_ROUNDS);
-    l.total = 0;
-    l.counts = 256;
-    l.offsets = gs_align_up(l.counts + (size_t)nb * 4, 256);
-    l.scan = gs_align_up(l.offsets + (size_t)nb * 8, 256);
-    l.bytes = l.scan + gs_scan_gpu_lookback_scratch(&compact_pos_scan, nb);
-    return l;
+    return gs_cdiv(n ? n : 1, (uint64_t)threads * GS_BALLOT_ROUNDS);
 }
 
 extern "C" size_t gs_compact_gpu_ballot_scratch(const gs_compact_params *p, uint64_t n_max)
 {
-    return compact_ballot_lay(n_max, p->block ? p->block : GS_BALLOT_THREADS).bytes;
+    return compact_pos_lay(compact_ballot_blocks(n_max, p->block ? p->block : GS_BALLOT_THREADS)).bytes;
 }
 
 template <class T, int THREADS>
 static int compact_ballot_run(const gs_compact_params *p, const T *in, uint64_t n, void *out, uint64_t base,
                               uint64_t *d_count, void *scratch, size_t bytes, cudaStream_t s, gs_status *st)
 {
-    const compact_ballot_layout l = compact_ballot_lay(n, THREADS);
-    GS_FORWARD(compact_check_scratch("ballot", bytes, l.bytes, st));
-    const uint64_t nb = gs_cdiv(n, THREADS * GS_BALLOT_ROUNDS);
+    const uint64_t nb = compact_ballot_blocks(n, THREADS);
     if (nb > 0x7fffffffull) return gs_fail(st, GS_EUSAGE, "compact ballot: n too large");
+    const compact_pos_layout l = compact_pos_lay(nb);
+    GS_FORWARD(compact_check_scratch("ballot", bytes, l.bytes, st));
     char *scr = (char *)scratch;
-    uint32_t *counts = (uint32_t *)(scr + l.counts);
-    uint64_t *offsets = (uint64_t *)(scr + l.offsets), *total = (uint64_t *)(scr + l.total);
+    uint32_t *counts = (uint32_t *)(scr + l.u32s);
+    uint64_t *offsets = (uint64_t *)(scr + l.u64s), *total = (uint64_t *)(scr + l.total);
     const gs_pred<T> pred = gs_pred_make<T>(p);
     gs_compact_count_k<T, THREADS><<<(unsigned)nb, THREADS, 0, s>>>(in, n, pred, counts);
     GS_LAUNCH_CHECK(st);
