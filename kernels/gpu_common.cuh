@@ -570,9 +570,6 @@ static_assert(gs_compact_lookback_cfg4.threads == GS_COMPACT_LOOKBACK_THREADS &&
 #ifndef GS_MM_PERSIST
 #define GS_MM_PERSIST 0
 #endif
-/* large W (W-1 > threads x items): blocks run this many tiles ahead of the rows they compute with
- * their reduction (minmax.cu) */
-#define GS_MINMAX_VHGW_AHEAD 256
 constexpr gs_tile_cfg gs_minmax_vhgw_cfg4 = {128, 32};
 constexpr gs_tile_cfg gs_minmax_vhgw_lo_cfg4 = {128, 16};
 constexpr gs_tile_cfg gs_minmax_vhgw_mid_cfg4 = {64, 32};

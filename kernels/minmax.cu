@@ -44,7 +44,6 @@
 #include "kernels_gpu.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <algorithm>
@@ -497,50 +496,20 @@ struct mm_vhgw_args {
     int only, vec_out;
     int G;               /* group size in rows (power of two) */
     unsigned h;          /* large: halo tiles before tile 0 */
-    unsigned ahead;      /* large: block b reduces range b and computes the rows of tile b - h - ahead */
     uint64_t nfull, rem; /* large: whole tiles and leftover elements in the middle */
     unsigned ntiles;
     int spoff;           /* large: offset of the P region in shared memory (elements) */
     int stage;           /* persistent (small W): elements per buffer */
-    ulonglong2 *stat;    /* large: the tile aggregates (mm_publish) */
+    unsigned *flag;
+    void *aggmn, *aggmx;
 };
 
-/* Tile aggregates (large W): range j >= -h is published at index j + h, as keys, in 16-byte words
- * that carry their own ready flag (stored and loaded whole, as the scan's tile status): 4-byte keys
- * one word {1, mn | mx << 32}, 8-byte keys two, {1, mn} and {1, mx}. A reader issues all its loads
- * at once (one L2 round trip, not a flag then the values). Zeroed before each launch. */
-template <class K> struct mm_stat {
-    static constexpr int words = sizeof(K) == 4 ? 1 : 2;
-    static GS_DEV void put(ulonglong2 *w, K mn, K mx)
-    {
-        if constexpr (sizeof(K) == 4) {
-            gs_st_relaxed_u128(w, make_ulonglong2(1ull, (uint64_t)(uint32_t)mn | (uint64_t)(uint32_t)mx << 32));
-        } else {
-            gs_st_relaxed_u128(w, make_ulonglong2(1ull, (uint64_t)mn));
-            gs_st_relaxed_u128(w + 1, make_ulonglong2(1ull, (uint64_t)mx));
-        }
-    }
-    struct val {
-        ulonglong2 w[words];
-    };
-    static GS_DEV void load(const ulonglong2 *w, val &v)
-    {
-#pragma unroll
-        for (int k = 0; k < words; k++) v.w[k] = gs_ld_relaxed_u128(w + k);
-    }
-    static GS_DEV bool ready(const val &v)
-    {
-        bool r = true;
-#pragma unroll
-        for (int k = 0; k < words; k++) r = r && v.w[k].x != 0;
-        return r;
-    }
-    static GS_DEV K mn(const val &v) { return sizeof(K) == 4 ? (K)(uint32_t)v.w[0].y : (K)v.w[0].y; }
-    static GS_DEV K mx(const val &v) { return sizeof(K) == 4 ? (K)(uint32_t)(v.w[0].y >> 32) : (K)v.w[words - 1].y; }
-};
-template <class K> GS_DEV void mm_publish(const mm_vhgw_args &a, int64_t idx, K mn, K mx)
+/* Tile aggregates (large W): tile j >= -h is published at index j + h. */
+template <class T> GS_DEV void mm_publish(const mm_vhgw_args &a, int64_t idx, T mn, T mx)
 {
-    mm_stat<K>::put(a.stat + idx * mm_stat<K>::words, mn, mx);
+    ((T *)a.aggmn)[idx] = mn;
+    ((T *)a.aggmx)[idx] = mx;
+    gs_st_release_u32(&a.flag[idx], 1u);
 }
 
 /* GS > 0: the row group size G (<= C), known at compile time: groups inside a thread.
@@ -584,37 +553,25 @@ __global__ void __launch_bounds__(THREADS, PERSIST ? mm_persist_blocks(THREADS, 
     const int t = (int)threadIdx.x;
     const int64_t W = (int64_t)a.W;
 
-    /* Large W, reduce ahead: block b first reduces range j = b - h (the B input positions of tile j;
-     * j < 0: the halo before `first`) and publishes its min/max at index b; then, if b >= h + ahead,
-     * it computes the rows of tile b - h - ahead, re-reading that tile's inputs (from L2: block
-     * b - ahead read them). The aggregates its middle needs were published `ahead` blocks or more
-     * before (blocks start in index order, as CUB's single-pass kernels assume, and the reduction
-     * waits on nothing), so the fold rarely waits, and no block holds data while it does. */
+    /* blocks start in index order (as CUB's single-pass kernels assume), so the tiles a large-W
+     * block waits for were started before it */
     unsigned tile = blockIdx.x;
     if (LARGE) {
-        const bool rows = tile >= a.h + a.ahead;
-        if (rows) { /* this tile's spans first: from L2, in flight while the reduction's loads are */
-            const int64_t e0 = (int64_t)(a.first + (uint64_t)(tile - a.h - a.ahead) * B);
-            mm_load<THREADS, LOGC>(smem0 + a.spoff, in, e0, B, a.m);
-            mm_load<THREADS, LOGC>(smem0, in, e0 - W + 1, B + (int)a.rem, a.m);
-            gs_cp_async_commit();
-        }
-        if (tile < a.h + a.ntiles) {
-            const int64_t base = (int64_t)a.first + ((int64_t)tile - (int64_t)a.h) * B + t;
-            const int64_t last = (int64_t)a.m - 1;
+        if (tile < a.h) { /* halo range j = tile - h < 0: reduce and publish */
+            const int64_t j = (int64_t)tile - (int64_t)a.h;
+            const int64_t p0 = (int64_t)a.first + j * B + (int64_t)t * C;
             K vmn = omin.identity(), vmx = omax.identity();
-#pragma unroll
-            for (int c = 0; c < C; c++) { /* coalesced; min and max are exact, any order */
-                const int64_t p = base + (int64_t)c * THREADS;
-                const K v = KT::key(__ldg(in + (p < 0 ? 0 : p > last ? last : p)));
+            for (int c = 0; c < C; c++) { /* contiguous slice per thread: thread order = input order */
+                const int64_t p = p0 + c;
+                const K v = KT::key(in[p < 0 ? 0 : p >= (int64_t)a.m ? (int64_t)a.m - 1 : p]);
                 vmn = omin(vmn, v);
                 vmx = omax(vmx, KT::mx(v));
             }
-            mm_seg_total<THREADS>(vmn, vmx, THREADS, s_mn, s_mx); /* ends with a barrier */
+            mm_seg_total<THREADS>(vmn, vmx, THREADS, s_mn, s_mx);
             if (t == 0) mm_publish(a, tile, vmn, vmx);
+            return;
         }
-        if (!rows) return;
-        tile -= a.h + a.ahead;
+        tile -= a.h;
     }
     /* PERSIST (small W): blocks loop over tiles tile, tile + gridDim.x, ..., with two buffers of
      * a.stage elements: the next tile's span is copied into one while the other is computed */
@@ -633,39 +590,35 @@ __global__ void __launch_bounds__(THREADS, PERSIST ? mm_persist_blocks(THREADS, 
     int pOff;
     K midmn = omin.identity(), midmx = omax.identity();
     /* large W: each thread folds the published aggregates q = t*per2 + c, c < per2, of the tiles in
-     * the middle, four at a time: their words loaded together, those not ready yet loaded again */
+     * the middle, after this tile published its own (middle(true): waits for each). middle(false),
+     * reading those already published while this tile's loads were in flight, measured slower (W =
+     * 10^6: 1.30 -> 1.69 ms; kernels/TUNING.md v2) and is not called. */
     const int64_t per2 = LARGE ? (int64_t)((a.nfull + THREADS - 1) / THREADS) : 0;
-    auto middle = [&]() {
-        typedef mm_stat<K> SW;
-        constexpr int NB = 4;
-        for (int64_t c0 = 0; c0 < per2; c0 += NB) {
-            typename SW::val v[NB];
-            int64_t j[NB];
-#pragma unroll
-            for (int k = 0; k < NB; k++) {
-                const int64_t q = (int64_t)t * per2 + c0 + k;
-                j[k] = c0 + k < per2 && q < (int64_t)a.nfull ? (int64_t)tile - (int64_t)a.nfull + q + (int64_t)a.h
-                                                              : INT64_MIN; /* status index */
-                if (j[k] >= 0) SW::load(a.stat + j[k] * SW::words, v[k]);
+    int64_t cdone = 0;
+    auto middle = [&](bool wait) {
+        for (; cdone < per2; cdone++) {
+            const int64_t q = (int64_t)t * per2 + cdone;
+            if (q >= (int64_t)a.nfull) {
+                cdone = per2;
+                break;
             }
-#pragma unroll
-            for (int k = 0; k < NB; k++) {
-                if (j[k] == INT64_MIN) continue;
-                K umn, umx;
-                if (j[k] < 0) { /* before the halo: in[0] */
-                    umn = KT::key(in[0]);
-                    umx = KT::mx(umn);
-                } else {
-                    for (int spins = 0; !SW::ready(v[k]); spins++) {
-                        if (spins > 8) __nanosleep(64);
-                        SW::load(a.stat + j[k] * SW::words, v[k]);
-                    }
-                    umn = SW::mn(v[k]);
-                    umx = SW::mx(v[k]);
+            const int64_t j = (int64_t)tile - (int64_t)a.nfull + q + (int64_t)a.h; /* status index */
+            K umn, umx;
+            if (j < 0) { /* before the halo: in[0] */
+                umn = KT::key(in[0]);
+                umx = KT::mx(umn);
+            } else {
+                if (gs_ld_acquire_u32(&a.flag[j]) == 0) {
+                    if (!wait) break;
+                    int spins = 0;
+                    while (gs_ld_acquire_u32(&a.flag[j]) == 0)
+                        if (++spins > 8) __nanosleep(64);
                 }
-                midmn = omin(midmn, umn);
-                midmx = omax(midmx, umx);
+                umn = __ldcg((const K *)a.aggmn + j);
+                umx = __ldcg((const K *)a.aggmx + j);
             }
+            midmn = omin(midmn, umn);
+            midmx = omax(midmx, umx);
         }
     };
     if (!LARGE) {
@@ -684,7 +637,9 @@ __global__ void __launch_bounds__(THREADS, PERSIST ? mm_persist_blocks(THREADS, 
         pOff = (int)W - 1;
         mm_keyify<THREADS, LOGC, KT>(yS, B + (int)W - 1);
     } else {
-        yP = sm + a.spoff; /* loads issued before the reduction */
+        yP = sm + a.spoff;
+        mm_load<THREADS, LOGC>(yP, in, e0, B, a.m);
+        mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)a.rem, a.m);
         pOff = 0;
         gs_cp_async_wait_all();
         mm_keyify<THREADS, LOGC, KT>(yP, B);
@@ -718,8 +673,7 @@ __global__ void __launch_bounds__(THREADS, PERSIST ? mm_persist_blocks(THREADS, 
             pmn[c] = omin(emn, pmn[c]);
             pmx[c] = omax(emx, pmx[c]);
         }
-        (void)tmn; /* the tile total (large W: published by the reduction) */
-        (void)tmx;
+        if (LARGE && t == 0) mm_publish(a, (int64_t)tile + a.h, tmn, tmx);
 
         /* suffix carry: this thread's start elements, scanned from the right across the group */
         smn = GS_YS(row0);
@@ -764,7 +718,7 @@ __global__ void __launch_bounds__(THREADS, PERSIST ? mm_persist_blocks(THREADS, 
             smn = omin(smn, vmn);
             smx = omax(smx, vmx);
             /* middle: the published aggregates of tiles tile-nfull .. tile-1 (those not read yet) */
-            middle();
+            middle(true);
             mm_seg_total<THREADS>(midmn, midmx, THREADS, s_mn, s_mx);
         }
     }
@@ -867,7 +821,7 @@ template <class T> struct mm_vhgw_cfg {
 
 static size_t mm_vhgw_bytes(uint64_t tiles)
 {
-    return 256 + (size_t)tiles * 2 * sizeof(ulonglong2); /* mm_stat: at most two words a tile */
+    return 256 + gs_align_up((size_t)tiles * 4, 256) + 2 * gs_align_up((size_t)tiles * 8, 256);
 }
 template <class T, int THREADS, int ITEMS, int GS, bool PERSIST>
 static int mm_vhgw_launch(const T *in, T *out, const mm_vhgw_args &a, unsigned grid, size_t smem, cudaStream_t s,
@@ -951,11 +905,11 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
         const size_t nt = ntiles + a.h;
         GS_FORWARD(mm_check_scratch("vhgw", bytes, mm_vhgw_bytes(nt), st));
         char *scr = (char *)scratch;
-        a.stat = (ulonglong2 *)(scr + 256);
-        GS_CUDA_CHECK(st, cudaMemsetAsync(a.stat, 0, nt * mm_stat<T>::words * sizeof(ulonglong2), s));
-        a.ahead = GS_MINMAX_VHGW_AHEAD;
-        if (getenv("GS_MM_AHEAD")) a.ahead = (unsigned)atoi(getenv("GS_MM_AHEAD")); /* EXPERIMENT */
-        grid += a.h + a.ahead;
+        a.flag = (unsigned *)(scr + 256);
+        a.aggmn = scr + 256 + gs_align_up(nt * 4, 256);
+        a.aggmx = (char *)a.aggmn + gs_align_up(nt * 8, 256);
+        GS_CUDA_CHECK(st, cudaMemsetAsync(scratch, 0, 256 + gs_align_up(nt * 4, 256), s));
+        grid += a.h;
     }
     smem *= sizeof(T);
     if constexpr (LO) {
