@@ -1,15 +1,16 @@
-/* scan_lookback_lab.cu - the harness behind kernels/TUNING.md v3: scan i32 sum at 2^28 in device
- * memory, its own copies of the look-back kernel with switches (registers / shared-memory staging /
- * both, ticket or blockIdx, aggregate first, look-back off, per-tile %globaltimer profile,
- * persistent ring), plain cub::DeviceScan::InclusiveSum, cudaMemcpy D2D and the kernels/scan.cu
- * kernel itself, all in one run; median of 15 after a warm-up, L2 flushed before each rep, every
- * scanning variant checked against a CPU scan. Not part of the build or the tests.
+/* scan_lookback_lab.cu - the harness behind kernels/TUNING.md v3 and v4: scan i32 sum at 2^28 in
+ * device memory, its own copies of the look-back kernel with switches (registers / shared-memory
+ * staging / both, ticket or blockIdx, aggregate first, look-back off, per-tile %globaltimer
+ * profile, persistent ring; v4: reduce ahead, `ahead`), plain cub::DeviceScan::InclusiveSum,
+ * cudaMemcpy D2D and the kernels/scan.cu kernel itself, all in one run; median of 15 after a
+ * warm-up, L2 flushed before each rep, every scanning variant checked against a CPU scan. Not part
+ * of the build or the tests.
  *
  *   make CUDA=1 GPU_ARCH=sm_90 all     # for the registry objects it links with
  *   nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -Icommon -c tests/bench/scan_lookback_lab.cu -o /tmp/lab.o
  *   B=build/cuda; nvcc -arch=sm_90 -o /tmp/lab /tmp/lab.o common/gs.c $B/kernels/registry.o \
  *       $B/kernels/{scan,compact,minmax}_cpu.o $B/common/pool.o $B/kernels/{compact,minmax}.cu.o -lpthread
- *   WHICH=prof,smem,fast,hyb,lean,more,cmp,reg,pipe /tmp/lab [n]    (comma list; default all) */
+ *   WHICH=prof,smem,fast,hyb,lean,more,cmp,reg,pipe,ahead /tmp/lab [n]    (comma list; default all) */
 #include "../../kernels/scan.cu" /* the committed kernel, for run_general */
 #include <cub/device/device_scan.cuh>
 #include <algorithm>
@@ -467,6 +468,211 @@ __global__ void __launch_bounds__(THREADS, MINB)
     }
 }
 
+
+/* ---- reduce ahead: block b reduces tile b (from DRAM; publishes its aggregate) and scans tile
+ * b - D, re-read from L2: its predecessors' aggregates were published long before, so the look-back
+ * walks but (nearly) never waits on loads. DRAM traffic is that of a copy; L2 carries one more
+ * read. SREG: tile s in registers (else cp.async to shared memory); RSM: tile r staged in shared
+ * memory (else registers). MODE 0: scan s, then reduce r; 1: reduce r (publish), then scan s;
+ * 2: warp 0 looks back for s while the loads fly, one barrier for both tiles' warp sums, then
+ * publish r and scan s. HINT 1: s loads evict_first in L2; 2: and r loads evict_last ---- */
+__device__ __forceinline__ uint64_t pol_first()
+{
+    uint64_t p;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+    return p;
+}
+__device__ __forceinline__ uint64_t pol_last()
+{
+    uint64_t p;
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+    return p;
+}
+__device__ __forceinline__ int4 ld_hint(const void *p, uint64_t pol)
+{
+    int4 v;
+    asm volatile("ld.global.nc.L2::cache_hint.v4.s32 {%0,%1,%2,%3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(pol));
+    return v;
+}
+__device__ __forceinline__ void cp16_hint(void *dst, const void *src, uint64_t pol)
+{
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(gs_smem_u32(dst)), "l"(src), "l"(pol)
+                 : "memory");
+}
+/* exact-sum look-back with windows of 32 x K tiles (lane l folds K consecutive words); counts the
+ * windows walked into g_wins */
+__device__ unsigned long long g_wins;
+template <int K> __device__ T lookback_wide(const W *status, int64_t tile)
+{
+    const int lane = (int)gs_lane();
+    Op op;
+    int64_t end = tile;
+    T acc = 0;
+    unsigned wins = 0;
+    for (;;) {
+        wins++;
+        T v = 0;
+        bool p = false;
+        int64_t base = end - 32 * K + (int64_t)lane * K;
+        int fl[K];
+        T u[K];
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            fl[k] = GS_TILE_P;
+            u[k] = 0;
+            if (base + k >= 0) S::get(&status[base + k], &fl[k], &u[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            while (__any_sync(GS_FULL_MASK, fl[k] == GS_TILE_X))
+                if (fl[k] == GS_TILE_X) S::get(&status[base + k], &fl[k], &u[k]);
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            if (fl[k] == GS_TILE_P) { v = u[k]; p = true; }
+            else v += u[k];
+        }
+        const unsigned pmask = __ballot_sync(GS_FULL_MASK, p);
+        const int start = pmask ? 31 - __clz((int)pmask) : 0;
+        acc = gs_warp_fold_from(v, start, op) + acc;
+        if (pmask) {
+            if (lane == 0) atomicAdd(&g_wins, (unsigned long long)wins);
+            return acc;
+        }
+        end -= 32 * K;
+    }
+}
+
+template <int THREADS, int ITEMS, int D, int MINB, int MODE, int SREG, int RSM, int HINT, int LBK>
+__global__ void __launch_bounds__(THREADS, MINB)
+    k_ahead(const T *__restrict__ in, T *out, uint64_t n, W *status, unsigned *ticket, unsigned ntiles)
+{
+    constexpr int V = 4, G = ITEMS / V, NW = THREADS / 32, TILE = THREADS * ITEMS;
+    extern __shared__ int4 dyn[];
+    T *const sms = (T *)dyn, *const smr = (T *)dyn + (SREG ? 0 : TILE);
+    __shared__ T s_wr[NW], s_ws[NW];
+    __shared__ T s_excl;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int64_t r = blockIdx.x, s = (int64_t)blockIdx.x - D;
+    const bool has_r = r < (int64_t)ntiles, has_s = s >= 0;
+    const uint64_t wo = (uint64_t)warp * 32 * ITEMS + (uint64_t)lane * V;
+    const int off = warp * 32 * ITEMS + lane * V;
+    int4 rs[SREG ? G : 1], rr[RSM ? 1 : G];
+    const uint64_t pf = HINT ? pol_first() : 0, pl = HINT >= 2 ? pol_last() : 0;
+    if (has_s) {
+        const T *src = in + (uint64_t)s * TILE + wo;
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            if (SREG) rs[g] = HINT ? ld_hint(src + g * 32 * V, pf) : __ldcg(reinterpret_cast<const int4 *>(src + g * 32 * V));
+            else if (HINT) cp16_hint(sms + off + g * 32 * V, src + g * 32 * V, pf);
+            else cp16(sms + off + g * 32 * V, src + g * 32 * V);
+        }
+    }
+    gs_cp_async_commit();
+    if (has_r) {
+        const T *src = in + (uint64_t)r * TILE + wo;
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            if (RSM) {
+                if (HINT >= 2) cp16_hint(smr + off + g * 32 * V, src + g * 32 * V, pl);
+                else cp16(smr + off + g * 32 * V, src + g * 32 * V);
+            } else rr[g] = HINT >= 2 ? ld_hint(src + g * 32 * V, pl) : __ldg(reinterpret_cast<const int4 *>(src + g * 32 * V));
+        }
+    }
+    gs_cp_async_commit();
+    Op op;
+    auto rsum = [&] { /* this thread's sum of tile r, into s_wr by warps */
+        if (RSM) gs_cp_async_wait<0>();
+        T tsum = 0;
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            const int4 x = RSM ? *reinterpret_cast<const int4 *>(smr + off + g * 32 * V) : rr[RSM ? 0 : g];
+            tsum += (x.x + x.y) + (x.z + x.w);
+        }
+        const T w = __reduce_add_sync(GS_FULL_MASK, tsum);
+        if (lane == 0) s_wr[warp] = w;
+    };
+    auto rpublish = [&] { /* after a barrier */
+        if (warp == 0) {
+            const T agg = __reduce_add_sync(GS_FULL_MASK, lane < NW ? s_wr[lane] : 0);
+            if (lane == 0) S::put(&status[r], GS_TILE_A, agg);
+        }
+    };
+    auto lookback = [&] { /* warp 0 */
+        T agg = 0;
+        int fl = GS_TILE_X;
+        if (lane == 0)
+            for (;;) {
+                S::get(&status[s], &fl, &agg);
+                if (fl != GS_TILE_X) break;
+                __nanosleep(32);
+            }
+        agg = __shfl_sync(GS_FULL_MASK, agg, 0);
+        const T excl = s == 0 ? 0 : LBK ? lookback_wide<LBK ? LBK : 1>(status, s) : gs_lookback<T>(status, s, op);
+        if (lane == 0) {
+            S::put(&status[s], GS_TILE_P, excl + agg);
+            s_excl = excl;
+        }
+    };
+    T gsum[G];
+    auto ssum = [&] {
+        if (!SREG) gs_cp_async_wait<RSM && MODE != 2 ? 1 : 0>();
+        T tsum = 0;
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            const int4 x = SREG ? rs[SREG ? g : 0] : *reinterpret_cast<const int4 *>(sms + off + g * 32 * V);
+            gsum[g] = (x.x + x.y) + (x.z + x.w);
+            tsum += gsum[g];
+        }
+        const T w = __reduce_add_sync(GS_FULL_MASK, tsum);
+        if (lane == 0) s_ws[warp] = w;
+    };
+    auto sstore = [&] { /* after a barrier that follows lookback and ssum */
+        T run = s_excl;
+#pragma unroll
+        for (int v = 0; v < NW; v++)
+            if (v < warp) run += s_ws[v];
+        T *dst = out + (uint64_t)s * TILE + wo;
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            const T inc = gs_warp_scan_incl(gsum[g], op);
+            const T exc = __shfl_up_sync(GS_FULL_MASK, inc, 1);
+            const T tot = __shfl_sync(GS_FULL_MASK, inc, 31);
+            const T pre = run + (lane ? exc : 0);
+            run += tot;
+            int4 x = SREG ? rs[SREG ? g : 0] : *reinterpret_cast<const int4 *>(sms + off + g * 32 * V);
+            x.x += pre; x.y += x.x; x.z += x.y; x.w += x.z;
+            st4<F_CS>(dst + g * 32 * V, x);
+        }
+    };
+    if (MODE == 2) {
+        if (has_s && warp == 0) lookback();
+        if (has_r) rsum();
+        if (has_s) ssum();
+        __syncthreads();
+        if (has_r) rpublish();
+        if (has_s) sstore();
+    } else {
+        if (MODE == 1 && has_r) {
+            rsum();
+            __syncthreads();
+            rpublish();
+        }
+        if (has_s) {
+            if (warp == 0) lookback();
+            ssum();
+            __syncthreads();
+            sstore();
+        }
+        if (MODE == 0 && has_r) {
+            rsum();
+            __syncthreads();
+            rpublish();
+        }
+    }
+    gs_cp_async_wait_all();
+}
+
 /* ---- harness ---- */
 static T *d_in, *d_out;
 static char *d_scr, *d_flush;
@@ -666,6 +872,25 @@ template <int SI, int RI, int MB> static void run_general(const char *name)
     report(name, ms, check(true));
 }
 
+
+template <int TH, int IT, int D, int MB, int MODE, int SR, int RS, int HINT = 0, int LBK = 0> static void run_ahead()
+{
+    auto k = k_ahead<TH, IT, D, MB, MODE, SR, RS, HINT, LBK>;
+    unsigned long long z = 0;
+    CK(cudaMemcpyToSymbol(g_wins, &z, 8));
+    const size_t smem = (size_t)TH * IT * 4 * ((SR ? 0 : 1) + (RS ? 1 : 0)) + 16;
+    const plan p = plan_for(k, TH, TH * IT, smem);
+    if (N % (TH * IT)) { printf("ahead: n must be a multiple of the tile\n"); return; }
+    char nm[96];
+    snprintf(nm, sizeof nm, "ahead %dx%d D=%d mode%d%s%s hint%d lbk%d min%d (%d/SM)", TH, IT, D, MODE, SR ? " sreg" : "",
+             RS ? " rsm" : "", HINT, LBK, MB, p.per);
+    measure(nm, p, [&] { k<<<p.nt + D, TH, smem>>>(LAB_ARGS); }, true);
+    if (LBK) {
+        CK(cudaMemcpyFromSymbol(&z, g_wins, 8));
+        printf("  windows per tile %.2f\n", (double)z / 17 / p.nt); /* 17 launches: warm-up, 15 reps, check run */
+    }
+}
+
 int main(int argc, char **argv)
 {
     N = argc > 1 ? strtoull(argv[1], 0, 0) : (1ull << 28);
@@ -705,6 +930,25 @@ int main(int argc, char **argv)
     const char *which = getenv("WHICH") ? getenv("WHICH") : "all";
 #define ON(x) (!strcmp(which, "all") || strstr(which, x))
 
+    if (ON("ahead")) { /* kernels/TUNING.md v4 */
+        run_hyb<128, 52, 28, 1, 1, 7>();
+        /* order: scan then reduce / reduce first / look-back overlapped, one barrier (D = 512) */
+        run_ahead<128, 32, 512, 1, 0, 0, 0>(); run_ahead<128, 32, 512, 1, 1, 0, 0>(); run_ahead<128, 32, 512, 1, 2, 0, 0>();
+        /* distance, reduce first */
+        run_ahead<128, 32, 128, 1, 1, 0, 0>(); run_ahead<128, 32, 256, 1, 1, 0, 0>(); run_ahead<128, 32, 1024, 1, 1, 0, 0>();
+        /* L2 eviction hints: s loads evict_first (1), and r loads evict_last (2) */
+        run_ahead<128, 32, 512, 1, 1, 0, 0, 1>(); run_ahead<128, 32, 1024, 1, 1, 0, 0, 1>();
+        run_ahead<128, 32, 512, 1, 1, 0, 0, 2>(); run_ahead<128, 32, 640, 1, 1, 0, 0, 2>();
+        /* look-back windows of 32 x K tiles (windows walked per tile printed) */
+        run_ahead<128, 32, 640, 1, 1, 0, 0, 2, 1>(); run_ahead<128, 32, 640, 1, 1, 0, 0, 2, 4>();
+        run_ahead<128, 32, 640, 1, 1, 0, 0, 2, 8>();
+        /* shapes and staging */
+        run_ahead<128, 32, 512, 1, 1, 1, 0, 1>(); run_ahead<128, 32, 512, 1, 1, 0, 1, 1>();
+        run_ahead<128, 32, 512, 10, 1, 0, 0, 1>(); run_ahead<128, 16, 1024, 1, 1, 0, 0, 1>();
+        run_ahead<128, 64, 320, 1, 1, 0, 0, 1>(); run_ahead<64, 32, 1024, 1, 1, 0, 0, 1>();
+        run_ahead<256, 16, 512, 1, 1, 0, 0, 1>();
+        run_hyb<128, 52, 28, 1, 1, 7>();
+    }
     if (ON("prof")) { run_prof<128, 48>(); run_prof<128, 48, 1>(); run_prof<128, 64, 1>(); }
     if (ON("cmp")) {
         run_hyb<128, 52, 28, 1, 1, 7>(); run_general<52, 28, 7>("general 128x(52+28) min 7");
