@@ -220,6 +220,12 @@ template <int N> GS_DEV void gs_cp_async_small(void *dst, const void *src)
     static_assert(N == 4 || N == 8, "4 or 8 bytes");
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(gs_smem_u32(dst)), "l"(src), "n"(N) : "memory");
 }
+/* the same to a shared-memory address already converted (gs_smem_u32), for loops that step it */
+template <int N> GS_DEV void gs_cp_async_small_s(unsigned dst, const void *src)
+{
+    static_assert(N == 4 || N == 8, "4 or 8 bytes");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(dst), "l"(src), "n"(N) : "memory");
+}
 /* 16 bytes, both addresses 16-byte aligned; cached in L2 only (.cg) */
 GS_DEV void gs_cp_async_16(void *dst, const void *src)
 {

@@ -434,6 +434,17 @@ template <int THREADS, class T> GS_DEV void mm_seg_total(T &mn, T &mx, int GT, T
 template <int THREADS, int LOGC, class K> GS_DEV void mm_load(K *dst, const K *in, int64_t pos0, int len, uint64_t m)
 {
     const int64_t last = (int64_t)m - 1;
+    static_assert(THREADS % (1 << LOGC) == 0, "a step of THREADS elements moves whole padded runs");
+    if (pos0 >= 0 && pos0 + len - 1 <= last) {
+        /* the whole span is inside the input (all tiles but the first and last): no clamps, and
+         * the source pointer and the shared-memory address just step (the kernel is ALU-bound) */
+        constexpr unsigned DSTEP = (unsigned)((THREADS + (THREADS >> LOGC)) * sizeof(K));
+        const K *src = in + pos0 + threadIdx.x;
+        unsigned d = gs_smem_u32(dst + threadIdx.x + (threadIdx.x >> LOGC));
+#pragma unroll 4
+        for (int j = threadIdx.x; j < len; j += THREADS, src += THREADS, d += DSTEP) gs_cp_async_small_s<sizeof(K)>(d, src);
+        return;
+    }
 #pragma unroll 4
     for (int j = threadIdx.x; j < len; j += THREADS) {
         const int64_t p = pos0 + j;
@@ -481,11 +492,10 @@ template <> struct mm_keys<double> {
 template <int THREADS, int LOGC, class KT, class K> GS_DEV void mm_keyify(K *dst, int len)
 {
     if constexpr (KT::conv) {
+        constexpr int STEP = THREADS + (THREADS >> LOGC); /* THREADS is a multiple of the run (mm_load) */
+        K *q = dst + threadIdx.x + (threadIdx.x >> LOGC);
 #pragma unroll 4
-        for (int j = threadIdx.x; j < len; j += THREADS) {
-            K *q = dst + j + (j >> LOGC);
-            *q = KT::key(*q);
-        }
+        for (int j = threadIdx.x; j < len; j += THREADS, q += STEP) *q = KT::key(*q);
     }
 }
 
