@@ -569,6 +569,8 @@ static_assert(gs_compact_lookback_cfg4.threads == GS_COMPACT_LOOKBACK_THREADS &&
  *   chosen (session 1): lo 128x16, else 128x32: 0.802 / 0.808 / 0.907 (296 Gelem/s) / 1.111 / 1.299
  *   session 2 (TUNING.md v3): mid 64x32 for 16 < W-1 <= 1024 (GS_MM_MID_W1 in minmax.cu), large W
  *   without the ticket: 0.798 / 0.801 / 0.873 (307.5 Gelem/s, 87% of copy) / 1.110 / 1.287
+ *   session 3 (span copies without clamps, TUNING.md v4): 0.811 / 0.804 / 0.865 (310.3 Gelem/s) /
+ *   1.038 / 1.293
  *   (before v1, 256x16 with synchronous loads: 1.055 / 1.094 / 1.066 / 1.260 / 1.441)
  *   f32 W=500 (128x32): 1.240 ms;  f64 W=500: 128x16 2.845, 128x8 2.915, 256x8 3.059, 256x16 3.291
  *   Persistent blocks with two buffers (GS_MM_PERSIST=1) measured slower at every W (128x32:
