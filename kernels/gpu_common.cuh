@@ -579,6 +579,12 @@ static_assert(gs_compact_lookback_cfg4.threads == GS_COMPACT_LOOKBACK_THREADS &&
 #define GS_MM_PERSIST 0
 #endif
 constexpr gs_tile_cfg gs_minmax_vhgw_cfg4 = {128, 32};
+/* cfg4 blocks whose groups span threads (G > items: W-1 > 32 rows outside the mid shape, and every
+ * large W) are capped at 80 registers so that 6 blocks fit per SM (8-32 bytes spilled; 5 blocks at
+ * 96 before), with the largest shared-memory carveout (6 x ~35 KB of spans). ncu: DRAM at 45-52%,
+ * too little in flight. Session 3, i32 (TUNING.md v4): W = 4096 1.038 -> 0.980 ms, 5000 -> 1.045,
+ * 10^6 1.293 -> 1.105 (243 Gelem/s). */
+constexpr int gs_minmax_vhgw_wide_minb4 = 6;
 constexpr gs_tile_cfg gs_minmax_vhgw_lo_cfg4 = {128, 16};
 constexpr gs_tile_cfg gs_minmax_vhgw_mid_cfg4 = {64, 32};
 constexpr gs_tile_cfg gs_minmax_vhgw_cfg8 = {128, 16};

@@ -538,9 +538,16 @@ __host__ __device__ constexpr int mm_persist_blocks(int threads, int c, int size
            : mm_persist_fit(threads, c, size) > 8 ? 8
                                                   : mm_persist_fit(threads, c, size);
 }
+/* blocks per SM the registers are capped for (gpu_common.cuh) */
+template <class T, int THREADS, int C, int GS, bool PERSIST> __host__ __device__ constexpr int mm_vhgw_minb()
+{
+    if (PERSIST) return mm_persist_blocks(THREADS, C, (int)sizeof(T));
+    if (GS <= 0 && THREADS == gs_minmax_vhgw_cfg4.threads && C == gs_minmax_vhgw_cfg4.items && sizeof(T) == 4)
+        return gs_minmax_vhgw_wide_minb4;
+    return GS_MIN_BLOCKS(THREADS, 40 + C * (int)sizeof(T) / 4 * 3 / 2);
+}
 template <class T, int THREADS, int C, int GS, bool PERSIST>
-__global__ void __launch_bounds__(THREADS, PERSIST ? mm_persist_blocks(THREADS, C, (int)sizeof(T))
-                                                   : GS_MIN_BLOCKS(THREADS, 40 + C * (int)sizeof(T) / 4 * 3 / 2))
+__global__ void __launch_bounds__(THREADS, (mm_vhgw_minb<T, THREADS, C, GS, PERSIST>()))
     gs_mm_vhgw_k(const T *__restrict__ in_, T *out_, mm_vhgw_args a)
 {
     typedef mm_keys<T> KT;
@@ -844,6 +851,8 @@ static int mm_vhgw_launch(const T *in, T *out, const mm_vhgw_args &a, unsigned g
         if ((unsigned)resident < grid) grid = (unsigned)resident;
     } else {
         GS_CUDA_CHECK(st, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        if (GS <= 0) /* groups across threads: the largest carveout (gs_minmax_vhgw_wide_minb4) */
+            GS_CUDA_CHECK(st, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
     }
     kernel<<<grid, THREADS, smem, s>>>(in, out, a);
     GS_LAUNCH_CHECK(st);
