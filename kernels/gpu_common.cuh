@@ -215,16 +215,15 @@ template <class T> GS_DEV void gs_st_vec(T *p, const gs_vec16<T> &v) { *reinterp
  * thread sees its own copies after gs_cp_async_wait* (other threads: after that and a barrier).
  * 4- and 8-byte forms: naturally aligned addresses. */
 GS_DEV unsigned gs_smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-template <int N> GS_DEV void gs_cp_async_small(void *dst, const void *src)
-{
-    static_assert(N == 4 || N == 8, "4 or 8 bytes");
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(gs_smem_u32(dst)), "l"(src), "n"(N) : "memory");
-}
-/* the same to a shared-memory address already converted (gs_smem_u32), for loops that step it */
+/* dst: a shared-memory address already converted (gs_smem_u32), for loops that step it */
 template <int N> GS_DEV void gs_cp_async_small_s(unsigned dst, const void *src)
 {
     static_assert(N == 4 || N == 8, "4 or 8 bytes");
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(dst), "l"(src), "n"(N) : "memory");
+}
+template <int N> GS_DEV void gs_cp_async_small(void *dst, const void *src)
+{
+    gs_cp_async_small_s<N>(gs_smem_u32(dst), src);
 }
 /* 16 bytes, both addresses 16-byte aligned; cached in L2 only (.cg) */
 GS_DEV void gs_cp_async_16(void *dst, const void *src)

@@ -442,7 +442,8 @@ template <int THREADS, int LOGC, class K> GS_DEV void mm_load(K *dst, const K *i
         const K *src = in + pos0 + threadIdx.x;
         unsigned d = gs_smem_u32(dst + threadIdx.x + (threadIdx.x >> LOGC));
 #pragma unroll 4
-        for (int j = threadIdx.x; j < len; j += THREADS, src += THREADS, d += DSTEP) gs_cp_async_small_s<sizeof(K)>(d, src);
+        for (int j = threadIdx.x; j < len; j += THREADS, src += THREADS, d += DSTEP)
+            gs_cp_async_small_s<sizeof(K)>(d, src);
         return;
     }
 #pragma unroll 4
