@@ -10,7 +10,7 @@
  *   nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -Icommon -c tests/bench/scan_lookback_lab.cu -o /tmp/lab.o
  *   B=build/cuda; nvcc -arch=sm_90 -o /tmp/lab /tmp/lab.o common/gs.c $B/kernels/registry.o \
  *       $B/kernels/{scan,compact,minmax}_cpu.o $B/common/pool.o $B/kernels/{compact,minmax}.cu.o -lpthread
- *   WHICH=prof,smem,fast,hyb,lean,more,cmp,reg,pipe,ahead /tmp/lab [n]    (comma list; default all) */
+ *   WHICH=prof,smem,fast,hyb,lean,more,cmp,reg,pipe,ahead,incr /tmp/lab [n]    (comma list; default all) */
 #include "../../kernels/scan.cu" /* the committed kernel, for run_general */
 #include <cub/device/device_scan.cuh>
 #include <algorithm>
@@ -673,6 +673,155 @@ __global__ void __launch_bounds__(THREADS, MINB)
     gs_cp_async_wait_all();
 }
 
+/* ---- incremental look-back (kernels/TUNING.md v5): persistent blocks, all resident (cooperative
+ * launch). A block's exclusive prefix for its tile t is the prefix of its previous tile tp, plus
+ * that tile's aggregate, plus the aggregates of the tiles tp+1 .. t-1, which their blocks publish
+ * as soon as the data lands: no chain of inclusive prefixes runs across blocks. An ST-stage
+ * cp.async ring in shared memory; the tile of round k+A is reduced and published before round k
+ * looks back. Tiles: DYN 0, b + k*G (static); DYN 1, claimed from a ticket by thread 0, ST rounds
+ * ahead (a block claims only when it has a stage for the tile). KU: status words per lane per
+ * pass. EARLY: warp 0 issues the first pass of status loads before the block's reduce and scan
+ * work, and spins on them after. NOB1 (static tiles): no barrier at the top of an iteration (each
+ * thread reads only the shared-memory slots it copied itself). RR: the store pass re-reads the
+ * tile from shared memory instead of keeping it in registers. n must be a multiple of the tile. ---- */
+template <int THREADS, int ITEMS, int ST, int A, int KU, int DYN = 0, int EARLY = 0, int NOB1 = 0, int RR = 0>
+__global__ void __launch_bounds__(THREADS, 1)
+    k_incr(const T *__restrict__ in, T *out, uint64_t n, W *status, unsigned *ticket, unsigned ntiles)
+{
+    constexpr int V = 4, G = ITEMS / V, NW = THREADS / 32, TILE = THREADS * ITEMS, NT = ST + 1;
+    static_assert(A + 1 < ST, "a stage in flight beyond the reduced one");
+    extern __shared__ int4 dyn[];
+    T *sm = (T *)dyn;
+    __shared__ T s_wsum[ST][NW];
+    __shared__ T s_agg[ST];
+    __shared__ T s_excl;
+    __shared__ unsigned s_tile[NT];
+    const unsigned GR = gridDim.x, b = blockIdx.x;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int off = warp * 32 * ITEMS + lane * V;
+    const unsigned nk_static = b < ntiles ? (ntiles - 1 - b) / GR + 1 : 0;
+    (void)n;
+    auto tile_of = [&](unsigned k) -> uint64_t { return DYN ? s_tile[k % NT] : (uint64_t)b + (uint64_t)k * GR; };
+    auto live = [&](unsigned k) { return DYN ? s_tile[k % NT] < ntiles : k < nk_static; };
+    auto issue = [&](unsigned k) {
+        if (live(k)) {
+            const T *src = in + tile_of(k) * TILE + off;
+            T *dst = sm + (k % ST) * TILE + off;
+#pragma unroll
+            for (int g = 0; g < G; g++) cp16(dst + g * 32 * V, src + g * 32 * V);
+        }
+        gs_cp_async_commit();
+    };
+    auto reduce = [&](unsigned k) {
+        const T *src = sm + (k % ST) * TILE + off;
+        T s = 0;
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            const int4 r = *reinterpret_cast<const int4 *>(src + g * 32 * V);
+            s += (r.x + r.y) + (r.z + r.w);
+        }
+        s = __reduce_add_sync(GS_FULL_MASK, s);
+        if (lane == 0) s_wsum[k % ST][warp] = s;
+    };
+    auto publish = [&](unsigned k) { /* warp 0, after the barrier that follows reduce(k) */
+        const T a = __reduce_add_sync(GS_FULL_MASK, lane < NW ? s_wsum[k % ST][lane] : 0);
+        if (lane == 0) {
+            S::put(&status[tile_of(k)], GS_TILE_A, a);
+            s_agg[k % ST] = a;
+        }
+    };
+    if (DYN) {
+        if (threadIdx.x == 0)
+            for (int k = 0; k < ST; k++) s_tile[k] = atomicAdd(ticket, 1u);
+        __syncthreads();
+    }
+#pragma unroll 1
+    for (int k = 0; k < ST - 1; k++) issue(k);
+    T pre_prev = 0;       /* warp 0: exclusive prefix of the block's previous tile */
+    uint64_t tprev = 0;   /* and that tile */
+    Op op;
+#pragma unroll 1
+    for (unsigned k = 0; live(k); k++) {
+        issue(k + ST - 1);
+        gs_cp_async_wait<ST - 1 - A>();
+        if (DYN || !NOB1) __syncthreads();
+        if (DYN && threadIdx.x == 0) s_tile[(k + ST) % NT] = atomicAdd(ticket, 1u);
+        const uint64_t t = tile_of(k), lo = k == 0 ? 0 : tprev + 1;
+        uint64_t w[KU];
+        if (EARLY && warp == 0) {
+#pragma unroll
+            for (int u = 0; u < KU; u++) {
+                const uint64_t i = lo + u * 32 + lane;
+                w[u] = i < t ? gs_ld_relaxed_u64(&status[i]) : (uint64_t)GS_TILE_A;
+            }
+        }
+        const unsigned r0 = k == 0 ? 0 : k + A;
+#pragma unroll 1
+        for (unsigned r = r0; r <= k + A && live(r); r++) reduce(r);
+        const T *src = sm + (k % ST) * TILE + off;
+        int4 x[RR ? 1 : G];
+        T gexcl[G], run = 0;
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            int4 y = *reinterpret_cast<const int4 *>(src + g * 32 * V);
+            y.y += y.x; y.z += y.y; y.w += y.z;
+            if (!RR) x[g] = y;
+            const T inc = gs_warp_scan_incl(y.w, op);
+            const T exc = __shfl_up_sync(GS_FULL_MASK, inc, 1);
+            const T tot = __shfl_sync(GS_FULL_MASK, inc, 31);
+            gexcl[g] = run + (lane ? exc : 0);
+            run += tot;
+        }
+        __syncthreads();
+        if (warp == 0) {
+#pragma unroll 1
+            for (unsigned r = r0; r <= k + A && live(r); r++) publish(r);
+            T acc = 0;
+#pragma unroll 1
+            for (uint64_t base = lo; base < t; base += 32 * KU) {
+                if (!EARLY || base != lo) {
+#pragma unroll
+                    for (int u = 0; u < KU; u++) {
+                        const uint64_t i = base + u * 32 + lane;
+                        w[u] = i < t ? gs_ld_relaxed_u64(&status[i]) : (uint64_t)GS_TILE_A;
+                    }
+                }
+#pragma unroll
+                for (int u = 0; u < KU; u++) {
+                    const uint64_t i = base + u * 32 + lane;
+                    while ((uint32_t)w[u] == GS_TILE_X) w[u] = gs_ld_relaxed_u64(&status[i]);
+                    acc += (T)(uint32_t)(w[u] >> 32);
+                }
+            }
+            acc = __reduce_add_sync(GS_FULL_MASK, acc);
+            const T pre = k == 0 ? acc : pre_prev + s_agg[(k - 1) % ST] + acc;
+            pre_prev = pre;
+            tprev = t;
+            if (lane == 0) s_excl = pre;
+        }
+        __syncthreads();
+        T wb = s_excl;
+#pragma unroll
+        for (int v = 0; v < NW; v++)
+            if (v < warp) wb += s_wsum[k % ST][v];
+        T *dst = out + t * TILE + off;
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            const T pre = wb + gexcl[g];
+            int4 r;
+            if (RR) {
+                r = *reinterpret_cast<const int4 *>(src + g * 32 * V);
+                r.x += pre; r.y += r.x; r.z += r.y; r.w += r.z;
+            } else {
+                r = x[RR ? 0 : g];
+                r.x += pre; r.y += pre; r.z += pre; r.w += pre;
+            }
+            st4<F_CS>(dst + g * 32 * V, r);
+        }
+    }
+    gs_cp_async_wait_all();
+}
+
 /* ---- harness ---- */
 static T *d_in, *d_out;
 static char *d_scr, *d_flush;
@@ -891,6 +1040,30 @@ template <int TH, int IT, int D, int MB, int MODE, int SR, int RS, int HINT = 0,
     }
 }
 
+template <int TH, int IT, int ST, int A, int KU, int DYN = 0, int EARLY = 0, int NOB1 = 0, int RR = 0> static void run_incr()
+{
+    auto k = k_incr<TH, IT, ST, A, KU, DYN, EARLY, NOB1, RR>;
+    const size_t smem = (size_t)ST * TH * IT * 4;
+    const plan p = plan_for(k, TH, TH * IT, smem);
+    if (N % (TH * IT)) { printf("incr: n must be a multiple of the tile\n"); return; }
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const unsigned grid = (unsigned)std::min<uint64_t>((uint64_t)p.per * sms, p.nt);
+    char nm[96];
+    snprintf(nm, sizeof nm, "incr %dx%d st%d A%d ku%d%s%s%s%s (%d/SM, grid %u)", TH, IT, ST, A, KU, DYN ? " dyn" : "",
+             EARLY ? " early" : "", NOB1 ? " nob1" : "", RR ? " rr" : "", p.per, grid);
+    measure(nm, p, [&] {
+        const T *a0 = d_in;
+        T *a1 = d_out;
+        uint64_t a2 = N;
+        W *a3 = (W *)(d_scr + 256);
+        unsigned *a4 = (unsigned *)d_scr;
+        unsigned a5 = p.nt;
+        void *args[] = {&a0, &a1, &a2, &a3, &a4, &a5};
+        CK(cudaLaunchCooperativeKernel((void *)k, grid, TH, args, smem, 0));
+    }, true);
+}
+
 int main(int argc, char **argv)
 {
     N = argc > 1 ? strtoull(argv[1], 0, 0) : (1ull << 28);
@@ -930,6 +1103,16 @@ int main(int argc, char **argv)
     const char *which = getenv("WHICH") ? getenv("WHICH") : "all";
 #define ON(x) (!strcmp(which, "all") || strstr(which, x))
 
+    if (ON("incr")) { /* kernels/TUNING.md v5 */
+        run_hyb<128, 52, 28, 1, 1, 7>();
+        /* session 4 run 2: 128x64 st3 A1 0.587, and early 0.580; tiles from a ticket 2.2-7.3 ms */
+        run_incr<128, 64, 3, 1, 9, 0, 1>(); run_incr<128, 64, 3, 1, 9, 0, 1, 1>(); run_incr<128, 64, 3, 1, 9, 0, 1, 1, 1>();
+        run_incr<64, 128, 3, 1, 9, 0, 1, 1>(); run_incr<256, 32, 3, 1, 9, 0, 1, 1>(); run_incr<64, 128, 3, 1, 9, 0, 1, 1, 1>();
+        run_incr<128, 128, 3, 1, 5, 0, 1, 1, 1>(); run_incr<256, 64, 3, 1, 5, 0, 1, 1, 1>(); run_incr<128, 64, 6, 2, 5, 0, 1, 1, 1>();
+        run_incr<128, 32, 6, 2, 9, 0, 1, 1>(); run_incr<128, 32, 6, 1, 9, 0, 1, 1>(); run_incr<128, 32, 5, 1, 9, 0, 1, 1>();
+        run_incr<128, 32, 4, 1, 13, 0, 1, 1>(); run_incr<64, 64, 6, 2, 9, 0, 1, 1>(); run_incr<128, 64, 3, 1, 9, 0, 1, 1>();
+        run_hyb<128, 52, 28, 1, 1, 7>();
+    }
     if (ON("ahead")) { /* kernels/TUNING.md v4 */
         run_hyb<128, 52, 28, 1, 1, 7>();
         /* order: scan then reduce / reduce first / look-back overlapped, one barrier (D = 512) */
