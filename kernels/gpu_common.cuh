@@ -378,12 +378,13 @@ template <class T, int S = sizeof(T)> struct gs_tile_status;
 template <class T> struct gs_tile_status<T, 4> {
     typedef uint64_t word;
     static GS_DEV void put(word *w, int flag, T v) { gs_st_relaxed_u64(w, (gs_to_bits(v) << 32) | (uint64_t)flag); }
-    static GS_DEV void get(const word *w, int *flag, T *v)
+    static GS_DEV word load(const word *w) { return gs_ld_relaxed_u64(w); }
+    static GS_DEV void split(word x, int *flag, T *v)
     {
-        uint64_t x = gs_ld_relaxed_u64(w);
         *flag = (int)(x & 0xffffffffu);
         *v = gs_from_bits<T>(x >> 32);
     }
+    static GS_DEV void get(const word *w, int *flag, T *v) { split(load(w), flag, v); }
 };
 template <class T> struct gs_tile_status<T, 8> {
     typedef ulonglong2 word;
@@ -394,12 +395,13 @@ template <class T> struct gs_tile_status<T, 8> {
         x.y = gs_to_bits(v);
         gs_st_relaxed_u128(w, x);
     }
-    static GS_DEV void get(const word *w, int *flag, T *v)
+    static GS_DEV word load(const word *w) { return gs_ld_relaxed_u128(w); }
+    static GS_DEV void split(word x, int *flag, T *v)
     {
-        ulonglong2 x = gs_ld_relaxed_u128(w);
         *flag = (int)x.x;
         *v = gs_from_bits<T>(x.y);
     }
+    static GS_DEV void get(const word *w, int *flag, T *v) { split(load(w), flag, v); }
 };
 
 /* Decoupled look-back, run by one whole warp for tile `tile` >= 1 after it published its
@@ -541,6 +543,21 @@ struct gs_scan_cfg {
 };
 constexpr gs_scan_cfg gs_scan_lookback_cfg4 = {128, 52, 28, 7, 4};
 constexpr gs_scan_cfg gs_scan_lookback_cfg8 = {128, 26, 14, 7, 5};
+/* scan lookback, exact operators (integer sums, min, max) on 16-byte aligned data: the incremental
+ * look-back over persistent blocks (scan.cu gs_scan_incr_k; kernels/TUNING.md v5). One block per
+ * SM of `threads` x `bytes` / (threads x element size) items; `stages` tiles in a cp.async ring;
+ * the tile `ahead` rounds on is reduced and published before a tile looks back.
+ * i32 sum, 2^28, H200, tests/bench/scan_lookback_lab.cu WHICH=incr (docs/bench/scan_incr_lab_h200.txt),
+ * same run: plain CUB 0.689 ms, the kernel above (v3) 0.590, copy 0.505:
+ *   128 threads x 128 items (64 KB tiles), 3 stages, ahead 1, 1 block/SM: 0.559 ms (90.3% of copy,
+ *   1.23x CUB); 256x64: 0.579; 128x64 (2 blocks/SM): 0.573; 64x128 (2/SM): 0.620;
+ *   128x64, 6 stages, ahead 2 (1/SM): 0.621; 128x32, 6 stages, ahead 2 (2/SM): 0.586;
+ *   ahead 0: 1.17 (each tile waits on its own round). Tiles from an atomic ticket, claimed a
+ *   ring ahead: 2.2-7.3 ms (the blocks convoy behind late claims). */
+struct gs_scan_incr_cfg {
+    int threads, bytes, stages, ahead;
+};
+constexpr gs_scan_incr_cfg gs_scan_lookback_incr_cfg = {128, 64 * 1024, 3, 1};
 /* compact lookback, by element size; `regs` caps registers (occupancy beats registers here: the
  * same 128x32 kernel ran 0.553 ms at 64 registers and 0.664 ms at 95).
  *   i32 nonzero 50%, count published first + tile = blockIdx.x (kernels/TUNING.md v3; our cub
@@ -554,7 +571,8 @@ struct gs_compact_cfg {
 constexpr gs_compact_cfg gs_compact_lookback_cfg4 = {128, 32, 56};
 constexpr gs_compact_cfg gs_compact_lookback_cfg8 = {128, 16, 64};
 static_assert(gs_scan_lookback_cfg4.threads == GS_SCAN_LOOKBACK_THREADS &&
-                  gs_scan_lookback_cfg8.threads == GS_SCAN_LOOKBACK_THREADS,
+                  gs_scan_lookback_cfg8.threads == GS_SCAN_LOOKBACK_THREADS &&
+                  gs_scan_lookback_incr_cfg.threads == GS_SCAN_LOOKBACK_THREADS,
               "the registry's block_default (kernels_gpu.h) names these threads");
 static_assert(gs_compact_lookback_cfg4.threads == GS_COMPACT_LOOKBACK_THREADS &&
                   gs_compact_lookback_cfg8.threads == GS_COMPACT_LOOKBACK_THREADS,

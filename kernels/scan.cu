@@ -19,6 +19,10 @@
  *                  inclusive prefix and stores with streaming 16-byte vectors. Tile = blockIdx.x
  *                  (blocks start in index order, as in CUB). Tile 0 reads the incoming carry
  *                  from d_carry and the last tile writes the chunk total back: no host sync.
+ *                  Exact operators (integer sums, min, max) on 16-byte aligned data at the default
+ *                  block size take the incremental look-back instead, where the device holds its
+ *                  ring (Hopper): persistent blocks, a cooperative launch, each block's prefix
+ *                  carried from its previous tile plus the aggregates in between (TUNING.md v5).
  *   cub            cub::DeviceScan: the carry enters as a FutureValue read on the device, in pieces
  *                  of < 2^31 elements, each followed by a one-thread kernel that moves the running
  *                  total into d_carry.
@@ -37,6 +41,7 @@
 
 #include <cub/device/device_scan.cuh>
 
+#include <atomic>
 #include <stdio.h>
 
 /* ---- shared pieces ------------------------------------------------------------------------------ */
@@ -236,6 +241,267 @@ static int scan_lookback_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, 
     return GS_OK;
 }
 
+/* ---- lookback for exact operators: incremental look-back over persistent blocks ----------------
+ * (kernels/TUNING.md v5.) The grid is the blocks that fit at once (a cooperative launch: all are
+ * resident) and block b scans tiles b, b + G, b + 2G, ... Its exclusive prefix for tile t is its
+ * prefix for its previous tile tp, op the aggregate of tp, op the aggregates of tiles tp+1 .. t-1,
+ * which their blocks publish as soon as their data has landed. No tile waits for an inclusive
+ * prefix, so no chain of look-backs runs across blocks. Tiles arrive in an ST-stage cp.async ring
+ * in shared memory; the tile A rounds ahead is reduced and published before this one looks back,
+ * and warp 0 issues its status loads before that work and spins on them after. Each thread reads
+ * only the shared-memory slots it copied itself, so the ring needs no barrier. Exact operators
+ * only: the aggregates are folded as a tree (float sums take the kernel above, whose fold order
+ * does not depend on timing). The incoming carry is folded into tile 0's published aggregate, and
+ * the block with the last tile writes the chunk total back. */
+template <class Tin, class Tout, class Op, int THREADS, int ITEMS, int ST, int A, int KU>
+__global__ void __launch_bounds__(THREADS, 1)
+    gs_scan_incr_k(const Tin *__restrict__ in, Tout *out, uint64_t n, Tout *carry,
+                   typename gs_tile_status<Tout>::word *status, uint64_t ntiles, int exclusive)
+{
+    constexpr int V = 16 / (int)sizeof(Tin), VO = 16 / (int)sizeof(Tout);
+    constexpr int G = ITEMS / V, NW = THREADS / 32, TILE = THREADS * ITEMS;
+    static_assert(ITEMS % V == 0 && V % VO == 0, "items must be whole vectors");
+    static_assert(A >= 1 && A + 1 < ST, "one stage in flight beyond the reduced one; A = 0 waits on this round");
+    static_assert(Op::exact, "the aggregates are folded in any order");
+    typedef gs_tile_status<Tout> S;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    /* before Hopper the shared memory does not hold the ring (the host then takes the kernel above),
+     * so no code is built for it here: a shorter build */
+    __trap();
+#else
+
+    extern __shared__ __align__(16) unsigned char gs_scan_smem[];
+    __shared__ Tout s_wsum[ST][NW]; /* warp sums of the tile in each stage */
+    __shared__ Tout s_agg[ST];      /* its aggregate as published */
+    __shared__ Tout s_excl;
+    const Op op;
+    const uint64_t grid = gridDim.x, b = blockIdx.x;
+    const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
+    const unsigned nk = (unsigned)((ntiles - 1 - b) / grid + 1); /* rounds of this block (grid <= ntiles) */
+    const int off = warp * 32 * ITEMS + lane * V; /* this thread's vector g: + g * 32 * V */
+    auto tile_of = [&](unsigned k) { return b + (uint64_t)k * grid; };
+    auto mine = [&](unsigned k) { return reinterpret_cast<Tin *>(gs_scan_smem) + (k % ST) * TILE + off; };
+    auto full = [&](unsigned k) { return (tile_of(k) + 1) * TILE <= n; };
+
+    auto issue = [&](unsigned k) { /* the tile of round k into its stage; one commit group a round */
+        if (k < nk) {
+            const uint64_t seg = tile_of(k) * TILE + off;
+            Tin *dst = mine(k);
+            if (full(k)) {
+#pragma unroll
+                for (int g = 0; g < G; g++) gs_cp_async_16(dst + g * 32 * V, in + seg + (uint64_t)g * 32 * V);
+            } else { /* the last tile: element by element; slots past n unused */
+#pragma unroll
+                for (int g = 0; g < G; g++)
+#pragma unroll
+                    for (int v = 0; v < V; v++) {
+                        const uint64_t i = seg + (uint64_t)g * 32 * V + v;
+                        dst[g * 32 * V + v] = i < n ? in[i] : Tin(0);
+                    }
+            }
+        }
+        gs_cp_async_commit();
+    };
+    /* vector g of a tile (its slots p, first element seg, all of it before n: f) as accumulators;
+     * past n: the identity */
+    auto group = [&](const Tin *p, bool f, uint64_t seg, int g, Tout (&x)[V]) {
+        const gs_vec16<Tin> r = *reinterpret_cast<const gs_vec16<Tin> *>(p + g * 32 * V);
+#pragma unroll
+        for (int v = 0; v < V; v++) x[v] = (Tout)r.v[v];
+        if (!f) {
+            const uint64_t i0 = seg + (uint64_t)g * 32 * V;
+#pragma unroll
+            for (int v = 0; v < V; v++)
+                if (i0 + v >= n) x[v] = Op::identity();
+        }
+    };
+    auto vsum = [&](const Tout (&x)[V]) {
+        Tout s = x[0];
+#pragma unroll
+        for (int v = 1; v < V; v++) s = op(s, x[v]);
+        return s;
+    };
+    auto reduce = [&](unsigned k) { /* warp sums of round k's tile */
+        const Tin *p = mine(k);
+        const bool f = full(k);
+        const uint64_t seg = tile_of(k) * TILE + off;
+        Tout t = Op::identity();
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            Tout x[V];
+            group(p, f, seg, g, x);
+            t = op(t, vsum(x));
+        }
+        t = gs_warp_allreduce(t, op);
+        if (lane == 0) s_wsum[k % ST][warp] = t;
+    };
+    Tout c0 = Op::identity(); /* warp 0 of block 0: the incoming carry */
+    auto publish = [&](unsigned k) { /* warp 0, after the barrier that follows reduce(k) */
+        Tout a = gs_warp_allreduce(lane < NW ? s_wsum[k % ST][lane] : Op::identity(), op);
+        if (tile_of(k) == 0) {
+            c0 = *carry;
+            a = op(c0, a);
+        }
+        if (lane == 0) {
+            S::put(&status[tile_of(k)], GS_TILE_A, a);
+            s_agg[k % ST] = a;
+        }
+    };
+
+#pragma unroll 1
+    for (int k = 0; k < ST - 1; k++) issue(k);
+    Tout chain = Op::identity(); /* warp 0: the fold of the published aggregates before its last tile */
+#pragma unroll 1
+    for (unsigned k = 0; k < nk; k++) {
+        issue(k + ST - 1);
+        gs_cp_async_wait<ST - 1 - A>(); /* rounds up to k + A have landed (this thread's slots) */
+        const uint64_t t = tile_of(k), lo = k ? t - grid + 1 : 0;
+        typename S::word w[KU];
+        if (warp == 0) /* the first pass of status loads, in flight during the work below */
+#pragma unroll
+            for (int u = 0; u < KU; u++) {
+                const uint64_t i = lo + u * 32 + lane;
+                if (i < t) w[u] = S::load(&status[i]);
+            }
+        const unsigned r0 = k ? k + A : 0;
+#pragma unroll 1
+        for (unsigned r = r0; r <= k + A && r < nk; r++) reduce(r);
+        const Tin *p = mine(k);
+        const bool fast = full(k);
+        const uint64_t seg = t * TILE + off;
+        /* this tile's group sums, scanned within the warp: the exclusive prefix of each group */
+        Tout gexcl[G], run = Op::identity();
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            Tout x[V];
+            group(p, fast, seg, g, x);
+            const Tout inc = gs_warp_scan_incl(vsum(x), op);
+            const Tout exc = __shfl_up_sync(GS_FULL_MASK, inc, 1);
+            const Tout tot = __shfl_sync(GS_FULL_MASK, inc, 31);
+            gexcl[g] = lane ? op(run, exc) : run;
+            run = op(run, tot);
+        }
+        __syncthreads();
+        if (warp == 0) {
+#pragma unroll 1
+            for (unsigned r = r0; r <= k + A && r < nk; r++) publish(r);
+            Tout acc = Op::identity();
+#pragma unroll 1
+            for (uint64_t base = lo; base < t; base += 32 * KU) {
+#pragma unroll
+                for (int u = 0; u < KU; u++) {
+                    const uint64_t i = base + u * 32 + lane;
+                    if (i >= t) continue;
+                    int flag;
+                    Tout v;
+                    if (base != lo) w[u] = S::load(&status[i]);
+                    S::split(w[u], &flag, &v);
+                    while (flag == GS_TILE_X) S::get(&status[i], &flag, &v);
+                    acc = op(acc, v);
+                }
+            }
+            acc = gs_warp_allreduce(acc, op);
+            Tout excl;
+            if (k == 0) {
+                excl = t ? acc : c0; /* tile 0's aggregate carries c0 for everyone after it */
+                chain = acc;
+            } else {
+                excl = op(op(chain, s_agg[(k - 1) % ST]), acc);
+                chain = excl;
+            }
+            if (lane == 0) {
+                s_excl = excl;
+                if (t == ntiles - 1) *carry = t ? op(excl, s_agg[k % ST]) : s_agg[0];
+            }
+        }
+        __syncthreads();
+        Tout wpre = s_excl;
+#pragma unroll
+        for (int v = 0; v < NW - 1; v++)
+            if (v < warp) wpre = op(wpre, s_wsum[k % ST][v]);
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            const Tout pre = op(wpre, gexcl[g]);
+            Tout x[V], c[V], o[V]; /* c: inclusive; exclusive output shifts it by one */
+            group(p, fast, seg, g, x);
+            c[0] = op(pre, x[0]);
+#pragma unroll
+            for (int v = 1; v < V; v++) c[v] = op(c[v - 1], x[v]);
+#pragma unroll
+            for (int v = 0; v < V; v++) o[v] = exclusive ? (v ? c[v - 1] : pre) : c[v];
+            const uint64_t i0 = seg + (uint64_t)g * 32 * V;
+            if (fast) {
+#pragma unroll
+                for (int q = 0; q < V / VO; q++) {
+                    gs_vec16<Tout> wv;
+#pragma unroll
+                    for (int v = 0; v < VO; v++) wv.v[v] = o[q * VO + v];
+                    gs_st_vec_cs(out + i0 + q * VO, wv);
+                }
+            } else {
+#pragma unroll
+                for (int v = 0; v < V; v++)
+                    if (i0 + v < n) out[i0 + v] = o[v];
+            }
+        }
+    }
+    gs_cp_async_wait_all();
+#endif
+}
+
+/* the incremental kernel's shape for THREADS threads: the configured tile bytes at any block size */
+template <class Tin, int THREADS> struct scan_incr_shape {
+    static constexpr gs_scan_incr_cfg c = gs_scan_lookback_incr_cfg;
+    static constexpr int items = c.bytes / (THREADS * (int)sizeof(Tin));
+    static constexpr int tile = THREADS * items;
+    static constexpr size_t smem = (size_t)c.stages * tile * sizeof(Tin);
+    static constexpr int ku = 5; /* status words a lane loads per pass: 160 tiles between a block's two */
+};
+
+/* Blocks of gs_scan_incr_k<...> that fit at once on the current device (0: none, or an error: the
+ * caller takes the other kernel). Asked once per instantiation and device: the answer is kept as
+ * device << 32 | blocks (racing threads would only ask twice). */
+template <class Tin, class Tout, class Op, int THREADS> static int scan_incr_capacity(const void *kernel, size_t smem)
+{
+    static std::atomic<long long> known{-1};
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+    const long long k = known.load(std::memory_order_relaxed);
+    if (k >= 0 && (int)(k >> 32) == dev) return (int)(k & 0xffffffff);
+    int coop = 0, sms = 0, per = 0;
+    if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess || !coop ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, THREADS, smem) != cudaSuccess)
+        per = 0;
+    (void)cudaGetLastError(); /* a refused attribute is an answer here, not an error to keep */
+    known.store((long long)dev << 32 | (unsigned)(per * sms), std::memory_order_relaxed);
+    return per * sms;
+}
+
+/* GS_OK, an error code, or SCAN_INCR_NO_FIT: this device cannot run the kernel (the caller falls back) */
+enum { SCAN_INCR_NO_FIT = -1 };
+template <class Tin, class Tout, class Op, int THREADS>
+static int scan_incr_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, void *scratch, size_t bytes,
+                         cudaStream_t s, int exclusive, gs_status *st)
+{
+    typedef scan_incr_shape<Tin, THREADS> C;
+    typedef typename gs_tile_status<Tout>::word W;
+    auto kernel = gs_scan_incr_k<Tin, Tout, Op, THREADS, C::items, C::c.stages, C::c.ahead, C::ku>;
+    const int cap = scan_incr_capacity<Tin, Tout, Op, THREADS>((const void *)kernel, C::smem);
+    if (cap <= 0) return SCAN_INCR_NO_FIT;
+    const uint64_t ntiles = gs_cdiv(n, C::tile);
+    const size_t need = scan_lb_bytes(ntiles, sizeof(W));
+    GS_FORWARD(scan_check_scratch("lookback", bytes, need, st));
+    GS_CUDA_CHECK(st, cudaMemsetAsync(scratch, 0, need, s));
+    W *status = (W *)((char *)scratch + 256);
+    const unsigned grid = (unsigned)(ntiles < (uint64_t)cap ? ntiles : (uint64_t)cap);
+    void *args[] = {(void *)&in, (void *)&out, (void *)&n, (void *)&carry, (void *)&status, (void *)&ntiles, (void *)&exclusive};
+    /* cooperative: every block resident at once, which the look-back across rounds relies on */
+    GS_CUDA_CHECK(st, cudaLaunchCooperativeKernel((const void *)kernel, grid, THREADS, args, C::smem, s));
+    return GS_OK;
+}
+
 /* Other tile shapes for i32 -> i32, sum (tests/gpu --bench --tune measures them; the best
  * becomes gs_scan_lookback_cfg4). Not part of the registry. */
 extern "C" int gs_scan_gpu_lookback_tune(int k, char *desc, size_t dlen, const void *d_in, void *d_out, uint64_t n,
@@ -255,6 +521,12 @@ extern "C" int gs_scan_gpu_lookback_tune(int k, char *desc, size_t dlen, const v
         GS_TUNE(0, 128, 52, 28, 7)
         GS_TUNE(1, 128, 44, 20, 9)
         GS_TUNE(2, 128, 44, 28, 8)
+    case 3: { /* the default for exact operators */
+        typedef scan_incr_shape<T, 128> C;
+        snprintf(desc, dlen, "incremental 128x%d, %d stages", C::items, C::c.stages);
+        const int rc = scan_incr_run<T, T, Op, 128>(in, out, n, c, d_scratch, scratch_bytes, s, 0, st);
+        return rc == SCAN_INCR_NO_FIT ? gs_fail(st, GS_EDATA, "scan lookback: the incremental kernel does not fit this device") : rc;
+    }
     default: return GS_EUSAGE;
     }
 #undef GS_TUNE
@@ -264,7 +536,8 @@ extern "C" size_t gs_scan_gpu_lookback_scratch(const gs_scan_params *p, uint64_t
 {
     const gs_scan_cfg c = gs_type_size(p->type) == 4 ? gs_scan_lookback_cfg4 : gs_scan_lookback_cfg8;
     const int tile = (p->block ? p->block : c.threads) * (c.sitems + c.ritems);
-    return scan_lb_bytes(gs_cdiv(n_max, tile) + 1, 16);
+    const int itile = gs_scan_lookback_incr_cfg.bytes / gs_type_size(p->type); /* the incremental kernel's */
+    return scan_lb_bytes(gs_cdiv(n_max, tile < itile ? tile : itile) + 1, 16);
 }
 
 extern "C" int gs_scan_gpu_lookback(const gs_scan_params *p, const void *d_in, void *d_out, uint64_t n, void *d_carry,
@@ -275,10 +548,20 @@ extern "C" int gs_scan_gpu_lookback(const gs_scan_params *p, const void *d_in, v
         typedef decltype(tout) Tout;
         typedef scan_lb_cfg<Tin, Tout> C;
         /* other thread counts keep the default's items per thread and about its registers */
+        typedef decltype(op) Op;
         auto run = [&](auto threads) -> int {
             constexpr int TH = decltype(threads)::value;
             constexpr int MB = TH == C::c.threads ? C::minb : C::minb * C::c.threads / TH > 0 ? C::minb * C::c.threads / TH : 1;
-            return scan_lookback_run<Tin, Tout, decltype(op), TH, C::c.sitems, C::c.ritems, MB>(
+            /* exact operators at the default block size: the incremental look-back, where the device
+             * can run it (other block sizes: the kernel above only, which keeps the build shorter) */
+            if constexpr (Op::exact && TH == gs_scan_lookback_incr_cfg.threads)
+                if (gs_aligned16(d_in) && gs_aligned16(d_out)) {
+                    const int rc = scan_incr_run<Tin, Tout, Op, TH>((const Tin *)d_in, (Tout *)d_out, n, (Tout *)d_carry,
+                                                                    d_scratch, scratch_bytes, gs_stream(stream),
+                                                                    p->exclusive, st);
+                    if (rc != SCAN_INCR_NO_FIT) return rc;
+                }
+            return scan_lookback_run<Tin, Tout, Op, TH, C::c.sitems, C::c.ritems, MB>(
                 (const Tin *)d_in, (Tout *)d_out, n, (Tout *)d_carry, d_scratch, scratch_bytes, gs_stream(stream),
                 p->exclusive, st);
         };

@@ -10,7 +10,7 @@
  *   nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -Icommon -c tests/bench/scan_lookback_lab.cu -o /tmp/lab.o
  *   B=build/cuda; nvcc -arch=sm_90 -o /tmp/lab /tmp/lab.o common/gs.c $B/kernels/registry.o \
  *       $B/kernels/{scan,compact,minmax}_cpu.o $B/common/pool.o $B/kernels/{compact,minmax}.cu.o -lpthread
- *   WHICH=prof,smem,fast,hyb,lean,more,cmp,reg,pipe,ahead,incr /tmp/lab [n]    (comma list; default all) */
+ *   WHICH=prof,smem,fast,hyb,lean,more,cmp,reg,pipe,ahead,incr,prod /tmp/lab [n]    (comma list; default all) */
 #include "../../kernels/scan.cu" /* the committed kernel, for run_general */
 #include <cub/device/device_scan.cuh>
 #include <algorithm>
@@ -1022,6 +1022,22 @@ template <int SI, int RI, int MB> static void run_general(const char *name)
 }
 
 
+/* the registry's lookback variant as gpustream calls it (i32 sum, default block size) */
+static void run_default(const char *name)
+{
+    const gs_scan_params prm = {GS_I32, GS_I32, GS_SCAN_SUM, 0, 0};
+    const size_t need = gs_scan_gpu_lookback_scratch(&prm, N);
+    int32_t *d_carry = (int32_t *)(d_scr + (48 << 20));
+    gs_status st;
+    auto f = [&] {
+        CK(cudaMemsetAsync(d_carry, 0, 4));
+        if (gs_scan_gpu_lookback(&prm, d_in, d_out, N, d_carry, d_scr, need, 0, &st)) { printf("fail %s\n", st.msg); exit(1); }
+    };
+    CK(cudaMemset(d_out, 0, N * 4));
+    const double ms = timeit(f);
+    report(name, ms, check(true));
+}
+
 template <int TH, int IT, int D, int MB, int MODE, int SR, int RS, int HINT = 0, int LBK = 0> static void run_ahead()
 {
     auto k = k_ahead<TH, IT, D, MB, MODE, SR, RS, HINT, LBK>;
@@ -1103,6 +1119,13 @@ int main(int argc, char **argv)
     const char *which = getenv("WHICH") ? getenv("WHICH") : "all";
 #define ON(x) (!strcmp(which, "all") || strstr(which, x))
 
+    if (ON("prod")) { /* kernels/scan.cu as committed: the default and the v3 kernel, three times */
+        for (int i = 0; i < 3; i++) {
+            run_default("lookback default (gs_scan_gpu_lookback)");
+            run_general<52, 28, 7>("v3 kernel 128x(52+28) min 7");
+            run_incr<128, 128, 3, 1, 5, 0, 1, 1, 1>();
+        }
+    }
     if (ON("incr")) { /* kernels/TUNING.md v5 */
         run_hyb<128, 52, 28, 1, 1, 7>();
         /* session 4 run 2: 128x64 st3 A1 0.587, and early 0.580; tiles from a ticket 2.2-7.3 ms */
