@@ -19,8 +19,8 @@
  *                  inclusive prefix and stores with streaming 16-byte vectors. Tile = blockIdx.x
  *                  (blocks start in index order, as in CUB). Tile 0 reads the incoming carry
  *                  from d_carry and the last tile writes the chunk total back: no host sync.
- *                  Exact operators (integer sums, min, max) on 16-byte aligned data at the default
- *                  block size take the incremental look-back instead, where the device holds its
+ *                  Exact operators (integer sums, min, max) on 4-byte, 16-byte aligned data at the
+ *                  default block size take the incremental look-back instead, where the device holds its
  *                  ring (Hopper): persistent blocks, a cooperative launch, each block's prefix
  *                  carried from its previous tile plus the aggregates in between (TUNING.md v5).
  *   cub            cub::DeviceScan: the carry enters as a FutureValue read on the device, in pieces
@@ -302,13 +302,15 @@ __global__ void __launch_bounds__(THREADS, 1)
         }
         gs_cp_async_commit();
     };
-    /* vector g of a tile (its slots p, first element seg, all of it before n: f) as accumulators;
-     * past n: the identity */
-    auto group = [&](const Tin *p, bool f, uint64_t seg, int g, Tout (&x)[V]) {
+    /* The passes over a tile are called with constant flags (fc: a full tile; ec: exclusive) in
+     * separate calls, so that each inlined copy keeps only its own path: with one warp per
+     * scheduler nothing hides an instruction, and the hot path carries no test it does not need.
+     * Vector g of a tile (its slots p, first element seg) as accumulators; past n: the identity. */
+    auto group = [&](bool fc, const Tin *p, uint64_t seg, int g, Tout (&x)[V]) {
         const gs_vec16<Tin> r = *reinterpret_cast<const gs_vec16<Tin> *>(p + g * 32 * V);
 #pragma unroll
         for (int v = 0; v < V; v++) x[v] = (Tout)r.v[v];
-        if (!f) {
+        if (!fc) {
             const uint64_t i0 = seg + (uint64_t)g * 32 * V;
 #pragma unroll
             for (int v = 0; v < V; v++)
@@ -321,19 +323,63 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int v = 1; v < V; v++) s = op(s, x[v]);
         return s;
     };
-    auto reduce = [&](unsigned k) { /* warp sums of round k's tile */
+    auto reduce_pass = [&](bool fc, unsigned k) { /* warp sums of round k's tile */
         const Tin *p = mine(k);
-        const bool f = full(k);
         const uint64_t seg = tile_of(k) * TILE + off;
         Tout t = Op::identity();
 #pragma unroll
         for (int g = 0; g < G; g++) {
             Tout x[V];
-            group(p, f, seg, g, x);
+            group(fc, p, seg, g, x);
             t = op(t, vsum(x));
         }
         t = gs_warp_allreduce(t, op);
         if (lane == 0) s_wsum[k % ST][warp] = t;
+    };
+    auto reduce = [&](unsigned k) {
+        if (full(k)) reduce_pass(true, k);
+        else reduce_pass(false, k);
+    };
+    /* the tile's group sums, scanned within the warp: each group's exclusive prefix in the warp */
+    auto prep_pass = [&](bool fc, const Tin *p, uint64_t seg, Tout (&gexcl)[G]) {
+        Tout run = Op::identity();
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            Tout x[V];
+            group(fc, p, seg, g, x);
+            const Tout inc = gs_warp_scan_incl(vsum(x), op);
+            const Tout exc = __shfl_up_sync(GS_FULL_MASK, inc, 1);
+            const Tout tot = __shfl_sync(GS_FULL_MASK, inc, 31);
+            gexcl[g] = lane ? op(run, exc) : run;
+            run = op(run, tot);
+        }
+    };
+    auto store_pass = [&](bool fc, bool ec, const Tin *p, uint64_t seg, Tout wpre, const Tout (&gexcl)[G]) {
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            const Tout pre = op(wpre, gexcl[g]);
+            Tout x[V], c[V], o[V]; /* c: inclusive; exclusive output shifts it by one */
+            group(fc, p, seg, g, x);
+            c[0] = op(pre, x[0]);
+#pragma unroll
+            for (int v = 1; v < V; v++) c[v] = op(c[v - 1], x[v]);
+#pragma unroll
+            for (int v = 0; v < V; v++) o[v] = ec ? (v ? c[v - 1] : pre) : c[v];
+            const uint64_t i0 = seg + (uint64_t)g * 32 * V;
+            if (fc) {
+#pragma unroll
+                for (int q = 0; q < V / VO; q++) {
+                    gs_vec16<Tout> wv;
+#pragma unroll
+                    for (int v = 0; v < VO; v++) wv.v[v] = o[q * VO + v];
+                    gs_st_vec_cs(out + i0 + q * VO, wv);
+                }
+            } else {
+#pragma unroll
+                for (int v = 0; v < V; v++)
+                    if (i0 + v < n) out[i0 + v] = o[v];
+            }
+        }
     };
     Tout c0 = Op::identity(); /* warp 0 of block 0: the incoming carry */
     auto publish = [&](unsigned k) { /* warp 0, after the barrier that follows reduce(k) */
@@ -369,18 +415,9 @@ __global__ void __launch_bounds__(THREADS, 1)
         const Tin *p = mine(k);
         const bool fast = full(k);
         const uint64_t seg = t * TILE + off;
-        /* this tile's group sums, scanned within the warp: the exclusive prefix of each group */
-        Tout gexcl[G], run = Op::identity();
-#pragma unroll
-        for (int g = 0; g < G; g++) {
-            Tout x[V];
-            group(p, fast, seg, g, x);
-            const Tout inc = gs_warp_scan_incl(vsum(x), op);
-            const Tout exc = __shfl_up_sync(GS_FULL_MASK, inc, 1);
-            const Tout tot = __shfl_sync(GS_FULL_MASK, inc, 31);
-            gexcl[g] = lane ? op(run, exc) : run;
-            run = op(run, tot);
-        }
+        Tout gexcl[G];
+        if (fast) prep_pass(true, p, seg, gexcl);
+        else prep_pass(false, p, seg, gexcl);
         __syncthreads();
         if (warp == 0) {
 #pragma unroll 1
@@ -419,40 +456,22 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
         for (int v = 0; v < NW - 1; v++)
             if (v < warp) wpre = op(wpre, s_wsum[k % ST][v]);
-#pragma unroll
-        for (int g = 0; g < G; g++) {
-            const Tout pre = op(wpre, gexcl[g]);
-            Tout x[V], c[V], o[V]; /* c: inclusive; exclusive output shifts it by one */
-            group(p, fast, seg, g, x);
-            c[0] = op(pre, x[0]);
-#pragma unroll
-            for (int v = 1; v < V; v++) c[v] = op(c[v - 1], x[v]);
-#pragma unroll
-            for (int v = 0; v < V; v++) o[v] = exclusive ? (v ? c[v - 1] : pre) : c[v];
-            const uint64_t i0 = seg + (uint64_t)g * 32 * V;
-            if (fast) {
-#pragma unroll
-                for (int q = 0; q < V / VO; q++) {
-                    gs_vec16<Tout> wv;
-#pragma unroll
-                    for (int v = 0; v < VO; v++) wv.v[v] = o[q * VO + v];
-                    gs_st_vec_cs(out + i0 + q * VO, wv);
-                }
-            } else {
-#pragma unroll
-                for (int v = 0; v < V; v++)
-                    if (i0 + v < n) out[i0 + v] = o[v];
-            }
+        if (fast) {
+            if (exclusive) store_pass(true, true, p, seg, wpre, gexcl);
+            else store_pass(true, false, p, seg, wpre, gexcl);
+        } else {
+            if (exclusive) store_pass(false, true, p, seg, wpre, gexcl);
+            else store_pass(false, false, p, seg, wpre, gexcl);
         }
     }
     gs_cp_async_wait_all();
 #endif
 }
 
-/* the incremental kernel's shape for THREADS threads: the configured tile bytes at any block size */
-template <class Tin, int THREADS> struct scan_incr_shape {
+/* the incremental kernel's shape for THREADS threads and BYTES-byte tiles (the tune hook tries others) */
+template <class Tin, int THREADS, int BYTES = gs_scan_lookback_incr_cfg.bytes> struct scan_incr_shape {
     static constexpr gs_scan_incr_cfg c = gs_scan_lookback_incr_cfg;
-    static constexpr int items = c.bytes / (THREADS * (int)sizeof(Tin));
+    static constexpr int items = BYTES / (THREADS * (int)sizeof(Tin));
     static constexpr int tile = THREADS * items;
     static constexpr size_t smem = (size_t)c.stages * tile * sizeof(Tin);
     static constexpr int ku = 5; /* status words a lane loads per pass: 160 tiles between a block's two */
@@ -461,7 +480,8 @@ template <class Tin, int THREADS> struct scan_incr_shape {
 /* Blocks of gs_scan_incr_k<...> that fit at once on the current device (0: none, or an error: the
  * caller takes the other kernel). Asked once per instantiation and device: the answer is kept as
  * device << 32 | blocks (racing threads would only ask twice). */
-template <class Tin, class Tout, class Op, int THREADS> static int scan_incr_capacity(const void *kernel, size_t smem)
+template <class Tin, class Tout, class Op, int THREADS, int BYTES>
+static int scan_incr_capacity(const void *kernel, size_t smem)
 {
     static std::atomic<long long> known{-1};
     int dev = 0;
@@ -481,15 +501,16 @@ template <class Tin, class Tout, class Op, int THREADS> static int scan_incr_cap
 
 /* GS_OK, an error code, or SCAN_INCR_NO_FIT: this device cannot run the kernel (the caller falls back) */
 enum { SCAN_INCR_NO_FIT = -1 };
-template <class Tin, class Tout, class Op, int THREADS>
+template <class Tin, class Tout, class Op, int THREADS, int BYTES = gs_scan_lookback_incr_cfg.bytes>
 static int scan_incr_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, void *scratch, size_t bytes,
                          cudaStream_t s, int exclusive, gs_status *st)
 {
-    typedef scan_incr_shape<Tin, THREADS> C;
+    typedef scan_incr_shape<Tin, THREADS, BYTES> C;
     typedef typename gs_tile_status<Tout>::word W;
     auto kernel = gs_scan_incr_k<Tin, Tout, Op, THREADS, C::items, C::c.stages, C::c.ahead, C::ku>;
-    const int cap = scan_incr_capacity<Tin, Tout, Op, THREADS>((const void *)kernel, C::smem);
+    const int cap = scan_incr_capacity<Tin, Tout, Op, THREADS, BYTES>((const void *)kernel, C::smem);
     if (cap <= 0) return SCAN_INCR_NO_FIT;
+    if (n == 0) return GS_OK;
     const uint64_t ntiles = gs_cdiv(n, C::tile);
     const size_t need = scan_lb_bytes(ntiles, sizeof(W));
     GS_FORWARD(scan_check_scratch("lookback", bytes, need, st));
@@ -521,14 +542,20 @@ extern "C" int gs_scan_gpu_lookback_tune(int k, char *desc, size_t dlen, const v
         GS_TUNE(0, 128, 52, 28, 7)
         GS_TUNE(1, 128, 44, 20, 9)
         GS_TUNE(2, 128, 44, 28, 8)
-    case 3: { /* the default for exact operators */
-        typedef scan_incr_shape<T, 128> C;
-        snprintf(desc, dlen, "incremental 128x%d, %d stages", C::items, C::c.stages);
-        const int rc = scan_incr_run<T, T, Op, 128>(in, out, n, c, d_scratch, scratch_bytes, s, 0, st);
-        return rc == SCAN_INCR_NO_FIT ? gs_fail(st, GS_EDATA, "scan lookback: the incremental kernel does not fit this device") : rc;
+#define GS_TUNE_INCR(K, TH, KB)                                                                               \
+    case K: {                                                                                                \
+        snprintf(desc, dlen, "incr %dx%d, %d stages", TH, KB * 1024 / (TH * 4), gs_scan_lookback_incr_cfg.stages); \
+        const int rc = scan_incr_run<T, T, Op, TH, KB * 1024>(in, out, n, c, d_scratch, scratch_bytes, s, 0, st);  \
+        return rc == SCAN_INCR_NO_FIT ? gs_fail(st, GS_EDATA, "scan lookback: %s does not fit this device", desc) : rc; \
     }
+        GS_TUNE_INCR(3, 128, 64) /* the default for exact operators on 4-byte data */
+        GS_TUNE_INCR(4, 128, 72)
+        GS_TUNE_INCR(5, 128, 56)
+        GS_TUNE_INCR(6, 256, 64)
+        GS_TUNE_INCR(7, 256, 72)
     default: return GS_EUSAGE;
     }
+#undef GS_TUNE_INCR
 #undef GS_TUNE
 }
 
@@ -552,9 +579,10 @@ extern "C" int gs_scan_gpu_lookback(const gs_scan_params *p, const void *d_in, v
         auto run = [&](auto threads) -> int {
             constexpr int TH = decltype(threads)::value;
             constexpr int MB = TH == C::c.threads ? C::minb : C::minb * C::c.threads / TH > 0 ? C::minb * C::c.threads / TH : 1;
-            /* exact operators at the default block size: the incremental look-back, where the device
-             * can run it (other block sizes: the kernel above only, which keeps the build shorter) */
-            if constexpr (Op::exact && TH == gs_scan_lookback_incr_cfg.threads)
+            /* exact operators on 4-byte data at the default block size: the incremental look-back,
+             * where the device can run it. 8-byte data measured slower with it (i64 sum 1.40 ms
+             * against 1.29), and other block sizes keep the build shorter. */
+            if constexpr (Op::exact && sizeof(Tin) == 4 && sizeof(Tout) == 4 && TH == gs_scan_lookback_incr_cfg.threads)
                 if (gs_aligned16(d_in) && gs_aligned16(d_out)) {
                     const int rc = scan_incr_run<Tin, Tout, Op, TH>((const Tin *)d_in, (Tout *)d_out, n, (Tout *)d_carry,
                                                                     d_scratch, scratch_bytes, gs_stream(stream),
