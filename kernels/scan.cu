@@ -66,6 +66,35 @@ static int scan_check_scratch(const char *name, size_t have, size_t need, gs_sta
  * lookback
  * ============================================================================================ */
 
+/* Vector x of V accumulators, scanned from the prefix pre (inclusive, or exclusive: shifted by one),
+ * stored at out + i0: 16-byte streaming stores when the whole vector lies before n (fast), else
+ * element by element up to n. Both look-back kernels store through it. */
+template <class Tout, int V, class Op>
+GS_DEV void scan_store_vec(Tout *out, uint64_t i0, uint64_t n, const Tout (&x)[V], Tout pre, bool exclusive, bool fast,
+                           Op op)
+{
+    constexpr int VO = 16 / (int)sizeof(Tout); /* output elements per 16-byte vector */
+    Tout c[V], o[V];
+    c[0] = op(pre, x[0]);
+#pragma unroll
+    for (int v = 1; v < V; v++) c[v] = op(c[v - 1], x[v]);
+#pragma unroll
+    for (int v = 0; v < V; v++) o[v] = exclusive ? (v ? c[v - 1] : pre) : c[v];
+    if (fast) {
+#pragma unroll
+        for (int q = 0; q < V / VO; q++) {
+            gs_vec16<Tout> w;
+#pragma unroll
+            for (int v = 0; v < VO; v++) w.v[v] = o[q * VO + v];
+            gs_st_vec_cs(out + i0 + q * VO, w);
+        }
+    } else {
+#pragma unroll
+        for (int v = 0; v < V; v++)
+            if (i0 + v < n) out[i0 + v] = o[v];
+    }
+}
+
 /* A tile is THREADS x (SIT + RIT) elements. Each warp covers 32 x (SIT + RIT) consecutive
  * elements in groups of 32 16-byte vectors (512 contiguous bytes per instruction); a thread's
  * first SIT items per group row go to shared memory by cp.async, the other RIT into registers by
@@ -184,27 +213,9 @@ __global__ void __launch_bounds__(THREADS, MINB)
         const Tout tot = __shfl_sync(GS_FULL_MASK, inc, 31);
         const Tout pre = lane ? op(run, exc) : run;
         run = op(run, tot);
-        Tout x[V], c[V], o[V]; /* c: inclusive; exclusive output shifts it by one */
+        Tout x[V];
         group(g, x);
-        c[0] = op(pre, x[0]);
-#pragma unroll
-        for (int v = 1; v < V; v++) c[v] = op(c[v - 1], x[v]);
-#pragma unroll
-        for (int v = 0; v < V; v++) o[v] = exclusive ? (v ? c[v - 1] : pre) : c[v];
-        const uint64_t i0 = seg + (uint64_t)g * 32 * V;
-        if (fast) {
-#pragma unroll
-            for (int q = 0; q < V / VO; q++) {
-                gs_vec16<Tout> w;
-#pragma unroll
-                for (int v = 0; v < VO; v++) w.v[v] = o[q * VO + v];
-                gs_st_vec_cs(out + i0 + q * VO, w);
-            }
-        } else {
-#pragma unroll
-            for (int v = 0; v < V; v++)
-                if (i0 + v < n) out[i0 + v] = o[v];
-        }
+        scan_store_vec(out, seg + (uint64_t)g * 32 * V, n, x, pre, exclusive, fast, op);
     }
 }
 
@@ -357,28 +368,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     auto store_pass = [&](bool fc, bool ec, const Tin *p, uint64_t seg, Tout wpre, const Tout (&gexcl)[G]) {
 #pragma unroll
         for (int g = 0; g < G; g++) {
-            const Tout pre = op(wpre, gexcl[g]);
-            Tout x[V], c[V], o[V]; /* c: inclusive; exclusive output shifts it by one */
+            Tout x[V];
             group(fc, p, seg, g, x);
-            c[0] = op(pre, x[0]);
-#pragma unroll
-            for (int v = 1; v < V; v++) c[v] = op(c[v - 1], x[v]);
-#pragma unroll
-            for (int v = 0; v < V; v++) o[v] = ec ? (v ? c[v - 1] : pre) : c[v];
-            const uint64_t i0 = seg + (uint64_t)g * 32 * V;
-            if (fc) {
-#pragma unroll
-                for (int q = 0; q < V / VO; q++) {
-                    gs_vec16<Tout> wv;
-#pragma unroll
-                    for (int v = 0; v < VO; v++) wv.v[v] = o[q * VO + v];
-                    gs_st_vec_cs(out + i0 + q * VO, wv);
-                }
-            } else {
-#pragma unroll
-                for (int v = 0; v < V; v++)
-                    if (i0 + v < n) out[i0 + v] = o[v];
-            }
+            scan_store_vec(out, seg + (uint64_t)g * 32 * V, n, x, op(wpre, gexcl[g]), ec, fc, op);
         }
     };
     Tout c0 = Op::identity(); /* warp 0 of block 0: the incoming carry */

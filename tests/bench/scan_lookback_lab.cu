@@ -898,6 +898,19 @@ template <class L> static void measure(const char *nm, const plan &p, L launch, 
     report(nm, ms, check(want));
 }
 #define LAB_ARGS d_in, d_out, N, (W *)(d_scr + 256), (unsigned *)d_scr, p.nt
+/* a cooperative launch of a lab kernel with the LAB_ARGS parameters */
+static void launch_coop(const void *k, unsigned grid, int threads, size_t smem, unsigned nt)
+{
+    const T *a0 = d_in;
+    T *a1 = d_out;
+    uint64_t a2 = N;
+    W *a3 = (W *)(d_scr + 256);
+    unsigned *a4 = (unsigned *)d_scr;
+    unsigned a5 = nt;
+    void *args[] = {&a0, &a1, &a2, &a3, &a4, &a5};
+    CK(cudaLaunchCooperativeKernel(k, grid, threads, args, smem, 0));
+}
+
 
 template <int TH, int IT, int FL> static void run_reg(const char *name)
 {
@@ -929,14 +942,7 @@ template <int TH, int IT, int ST, int FL> static void run_pipe(const char *name)
     char nm[80];
     snprintf(nm, sizeof nm, "pipe %dx%dx%d %s (%d/SM)", TH, IT, ST, name, p.per);
     measure(nm, p, [&] {
-        const T *a0 = d_in;
-        T *a1 = d_out;
-        uint64_t a2 = N;
-        W *a3 = (W *)(d_scr + 256);
-        unsigned *a4 = (unsigned *)d_scr;
-        unsigned a5 = p.nt;
-        void *args[] = {&a0, &a1, &a2, &a3, &a4, &a5};
-        CK(cudaLaunchCooperativeKernel((void *)k, grid, TH, args, smem, 0));
+        launch_coop((const void *)k, grid, TH, smem, p.nt);
     }, !(FL & (F_NOLB | F_NOSCAN)));
 }
 
@@ -1069,14 +1075,7 @@ template <int TH, int IT, int ST, int A, int KU, int DYN = 0, int EARLY = 0, int
     snprintf(nm, sizeof nm, "incr %dx%d st%d A%d ku%d%s%s%s%s (%d/SM, grid %u)", TH, IT, ST, A, KU, DYN ? " dyn" : "",
              EARLY ? " early" : "", NOB1 ? " nob1" : "", RR ? " rr" : "", p.per, grid);
     measure(nm, p, [&] {
-        const T *a0 = d_in;
-        T *a1 = d_out;
-        uint64_t a2 = N;
-        W *a3 = (W *)(d_scr + 256);
-        unsigned *a4 = (unsigned *)d_scr;
-        unsigned a5 = p.nt;
-        void *args[] = {&a0, &a1, &a2, &a3, &a4, &a5};
-        CK(cudaLaunchCooperativeKernel((void *)k, grid, TH, args, smem, 0));
+        launch_coop((const void *)k, grid, TH, smem, p.nt);
     }, true);
 }
 
