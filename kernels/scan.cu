@@ -269,17 +269,16 @@ __global__ void __launch_bounds__(THREADS, 1)
     gs_scan_incr_k(const Tin *__restrict__ in, Tout *out, uint64_t n, Tout *carry,
                    typename gs_tile_status<Tout>::word *status, uint64_t ntiles, int exclusive)
 {
-    constexpr int V = 16 / (int)sizeof(Tin), VO = 16 / (int)sizeof(Tout);
-    constexpr int G = ITEMS / V, NW = THREADS / 32, TILE = THREADS * ITEMS;
-    static_assert(ITEMS % V == 0 && V % VO == 0, "items must be whole vectors");
+    static_assert(ITEMS % (16 / (int)sizeof(Tin)) == 0 && sizeof(Tout) >= sizeof(Tin), "items must be whole vectors");
     static_assert(A >= 1 && A + 1 < ST, "one stage in flight beyond the reduced one; A = 0 waits on this round");
     static_assert(Op::exact, "the aggregates are folded in any order");
-    typedef gs_tile_status<Tout> S;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     /* before Hopper the shared memory does not hold the ring (the host then takes the kernel above),
      * so no code is built for it here: a shorter build */
     __trap();
 #else
+    constexpr int V = 16 / (int)sizeof(Tin), G = ITEMS / V, NW = THREADS / 32, TILE = THREADS * ITEMS;
+    typedef gs_tile_status<Tout> S;
 
     extern __shared__ __align__(16) unsigned char gs_scan_smem[];
     __shared__ Tout s_wsum[ST][NW]; /* warp sums of the tile in each stage */
@@ -510,8 +509,14 @@ static int scan_incr_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, void
     W *status = (W *)((char *)scratch + 256);
     const unsigned grid = (unsigned)(ntiles < (uint64_t)cap ? ntiles : (uint64_t)cap);
     void *args[] = {(void *)&in, (void *)&out, (void *)&n, (void *)&carry, (void *)&status, (void *)&ntiles, (void *)&exclusive};
-    /* cooperative: every block resident at once, which the look-back across rounds relies on */
-    GS_CUDA_CHECK(st, cudaLaunchCooperativeKernel((const void *)kernel, grid, THREADS, args, C::smem, s));
+    /* cooperative: every block resident at once, which the look-back across rounds relies on. Where
+     * fewer SMs are ours than the device has (an MPS share), the launch is refused: fall back. */
+    const cudaError_t e = cudaLaunchCooperativeKernel((const void *)kernel, grid, THREADS, args, C::smem, s);
+    if (e == cudaErrorCooperativeLaunchTooLarge) {
+        (void)cudaGetLastError();
+        return SCAN_INCR_NO_FIT;
+    }
+    GS_CUDA_CHECK(st, e);
     return GS_OK;
 }
 
