@@ -541,7 +541,8 @@ extern "C" int gs_scan_gpu_lookback_tune(int k, char *desc, size_t dlen, const v
         GS_TUNE(2, 128, 44, 28, 8)
 #define GS_TUNE_INCR(K, TH, KB)                                                                               \
     case K: {                                                                                                \
-        snprintf(desc, dlen, "incr %dx%d, %d stages", TH, KB * 1024 / (TH * 4), gs_scan_lookback_incr_cfg.stages); \
+        snprintf(desc, dlen, "incr %dx%d, %d stages", TH, scan_incr_shape<T, TH, KB * 1024>::items,                 \
+                 scan_incr_shape<T, TH, KB * 1024>::c.stages);                                                       \
         const int rc = scan_incr_run<T, T, Op, TH, KB * 1024>(in, out, n, c, d_scratch, scratch_bytes, s, 0, st);  \
         return rc == SCAN_INCR_NO_FIT ? gs_fail(st, GS_EDATA, "scan lookback: %s does not fit this device", desc) : rc; \
     }
