@@ -2,6 +2,7 @@
  * The only file that prints to the user or exits; everything below returns a gs_status.
  *
  *   gpustream VERB [OPTIONS] [IN [OUT]]
+ *   gpustream VERB [OPTIONS] then VERB [OPTIONS] ... [IN [OUT]]     (a chain)
  */
 #include "pipeline/pipeline.h"
 #include "io/io.h"
@@ -26,12 +27,14 @@ enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
 
 /* ---- messages ---------------------------------------------------------------------------- */
 static int quiet;
+/* In a chain, "stage K (VERB): " ahead of the errors found in that stage's options. */
+static char err_stage[48];
 
 /* One line on stderr: "gpustream: KIND: message". Notes and warnings obey -q; errors never do. */
 static void vsay(const char *kind, int always, const char *fmt, va_list ap)
 {
     if (quiet && !always) return;
-    fprintf(stderr, "gpustream: %s: ", kind);
+    fprintf(stderr, "gpustream: %s: %s", kind, always ? err_stage : "");
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
 }
@@ -68,6 +71,10 @@ enum verb_bit {
 #define V_COMPUTE (V_SCAN | V_COMPACT | V_MINMAX | V_CONVERT)
 #define V_OUTPUT (V_COMPUTE | V_GEN)
 #define V_ENGINE (V_COMPUTE | V_GEN)
+#define V_STAGE (V_SCAN | V_COMPACT | V_MINMAX) /* verbs a chain takes */
+/* In opt_def.verbs: an option of the stage it is given in; every other option of a chain's verbs
+ * describes the whole run (IN, OUT, -t, --chunk ...) and may be given once, in any stage. */
+#define S_STAGE (1u << 16)
 
 enum opt_id {
     O_TYPE, O_FROM, O_TO, O_ZSTD, O_LEVEL, O_FRAME, O_COL, O_HEADER, O_NOHEADER, O_DELIM, O_SKIPBAD,
@@ -89,16 +96,16 @@ typedef struct opt_def {
 
 static const opt_def opts[] = {
     {O_TYPE, "type", 't', 1, V_ENGINE | V_BENCH, "T", "element type: i32 i64 u32 u64 f32 f64 (raw default i32, csv/text f64)"},
-    {O_OUTTYPE, "out-type", 0, 1, V_SCAN | V_CONVERT, "T", "output type (scan: i32->i64, u32->u64, f32->f64 widen)"},
-    {O_OP, "op", 0, 1, V_SCAN | V_BENCH, "OP", "scan: sum (default), min or max; bench: scan, compact, minmax or all"},
-    {O_EXCLUSIVE, "exclusive", 0, 0, V_SCAN, NULL, "exclusive scan: out[i] combines x[0..i-1]"},
-    {O_PRED, "pred", 0, 1, V_COMPACT, "P", "nonzero eq:V ne:V gt:V ge:V lt:V le:V range:A:B finite nan"},
-    {O_INVERT, "invert", 0, 0, V_COMPACT, NULL, "keep the elements the predicate rejects"},
-    {O_INDICES, "indices", 0, 0, V_COMPACT, NULL, "write the u64 positions of kept elements"},
-    {O_COUNT, "count", 0, 0, V_COMPACT, NULL, "print only the number of kept elements"},
-    {O_WINDOW, "window", 'w', 1, V_MINMAX | V_BENCH, "W", "window length (required, >= 1); bench: a list"},
-    {O_PARTIAL, "partial", 0, 0, V_MINMAX, NULL, "n outputs: the first W-1 over partial windows"},
-    {O_ONLY, "only", 0, 1, V_MINMAX, "min|max", "write one of the two columns"},
+    {O_OUTTYPE, "out-type", 0, 1, V_SCAN | V_CONVERT | S_STAGE, "T", "output type (scan: i32->i64, u32->u64, f32->f64 widen)"},
+    {O_OP, "op", 0, 1, V_SCAN | V_BENCH | S_STAGE, "OP", "scan: sum (default), min or max; bench: scan, compact, minmax or all"},
+    {O_EXCLUSIVE, "exclusive", 0, 0, V_SCAN | S_STAGE, NULL, "exclusive scan: out[i] combines x[0..i-1]"},
+    {O_PRED, "pred", 0, 1, V_COMPACT | S_STAGE, "P", "nonzero eq:V ne:V gt:V ge:V lt:V le:V range:A:B finite nan"},
+    {O_INVERT, "invert", 0, 0, V_COMPACT | S_STAGE, NULL, "keep the elements the predicate rejects"},
+    {O_INDICES, "indices", 0, 0, V_COMPACT | S_STAGE, NULL, "write the u64 positions of kept elements"},
+    {O_COUNT, "count", 0, 0, V_COMPACT | S_STAGE, NULL, "print only the number of kept elements"},
+    {O_WINDOW, "window", 'w', 1, V_MINMAX | V_BENCH | S_STAGE, "W", "window length (required, >= 1); bench: a list"},
+    {O_PARTIAL, "partial", 0, 0, V_MINMAX | S_STAGE, NULL, "n outputs: the first W-1 over partial windows"},
+    {O_ONLY, "only", 0, 1, V_MINMAX | S_STAGE, "min|max", "write one of the two columns"},
     {O_N, "elements", 'n', 1, V_GEN | V_BENCH, "N", "number of elements (suffixes: 64M, 2^28, 4e9); bench: a list"},
     {O_BLOCK, "block", 0, 1, V_BENCH, "LIST", "GPU threads per block to sweep: powers of two, 32 to 1024 (default: tuned shapes)"},
     {O_DENSITY, "density", 0, 1, V_BENCH, "LIST", "compact: fractions kept (default 0.01,0.5,0.99)"},
@@ -120,7 +127,7 @@ static const opt_def opts[] = {
     {O_SKIPBAD, "skip-bad", 0, 0, V_COMPUTE, NULL, "skip unparsable CSV/text fields (counted in --stats)"},
     {O_BACKEND, "backend", 0, 1, V_COMPUTE | V_BENCH, "B", "auto (default: GPU if usable), gpu or cpu"},
     {O_DEVICE, "device", 0, 1, V_COMPUTE | V_BENCH | V_INFO, "N", "GPU to use (default 0)"},
-    {O_ALGO, "algo", 0, 1, (V_COMPUTE & ~V_CONVERT) | V_BENCH, "NAME", "kernel variant (default: the fastest; see gpustream info)"},
+    {O_ALGO, "algo", 0, 1, (V_COMPUTE & ~V_CONVERT) | V_BENCH | S_STAGE, "NAME", "kernel variant (default: the fastest; see gpustream info)"},
     {O_CHUNK, "chunk", 0, 1, V_ENGINE | V_BENCH, "S", "input bytes per chunk (default 64M)"},
     {O_BUFFERS, "buffers", 0, 1, V_COMPUTE | V_BENCH, "N", "host staging buffers / chunks in flight (default 2)"},
     {O_HOSTMEM, "host-mem", 0, 1, V_COMPUTE | V_BENCH, "M", "pinned (default), pageable, registered or mapped"},
@@ -148,11 +155,26 @@ typedef struct verb_def {
     const char *examples;
 } verb_def;
 
-/* Everything the options set. */
+/* What one stage's options set (a single verb is a chain of one stage). */
+typedef struct cli_stage {
+    const verb_def *verb;
+    gs_job job;
+    const char *pred; /* --pred text: parsed once the input type is known (npy headers) */
+    int out_type_given, window_given;
+} cli_stage;
+
+/* Everything the options set. verb, job, pred and the *_given flags are the stage being parsed. */
 struct cli {
     const verb_def *verb;
     const char *in, *out;
     gs_job job;
+    const char *pred;
+    cli_stage stages[GS_CHAIN_MAX];
+    int nstages, chain;               /* chain: the command line has `then` */
+    const char *seen_val[O_JSON + 1]; /* chain: a run-wide option's first value ... */
+    const opt_def *seen_opt[O_JSON + 1];
+    int seen_stage[O_JSON + 1];       /* ... and the stage it was given in */
+    char title[128];                  /* "compact then scan" for --stats */
     gs_engine_opts eng;
     gs_read_opts rd;
     gs_write_opts wr;
@@ -270,10 +292,6 @@ static int parse_int(const char *verb, const char *what, const char *s, long lo,
     return 0;
 }
 
-/* The predicate's operands are parsed in the element type, which is known only once the input
- * is open (npy headers), so the text is kept and parsed later. */
-static const char *pred_text = "nonzero";
-
 /* Split a comma list into items of at most 63 characters; calls fn for each. */
 static int for_each_item(const char *list, int (*fn)(cli *, const char *), cli *c)
 {
@@ -390,9 +408,48 @@ static int apply_bench_opt(cli *c, const opt_def *o, const char *val)
     }
 }
 
+/* The name an option is shown by: "-t/--type" or "--chunk". */
+static const char *opt_label(const opt_def *o, char *buf, size_t len)
+{
+    if (o->shrt) snprintf(buf, len, "-%c/--%s", o->shrt, o->lng);
+    else snprintf(buf, len, "--%s", o->lng);
+    return buf;
+}
+
+/* In a chain, a run-wide option may be given in any stage, once, or again with the same value;
+ * --progress/--no-progress and --header/--no-header are one setting each. */
+static int chain_once(cli *c, const opt_def *o, const char *val)
+{
+    int key = o->id == O_NOPROGRESS ? O_PROGRESS : o->id == O_NOHEADER ? O_HEADER : (int)o->id;
+    const char *txt = o->id == O_NOPROGRESS || o->id == O_NOHEADER ? "off"
+                      : o->id == O_PROGRESS || o->id == O_HEADER  ? "on"
+                      : val                                      ? val
+                                                                 : "";
+    if (!c->seen_val[key]) {
+        c->seen_val[key] = txt;
+        c->seen_opt[key] = o;
+        c->seen_stage[key] = c->nstages + 1;
+        return 0;
+    }
+    if (!strcmp(c->seen_val[key], txt)) return 0;
+    char a[48], b[48], va[80] = "", vb[80] = "";
+    if (o->arg) {
+        snprintf(va, sizeof va, " '%s'", c->seen_val[key]);
+        snprintf(vb, sizeof vb, " '%s'", txt);
+    }
+    err_stage[0] = 0; /* the message names both stages */
+    return usage_error(NULL, "%s%s in stage %d and %s%s in stage %d: a chain takes run-wide options once",
+                       opt_label(c->seen_opt[key], a, sizeof a), va, c->seen_stage[key], opt_label(o, b, sizeof b), vb,
+                       c->nstages + 1);
+}
+
 /* Apply one option. Returns 0 or an exit status. */
 static int apply_opt(cli *c, const opt_def *o, const char *val)
 {
+    if (c->chain && !(o->verbs & S_STAGE) && o->id != O_HELP) {
+        int crc = chain_once(c, o, val);
+        if (crc) return crc;
+    }
     if (c->verb->bit == V_BENCH) {
         int brc = apply_bench_opt(c, o, val);
         if (brc >= 0) return brc;
@@ -503,7 +560,7 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
         else rc = usage_error(verb, "unknown --op '%s' (sum, min or max)", val);
         break;
     case O_EXCLUSIVE: c->job.scan.exclusive = 1; break;
-    case O_PRED: pred_text = val; break;
+    case O_PRED: c->pred = val; break;
     case O_INVERT: c->job.compact.invert = 1; break;
     case O_INDICES: c->job.compact.indices = 1; break;
     case O_COUNT: c->job.count_only = 1; break;
@@ -541,16 +598,72 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
     return rc;
 }
 
-/* Walk argv once: options (long, long=value, short, short+value, bundled flags), '--', and up
- * to two positionals. */
+static const verb_def *find_verb(const char *name)
+{
+    for (size_t i = 0; i < NVERBS; i++)
+        if (!strcmp(name, verbs[i].name)) return &verbs[i];
+    return NULL;
+}
+
+/* Start parsing stage k (0-based) of verb v: the stage options' defaults. */
+static void stage_begin(cli *c, const verb_def *v)
+{
+    c->verb = v;
+    memset(&c->job, 0, sizeof c->job);
+    c->job.minmax.only = GS_MM_BOTH;
+    c->pred = "nonzero";
+    c->out_type_given = c->window_given = 0;
+    if (c->chain) snprintf(err_stage, sizeof err_stage, "stage %d (%s): ", c->nstages + 1, v->name);
+}
+
+/* Finish the stage being parsed: keep what it set. */
+static int stage_end(cli *c)
+{
+    char verb[32];
+    snprintf(verb, sizeof verb, "%s ", c->verb->name);
+    if (c->verb->bit == V_MINMAX && !c->window_given) return usage_error(verb, "minmax needs --window W (-w W)");
+    cli_stage *k = &c->stages[c->nstages++];
+    k->verb = c->verb;
+    k->job = c->job;
+    k->pred = c->pred;
+    k->out_type_given = c->out_type_given;
+    k->window_given = c->window_given;
+    size_t at = strlen(c->title);
+    snprintf(c->title + at, sizeof c->title - at, "%s%s", at ? " then " : "", c->verb->name);
+    return 0;
+}
+
+/* Walk argv once: options (long, long=value, short, short+value, bundled flags), '--', up to two
+ * positionals, and `then` between the stages of a chain (each stage's options follow its verb;
+ * run-wide options and IN/OUT may come in any stage). */
 static int parse_args(cli *c, int argc, char **argv)
 {
     int npos = 0, only_pos = 0;
     const char *pos[2] = {NULL, NULL};
     char verb[32];
+    for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "then")) c->chain = 1;
+    stage_begin(c, c->verb);
     snprintf(verb, sizeof verb, "%s ", c->verb->name);
+    if (c->chain && !(c->verb->bit & V_STAGE))
+        return usage_error(NULL, "%s is not a chain stage (chains take scan, compact and minmax)", c->verb->name);
     for (int i = 2; i < argc; i++) {
         char *a = argv[i];
+        if (!only_pos && !strcmp(a, "then")) {
+            int rc = stage_end(c);
+            if (rc) return rc;
+            const verb_def *v = i + 1 < argc ? find_verb(argv[i + 1]) : NULL;
+            if (c->nstages == GS_CHAIN_MAX) return usage_error(NULL, "a chain has at most %d stages", GS_CHAIN_MAX);
+            snprintf(err_stage, sizeof err_stage, "stage %d: ", c->nstages + 1);
+            if (i + 1 >= argc) return usage_error(NULL, "'then' needs a verb after it (scan, compact or minmax)");
+            if (!v) return usage_error(NULL, "unknown verb '%s' after 'then' (scan, compact or minmax)", argv[i + 1]);
+            if (!(v->bit & V_STAGE))
+                return usage_error(NULL, "%s is not a chain stage (chains take scan, compact and minmax)", v->name);
+            i++;
+            stage_begin(c, v);
+            snprintf(verb, sizeof verb, "%s ", c->verb->name);
+            continue;
+        }
         if (only_pos || a[0] != '-' || !strcmp(a, "-")) {
             if (npos == 2) return usage_error(verb, "unexpected argument '%s' (at most IN and OUT)", a);
             pos[npos++] = a;
@@ -607,6 +720,12 @@ static int parse_args(cli *c, int argc, char **argv)
             if (rc) return rc;
         }
     }
+    if (c->chain || (c->verb->bit & V_STAGE)) {
+        int rc = stage_end(c);
+        if (rc) return rc;
+        c->verb = c->stages[0].verb; /* the first stage's verb runs the chain (cmd_compute) */
+    }
+    err_stage[0] = 0;
     if (c->verb->bit == V_GEN) {
         if (npos > 1) return usage_error(verb, "gen takes one argument, OUT");
         c->out = pos[0];
@@ -671,7 +790,7 @@ static void print_stats(const cli *c, const gs_run_stats *s)
                 "{\"verb\":\"%s\",\"backend\":\"%s\",\"algo\":\"%s\",\"wall_s\":%.6f,\"elements_in\":%llu,"
                 "\"elements_out\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"chunks\":%llu,\"gelem_per_s\":%.4f,"
                 "\"overlap\":%.3f,\"peak_rss_bytes\":%llu,\"peak_device_bytes\":%llu,\"skipped\":%llu,\"stages\":[",
-                c->verb->name, s->backend ? s->backend : "?", s->algo ? s->algo : "?", s->wall,
+                c->chain ? c->title : c->verb->name, s->backend ? s->backend : "?", s->algo ? s->algo : "?", s->wall,
                 (unsigned long long)s->elems_in, (unsigned long long)s->elems_out, (unsigned long long)s->bytes_in,
                 (unsigned long long)s->bytes_out, (unsigned long long)s->chunks,
                 s->wall > 0 ? s->elems_in / s->wall / 1e9 : 0, overlap, (unsigned long long)s->peak_rss,
@@ -688,7 +807,7 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     human_bytes(bo, sizeof bo, (double)s->bytes_out);
     human_bytes(rss, sizeof rss, (double)s->peak_rss);
     human_bytes(dev, sizeof dev, (double)s->peak_device_mem);
-    fprintf(stderr, "gpustream %s: backend %s, algo %s\n", c->verb->name, s->backend ? s->backend : "?",
+    fprintf(stderr, "gpustream %s: backend %s, algo %s\n", c->chain ? c->title : c->verb->name, s->backend ? s->backend : "?",
             s->algo ? s->algo : "?");
     fprintf(stderr, "  elements   %llu in, %llu out, %llu chunks%s\n", (unsigned long long)s->elems_in,
             (unsigned long long)s->elems_out, (unsigned long long)s->chunks, "");
@@ -731,16 +850,56 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
 }
 
 /* ---- verbs --------------------------------------------------------------------------------- */
-static int run_engine(cli *c, gs_source *src, gs_writer *w, gs_run_stats *stats, uint64_t *count, gs_status *st)
+static int run_engine(cli *c, const gs_chain *ch, gs_source *src, gs_writer *w, gs_run_stats *stats,
+                      uint64_t *count, gs_status *st)
 {
     if (c->progress) {
         c->eng.progress = on_progress;
         c->eng.progress_ctx = c;
     }
-    int rc = gs_engine_run(&c->job, &c->eng, src, w, count, stats, st);
+    int rc = gs_engine_run_chain(ch, &c->eng, src, w, count, stats, st);
     if (c->progress) fputs("\r\033[K", stderr);
     if (stats->note[0] && (c->eng.backend != GS_BACKEND_CPU)) say_note("%s", stats->note);
     return rc;
+}
+
+/* Fill in stage k's parameters for its input type t. Returns 0 or an exit status. */
+static int stage_setup(cli *c, int k, gs_type t, gs_job *j)
+{
+    const cli_stage *s = &c->stages[k];
+    gs_status st = {0};
+    *j = s->job;
+    switch (s->verb->bit) {
+    case V_SCAN:
+        j->op = GS_OP_SCAN;
+        j->scan.type = t;
+        j->scan.out_type = s->out_type_given ? j->out_type : t;
+        break;
+    case V_COMPACT:
+        j->op = GS_OP_COMPACT;
+        j->compact.type = t;
+        if (gs_pred_parse(s->pred, t, &j->compact, &st)) {
+            if (c->chain) snprintf(err_stage, sizeof err_stage, "stage %d (compact): ", k + 1);
+            int rc = usage_error("compact ", "%s", st.msg);
+            err_stage[0] = 0;
+            return rc;
+        }
+        break;
+    default:
+        j->op = GS_OP_MINMAX;
+        j->minmax.type = t;
+        break;
+    }
+    return 0;
+}
+
+/* The CSV header of a stage's output, from its input's (a minmax pair gets "min,max"). */
+static void stage_colname(const gs_job *j, char *name, size_t len)
+{
+    if (j->op == GS_OP_MINMAX)
+        snprintf(name, len, "%s", j->minmax.only == GS_MM_MIN ? "min" : j->minmax.only == GS_MM_MAX ? "max" : "min,max");
+    else if (j->op == GS_OP_COMPACT && j->compact.indices)
+        snprintf(name, len, "index");
 }
 
 static int cmd_compute(cli *c)
@@ -753,59 +912,52 @@ static int cmd_compute(cli *c)
     uint64_t count = 0;
     int rc;
 
-    if (c->verb->bit == V_MINMAX && !c->window_given)
-        return usage_error("minmax ", "minmax needs --window W (-w W)");
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r);
 
-    gs_job *j = &c->job;
-    switch (c->verb->bit) {
-    case V_SCAN:
-        j->op = GS_OP_SCAN;
-        j->scan.type = in_type;
-        j->scan.out_type = c->out_type_given ? j->out_type : in_type;
-        break;
-    case V_COMPACT:
-        j->op = GS_OP_COMPACT;
-        j->compact.type = in_type;
-        if ((rc = gs_pred_parse(pred_text, in_type, &j->compact, &st))) {
+    /* The stages, each for the type the one before writes (convert: one stage of its own). */
+    gs_chain ch;
+    memset(&ch, 0, sizeof ch);
+    ch.n = c->nstages ? c->nstages : 1;
+    gs_type t = in_type;
+    if (!c->nstages) {
+        ch.stage[0] = c->job;
+        ch.stage[0].op = GS_OP_NONE;
+        ch.stage[0].out_type = c->out_type_given ? c->job.out_type : in_type;
+        t = ch.stage[0].out_type;
+    }
+    for (int k = 0; k < c->nstages; k++) {
+        if ((rc = stage_setup(c, k, t, &ch.stage[k]))) {
             gs_reader_close(r);
-            return usage_error("compact ", "%s", st.msg);
+            return rc;
         }
-        break;
-    case V_MINMAX:
-        j->op = GS_OP_MINMAX;
-        j->minmax.type = in_type;
-        break;
-    default:
-        j->op = GS_OP_NONE;
-        j->out_type = c->out_type_given ? j->out_type : in_type;
-        break;
+        t = gs_job_out_type(&ch.stage[k], t);
+    }
+    if (ch.n > 1 && gs_chain_check(&ch, in_type, &st)) { /* before any output exists */
+        gs_reader_close(r);
+        return finish_status(&st);
     }
     gs_source src = gs_source_from_reader(r);
     c->eng.total_bytes = -1;
 
-    gs_type out_type = gs_job_out_type(j, in_type);
-    int cols = gs_job_out_cols(j);
-    int64_t rows = gs_job_out_rows(j, gs_reader_count(r));
-    /* CSV header: follow the input's (a minmax pair gets "min,max"). */
+    gs_type out_type = t;
+    int cols = gs_chain_out_cols(&ch);
+    int64_t rows = gs_chain_out_rows(&ch, gs_reader_count(r));
+    /* CSV header: follow the input's through the stages. */
     char colnames[256];
     const char *in_col = gs_reader_colname(r);
     const char *names = NULL;
     if (in_col) {
-        if (j->op == GS_OP_MINMAX)
-            snprintf(colnames, sizeof colnames, "%s", j->minmax.only == GS_MM_MIN ? "min" : j->minmax.only == GS_MM_MAX ? "max" : "min,max");
-        else if (j->op == GS_OP_COMPACT && j->compact.indices)
-            snprintf(colnames, sizeof colnames, "index");
-        else
-            snprintf(colnames, sizeof colnames, "%s", in_col);
+        snprintf(colnames, sizeof colnames, "%s", in_col);
+        for (int k = 0; k < ch.n; k++) stage_colname(&ch.stage[k], colnames, sizeof colnames);
         names = colnames;
     }
-    if (!j->count_only && (rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st))) {
+    const gs_job *last = &ch.stage[ch.n - 1];
+    if (!last->count_only && (rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st))) {
         gs_reader_close(r);
         return finish_status(&st);
     }
-    rc = run_engine(c, &src, w, &stats, &count, &st);
+    rc = run_engine(c, &ch, &src, w, &stats, &count, &st);
     stats.skipped = gs_reader_skipped(r);
     if (rc) {
         gs_writer_abort(w);
@@ -817,10 +969,18 @@ static int cmd_compute(cli *c)
         return finish_status(&st);
     }
     gs_reader_close(r);
-    if (j->op == GS_OP_MINMAX && !j->partial && stats.elems_in < j->minmax.window)
-        say_warning("window %llu is longer than the input (%llu elements): no output",
-                    (unsigned long long)j->minmax.window, (unsigned long long)stats.elems_in);
-    if (j->count_only) {
+    for (int k = 0; k < ch.n; k++) {
+        const gs_job *j = &ch.stage[k];
+        uint64_t n_in = ch.n > 1 ? stats.chain_in[k] : stats.elems_in;
+        if (j->op != GS_OP_MINMAX || j->partial || n_in >= j->minmax.window) continue;
+        if (ch.n > 1)
+            say_warning("stage %d (minmax): window %llu is longer than its input (%llu elements): no output", k + 1,
+                        (unsigned long long)j->minmax.window, (unsigned long long)n_in);
+        else
+            say_warning("window %llu is longer than the input (%llu elements): no output",
+                        (unsigned long long)j->minmax.window, (unsigned long long)n_in);
+    }
+    if (last->count_only) {
         printf("%llu\n", (unsigned long long)count);
     }
     if (c->stats) print_stats(c, &stats);
@@ -841,8 +1001,9 @@ static int cmd_gen(cli *c)
     c->job.out_type = c->gen.type;
     c->eng.backend = GS_BACKEND_CPU; /* generation is host work; no compute */
     c->eng.total_bytes = (int64_t)(c->gen.n * gs_type_size(c->gen.type));
+    gs_chain one = {1, {c->job}};
     int rc = open_output(c, GS_FMT_RAW, c->gen.type, 1, (int64_t)c->gen.n, "value", &w, &st);
-    if (!rc) rc = run_engine(c, &src, w, &stats, NULL, &st);
+    if (!rc) rc = run_engine(c, &one, &src, w, &stats, NULL, &st);
     if (rc) {
         gs_writer_abort(w);
         gs_gen_source_free(&src);
@@ -1076,8 +1237,6 @@ int main(int argc, char **argv)
     c.eng.buffers = 2;
     c.wr.level = 3;
     c.wr.frame_size = 16u << 20;
-    c.job.minmax.window = 0;
-    c.job.minmax.only = GS_MM_BOTH;
     c.gen.dist = GS_DIST_UNIFORM;
     c.gen.a = 0;
     c.gen.b = 100;

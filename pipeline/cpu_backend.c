@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct cpu_state {
+/* One stage: its job, variant and carry. A chain's stages but the last write into `mid`, which has
+ * head room for the next stage's halo. */
+typedef struct cpu_stage {
     const gs_job *job;
     const gs_variant *v;
     gs_type in_type, out_type;
@@ -17,6 +19,14 @@ typedef struct cpu_state {
     uint64_t base;    /* compact: inputs before this chunk */
     char *halo;       /* minmax: the last halo_len inputs, W-1 at most */
     size_t halo_len;
+    gs_chunk mid;     /* output of a stage that is not the last */
+    double busy;      /* chains: seconds in this stage, for --stats */
+    uint64_t elems_in;
+} cpu_stage;
+
+typedef struct cpu_state {
+    int nst;
+    cpu_stage st[GS_CHAIN_MAX];
     gs_chunk *pend_in, *pend_out; /* the one chunk in flight */
 } cpu_state;
 
@@ -54,7 +64,7 @@ static void conv_part(void *c, size_t p, size_t np)
                x->tout, e - b);
 }
 
-static int cpu_minmax(cpu_state *s, gs_chunk *in, gs_chunk *out, gs_status *st)
+static int cpu_minmax(cpu_stage *s, const gs_chunk *in, gs_chunk *out, gs_status *st)
 {
     const gs_minmax_params *p = &s->job->minmax;
     size_t w1 = (size_t)(p->window - 1);
@@ -77,11 +87,14 @@ static int cpu_minmax(cpu_state *s, gs_chunk *in, gs_chunk *out, gs_status *st)
     return GS_OK;
 }
 
-static int cpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
+/* One stage on one chunk: in -> out, carries updated. */
+static int cpu_stage_run(cpu_stage *s, const gs_chunk *in, gs_chunk *out, gs_status *st)
 {
-    cpu_state *s = b->impl;
     int rc = GS_OK;
-    out->seq = in->seq;
+    if (in->n == 0 && s->job->op != GS_OP_MINMAX) { /* compaction emptied it: carries unchanged */
+        out->n = 0;
+        return GS_OK;
+    }
     switch (s->job->op) {
     case GS_OP_SCAN:
         rc = s->v->cpu.scan(&s->job->scan, in->data, out->data, in->n, &s->carry, st);
@@ -104,6 +117,27 @@ static int cpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
         break;
     }
     }
+    return rc;
+}
+
+static int cpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
+{
+    cpu_state *s = b->impl;
+    int rc = GS_OK;
+    out->seq = in->seq;
+    if (s->nst == 1) rc = cpu_stage_run(&s->st[0], in, out, st);
+    else {
+        /* A chain: stage after stage on this chunk; a stage may get 0 elements (compaction). */
+        const gs_chunk *cur = in;
+        for (int k = 0; k < s->nst && !rc; k++) {
+            gs_chunk *dst = k == s->nst - 1 ? out : &s->st[k].mid;
+            double t0 = gs_now();
+            s->st[k].elems_in += cur->n;
+            rc = cpu_stage_run(&s->st[k], cur, dst, st);
+            s->st[k].busy += gs_now() - t0;
+            cur = dst;
+        }
+    }
     s->pend_in = in;
     s->pend_out = out;
     return rc;
@@ -121,16 +155,51 @@ static int cpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
 
 static void cpu_stats(gs_backend *b, gs_run_stats *r)
 {
-    (void)b;
+    cpu_state *s = b->impl;
     if (!r->backend) r->backend = "cpu";
+    if (s->nst == 1) return;
+    for (int k = 0; k < s->nst && r->nstages < (int)(sizeof r->stage / sizeof r->stage[0]); k++) {
+        snprintf(r->stage_label[k], sizeof r->stage_label[k], "%d %s", k + 1, gs_op_name(s->st[k].job->op));
+        r->stage[r->nstages++] = (gs_stage_stat){r->stage_label[k], s->st[k].busy, s->st[k].elems_in * s->st[k].in_size};
+        r->chain_in[k] = s->st[k].elems_in;
+    }
 }
 
 static void cpu_destroy(gs_backend *b)
 {
     cpu_state *s = b->impl;
-    free(s->halo);
+    for (int k = 0; k < s->nst; k++) {
+        free(s->st[k].halo);
+        free(s->st[k].mid.buf);
+    }
     free(s);
     free(b);
+}
+
+/* Stage k of the backend: its job, variant and types, its halo buffer, and (not last) its output
+ * buffer with head room for the next stage's halo. */
+static int cpu_stage_init(cpu_stage *s, const gs_job *job, const gs_variant *v, gs_type in, gs_type out,
+                          size_t halo, const gs_job *next, size_t cap, gs_status *st)
+{
+    s->job = job;
+    s->v = v;
+    s->in_type = in;
+    s->out_type = out;
+    s->in_size = gs_type_size(in);
+    if (job->op == GS_OP_SCAN) gs_scan_identity(job->scan.op, job->scan.out_type, &s->carry);
+    if (job->op == GS_OP_MINMAX && halo && !(s->halo = malloc(halo * s->in_size)))
+        return gs_fail(st, GS_ENOMEM, "out of host memory for a window of %zu elements", halo + 1);
+    if (next) {
+        size_t head = next->op == GS_OP_MINMAX ? (size_t)(next->minmax.window - 1) : 0;
+        size_t bytes = (head + cap) * gs_type_size(out);
+        void *p = NULL;
+        if (posix_memalign(&p, 64, bytes ? bytes : 64))
+            return gs_fail(st, GS_ENOMEM, "out of host memory for a chain stage's buffer (try a smaller --chunk)");
+        s->mid.buf = p;
+        s->mid.data = (char *)p + head * gs_type_size(out);
+        s->mid.cap = cap;
+    }
+    return GS_OK;
 }
 
 int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *st)
@@ -142,19 +211,25 @@ int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *
         free(s);
         return gs_fail(st, GS_ENOMEM, "out of host memory");
     }
-    s->job = c->job;
-    s->v = c->variant;
-    s->in_type = c->in_type;
-    s->out_type = c->out_type;
-    s->in_size = gs_type_size(c->in_type);
-    if (c->job->op == GS_OP_SCAN) gs_scan_identity(c->job->scan.op, c->job->scan.out_type, &s->carry);
-    if (c->job->op == GS_OP_MINMAX && c->halo) {
-        s->halo = malloc(c->halo * s->in_size);
-        if (!s->halo) {
-            free(b);
-            free(s);
-            return gs_fail(st, GS_ENOMEM, "out of host memory for a window of %zu elements", c->halo + 1);
+    b->impl = s;
+    b->destroy = cpu_destroy;
+    int rc;
+    if (!c->chain) {
+        s->nst = 1;
+        rc = cpu_stage_init(&s->st[0], c->job, c->variant, c->in_type, c->out_type, c->halo, NULL, 0, st);
+    } else {
+        s->nst = c->chain->n;
+        rc = GS_OK;
+        for (int k = 0; k < s->nst && !rc; k++) {
+            const gs_job *j = &c->chain->stage[k];
+            size_t halo = j->op == GS_OP_MINMAX ? (size_t)(j->minmax.window - 1) : 0;
+            rc = cpu_stage_init(&s->st[k], j, c->variants[k], c->types[k], c->types[k + 1], halo,
+                                k + 1 < s->nst ? &c->chain->stage[k + 1] : NULL, c->chunk_elems, st);
         }
+    }
+    if (rc) {
+        cpu_destroy(b);
+        return rc;
     }
     b->name = "cpu";
     b->host_alloc = cpu_host_alloc;
@@ -162,10 +237,8 @@ int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *
     b->submit = cpu_submit;
     b->retire = cpu_retire;
     b->stats = cpu_stats;
-    b->destroy = cpu_destroy;
     b->depth = 1;
     b->chunk_elems = c->chunk_elems;
-    b->impl = s;
     *out = b;
     return GS_OK;
 }

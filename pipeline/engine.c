@@ -131,6 +131,74 @@ int gs_job_resolve(const gs_job *j, gs_where where, const gs_variant **v, gs_sta
     return GS_OK;
 }
 
+const char *gs_op_name(gs_op op)
+{
+    static const char *names[] = {"scan", "compact", "minmax", "convert"};
+    return (unsigned)op <= GS_OP_NONE ? names[op] : "?";
+}
+
+gs_type gs_chain_out_type(const gs_chain *c, gs_type in)
+{
+    for (int k = 0; k < c->n; k++) in = gs_job_out_type(&c->stage[k], in);
+    return in;
+}
+
+int gs_chain_out_cols(const gs_chain *c) { return gs_job_out_cols(&c->stage[c->n - 1]); }
+
+int64_t gs_chain_out_rows(const gs_chain *c, int64_t n)
+{
+    for (int k = 0; k < c->n; k++) n = gs_job_out_rows(&c->stage[k], n);
+    return n;
+}
+
+/* "stage K (VERB): " ahead of a message already in st. */
+static int stage_fail(gs_status *st, const gs_chain *c, int k)
+{
+    char msg[sizeof st->msg];
+    const int code = st->code ? st->code : GS_EUSAGE;
+    snprintf(msg, sizeof msg, "%s", st->msg);
+    st->code = GS_OK; /* gs_fail keeps a first failure: this one rewrites it */
+    return gs_fail(st, code, "stage %d (%s): %.*s", k + 1, gs_op_name(c->stage[k].op), (int)(sizeof msg - 40), msg);
+}
+
+/* The variant of every stage for one backend; errors name the stage. */
+static int chain_resolve(const gs_chain *c, gs_where where, const gs_variant **v, gs_status *st)
+{
+    for (int k = 0; k < c->n; k++)
+        if (gs_job_resolve(&c->stage[k], where, &v[k], st)) return stage_fail(st, c, k);
+    return GS_OK;
+}
+
+int gs_chain_check(const gs_chain *c, gs_type in, gs_status *st)
+{
+    if (c->n < 1 || c->n > GS_CHAIN_MAX)
+        return gs_fail(st, GS_EUSAGE, "a chain has 1 to %d stages, not %d", GS_CHAIN_MAX, c->n);
+    for (int k = 0; k < c->n; k++) {
+        const gs_job *j = &c->stage[k];
+        const int last = k == c->n - 1;
+        if (j->op != GS_OP_SCAN && j->op != GS_OP_COMPACT && j->op != GS_OP_MINMAX)
+            gs_fail(st, GS_EUSAGE, "not a chain stage (chains take scan, compact and minmax)");
+        else if (!last && j->count_only)
+            gs_fail(st, GS_EUSAGE, "--count ends a chain: make this the last stage, or drop --count");
+        else if (!last && j->op == GS_OP_MINMAX && j->minmax.only == GS_MM_BOTH)
+            gs_fail(st, GS_EUSAGE, "minmax writes (min, max) pairs, which no stage reads: add --only min or "
+                                   "--only max to pass one column on");
+        else {
+            const gs_variant *v;
+            gs_where where = GS_CPU;
+            const gs_variant *named = j->algo ? gs_variant_find(j->op, j->algo) : NULL;
+            if (named) where = named->where;
+            if (!gs_job_resolve(j, where, &v, st)) {
+                in = gs_job_out_type(j, in);
+                continue;
+            }
+        }
+        return stage_fail(st, c, k);
+    }
+    (void)in;
+    return GS_OK;
+}
+
 
 /* ---- sources ------------------------------------------------------------------------------ */
 static int reader_read(void *ctx, void *buf, size_t cap, size_t *got, gs_status *st)
@@ -269,11 +337,12 @@ static void chunks_free(gs_backend *b, gs_chunk *cs, size_t count)
     free(cs);
 }
 
-/* Pick the backend: --backend gpu must get one; auto falls back to the CPU with a note. */
-static int make_backend(const gs_job *job, const gs_engine_opts *o, gs_backend_cfg *cfg, gs_backend **b,
-                        gs_run_stats *stats, gs_status *st)
+/* Pick the backend: --backend gpu must get one; auto falls back to the CPU with a note.
+ * v[k] receives each stage's variant. */
+static int make_backend(const gs_chain *chain, const gs_engine_opts *o, gs_backend_cfg *cfg, const gs_variant **v,
+                        gs_backend **b, gs_run_stats *stats, gs_status *st)
 {
-    const gs_variant *v = NULL;
+    const gs_job *job = &chain->stage[0];
     int want_gpu = o->backend == GS_BACKEND_GPU;
     int try_gpu = want_gpu;
     char desc[256] = "";
@@ -281,45 +350,67 @@ static int make_backend(const gs_job *job, const gs_engine_opts *o, gs_backend_c
         cfg->variant = NULL;
         return gs_backend_cpu_create(b, cfg, st);
     }
+    /* An explicit --algo (the first stage that names one) says where to run. */
+    const gs_variant *named = NULL;
+    int any_algo = 0;
+    for (int k = 0; k < chain->n && !named; k++)
+        if (chain->stage[k].algo) {
+            any_algo = 1;
+            named = gs_variant_find(chain->stage[k].op, chain->stage[k].algo);
+        }
     if (o->backend == GS_BACKEND_AUTO) {
         /* An explicit CPU --algo means the CPU backend. */
-        const gs_variant *named = job->algo ? gs_variant_find(job->op, job->algo) : NULL;
         try_gpu = named ? named->where == GS_GPU : gs_gpu_available(o->device, desc, sizeof desc);
         if (!try_gpu && !named && stats)
             snprintf(stats->note, sizeof stats->note, "%s: using the CPU backend",
                      desc[0] ? desc : "no GPU available");
     }
     if (try_gpu) {
-        int rc = gs_job_resolve(job, GS_GPU, &v, st);
+        int rc = chain_resolve(chain, GS_GPU, v, st);
         if (rc) return rc;
-        cfg->variant = v;
+        cfg->variant = v[0];
         gs_status gst = {0};
         rc = gs_backend_gpu_create(b, cfg, &gst);
         if (rc == GS_OK) return GS_OK;
-        if (want_gpu || (job->algo && v)) {
+        if (want_gpu || (any_algo && v[0])) {
             *st = gst;
             return rc;
         }
         if (stats) snprintf(stats->note, sizeof stats->note, "%s: using the CPU backend", gst.msg);
     }
-    int rc = gs_job_resolve(job, GS_CPU, &v, st);
+    int rc = chain_resolve(chain, GS_CPU, v, st);
     if (rc) return rc;
-    cfg->variant = v;
+    cfg->variant = v[0];
     return gs_backend_cpu_create(b, cfg, st);
 }
 
 int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs_writer *w, uint64_t *count,
                   gs_run_stats *stats, gs_status *st)
 {
+    gs_chain one;
+    memset(&one, 0, sizeof one);
+    one.n = 1;
+    one.stage[0] = *job;
+    return gs_engine_run_chain(&one, o, src, w, count, stats, st);
+}
+
+int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_source *src, gs_writer *w,
+                        uint64_t *count, gs_run_stats *stats, gs_status *st)
+{
     run r;
     memset(&r, 0, sizeof r);
+    const gs_job *job = &chain->stage[0];
     r.job = job;
     r.src = src;
     r.w = w;
     double t_start = gs_now();
     gs_type in_type = src->type;
-    gs_type out_type = gs_job_out_type(job, in_type);
-    int cols = gs_job_out_cols(job);
+    if (chain->n > 1 && gs_chain_check(chain, in_type, st)) return st->code;
+    gs_type types[GS_CHAIN_MAX + 1];
+    types[0] = in_type;
+    for (int k = 0; k < chain->n; k++) types[k + 1] = gs_job_out_type(&chain->stage[k], types[k]);
+    gs_type out_type = types[chain->n];
+    int cols = gs_chain_out_cols(chain);
     r.in_size = gs_type_size(in_type);
     r.out_size = gs_type_size(out_type);
     size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK_BYTES;
@@ -327,10 +418,14 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     if (chunk_elems == 0) chunk_elems = 1;
     size_t halo = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;
 
-    gs_backend_cfg cfg = {job, NULL, in_type, out_type, chunk_elems, halo, chunk_elems * (size_t)cols, o};
+    /* Every stage writes at most as many rows as it reads (minmax: rows <= chunk, the halo aside),
+     * so a chunk's capacity bounds every stage's output. */
+    const gs_variant *vars[GS_CHAIN_MAX] = {NULL};
+    gs_backend_cfg cfg = {job, NULL, in_type, out_type, chunk_elems, halo, chunk_elems * (size_t)cols, o,
+                          chain->n > 1 ? chain : NULL, vars, types};
     gs_backend *b = NULL;
     gs_pool_start(o->threads);
-    int rc = make_backend(job, o, &cfg, &b, stats, st);
+    int rc = make_backend(chain, o, &cfg, vars, &b, stats, st);
     if (rc) return rc;
     r.b = b;
     if (b->chunk_elems && b->chunk_elems < chunk_elems) chunk_elems = b->chunk_elems;
@@ -426,6 +521,13 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
         stats->stage[stats->nstages++] = (gs_stage_stat){"encode+write", r.write_busy, stats->bytes_out};
         stats->peak_rss = peak_rss();
         stats->algo = cfg.variant ? cfg.variant->name : "convert";
+        if (chain->n > 1) { /* "cpu-par, cpu-vhgw": each stage's variant */
+            static char algos[GS_CHAIN_MAX * 24];
+            size_t at = 0;
+            for (int k = 0; k < chain->n && at < sizeof algos; k++)
+                at += (size_t)snprintf(algos + at, sizeof algos - at, "%s%s", k ? ", " : "", vars[k]->name);
+            stats->algo = algos;
+        }
         if (!stats->backend) stats->backend = b->name;
     }
     if (count) *count = r.values_out / (uint64_t)cols;

@@ -31,6 +31,16 @@ typedef struct gs_job {
     gs_type out_type;/* convert: output type */
 } gs_job;
 
+/* A chain: stages run one after another on every chunk, each with its own carry; the output
+ * type of a stage is the input type of the next (`gpustream compact ... then scan then ...`).
+ * A single verb is a chain of one. Every stage but the last writes one column (minmax --only),
+ * and only the last may be compact --count. */
+#define GS_CHAIN_MAX 8
+typedef struct gs_chain {
+    int n;
+    gs_job stage[GS_CHAIN_MAX];
+} gs_chain;
+
 /* How to run it. */
 typedef struct gs_engine_opts {
     gs_backend_kind backend;
@@ -60,8 +70,10 @@ typedef struct gs_run_stats {
     uint64_t elems_in, elems_out; /* out: rows (minmax pairs count as one row) */
     uint64_t bytes_in, bytes_out; /* file/pipe bytes */
     uint64_t chunks;
-    gs_stage_stat stage[8];
+    gs_stage_stat stage[8 + GS_CHAIN_MAX];
     int nstages;
+    char stage_label[GS_CHAIN_MAX][32]; /* names of a chain's per-stage rows ("1 compact") */
+    uint64_t chain_in[GS_CHAIN_MAX];    /* a chain's elements into each stage */
     uint64_t peak_rss;        /* bytes */
     uint64_t peak_device_mem; /* bytes of device memory this run allocated, at most */
     uint64_t skipped;         /* csv fields skipped */
@@ -87,6 +99,17 @@ int gs_job_out_cols(const gs_job *j);
 /* Rows the job will output for n inputs (n known), or -1 if it depends on the data. */
 int64_t gs_job_out_rows(const gs_job *j, int64_t n);
 
+/* The same for a chain (its stages' types, the last stage's columns, rows through every stage). */
+gs_type gs_chain_out_type(const gs_chain *c, gs_type in);
+int gs_chain_out_cols(const gs_chain *c);
+int64_t gs_chain_out_rows(const gs_chain *c, int64_t n);
+/* The verb name of a stage's op ("scan", "compact", "minmax"). */
+const char *gs_op_name(gs_op op);
+/* Check a chain of two or more stages whose stage parameters are filled in for the input type
+ * `in`: the shape rules (one column between stages, --count last, no convert) and that each
+ * stage's variant accepts its parameters. GS_EUSAGE with "stage K (VERB): ..." otherwise. */
+int gs_chain_check(const gs_chain *c, gs_type in, gs_status *st);
+
 /* Parse a --pred text ("nonzero", "gt:5", "range:A:B", ...) with operands in type t into p->pred,
  * p->a, p->b. GS_EUSAGE with a message on anything else. */
 int gs_pred_parse(const char *s, gs_type t, gs_compact_params *p, gs_status *st);
@@ -98,6 +121,9 @@ int gs_job_resolve(const gs_job *j, gs_where where, const gs_variant **v, gs_sta
  * compact count (or output rows). stats may be NULL. */
 int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs_writer *w,
                   uint64_t *count, gs_run_stats *stats, gs_status *st);
+/* The same for a chain; gs_engine_run is a chain of one. */
+int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_source *src, gs_writer *w,
+                        uint64_t *count, gs_run_stats *stats, gs_status *st);
 
 /* ---- backends -------------------------------------------------------------------------------
  * The engine owns the chunk ring; a backend computes chunks in order, possibly asynchronously.
@@ -142,6 +168,11 @@ typedef struct gs_backend_cfg {
     size_t halo;        /* head room elements (minmax W-1) */
     size_t out_cap;     /* output values per chunk */
     const gs_engine_opts *opts;
+    /* A chain of two or more stages (NULL: job alone): stage k reads types[k], writes types[k+1]
+     * with variants[k]; job and variant above are stage 0's. */
+    const gs_chain *chain;
+    const gs_variant *const *variants;
+    const gs_type *types;
 } gs_backend_cfg;
 
 int gs_backend_cpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
