@@ -82,7 +82,7 @@ enum opt_id {
     O_FORCE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
     O_OP, O_EXCLUSIVE, O_PRED, O_INVERT, O_INDICES, O_COUNT, O_WINDOW, O_PARTIAL, O_ONLY,
     O_N, O_DIST, O_SEED, O_HELP,
-    O_BLOCK, O_DENSITY, O_REPS, O_STREAM, O_CSV, O_JSON,
+    O_BLOCK, O_DENSITY, O_REPS, O_STREAM, O_CHAIN, O_CSV, O_JSON,
 };
 
 typedef struct opt_def {
@@ -111,6 +111,7 @@ static const opt_def opts[] = {
     {O_DENSITY, "density", 0, 1, V_BENCH, "LIST", "compact: fractions kept (default 0.01,0.5,0.99)"},
     {O_REPS, "reps", 0, 1, V_BENCH, "N", "timed repeats per case, after one warm-up (default 10); the median is reported"},
     {O_STREAM, "stream", 0, 0, V_BENCH, NULL, "time the host->device->host schedule per --host-mem and --buffers"},
+    {O_CHAIN, "chain", 0, 1, V_BENCH, "'A then B'", "time a chain beside its stages run one by one, checked against them"},
     {O_CSV, "csv", 0, 1, V_BENCH, "FILE", "also write the rows as CSV (for make plots)"},
     {O_JSON, "json", 0, 0, V_BENCH, NULL, "print rows as JSON lines instead of a table"},
     {O_DIST, "dist", 0, 1, V_GEN, "D", "uniform:A:B (default uniform:0:100) normal:MU:SIGMA walk sparse:P sine:PERIOD"},
@@ -182,7 +183,7 @@ struct cli {
     int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given;
     gs_format to;
     gs_bench_opts bench;
-    const char *bench_csv;
+    const char *bench_csv, *bench_chain;
     int bench_json;
 };
 
@@ -196,17 +197,20 @@ static const verb_def verbs[] = {
      "gpustream scan [--op sum|min|max] [--exclusive] [--out-type T] [OPTIONS] [IN [OUT]]",
      "  gpustream scan -t i64 ticks.raw cumsum.raw\n"
      "  gpustream scan --op max data.csv --col price --to csv > runmax.csv\n"
-     "  gpustream gen -n 1e9 -t i32 | gpustream scan --out-type i64 -t i32 --stats > /dev/null\n"},
+     "  gpustream gen -n 1e9 -t i32 | gpustream scan --out-type i64 -t i32 --stats > /dev/null\n"
+     "  gpustream compact --pred gt:0 then scan --out-type i64 -t i32 ticks.raw cum.raw\n"},
     {"compact", V_COMPACT, cmd_compute, "stream compaction: keep the elements a predicate accepts",
      "gpustream compact [--pred P] [--invert] [--indices] [--count] [OPTIONS] [IN [OUT]]",
      "  gpustream compact --pred nonzero in.zst out.zst\n"
      "  gpustream compact --pred range:10:20 --indices -t f32 x.raw idx.npy\n"
-     "  gpustream compact --pred nan --count -t f64 series.npy\n"},
+     "  gpustream compact --pred nan --count -t f64 series.npy\n"
+     "  gpustream compact --pred nonzero then scan then minmax -w 500 --only max in.zst out.zst\n"},
     {"minmax", V_MINMAX, cmd_compute, "sliding-window minimum and maximum",
      "gpustream minmax -w W [--partial] [--only min|max] [OPTIONS] [IN [OUT]]",
      "  zstdcat ticks.i64.zst | gpustream minmax --window 500 -t i64 | zstd > env.zst\n"
      "  gpustream minmax -w 60 --partial prices.csv --col close envelope.csv\n"
-     "  gpustream minmax -w 1000 --only max -t f32 signal.raw peaks.npy\n"},
+     "  gpustream minmax -w 1000 --only max -t f32 signal.raw peaks.npy\n"
+     "  gpustream minmax -w 100 --only min -t f32 then compact --pred lt:0 --indices sig.raw dips.raw\n"},
     {"convert", V_CONVERT, cmd_compute, "change format, type or compression; no compute",
      "gpustream convert [--out-type T] [--to FMT] [-z] [OPTIONS] [IN [OUT]]",
      "  gpustream convert data.csv --col 2 -t f32 data.npy\n"
@@ -220,12 +224,13 @@ static const verb_def verbs[] = {
     {"bench", V_BENCH, cmd_bench, "time every variant, verified against the CPU reference",
      "gpustream bench [--op scan|compact|minmax|all] [-n SIZES] [-t TYPES] [--algo LIST|all] [--window LIST]\n"
      "                [--density LIST] [--block LIST] [--reps N] [--stream [--host-mem LIST] [--buffers LIST]]\n"
-     "                [--csv FILE] [--json]",
+     "                [--chain 'A then B ...'] [--csv FILE] [--json]",
      "  gpustream bench --op all\n"
      "  gpustream bench --op scan -n 2^20,2^24,2^28 -t i32,f64 --csv scan.csv\n"
      "  gpustream bench --op all --block 64,128,256,512 --density 0.5 --window 500 --csv blocks.csv\n"
      "  gpustream bench --op minmax --window 2,64,500,4096,1e6\n"
-     "  gpustream bench --stream --host-mem pinned,pageable,registered,mapped --buffers 1,2,3\n"},
+     "  gpustream bench --stream --host-mem pinned,pageable,registered,mapped --buffers 1,2,3\n"
+     "  gpustream bench --chain 'compact --pred nonzero then scan then minmax -w 500 --only max' -n 2^28\n"},
     {"info", V_INFO, cmd_info, "build options, devices, limits and kernel variants", "gpustream info",
      "  gpustream info\n"},
 };
@@ -236,7 +241,8 @@ static void print_main_help(FILE *f)
 {
     fprintf(f,
             "gpustream %s - stream arrays of numbers far larger than memory through the GPU (or CPU)\n\n"
-            "usage: gpustream VERB [OPTIONS] [IN [OUT]]\n\n"
+            "usage: gpustream VERB [OPTIONS] [IN [OUT]]\n"
+            "       gpustream VERB [OPTIONS] then VERB [OPTIONS] ... [IN [OUT]]   (a chain)\n\n"
             "verbs:\n",
             GS_VERSION);
     for (size_t i = 0; i < NVERBS; i++) fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
@@ -248,6 +254,18 @@ static void print_main_help(FILE *f)
                "  gpustream compact --pred nonzero in.zst out.zst\n"
                "  gpustream scan --op max data.csv --col price --to csv > runmax.csv\n"
                "  gpustream gen -n 1e8 -t f32 --dist walk | gpustream minmax -w 500 -t f32 > env.raw\n\n"
+               "chains: 'then' joins scan, compact and minmax into one pass: one reader, one writer, every stage\n"
+               "on each chunk with its own carry (on the GPU the data stay on the device between stages). A\n"
+               "stage takes its own options up to the next 'then'; the options of the whole run (IN, OUT, -t,\n"
+               "--from/--to, --col, --backend, --chunk, --threads, -z/--level/--frame-size, -f, -q, --stats,\n"
+               "--progress ...) go in any stage, once. A stage reads the type the one before writes (scan\n"
+               "--out-type widens; compact --indices writes u64); minmax passes one column on (--only min|max);\n"
+               "--count ends a chain; convert, gen, bench and info are not stages. The output equals the same\n"
+               "verbs piped in a shell, but float sums: a stage after compact sees other chunk boundaries, so\n"
+               "they may differ by reassociation (the sequential --algo cpu does not). --stats times each stage.\n"
+               "  gpustream compact --pred nonzero then scan then minmax -w 500 --only max in.zst out.zst\n"
+               "  gpustream scan --out-type i64 -t i32 then compact --pred gt:0 --count x.raw\n"
+               "  gpustream bench --chain 'compact --pred nonzero then scan then minmax -w 500 --only max'\n\n"
                "'gpustream VERB --help' shows a verb's options and examples.\n");
 }
 
@@ -266,6 +284,12 @@ static void print_verb_help(const verb_def *v)
         printf("  %-28s %s\n", lhs, o->help);
     }
     printf("\nexamples:\n%s", v->examples);
+    if (!(v->bit & V_STAGE)) return;
+    /* The stage's own options, from the table: the rest describe the whole run of a chain. */
+    printf("\nchains ('A then B ...', see gpustream --help): this stage's own options are");
+    for (size_t i = 0; i < NOPTS; i++)
+        if ((opts[i].verbs & v->bit) && (opts[i].verbs & S_STAGE) && opts[i].id != O_HELP) printf(" --%s", opts[i].lng);
+    printf(";\nthe others describe the whole run and go in any stage, once.\n");
 }
 
 /* ---- option values ----------------------------------------------------------------------- */
@@ -403,6 +427,7 @@ static int apply_bench_opt(cli *c, const opt_def *o, const char *val)
         return 0;
     case O_STREAM: c->bench.stream = 1; return 0;
     case O_CSV: c->bench_csv = val; return 0;
+    case O_CHAIN: c->bench_chain = val; return 0;
     case O_JSON: c->bench_json = 1; return 0;
     default: return -1; /* shared with the other verbs */
     }
@@ -1123,11 +1148,66 @@ static void bench_block_notes(const gs_bench_opts *o)
     }
 }
 
+/* bench --chain 'A [OPTIONS] then B ...': the text parsed as a chain's stages, into sub; only the
+ * stages' own options (bench generates the input: -n, -t, --chunk, --backend are bench's). */
+static int bench_chain_parse(cli *c, cli *sub)
+{
+    static char buf[1024];
+    char *argv[66];
+    int argc = 0;
+    if (strlen(c->bench_chain) >= sizeof buf) return usage_error("bench ", "--chain text too long");
+    snprintf(buf, sizeof buf, "%s", c->bench_chain);
+    argv[argc++] = "gpustream";
+    for (char *tok = strtok(buf, " \t"); tok && argc < 65; tok = strtok(NULL, " \t")) argv[argc++] = tok;
+    argv[argc] = NULL;
+    const verb_def *v = argc > 1 ? find_verb(argv[1]) : NULL;
+    if (!v || !(v->bit & V_STAGE))
+        return usage_error("bench ", "--chain takes 'scan|compact|minmax [OPTIONS] then ...', not '%s'", c->bench_chain);
+    memset(sub, 0, sizeof *sub);
+    sub->verb = v;
+    sub->chain = 1; /* stage-named errors; run-wide options noted */
+    int rc = parse_args(sub, argc, argv);
+    if (rc) return rc;
+    for (int k = 0; k <= O_JSON; k++)
+        if (sub->seen_val[k]) {
+            char l[48];
+            return usage_error("bench ", "--chain takes the stages' own options: give %s to bench itself",
+                               opt_label(sub->seen_opt[k], l, sizeof l));
+        }
+    if (sub->in || sub->out) return usage_error("bench ", "--chain takes no IN or OUT: bench makes its input (-n, -t)");
+    return 0;
+}
+
+/* Each type: the stages set up for it, then timed and checked. */
+static int bench_chain_run(cli *c, cli *sub, bench_out *b, const gs_bench_env *env, gs_status *st)
+{
+    for (int ti = 0; ti < c->bench.ntypes; ti++) {
+        gs_chain ch;
+        memset(&ch, 0, sizeof ch);
+        ch.n = sub->nstages;
+        gs_type t = c->bench.types[ti];
+        for (int k = 0; k < ch.n; k++) {
+            int rc = stage_setup(sub, k, t, &ch.stage[k]);
+            if (rc) return gs_fail(st, GS_EUSAGE, "bench --chain: stage %d does not take type %s", k + 1,
+                                   gs_type_name(c->bench.types[ti]));
+            t = gs_job_out_type(&ch.stage[k], t);
+        }
+        int rc = gs_bench_chain(&c->bench, env, &ch, c->bench.types[ti], bench_row, b, st);
+        if (rc) return rc;
+    }
+    return GS_OK;
+}
+
 static int cmd_bench(cli *c)
 {
     gs_bench_opts *o = &c->bench;
     gs_status st = {0};
     gs_bench_env env;
+    static cli sub;
+    if (c->bench_chain) {
+        int prc = bench_chain_parse(c, &sub);
+        if (prc) return prc;
+    }
     o->backend = c->eng.backend;
     o->device = c->eng.device;
     o->chunk_bytes = c->eng.chunk_bytes;
@@ -1173,6 +1253,7 @@ static int cmd_bench(cli *c)
         } else
             printf("# no GPU: CPU variants on %d threads\n", gs_pool_threads());
         if (gpu && o->nblocks && !o->stream) bench_block_notes(o);
+        if (c->bench_chain) printf("# chain: %s (%s)\n", c->bench_chain, sub.title);
         printf("%-6s %-7s %-14s %-4s %11s %-22s %5s %10s %9s %9s %7s %7s  %s\n", "mode", "op", "variant", "type", "n",
                "param", "block", "ms", "Gelem/s", "GB/s", "%ceil", "vs cub", "check");
     }
@@ -1182,7 +1263,7 @@ static int cmd_bench(cli *c)
                 env.d2h_pageable_gbs);
         fprintf(b.csv, "mode,op,variant,type,n,param,block,ms,gelem_s,gb_s,pct_ceiling,vs_cub,check\n");
     }
-    int rc = gs_bench_run(o, &env, bench_row, &b, &st);
+    int rc = c->bench_chain ? bench_chain_run(c, &sub, &b, &env, &st) : gs_bench_run(o, &env, bench_row, &b, &st);
     if (b.csv && fclose(b.csv)) {
         say_error("%s: %s", c->bench_csv, strerror(errno));
         return EXIT_DATA;

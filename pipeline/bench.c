@@ -430,6 +430,196 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
     return rc;
 }
 
+/* ---- bench --chain ---------------------------------------------------------------------------- */
+
+/* Run a chain (n >= 1 stages) on a backend from host memory to host memory as the engine does:
+ * each chunk copied into a staging buffer (the reader's work), submitted, its output appended to
+ * out (the writer's work). *out_n values; *sec the wall time; per-stage busy times into stats. */
+static int chain_drive(const gs_chain *ch, const gs_type *types, int use_gpu, const gs_bench_opts *o, const void *in,
+                       uint64_t n, void *out, uint64_t *out_n, double *sec, gs_run_stats *stats, gs_status *st)
+{
+    gs_engine_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.backend = use_gpu ? GS_BACKEND_GPU : GS_BACKEND_CPU;
+    eo.device = o->device;
+    eo.buffers = 2;
+    eo.chunk_bytes = o->chunk_bytes ? o->chunk_bytes : (64u << 20);
+    const gs_job *j0 = &ch->stage[0];
+    const size_t es = gs_type_size(types[0]), os = gs_type_size(types[ch->n]);
+    const int cols = gs_chain_out_cols(ch);
+    size_t chunk = eo.chunk_bytes / es ? eo.chunk_bytes / es : 1;
+    const size_t halo = j0->op == GS_OP_MINMAX ? (size_t)(j0->minmax.window - 1) : 0;
+    const gs_variant *vars[GS_CHAIN_MAX];
+    for (int k = 0; k < ch->n; k++) {
+        int rc = gs_job_resolve(&ch->stage[k], use_gpu ? GS_GPU : GS_CPU, &vars[k], st);
+        if (rc) return rc;
+    }
+    gs_backend_cfg cfg = {j0, vars[0], types[0], types[ch->n], chunk, halo, chunk * (size_t)cols, &eo,
+                          ch->n > 1 ? ch : NULL, vars, types};
+    gs_backend *b = NULL;
+    int rc = use_gpu ? gs_backend_gpu_create(&b, &cfg, st) : gs_backend_cpu_create(&b, &cfg, st);
+    if (rc) return rc;
+    if (b->chunk_elems && b->chunk_elems < chunk) chunk = b->chunk_elems;
+    enum { NCH = 18 };
+    int nch = b->depth + 2 < NCH ? b->depth + 2 : NCH;
+    gs_chunk ins[NCH], outs[NCH];
+    memset(ins, 0, sizeof ins);
+    memset(outs, 0, sizeof outs);
+    for (int i = 0; i < nch && !rc; i++) {
+        ins[i].buf = b->host_alloc(b, (halo + chunk) * es, st);
+        outs[i].buf = outs[i].data = b->host_alloc(b, chunk * (size_t)cols * os, st);
+        if (!ins[i].buf || !outs[i].buf) rc = st->code ? st->code : GS_ENOMEM;
+        else ins[i].data = (char *)ins[i].buf + halo * es;
+        ins[i].cap = chunk;
+        outs[i].cap = chunk * (size_t)cols;
+    }
+    uint64_t next = 0, done = 0, nchunks = (n + chunk - 1) / chunk;
+    int inflight = 0;
+    *out_n = 0;
+    double t0 = gs_now();
+    while (!rc && (next < nchunks || inflight)) {
+        if (inflight == b->depth || next == nchunks) {
+            gs_chunk *ri, *ro;
+            if ((rc = b->retire(b, &ri, &ro, st))) break;
+            inflight--;
+            memcpy((char *)out + *out_n * os, ro->data, ro->n * os);
+            *out_n += ro->n;
+            continue;
+        }
+        gs_chunk *ci = &ins[next % (uint64_t)nch], *co = &outs[next % (uint64_t)nch];
+        ci->n = (size_t)(n - done < chunk ? n - done : chunk);
+        ci->seq = next;
+        memcpy(ci->data, (const char *)in + done * es, ci->n * es);
+        done += ci->n;
+        rc = b->submit(b, ci, co, st);
+        inflight++;
+        next++;
+    }
+    *sec = gs_now() - t0;
+    if (!rc && stats) b->stats(b, stats);
+    for (int i = 0; i < nch; i++) {
+        if (ins[i].buf) b->host_free(b, ins[i].buf);
+        if (outs[i].buf) b->host_free(b, outs[i].buf);
+    }
+    b->destroy(b);
+    return rc;
+}
+
+/* The chain's output against the stages run one by one: bit for bit (any NaN equals any NaN), but
+ * where a stage sums floats: its chunks differ (a stage after compact sees other boundaries), so
+ * within 1e-3 (f32) or 1e-9 (f64) of the largest magnitude so far. */
+static int chain_outputs_match(const gs_chain *ch, gs_type t, const void *ref, uint64_t ref_n, const void *got,
+                               uint64_t got_n, char *why, size_t wlen)
+{
+    if (ref_n != got_n) {
+        snprintf(why, wlen, "%llu values, the stages one by one give %llu", (unsigned long long)got_n,
+                 (unsigned long long)ref_n);
+        return 0;
+    }
+    int fsum = 0;
+    for (int k = 0; k < ch->n; k++)
+        fsum |= ch->stage[k].op == GS_OP_SCAN && ch->stage[k].scan.op == GS_SCAN_SUM && gs_type_is_float(ch->stage[k].scan.out_type);
+    const size_t es = gs_type_size(t);
+    double big = 0;
+    for (uint64_t i = 0; i < ref_n; i++) {
+        const int same = !memcmp((const char *)ref + i * es, (const char *)got + i * es, es);
+        if (same && !(fsum && gs_type_is_float(t))) continue;
+        double r = t == GS_F32 ? ((const float *)ref)[i] : t == GS_F64 ? ((const double *)ref)[i] : 0;
+        double g = t == GS_F32 ? ((const float *)got)[i] : t == GS_F64 ? ((const double *)got)[i] : 1;
+        if (fabs(r) > big) big = fabs(r);
+        if (same || (isnan(r) && isnan(g))) continue;
+        if (fsum && gs_type_is_float(t) && fabs(r - g) <= (t == GS_F32 ? 1e-3 : 1e-9) * (big + 1)) continue;
+        snprintf(why, wlen, "first difference at output %llu", (unsigned long long)i);
+        return 0;
+    }
+    return 1;
+}
+
+int gs_bench_chain(const gs_bench_opts *o, const gs_bench_env *env, const gs_chain *ch, gs_type in_type,
+                   gs_bench_cb cb, void *ctx, gs_status *st)
+{
+    const int use_gpu = env->gpu[0] != 0 && o->backend != GS_BACKEND_CPU;
+    if (o->backend == GS_BACKEND_GPU && !use_gpu) return gs_fail(st, GS_EDATA, "bench --backend gpu: no usable GPU");
+    int rc = GS_OK;
+    const int reps = o->reps > 0 ? o->reps : 3;
+    for (int si = 0; si < o->nsizes && !rc; si++) {
+        const uint64_t n = o->sizes[si];
+        const gs_chain c = *ch;
+        gs_type types[GS_CHAIN_MAX + 1];
+        types[0] = in_type;
+        for (int k = 0; k < c.n; k++) types[k + 1] = gs_job_out_type(&c.stage[k], types[k]);
+        if ((rc = gs_chain_check(&c, types[0], st))) return rc;
+        /* Every stage writes at most as many values as it reads, but the last minmax's pairs. */
+        const size_t cap = (size_t)n * 2 * 8 + 64;
+        void *in = malloc((size_t)n * gs_type_size(types[0]) + 64), *a = malloc(cap), *bb = malloc(cap),
+             *got = malloc(cap);
+        if (!in || !a || !bb || !got) {
+            free(in), free(a), free(bb), free(got);
+            return gs_fail(st, GS_ENOMEM, "bench --chain: out of host memory for n = %llu", (unsigned long long)n);
+        }
+        rc = make_input(c.stage[0].op, types[0], n, 0.5, in, st);
+        /* The stages one by one, each over the whole output of the one before; then the chain. */
+        double stage_s[GS_CHAIN_MAX] = {0}, one_s = 0, chain_s = 0, *ts = malloc(sizeof(double) * (size_t)reps);
+        uint64_t ref_n = 0, got_n = 0;
+        gs_run_stats cst;
+        const void *src = in;
+        uint64_t src_n = n;
+        void *dst = a;
+        for (int k = 0; k < c.n && !rc && ts; k++) {
+            gs_chain one = {1, {c.stage[k]}};
+            for (int r = 0; r < reps && !rc; r++)
+                rc = chain_drive(&one, &types[k], use_gpu, o, src, src_n, dst, &ref_n, &ts[r], NULL, st);
+            stage_s[k] = rc ? 0 : median(ts, reps);
+            one_s += stage_s[k];
+            src = dst;
+            src_n = ref_n;
+            dst = dst == a ? bb : a;
+        }
+        for (int r = 0; r < reps && !rc && ts; r++) {
+            memset(&cst, 0, sizeof cst);
+            rc = chain_drive(&c, types, use_gpu, o, in, n, got, &got_n, &ts[r], &cst, st);
+        }
+        if (!ts && !rc) rc = gs_fail(st, GS_ENOMEM, "out of host memory");
+        if (!rc) chain_s = median(ts, reps);
+        gs_bench_row row;
+        memset(&row, 0, sizeof row);
+        row.mode = "chain";
+        row.type = types[0];
+        row.n = n;
+        row.passed = !rc && chain_outputs_match(&c, types[c.n], src, ref_n, got, got_n, row.why, sizeof row.why);
+        const size_t ib = (size_t)n * gs_type_size(types[0]);
+        for (int k = 0; k < c.n && !rc; k++) {
+            row.op = gs_op_name(c.stage[k].op);
+            gs_variant const *v = NULL;
+            gs_status ign = {0};
+            gs_job_resolve(&c.stage[k], use_gpu ? GS_GPU : GS_CPU, &v, &ign);
+            row.variant = v ? v->name : "?";
+            snprintf(row.param, sizeof row.param, "alone, stage %d of %d", k + 1, c.n);
+            row.ms = stage_s[k] * 1e3;
+            row.gelem_s = row.ms > 0 ? n / row.ms / 1e6 : 0;
+            cb(ctx, &row);
+        }
+        if (!rc) {
+            row.op = "stages";
+            row.variant = use_gpu ? "gpu" : "cpu";
+            snprintf(row.param, sizeof row.param, "one by one (sum)");
+            row.ms = one_s * 1e3;
+            row.gelem_s = row.ms > 0 ? n / row.ms / 1e6 : 0;
+            row.gb_s = row.ms > 0 ? ib / row.ms / 1e6 : 0;
+            cb(ctx, &row);
+            row.op = "chain";
+            snprintf(row.param, sizeof row.param, "%.2fx one by one", chain_s > 0 ? one_s / chain_s : 0);
+            row.ms = chain_s * 1e3;
+            row.gelem_s = row.ms > 0 ? n / row.ms / 1e6 : 0;
+            row.gb_s = row.ms > 0 ? ib / row.ms / 1e6 : 0;
+            cb(ctx, &row);
+        }
+        free(ts);
+        free(in), free(a), free(bb), free(got);
+    }
+    return rc;
+}
+
 #ifndef GS_HAVE_CUDA
 int gs_bench_gpu_ceilings(int device, gs_bench_env *env, gs_status *st)
 {

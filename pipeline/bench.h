@@ -74,6 +74,11 @@ typedef void (*gs_bench_cb)(void *ctx, const gs_bench_row *row);
 int gs_bench_ceilings(const gs_bench_opts *o, gs_bench_env *env, gs_status *st);
 /* Run every selected case, calling cb once per row. */
 int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb, void *ctx, gs_status *st);
+/* bench --chain: the chain (its stages' parameters set for in_type) from host memory to host memory through the backend's staging buffers, beside its stages run one by one over whole
+ * arrays, for each size: a row per stage alone, one for their sum, one for the chain
+ * (param: its speed-up over the stages one by one), checked against the stages one by one. */
+int gs_bench_chain(const gs_bench_opts *o, const gs_bench_env *env, const gs_chain *ch, gs_type in_type,
+                   gs_bench_cb cb, void *ctx, gs_status *st);
 /* How variant v takes part in device or cpu mode (use_gpu: GPU variants, else CPU ones): 0 if it
  * does not (its op or --algo not selected; cub always runs, as the reference of vs_cub), else the
  * number of runs per case, with the params' block of each in blocks[]: the listed block sizes it

@@ -166,6 +166,23 @@ else
     fail "--stats shows each stage" "$(head -3 "$T/stats")"
 fi
 
+# bench --chain: the chain beside its stages one by one, checked against them.
+if "$G" bench --chain 'compact --pred nonzero then scan then minmax -w 500 --only max' -n 100000 -t i32,f64 \
+    --chunk 64K --reps 1 --backend "$BACKEND" >"$T/bench" 2>&1 && grep -q "^# 10 rows, 0 FAILED" "$T/bench" &&
+    [ "$(grep -c '^chain .*passed$' "$T/bench")" -eq 10 ]; then
+    pass "bench --chain"
+else
+    fail "bench --chain" "$(tail -2 "$T/bench")"
+fi
+"$G" bench --chain 'minmax -w 5 then scan' -n 1000 >"$T/bench" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "stage 1 (minmax): .*--only" "$T/bench"; then pass "bench --chain refuses a bad chain"
+else fail "bench --chain refuses a bad chain" "exit $rc: $(head -1 "$T/bench")"; fi
+"$G" bench --chain 'scan -t i64 then scan' -n 1000 >"$T/bench" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "give -t/--type to bench itself" "$T/bench"; then pass "bench --chain refuses run-wide options"
+else fail "bench --chain refuses run-wide options" "exit $rc: $(head -1 "$T/bench")"; fi
+
 # Bad chains: exit 2, one error line naming the stage (PATTERN), nothing in the directory.
 bad() { # name pattern -- args...
     local name=$1 pat=$2
