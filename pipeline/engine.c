@@ -11,6 +11,7 @@
 #include "../common/pool.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -156,7 +157,7 @@ typedef struct run {
     queue free_in, ready, free_out, written;
     pthread_mutex_t err_mu;
     gs_status err; /* the first failure */
-    volatile int failed;
+    atomic_int failed; /* read by the driving loop without the lock */
     double read_busy, write_busy;
     uint64_t elems_in, values_out;
 } run;
@@ -164,9 +165,9 @@ typedef struct run {
 static void run_fail(run *r, const gs_status *st)
 {
     pthread_mutex_lock(&r->err_mu);
-    if (!r->failed) {
+    if (!atomic_load(&r->failed)) {
         r->err = *st;
-        r->failed = 1;
+        atomic_store(&r->failed, 1);
     }
     pthread_mutex_unlock(&r->err_mu);
     q_close(&r->free_in);
@@ -207,7 +208,6 @@ static void *reader_main(void *arg)
         }
         c->n = n;
         c->seq = seq++;
-        c->last = 0;
         r->elems_in += n;
         q_push(&r->ready, c);
     }
@@ -313,6 +313,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
 {
     run r;
     memset(&r, 0, sizeof r);
+    atomic_init(&r.failed, 0);
     r.job = job;
     r.src = src;
     r.w = w;
@@ -369,7 +370,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     int inflight = 0;
     uint64_t chunks = 0;
     gs_status bst = {0};
-    for (int draining = 0; !r.failed;) {
+    for (int draining = 0; !atomic_load(&r.failed);) {
         gs_chunk *in = NULL;
         if (!draining) {
             in = q_pop(&r.ready);
@@ -409,7 +410,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     }
     q_close(&r.written);
     if (have_wt) pthread_join(wt, NULL);
-    if (r.failed) q_close(&r.free_in); /* unblock the reader */
+    if (atomic_load(&r.failed)) q_close(&r.free_in); /* unblock the reader */
     if (have_rt) pthread_join(rt, NULL);
 
     if (stats) {
@@ -437,7 +438,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     q_free(&r.free_out);
     q_free(&r.written);
     pthread_mutex_destroy(&r.err_mu);
-    if (r.failed) {
+    if (atomic_load(&r.failed)) {
         *st = r.err;
         return r.err.code ? r.err.code : GS_EDATA;
     }

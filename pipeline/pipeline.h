@@ -3,7 +3,7 @@
  * Threads: a reader (decoding with the thread pool), the caller's thread driving the backend,
  * and a writer (encoding with the pool). Chunks carry a sequence number and move through
  * bounded queues, so memory is ~ (buffers + 2) x chunk whatever the input size.
- * Backends: cpu (thread pool) and gpu (CUDA streams, pipeline/gpu_backend.cu). */
+ * Backends: cpu (thread pool) and gpu (CUDA streams, pipeline/gpu_*.cu). */
 #ifndef GS_PIPELINE_H
 #define GS_PIPELINE_H
 
@@ -109,8 +109,6 @@ typedef struct gs_chunk {
     size_t n;        /* elements (input) or values (output) */
     size_t cap;      /* capacity in elements/values, head room excluded */
     uint64_t seq;
-    int last;        /* unused by the engine: always 0 (the end of a stream is not known early);
-                        backends must not depend on it */
 } gs_chunk;
 
 typedef struct gs_backend gs_backend;
