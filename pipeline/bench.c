@@ -275,7 +275,7 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
     gs_type ot = gs_job_out_type(j, t);
     size_t chunk = eo.chunk_bytes / es;
     const gs_variant *v = NULL;
-    int rc = gs_job_resolve(j, c->use_gpu ? GS_GPU : GS_CPU, &v, st);
+    int rc = gs_job_resolve(j, c->use_gpu ? GS_GPU : GS_CPU, 0, &v, st);
     if (rc) return rc;
     gs_backend_cfg cfg = {j, v, t, ot, chunk, 0, chunk, &eo};
     gs_backend *b = NULL;
@@ -303,7 +303,7 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
         gs_backend *bb = b;
         if (pass == 1) {
             const gs_variant *cv = NULL;
-            rc = gs_job_resolve(j, GS_CPU, &cv, st);
+            rc = gs_job_resolve(j, GS_CPU, 0, &cv, st);
             gs_backend_cfg cc = cfg;
             cc.variant = cv;
             if (!rc) rc = gs_backend_cpu_create(&bb, &cc, st);

@@ -620,8 +620,10 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     *out = NULL;
     e = cudaGetDeviceCount(&ndev);
     if (e != cudaSuccess || ndev <= 0) {
+        char why[256];
         (void)cudaGetLastError();
-        return gs_fail(st, GS_EDATA, "no usable GPU: %s", e != cudaSuccess ? cudaGetErrorString(e) : "no device found");
+        gs_gpu_why_none(e, why, sizeof why);
+        return gs_fail(st, GS_EDATA, "no usable GPU: %s", why);
     }
     if (o && (o->device < 0 || o->device >= ndev))
         return gs_fail(st, GS_EUSAGE, "--device %d: this machine has %d GPU(s) (0..%d)", o->device, ndev, ndev - 1);

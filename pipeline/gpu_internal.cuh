@@ -23,6 +23,9 @@ int gs_cu_fail(gs_status *st, cudaError_t e, const char *call, int dev);
         if (e_ != cudaSuccess) return gs_cu_fail(st, e_, #call, (dev));  \
     } while (0)
 
+/* Why cudaGetDeviceCount failed (e) or found nothing: no driver library, no device, an old driver. */
+void gs_gpu_why_none(cudaError_t e, char *why, size_t len);
+
 /* 1 if `dev` can run this build's kernels; else 0 with the reason in why. */
 int gs_gpu_probe(int dev, char *why, size_t len);
 
