@@ -29,6 +29,7 @@ enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
 static int quiet;
 /* In a chain, "stage K (VERB): " ahead of the errors found in that stage's options. */
 static char err_stage[48];
+static int verbose; /* -v: notes that are otherwise shown only with --stats */
 
 /* One line on stderr: "gpustream: KIND: message". Notes and warnings obey -q; errors never do. */
 static void vsay(const char *kind, int always, const char *fmt, va_list ap)
@@ -79,7 +80,7 @@ enum verb_bit {
 enum opt_id {
     O_TYPE, O_FROM, O_TO, O_ZSTD, O_LEVEL, O_FRAME, O_COL, O_HEADER, O_NOHEADER, O_DELIM, O_SKIPBAD,
     O_BACKEND, O_DEVICE, O_ALGO, O_CHUNK, O_BUFFERS, O_HOSTMEM, O_DEVALLOC, O_DEVLIMIT, O_THREADS,
-    O_FORCE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
+    O_FORCE, O_QUIET, O_VERBOSE, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
     O_OP, O_EXCLUSIVE, O_PRED, O_INVERT, O_INDICES, O_COUNT, O_WINDOW, O_PARTIAL, O_ONLY,
     O_N, O_DIST, O_SEED, O_HELP,
     O_BLOCK, O_DENSITY, O_REPS, O_STREAM, O_CHAIN, O_CSV, O_JSON,
@@ -137,6 +138,7 @@ static const opt_def opts[] = {
     {O_THREADS, "threads", 0, 1, V_ENGINE | V_BENCH, "N", "CPU threads (default: all cores)"},
     {O_FORCE, "force", 'f', 0, V_OUTPUT, NULL, "overwrite OUT; allow binary output to a terminal"},
     {O_QUIET, "quiet", 'q', 0, V_ENGINE, NULL, "no notes or warnings"},
+    {O_VERBOSE, "verbose", 'v', 0, V_ENGINE, NULL, "notes about the run, e.g. falling back to the CPU for lack of a GPU"},
     {O_PROGRESS, "progress", 0, 0, V_ENGINE, NULL, "progress line on stderr (default when it is a terminal)"},
     {O_NOPROGRESS, "no-progress", 0, 0, V_ENGINE, NULL, "no progress line"},
     {O_STATS, "stats", 0, 2, V_ENGINE, "json", "timing and throughput summary on stderr (text or json)"},
@@ -571,6 +573,7 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
         break;
     case O_FORCE: c->force = 1; break;
     case O_QUIET: quiet = 1; break;
+    case O_VERBOSE: verbose = 1; break;
     case O_PROGRESS: c->progress = 1; break;
     case O_NOPROGRESS: c->progress = 0; break;
     case O_STATS:
@@ -812,10 +815,12 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     double overlap = s->wall > 0 ? busy / s->wall : 0;
     if (c->stats_json) {
         fprintf(stderr,
-                "{\"verb\":\"%s\",\"backend\":\"%s\",\"algo\":\"%s\",\"wall_s\":%.6f,\"elements_in\":%llu,"
+                "{\"verb\":\"%s\",\"backend\":\"%s\",\"backend_why\":\"%s\",\"cuda_init_s\":%.6f,\"algo\":\"%s\","
+                "\"wall_s\":%.6f,\"elements_in\":%llu,"
                 "\"elements_out\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"chunks\":%llu,\"gelem_per_s\":%.4f,"
                 "\"overlap\":%.3f,\"peak_rss_bytes\":%llu,\"peak_device_bytes\":%llu,\"skipped\":%llu,\"stages\":[",
-                c->chain ? c->title : c->verb->name, s->backend ? s->backend : "?", s->algo ? s->algo : "?", s->wall,
+                c->chain ? c->title : c->verb->name, s->backend ? s->backend : "?", s->why, s->cuda_init,
+                s->algo ? s->algo : "?", s->wall,
                 (unsigned long long)s->elems_in, (unsigned long long)s->elems_out, (unsigned long long)s->bytes_in,
                 (unsigned long long)s->bytes_out, (unsigned long long)s->chunks,
                 s->wall > 0 ? s->elems_in / s->wall / 1e9 : 0, overlap, (unsigned long long)s->peak_rss,
@@ -832,8 +837,9 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     human_bytes(bo, sizeof bo, (double)s->bytes_out);
     human_bytes(rss, sizeof rss, (double)s->peak_rss);
     human_bytes(dev, sizeof dev, (double)s->peak_device_mem);
-    fprintf(stderr, "gpustream %s: backend %s, algo %s\n", c->chain ? c->title : c->verb->name, s->backend ? s->backend : "?",
-            s->algo ? s->algo : "?");
+    fprintf(stderr, "gpustream %s: backend %s%s%s%s, algo %s\n", c->chain ? c->title : c->verb->name,
+            s->backend ? s->backend : "?", s->why[0] ? " (" : "", s->why, s->why[0] ? ")" : "", s->algo ? s->algo : "?");
+    if (s->cuda_init >= 0) fprintf(stderr, "  cuda init  %.3f s on its own thread, beside reading\n", s->cuda_init);
     fprintf(stderr, "  elements   %llu in, %llu out, %llu chunks%s\n", (unsigned long long)s->elems_in,
             (unsigned long long)s->elems_out, (unsigned long long)s->chunks, "");
     fprintf(stderr, "  wall       %.3f s  %.3f Gelem/s  in %s (%.2f GB/s)  out %s\n", s->wall,
@@ -875,6 +881,13 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
 }
 
 /* ---- verbs --------------------------------------------------------------------------------- */
+/* A fallback to the CPU, at the start of the run: shown with -v or --stats (never with -q). */
+static void on_note(void *ctx, const char *msg)
+{
+    (void)ctx;
+    say_note("%s", msg);
+}
+
 static int run_engine(cli *c, const gs_chain *ch, gs_source *src, gs_writer *w, gs_run_stats *stats,
                       uint64_t *count, gs_status *st)
 {
@@ -882,9 +895,9 @@ static int run_engine(cli *c, const gs_chain *ch, gs_source *src, gs_writer *w, 
         c->eng.progress = on_progress;
         c->eng.progress_ctx = c;
     }
+    if (verbose || c->stats) c->eng.note = on_note;
     int rc = gs_engine_run_chain(ch, &c->eng, src, w, count, stats, st);
     if (c->progress) fputs("\r\033[K", stderr);
-    if (stats->note[0] && (c->eng.backend != GS_BACKEND_CPU)) say_note("%s", stats->note);
     return rc;
 }
 

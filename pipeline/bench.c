@@ -275,7 +275,7 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
     gs_type ot = gs_job_out_type(j, t);
     size_t chunk = eo.chunk_bytes / es;
     const gs_variant *v = NULL;
-    int rc = gs_job_resolve(j, c->use_gpu ? GS_GPU : GS_CPU, &v, st);
+    int rc = gs_job_resolve(j, c->use_gpu ? GS_GPU : GS_CPU, 0, &v, st);
     if (rc) return rc;
     gs_backend_cfg cfg = {j, v, t, ot, chunk, 0, chunk, &eo, NULL, NULL, NULL};
     gs_backend *b = NULL;
@@ -303,7 +303,7 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
         gs_backend *bb = b;
         if (pass == 1) {
             const gs_variant *cv = NULL;
-            rc = gs_job_resolve(j, GS_CPU, &cv, st);
+            rc = gs_job_resolve(j, GS_CPU, 0, &cv, st);
             gs_backend_cfg cc = cfg;
             cc.variant = cv;
             if (!rc) rc = gs_backend_cpu_create(&bb, &cc, st);
@@ -451,7 +451,7 @@ static int chain_drive(const gs_chain *ch, const gs_type *types, int use_gpu, co
     const size_t halo = j0->op == GS_OP_MINMAX ? (size_t)(j0->minmax.window - 1) : 0;
     const gs_variant *vars[GS_CHAIN_MAX];
     for (int k = 0; k < ch->n; k++) {
-        int rc = gs_job_resolve(&ch->stage[k], use_gpu ? GS_GPU : GS_CPU, &vars[k], st);
+        int rc = gs_job_resolve(&ch->stage[k], use_gpu ? GS_GPU : GS_CPU, 0, &vars[k], st);
         if (rc) return rc;
     }
     gs_backend_cfg cfg = {j0, vars[0], types[0], types[ch->n], chunk, halo, chunk * (size_t)cols, &eo,
@@ -592,7 +592,7 @@ int gs_bench_chain(const gs_bench_opts *o, const gs_bench_env *env, const gs_cha
             row.op = gs_op_name(c.stage[k].op);
             gs_variant const *v = NULL;
             gs_status ign = {0};
-            gs_job_resolve(&c.stage[k], use_gpu ? GS_GPU : GS_CPU, &v, &ign);
+            gs_job_resolve(&c.stage[k], use_gpu ? GS_GPU : GS_CPU, 0, &v, &ign);
             row.variant = v ? v->name : "?";
             snprintf(row.param, sizeof row.param, "alone, stage %d of %d", k + 1, c.n);
             row.ms = stage_s[k] * 1e3;
