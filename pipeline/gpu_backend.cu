@@ -277,7 +277,8 @@ static const gs_gpu_op *gpu_op_find(gs_op op)
  * point. Only for non-mapped modes. */
 static int gpu_issue_d2h(gs_gpu *g, gs_gpu_slot *sl, gs_status *st)
 {
-    uint64_t bytes = g->count_only && g->ops->counted ? 0 : sl->vals * g->osz;
+    const gs_gpu *L = g->last;
+    uint64_t bytes = L->count_only && L->ops->counted ? 0 : sl->vals * L->osz;
     int rc;
     GS_CU(g->dev, cudaStreamWaitEvent(g->s_d2h, sl->ev_k1, 0));
     GS_CU(g->dev, cudaEventRecord(sl->ev_d2h0, g->s_d2h));
@@ -298,6 +299,7 @@ static int gpu_issue_d2h(gs_gpu *g, gs_gpu_slot *sl, gs_status *st)
  * for the oldest chunk's count only; later chunks' H2D and kernels keep running meanwhile. */
 static int gpu_pump_counted(gs_gpu *g, int block, gs_status *st)
 {
+    const gs_gpu *L = g->last; /* the op that writes d_out (a chain's last stage) */
     uint64_t k;
     int rc;
     for (k = g->nret; k < g->nsub; k++) {
@@ -314,14 +316,141 @@ static int gpu_pump_counted(gs_gpu *g, int block, gs_status *st)
             }
             if (e != cudaSuccess) return gs_cu_fail(st, e, "cudaEventQuery", g->dev);
         }
-        if (g->h_count[s] > sl->n)
+        if (L->h_count[s] > sl->n)
             return gs_fail(st, GS_EDATA, "gpu %d: compact kernel (%s) returned count %llu for a chunk of %llu elements",
-                           g->dev, g->v->name, (unsigned long long)g->h_count[s], (unsigned long long)sl->n);
-        sl->vals = g->h_count[s];
-        g->b_k += sl->vals * g->osz;
+                           g->dev, L->v->name, (unsigned long long)L->h_count[s], (unsigned long long)sl->n);
+        sl->vals = L->h_count[s];
+        g->b_k += sl->vals * L->osz;
         if ((rc = gpu_issue_d2h(g, sl, st))) return rc;
     }
     return GS_OK;
+}
+
+/* ---- chains ---------------------------------------------------------------------------------- */
+
+/* A chain on slot s, on the k stream: stage 0 reads [halo | chunk] at kin, each later stage reads
+ * the output of the one before in d_mid (its halo copied into the head room there), the last
+ * writes d_out; ev_st[k] follows stage k. The data never leave the device between stages. A
+ * compaction before a later stage: the host waits for that stage's count (published to mapped
+ * memory by its carry_out) -- the one value that crosses PCIe between stages, since the launchers
+ * take n from the host. A stage given 0 elements leaves its carry and the stages after it alone.
+ * *vals: the last stage's output values (0 while a last compaction's count is unknown). */
+static int gpu_chain_run(gs_gpu *g, int s, gs_gpu_slot *sl, char *kin, uint64_t n, void *scratch, uint64_t *vals,
+                         gs_status *st)
+{
+    uint64_t nk = n;
+    int k = 0, rc;
+    *vals = 0;
+    for (; k < g->nst && nk; k++) {
+        gs_gpu *x = g->st[k];
+        const int last = k == g->nst - 1;
+        const uint64_t hl = x->hl, m = hl + nk;
+        uint64_t first = 0, v = 0;
+        char *kout = last ? sl->d_out : sl->d_mid[k] + g->st[k + 1]->hl * x->osz;
+        if (k > 0) kin = sl->d_mid[k - 1];
+        x->ops->plan(x, nk, hl, &first, &v);
+        g->st_in[k] += nk;
+        if ((rc = x->ops->carry_in(x, kin, hl, st))) return rc;
+        if ((rc = x->ops->launch(x, kin, kout, nk, m, first, scratch, st))) return rc;
+        if ((rc = x->ops->carry_out(x, s, kin, nk, m, st))) return rc;
+        if (k > 0) x->base += nk; /* stage 0's base moves in gpu_submit */
+        GS_CU(g->dev, cudaEventRecord(sl->ev_st[k], g->s_k));
+        g->b_k += nk * x->isz + (x->ops->counted ? 0 : v * x->osz);
+        if (last) {
+            *vals = x->ops->counted ? 0 : v;
+            return GS_OK;
+        }
+        if (x->ops->counted) {
+            GS_CU(g->dev, cudaEventSynchronize(sl->ev_st[k]));
+            if (x->h_count[s] > nk)
+                return gs_fail(st, GS_EDATA, "gpu %d: stage %d: compact kernel (%s) returned count %llu for %llu elements",
+                               g->dev, k + 1, x->v->name, (unsigned long long)x->h_count[s], (unsigned long long)nk);
+            nk = x->h_count[s];
+            g->b_k += nk * x->osz;
+        } else
+            nk = v; /* scan: n values; minmax --only: one per window end */
+    }
+    for (; k < g->nst; k++) GS_CU(g->dev, cudaEventRecord(sl->ev_st[k], g->s_k)); /* emptied: zero time */
+    return GS_OK;
+}
+
+/* Stage k (>= 1) of a chain: its own gs_gpu with the schedule's device, streams and chunk size,
+ * its parameters checked, its carry allocated (counted in the budget of stage 0). */
+static int gpu_stage_make(gs_gpu *g, const gs_backend_cfg *c, int k, gs_status *st)
+{
+    gs_gpu *x = (gs_gpu *)calloc(1, sizeof *x);
+    const gs_job *j = &c->chain->stage[k];
+    int rc;
+    if (!x) return gs_fail(st, GS_ENOMEM, "out of host memory");
+    g->st[k] = x;
+    x->dev = g->dev;
+    x->job = *j;
+    x->op = j->op;
+    x->v = c->variants[k];
+    x->ops = gpu_op_find(j->op);
+    x->host_mem = g->host_mem;
+    x->dev_alloc = GS_DEV_ONCE;
+    x->depth = g->depth;
+    x->isz = gs_type_size(c->types[k]);
+    x->cols = 1;
+    x->count_only = j->count_only;
+    x->s_h2d = g->s_h2d;
+    x->s_k = g->s_k;
+    x->s_d2h = g->s_d2h;
+    x->C = g->C;
+    x->dev_budget = g->dev_budget > g->dev_cur ? g->dev_budget - g->dev_cur : 0;
+    x->last = x;
+    if (!x->ops || !x->v) return gs_fail(st, GS_EDATA, "gpu backend: stage %d: nothing to compute", k + 1);
+    if ((rc = x->ops->setup(x, c->types[k], st))) return rc;
+    if (x->v->where != GS_GPU || x->v->op != x->op || !x->ops->has_launcher(x->v))
+        return gs_fail(st, GS_EUSAGE, "stage %d: --algo %s is not a GPU variant of %s", k + 1, x->v->name,
+                       gs_op_name(x->op));
+    if ((rc = x->ops->check(x, st))) return rc;
+    x->scratch_bytes = x->ops->scratch(x, x->C);
+    rc = x->ops->carry_init(x, st);
+    g->dev_cur += x->dev_cur; /* the chain's device memory, counted once in stage 0 */
+    if (g->dev_cur > g->dev_peak) g->dev_peak = g->dev_cur;
+    return rc;
+}
+
+/* The later stages, the shared scratch (stages run one after another on the k stream: the largest
+ * need), and per slot the buffers between stages and the stage events. */
+static int gpu_chain_create(gs_gpu *g, const gs_backend_cfg *c, gs_status *st)
+{
+    int i, k, rc;
+    for (k = 1; k < g->nst; k++) {
+        if ((rc = gpu_stage_make(g, c, k, st))) return rc;
+        if (g->st[k]->scratch_bytes > g->scratch_bytes) g->scratch_bytes = g->st[k]->scratch_bytes;
+    }
+    g->last = g->st[g->nst - 1];
+    for (i = 0; i < g->depth; i++)
+        for (k = 0; k < g->nst; k++) {
+            GS_CU(g->dev, cudaEventCreateWithFlags(&g->slot[i].ev_st[k], cudaEventDefault));
+            if (k == g->nst - 1) continue;
+            const gs_gpu *nx = g->st[k + 1];
+            if ((rc = gs_gpu_dmalloc(g, (void **)&g->slot[i].d_mid[k], (nx->H + g->C) * nx->isz, GS_DEV_ONCE, 0, st)))
+                return rc;
+        }
+    return GS_OK;
+}
+
+/* Free what gpu_chain_create made (the streams are synchronised). */
+static void gpu_chain_destroy(gs_gpu *g)
+{
+    for (int i = 0; i < g->depth; i++)
+        for (int k = 0; k < GS_CHAIN_MAX; k++) {
+            if (g->slot[i].d_mid[k]) (void)cudaFree(g->slot[i].d_mid[k]);
+            if (g->slot[i].ev_st[k]) (void)cudaEventDestroy(g->slot[i].ev_st[k]);
+        }
+    for (int k = 1; k < g->nst; k++) {
+        gs_gpu *x = g->st[k];
+        if (!x) continue;
+        if (x->d_carry) (void)cudaFree(x->d_carry);
+        if (x->d_count) (void)cudaFree(x->d_count);
+        if (x->d_halo) (void)cudaFree(x->d_halo);
+        if (x->h_count) (void)cudaFreeHost(x->h_count);
+        free(x);
+    }
 }
 
 /* ---- submit / retire ---------------------------------------------------------------------- */
@@ -344,14 +473,15 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
         return gs_fail(st, GS_EDATA, "gpu backend: chunk of %llu elements is larger than %llu",
                        (unsigned long long)n, (unsigned long long)g->C);
     g->ops->plan(g, n, hl, &first, &vals);
-    if (!(g->ops->counted && g->count_only) && (!out || out->cap < vals))
+    if (g->nst > 1) vals = n * (uint64_t)g->last->cols; /* at most: no stage writes more rows than it reads */
+    if (!(g->last->ops->counted && g->last->count_only) && (!out || out->cap < vals))
         return gs_fail(st, GS_EDATA, "gpu backend: output chunk holds %llu values, %llu needed",
                        (unsigned long long)(out ? out->cap : 0), (unsigned long long)vals);
 
     sl->in = in;
     sl->out = out;
     sl->n = n;
-    sl->vals = g->ops->counted ? 0 : vals;
+    sl->vals = g->last->ops->counted ? 0 : vals;
     sl->empty = sl->h2d_done = sl->d2h_issued = 0;
     g->nsub++;
     if (n == 0) { /* nothing to move; carries unchanged */
@@ -391,17 +521,22 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
     scratch = g->dev_alloc == GS_DEV_ONCE ? g->d_scratch : sl->d_scratch;
 
     GS_CU(g->dev, cudaEventRecord(sl->ev_k0, g->s_k));
-    if ((rc = g->ops->carry_in(g, kin, hl, st))) return rc;
-    if ((rc = g->ops->launch(g, kin, kout, n, m, first, scratch, st))) return rc;
-    if ((rc = g->ops->carry_out(g, s, kin, n, m, st))) return rc;
+    if (g->nst > 1) {
+        if ((rc = gpu_chain_run(g, s, sl, kin, n, scratch, &vals, st))) return rc;
+        sl->vals = vals;
+    } else {
+        if ((rc = g->ops->carry_in(g, kin, hl, st))) return rc;
+        if ((rc = g->ops->launch(g, kin, kout, n, m, first, scratch, st))) return rc;
+        if ((rc = g->ops->carry_out(g, s, kin, n, m, st))) return rc;
+        g->b_k += n * g->isz + (g->ops->counted ? 0 : vals * g->osz);
+    }
     if (g->mapped && g->dev_alloc == GS_DEV_ASYNC && (rc = gs_gpu_slot_release(g, sl, g->s_k, st))) return rc;
     /* ev_k1: kernel(k) done, slot s's input is free, h_count[s] is valid */
     GS_CU(g->dev, cudaEventRecord(sl->ev_k1, g->s_k));
-    g->b_k += n * g->isz + (g->ops->counted ? 0 : vals * g->osz);
     g->base += n;
 
     if (g->mapped) return GS_OK;
-    if (g->ops->counted) return gpu_pump_counted(g, 0, st);
+    if (g->last->ops->counted) return gpu_pump_counted(g, 0, st);
     return gpu_issue_d2h(g, sl, st);
 }
 
@@ -438,7 +573,7 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
                 g->b_k += sl->vals * g->osz;
             }
         } else {
-            if (g->ops->counted && (rc = gpu_pump_counted(g, 1, st))) return rc;
+            if (g->last->ops->counted && (rc = gpu_pump_counted(g, 1, st))) return rc;
             /* ev_d2h1 follows ev_k1 follows ev_h2d1 by the stream waits: the whole chunk is done,
              * so the engine may refill the input buffer and write out the output. */
             GS_CU(g->dev, cudaEventSynchronize(sl->ev_d2h1));
@@ -446,6 +581,8 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
             g->t_d2h += gpu_ms(sl->ev_d2h0, sl->ev_d2h1);
         }
         g->t_k += gpu_ms(sl->ev_k0, sl->ev_k1);
+        for (int k = 0; k < g->nst && g->nst > 1; k++)
+            g->t_st[k] += gpu_ms(k ? sl->ev_st[k - 1] : sl->ev_k0, sl->ev_st[k]);
         /* per-chunk: the naive baseline, cudaFree once the chunk is complete (cudaFree itself
          * synchronises the device; that cost is what this mode shows) */
         if (g->dev_alloc == GS_DEV_PER_CHUNK && (rc = gs_gpu_slot_release(g, sl, g->s_k, st))) return rc;
@@ -479,6 +616,11 @@ static void gpu_stats(gs_backend *b, gs_run_stats *s)
     gpu_add_stage(s, "h2d", g->t_h2d, g->b_h2d);
     gpu_add_stage(s, "kernel", g->t_k, g->b_k);
     gpu_add_stage(s, "d2h", g->t_d2h, g->b_d2h);
+    for (int k = 0; k < g->nst && g->nst > 1; k++) { /* a chain: each stage's kernel time */
+        snprintf(s->stage_label[k], sizeof s->stage_label[k], "%d %s", k + 1, gs_op_name(g->st[k]->op));
+        gpu_add_stage(s, s->stage_label[k], g->t_st[k], g->st_in[k] * g->st[k]->isz);
+        s->chain_in[k] = g->st_in[k];
+    }
     if (g->dev_peak > s->peak_device_mem) s->peak_device_mem = g->dev_peak;
     snprintf(lab, sizeof gs_gpu_label[0], "gpu: %s", g->devname);
     s->backend = lab;
@@ -518,6 +660,7 @@ static void gpu_destroy(gs_backend *b)
             if (sl->ev_d2h1) (void)cudaEventDestroy(sl->ev_d2h1);
         }
         if (g->streams_made) (void)cudaStreamSynchronize(g->s_k);
+        gpu_chain_destroy(g);
         if (g->d_scratch) (void)cudaFree(g->d_scratch);
         if (g->d_carry) (void)cudaFree(g->d_carry);
         if (g->d_count) (void)cudaFree(g->d_count);
@@ -584,6 +727,7 @@ static int gpu_create(gs_gpu *g, const gs_backend_cfg *c, gs_status *st)
 
     if ((rc = gs_gpu_fit(g, c->chunk_elems, o, st))) return rc;
     g->scratch_bytes = g->ops->scratch(g, g->C);
+    if (g->nst > 1 && (rc = gpu_chain_create(g, c, st))) return rc; /* before scratch and d_out are sized */
 
     for (i = 0; i < g->depth; i++) {
         gs_gpu_slot *sl = &g->slot[i];
@@ -659,6 +803,17 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     g->isz = gs_type_size(c->in_type);
     g->cols = 1;
     g->count_only = j->count_only;
+    g->nst = 1;
+    g->st[0] = g;
+    g->last = g;
+    if (c->chain) {
+        if (c->chain->n > GS_CHAIN_MAX || g->mapped || g->dev_alloc != GS_DEV_ONCE) {
+            gpu_destroy(b);
+            return gs_fail(st, GS_EUSAGE, "a chain on the GPU runs with --host-mem pinned, pageable or registered and "
+                                          "--device-alloc once");
+        }
+        g->nst = c->chain->n;
+    }
     /* the element sizes we move are those the launchers read and write */
     if ((rc = g->ops->setup(g, c->in_type, st))) {
         gpu_destroy(b);

@@ -41,6 +41,10 @@ typedef struct gs_gpu_slot {
     int empty;            /* n == 0: nothing was queued */
     int h2d_done;         /* H2D events were recorded for this chunk */
     int d2h_issued;       /* D2H events were recorded for this chunk */
+    /* a chain: stage k's output when k is not the last (head room for stage k+1's halo first), and
+     * the event after stage k on the k stream (its time; a compaction's count is valid there) */
+    char *d_mid[GS_CHAIN_MAX];
+    cudaEvent_t ev_st[GS_CHAIN_MAX];
 } gs_gpu_slot;
 
 typedef struct gs_gpu gs_gpu;
@@ -112,6 +116,14 @@ struct gs_gpu {
     uint64_t dev_cur, dev_peak, dev_budget;
     double t_h2d, t_k, t_d2h;
     uint64_t b_h2d, b_k, b_d2h;
+    /* A chain (nst > 1): this struct is stage 0 and runs the schedule; st[k] holds stage k's
+     * parameters, variant and carry (st[0] = this); last = st[nst - 1] writes d_out (last = this
+     * without a chain). Per stage: kernel seconds and elements in, for --stats. */
+    int nst;
+    gs_gpu *st[GS_CHAIN_MAX];
+    gs_gpu *last;
+    double t_st[GS_CHAIN_MAX];
+    uint64_t st_in[GS_CHAIN_MAX];
 };
 
 /* ---- gpu_memory.cu ---- */

@@ -72,7 +72,12 @@ int gs_gpu_dfree(gs_gpu *g, void **p, uint64_t bytes, gs_dev_alloc mode, cudaStr
 }
 
 uint64_t gs_gpu_in_bytes(const gs_gpu *g) { return (g->H + g->C) * g->isz; }
-uint64_t gs_gpu_out_bytes(const gs_gpu *g) { return gs_gpu_out_vals(g, g->C) * g->osz; }
+/* d_out holds the last stage's output (a chain's; else this op's). */
+uint64_t gs_gpu_out_bytes(const gs_gpu *g)
+{
+    const gs_gpu *L = g->last ? g->last : g;
+    return gs_gpu_out_vals(L, g->C) * L->osz;
+}
 
 /* Slot buffers for one chunk (per-chunk and async modes); async allocations are made on the h2d
  * stream, the first to touch them (mapped: the k stream, the only one). */
