@@ -11,11 +11,15 @@
 #   io        CSV ingest and zstd codec speed vs baselines; end-to-end compact on .zst vs convert
 #   stream    gpustream bench --stream (host-mem x buffers) and real pipelines with --stats
 #   big       200 GB through a pipe: gen -n 50e9 -t i32 | scan --stats, last value vs the CPU backend
+#   chains    tests/cli/test_chains.sh with --backend gpu (GPU chains vs the same verbs piped on the
+#             CPU, byte for byte), compute-sanitizer memcheck on chains of three vs the CPU backend
+#   chainspeed  16 GB raw i32 in /dev/shm to /dev/null: the chain compact->scan->minmax on the GPU vs
+#             scan alone vs the same three verbs piped vs the chain on 16 CPU threads
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
 mkdir -p "$OUT"
-STEPS=${STEPS:-"build test sanitize anchors bench blocks cpu io stream big"}
+STEPS=${STEPS:-"build test sanitize anchors bench blocks cpu io stream big chains chainspeed"}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
@@ -142,5 +146,48 @@ if has big; then
     # The same stream on the CPU backend (BIG_CPU=0 leaves it to a machine without the GPU).
     [ "${BIG_CPU:-1}" = 1 ] && ./gpustream gen -n 50e9 -t i32 --dist uniform:-100:100 | ./gpustream scan -t i32 --backend cpu | tail -c 4 | od -An -td4 >>"$OUT/big.txt" 2>&1
     grep -E "wall|Maximum resident|GB/s|^ +-?[0-9]+$" "$OUT/big.txt"
+fi
+if has chains; then
+    log "chains: the test matrix with --backend gpu vs the verbs piped on the CPU; memcheck on chains of three"
+    BACKEND=gpu timeout 900 bash tests/cli/test_chains.sh >"$OUT/chains.log" 2>&1
+    grep -E "^FAIL|^# chains" "$OUT/chains.log" | tail -20
+    if command -v compute-sanitizer >/dev/null; then
+        ./gpustream gen -q -n 3000001 -t i32 --dist sparse:0.3 -f /tmp/c.raw
+        for cmd in "compact --pred nonzero then scan then minmax -w 500 --only max" \
+            "scan --out-type i64 then compact --pred gt:0 --indices then minmax -w 70000 --only min --partial" \
+            "minmax -w 3 --only min then compact --pred nonzero then scan --op max"; do
+            echo "-- memcheck: $cmd"
+            compute-sanitizer --tool memcheck --error-exitcode 9 ./gpustream $cmd -t i32 --backend gpu --chunk 1M \
+                /tmp/c.raw -f /tmp/c.gpu -q 2>&1 | tail -2
+            echo "exit ${PIPESTATUS[0]}"
+            ./gpustream $cmd -t i32 --backend cpu --chunk 1M /tmp/c.raw -f /tmp/c.cpu -q
+            cmp /tmp/c.gpu /tmp/c.cpu && echo "same bytes as the CPU backend"
+        done >"$OUT/chains_sanitize.log" 2>&1
+        cat "$OUT/chains_sanitize.log"
+        rm -f /tmp/c.raw /tmp/c.gpu /tmp/c.cpu
+    fi
+fi
+if has chainspeed; then
+    log "chainspeed: 16 GB raw i32 in /dev/shm -> /dev/null"
+    {
+        G=./gpustream
+        F=/dev/shm/chain16g.raw
+        C="compact --pred nonzero then scan then minmax -w 500 --only max"
+        $G gen -q -n 4e9 -t i32 --dist sparse:0.5 -f $F
+        ls -la $F
+        TIMEFORMAT="%R s"
+        for rep in 1 2; do
+            echo "-- scan alone (gpu), run $rep"; time $G scan -t i32 --backend gpu -q $F -f /dev/null
+            echo "-- chain (gpu): $C, run $rep"; time $G $C -t i32 --backend gpu -q $F -f /dev/null
+        done
+        echo "-- chain (gpu) --stats"; $G $C -t i32 --backend gpu $F -f /dev/null --stats
+        echo "-- the same three verbs piped"
+        time { $G compact --pred nonzero -t i32 -q $F | $G scan -t i32 -q | $G minmax -w 500 --only max -t i32 -q - /dev/null -f; }
+        echo "-- chain (cpu, 16 threads)"; time $G $C -t i32 --backend cpu --threads 16 -q $F -f /dev/null
+        echo "-- bench --chain (device-resident stages one by one vs the chain, from host memory)"
+        $G bench --chain "$C" -n 2^28 --reps 3
+        rm -f $F
+    } >"$OUT/chainspeed.txt" 2>&1
+    grep -vE "^ +(read|cpu|gpu|h2d|d2h|kernel|encode)" "$OUT/chainspeed.txt"
 fi
 log "done"
