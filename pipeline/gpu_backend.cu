@@ -371,6 +371,9 @@ static int gpu_chain_run(gs_gpu *g, int s, gs_gpu_slot *sl, char *kin, uint64_t 
             nk = v; /* scan: n values; minmax --only: one per window end */
     }
     for (; k < g->nst; k++) GS_CU(g->dev, cudaEventRecord(sl->ev_st[k], g->s_k)); /* emptied: zero time */
+    /* A last compaction that did not run publishes no count: its slot's count is 0. The slot's
+     * previous chunk retired (its ev_d2h1 followed its publish), so the host may write it. */
+    if (g->last->ops->counted) g->last->h_count[s] = 0;
     return GS_OK;
 }
 
