@@ -133,7 +133,7 @@ static const opt_def opts[] = {
     {O_CHUNK, "chunk", 0, 1, V_ENGINE | V_BENCH, "S", "input bytes per chunk (default 64M)"},
     {O_BUFFERS, "buffers", 0, 1, V_COMPUTE | V_BENCH, "N", "host staging buffers / chunks in flight (default 2)"},
     {O_HOSTMEM, "host-mem", 0, 1, V_COMPUTE | V_BENCH, "M", "pinned (default), pageable, registered or mapped"},
-    {O_DEVALLOC, "device-alloc", 0, 1, V_COMPUTE, "A", "once (default), per-chunk or async"},
+    {O_DEVALLOC, "device-alloc", 0, 1, V_COMPUTE | V_BENCH, "A", "once (default), per-chunk or async; bench --stream: a list"},
     {O_DEVLIMIT, "device-mem-limit", 0, 1, V_COMPUTE, "S", "cap on device memory used (forces chunking)"},
     {O_THREADS, "threads", 0, 1, V_ENGINE | V_BENCH, "N", "CPU threads (default: all cores)"},
     {O_FORCE, "force", 'f', 0, V_OUTPUT, NULL, "overwrite OUT; allow binary output to a terminal"},
@@ -225,13 +225,15 @@ static const verb_def verbs[] = {
      "  gpustream gen -n 1000 -t f64 --dist normal:0:1 --to csv walk.csv\n"},
     {"bench", V_BENCH, cmd_bench, "time every variant, verified against the CPU reference",
      "gpustream bench [--op scan|compact|minmax|all] [-n SIZES] [-t TYPES] [--algo LIST|all] [--window LIST]\n"
-     "                [--density LIST] [--block LIST] [--reps N] [--stream [--host-mem LIST] [--buffers LIST]]\n"
+     "                [--density LIST] [--block LIST] [--reps N]\n"
+     "                [--stream [--host-mem LIST] [--buffers LIST] [--device-alloc LIST]]\n"
      "                [--chain 'A then B ...'] [--csv FILE] [--json]",
      "  gpustream bench --op all\n"
      "  gpustream bench --op scan -n 2^20,2^24,2^28 -t i32,f64 --csv scan.csv\n"
      "  gpustream bench --op all --block 64,128,256,512 --density 0.5 --window 500 --csv blocks.csv\n"
      "  gpustream bench --op minmax --window 2,64,500,4096,1e6\n"
      "  gpustream bench --stream --host-mem pinned,pageable,registered,mapped --buffers 1,2,3\n"
+     "  gpustream bench --stream --host-mem pinned --buffers 2 --device-alloc once,per-chunk,async\n"
      "  gpustream bench --chain 'compact --pred nonzero then scan then minmax -w 500 --only max' -n 2^28\n"},
     {"info", V_INFO, cmd_info, "build options, devices, limits and kernel variants", "gpustream info",
      "  gpustream info\n"},
@@ -391,6 +393,20 @@ static int bench_hostmem(cli *c, const char *s)
         }
     return usage_error("bench ", "unknown --host-mem '%s' (pinned, pageable, registered or mapped)", s);
 }
+static int dev_alloc_parse(const char *s)
+{
+    for (int i = 0; i < GS_NDEV_ALLOC; i++)
+        if (!strcmp(s, gs_dev_alloc_names[i])) return i;
+    return -1;
+}
+static int bench_devalloc(cli *c, const char *s)
+{
+    int k = dev_alloc_parse(s);
+    if (k < 0) return usage_error("bench ", "unknown --device-alloc '%s' (once, per-chunk or async)", s);
+    if (c->bench.ndev_allocs == GS_NDEV_ALLOC) return usage_error("bench ", "at most %d device-alloc modes", GS_NDEV_ALLOC);
+    c->bench.dev_allocs[c->bench.ndev_allocs++] = (gs_dev_alloc)k;
+    return 0;
+}
 static int bench_buffers(cli *c, const char *s)
 {
     long v;
@@ -422,6 +438,7 @@ static int apply_bench_opt(cli *c, const opt_def *o, const char *val)
     case O_BLOCK: return for_each_item(val, bench_block, c);
     case O_HOSTMEM: return for_each_item(val, bench_hostmem, c);
     case O_BUFFERS: return for_each_item(val, bench_buffers, c);
+    case O_DEVALLOC: return for_each_item(val, bench_devalloc, c);
     case O_ALGO: c->bench.algos = val; return 0;
     case O_REPS:
         if (parse_int("bench ", "--reps", val, 1, 10000, &l)) return EXIT_USAGE;
@@ -555,10 +572,7 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
         break;
     }
     case O_DEVALLOC: {
-        static const char *names[] = {"once", "per-chunk", "async"};
-        int k = -1;
-        for (int i = 0; i < 3; i++)
-            if (!strcmp(val, names[i])) k = i;
+        int k = dev_alloc_parse(val);
         if (k < 0) rc = usage_error(verb, "unknown --device-alloc '%s' (once, per-chunk or async)", val);
         else c->eng.dev_alloc = (gs_dev_alloc)k;
         break;

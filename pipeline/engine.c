@@ -754,6 +754,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
         snprintf(stats->why, sizeof stats->why, "%s", why);
     }
     if (count) *count = r.values_out / (uint64_t)cols;
+    if (!b && pk == PICK_GPU) gs_gpu_init_wait(o->device, NULL, 0, NULL); /* never exit under a starting CUDA */
     if (b) {
         chunks_free(&r);
         b->destroy(b);

@@ -25,6 +25,9 @@ typedef enum gs_backend_kind { GS_BACKEND_AUTO = 0, GS_BACKEND_CPU, GS_BACKEND_G
 #define GS_AUTO_GPU_MIN_BYTES (64ull << 20)
 typedef enum gs_host_mem { GS_HOST_PINNED = 0, GS_HOST_PAGEABLE, GS_HOST_REGISTERED, GS_HOST_MAPPED } gs_host_mem;
 typedef enum gs_dev_alloc { GS_DEV_ONCE = 0, GS_DEV_PER_CHUNK, GS_DEV_ASYNC } gs_dev_alloc;
+#define GS_NDEV_ALLOC 3
+/* --device-alloc names, indexed by gs_dev_alloc (pipeline/job.c). */
+extern const char *const gs_dev_alloc_names[GS_NDEV_ALLOC];
 
 /* What to compute. */
 typedef struct gs_job {
