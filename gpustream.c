@@ -267,6 +267,7 @@ static void print_main_help(FILE *f)
                "--count ends a chain; convert, gen, bench and info are not stages. The output equals the same\n"
                "verbs piped in a shell, but float sums: a stage after compact sees other chunk boundaries, so\n"
                "they may differ by reassociation (the sequential --algo cpu does not). --stats times each stage.\n"
+               "A file named then is given as ./then.\n"
                "  gpustream compact --pred nonzero then scan then minmax -w 500 --only max in.zst out.zst\n"
                "  gpustream scan --out-type i64 -t i32 then compact --pred gt:0 --count x.raw\n"
                "  gpustream bench --chain 'compact --pred nonzero then scan then minmax -w 500 --only max'\n\n"
