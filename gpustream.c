@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -648,17 +649,43 @@ static void human_bytes(char *buf, size_t len, double b)
     snprintf(buf, len, k ? "%.1f %s" : "%.0f %s", b, u[k]);
 }
 
+/* The progress line names the verb, so two gpustream processes in one pipe can be told apart. */
 static void on_progress(void *ctx, uint64_t bytes, int64_t total, double elapsed)
 {
-    (void)ctx;
+    const cli *c = ctx;
     char a[32], r[32];
     human_bytes(a, sizeof a, (double)bytes);
     human_bytes(r, sizeof r, elapsed > 0 ? bytes / elapsed : 0);
     if (total > 0 && bytes > 0) {
         double eta = elapsed * ((double)total / bytes - 1);
-        fprintf(stderr, "\r%s  %5.1f%%  %s/s  ETA %.0f s   ", a, 100.0 * bytes / total, r, eta > 0 ? eta : 0);
+        fprintf(stderr, "\r%s: %s  %5.1f%%  %s/s  ETA %.0f s   ", c->verb->name, a, 100.0 * bytes / total, r,
+                eta > 0 ? eta : 0);
     } else
-        fprintf(stderr, "\r%s  %s/s   ", a, r);
+        fprintf(stderr, "\r%s: %s  %s/s   ", c->verb->name, a, r);
+}
+
+/* A rate is printed only where it means something: over at least a millisecond, and never for
+ * bytes thrown away by /dev/null. Returns the rate, or -1 (printed as "-", json null). */
+#define GS_MIN_RATE_S 1e-3
+static double rate(double amount, double secs)
+{
+    return secs >= GS_MIN_RATE_S && amount > 0 ? amount / secs : -1;
+}
+
+static const char *fmt_rate(char *buf, size_t len, const char *fmt, double r)
+{
+    if (r < 0) snprintf(buf, len, "-");
+    else snprintf(buf, len, fmt, r);
+    return buf;
+}
+
+/* Whether OUT (or stdout) is /dev/null. */
+static int output_is_null(const cli *c)
+{
+    struct stat a, n;
+    if (stat("/dev/null", &n) || !S_ISCHR(n.st_mode)) return 0;
+    if (c->out ? stat(c->out, &a) : fstat(STDOUT_FILENO, &a)) return 0;
+    return S_ISCHR(a.st_mode) && a.st_rdev == n.st_rdev;
 }
 
 static void print_stats(const cli *c, const gs_run_stats *s)
@@ -666,20 +693,27 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     double busy = 0;
     for (int i = 0; i < s->nstages; i++) busy += s->stage[i].busy;
     double overlap = s->wall > 0 ? busy / s->wall : 0;
+    const int out_null = output_is_null(c);
+    double stage_rate[8];
+    for (int i = 0; i < s->nstages; i++)
+        stage_rate[i] = out_null && !strcmp(s->stage[i].name, GS_STAGE_WRITE) ? -1
+                                                                              : rate(s->stage[i].bytes / 1e9, s->stage[i].busy);
+    const double gelem = rate(s->elems_in / 1e9, s->wall), gbs_in = rate(s->bytes_in / 1e9, s->wall);
+    char r1[32], r2[32], r3[32];
     if (c->stats_json) {
         fprintf(stderr,
                 "{\"verb\":\"%s\",\"backend\":\"%s\",\"algo\":\"%s\",\"wall_s\":%.6f,\"elements_in\":%llu,"
-                "\"elements_out\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"chunks\":%llu,\"gelem_per_s\":%.4f,"
+                "\"elements_out\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"chunks\":%llu,\"gelem_per_s\":%s,"
                 "\"overlap\":%.3f,\"peak_rss_bytes\":%llu,\"peak_device_bytes\":%llu,\"skipped\":%llu,\"stages\":[",
                 c->verb->name, s->backend ? s->backend : "?", s->algo ? s->algo : "?", s->wall,
                 (unsigned long long)s->elems_in, (unsigned long long)s->elems_out, (unsigned long long)s->bytes_in,
                 (unsigned long long)s->bytes_out, (unsigned long long)s->chunks,
-                s->wall > 0 ? s->elems_in / s->wall / 1e9 : 0, overlap, (unsigned long long)s->peak_rss,
+                gelem < 0 ? "null" : fmt_rate(r1, sizeof r1, "%.4f", gelem), overlap, (unsigned long long)s->peak_rss,
                 (unsigned long long)s->peak_device_mem, (unsigned long long)s->skipped);
         for (int i = 0; i < s->nstages; i++)
-            fprintf(stderr, "%s{\"name\":\"%s\",\"busy_s\":%.6f,\"bytes\":%llu,\"gb_per_s\":%.3f}", i ? "," : "",
+            fprintf(stderr, "%s{\"name\":\"%s\",\"busy_s\":%.6f,\"bytes\":%llu,\"gb_per_s\":%s}", i ? "," : "",
                     s->stage[i].name, s->stage[i].busy, (unsigned long long)s->stage[i].bytes,
-                    s->stage[i].busy > 0 ? s->stage[i].bytes / s->stage[i].busy / 1e9 : 0);
+                    stage_rate[i] < 0 ? "null" : fmt_rate(r1, sizeof r1, "%.3f", stage_rate[i]));
         fprintf(stderr, "]}\n");
         return;
     }
@@ -690,13 +724,14 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     human_bytes(dev, sizeof dev, (double)s->peak_device_mem);
     fprintf(stderr, "gpustream %s: backend %s, algo %s\n", c->verb->name, s->backend ? s->backend : "?",
             s->algo ? s->algo : "?");
-    fprintf(stderr, "  elements   %llu in, %llu out, %llu chunks%s\n", (unsigned long long)s->elems_in,
-            (unsigned long long)s->elems_out, (unsigned long long)s->chunks, "");
-    fprintf(stderr, "  wall       %.3f s  %.3f Gelem/s  in %s (%.2f GB/s)  out %s\n", s->wall,
-            s->wall > 0 ? s->elems_in / s->wall / 1e9 : 0, bi, s->wall > 0 ? s->bytes_in / s->wall / 1e9 : 0, bo);
+    fprintf(stderr, "  elements   %llu in, %llu out, %llu chunks\n", (unsigned long long)s->elems_in,
+            (unsigned long long)s->elems_out, (unsigned long long)s->chunks);
+    fprintf(stderr, "  wall       %.3f s  %s Gelem/s  in %s (%s GB/s)  out %s%s\n", s->wall,
+            fmt_rate(r2, sizeof r2, "%.3f", gelem), bi, fmt_rate(r3, sizeof r3, "%.2f", gbs_in), bo,
+            out_null ? " (/dev/null)" : "");
     for (int i = 0; i < s->nstages; i++)
-        fprintf(stderr, "  %-12s busy %8.3f s  %8.2f GB/s\n", s->stage[i].name, s->stage[i].busy,
-                s->stage[i].busy > 0 ? s->stage[i].bytes / s->stage[i].busy / 1e9 : 0);
+        fprintf(stderr, "  %-12s busy %8.3f s  %8s GB/s\n", s->stage[i].name, s->stage[i].busy,
+                fmt_rate(r1, sizeof r1, "%.2f", stage_rate[i]));
     fprintf(stderr, "  overlap    %.2f (stage busy time / wall time)\n", overlap);
     fprintf(stderr, "  memory     peak RSS %s, device %s\n", rss, dev);
     if (s->skipped) fprintf(stderr, "  skipped    %llu bad fields\n", (unsigned long long)s->skipped);
@@ -728,6 +763,14 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
     c->wr.zstd = c->zstd || ext_zst;
     c->wr.force = c->force;
     return gs_writer_open(w, c->out, &c->wr, st);
+}
+
+/* The engine counted the output before the writer's last flush; the writer's final count (taken
+ * at close) is the output's size, and the write stage's bytes with it. */
+static void set_write_stage(gs_run_stats *s)
+{
+    for (int i = 0; i < s->nstages; i++)
+        if (!strcmp(s->stage[i].name, GS_STAGE_WRITE)) s->stage[i].bytes = s->bytes_out;
 }
 
 /* ---- verbs --------------------------------------------------------------------------------- */
@@ -812,10 +855,11 @@ static int cmd_compute(cli *c)
         gs_reader_close(r);
         return finish_status(&st);
     }
-    if (w && (rc = gs_writer_close(w, &st))) {
+    if (w && (rc = gs_writer_finish(w, &stats.bytes_out, &st))) {
         gs_reader_close(r);
         return finish_status(&st);
     }
+    set_write_stage(&stats);
     gs_reader_close(r);
     if (j->op == GS_OP_MINMAX && !j->partial && stats.elems_in < j->minmax.window)
         say_warning("window %llu is longer than the input (%llu elements): no output",
@@ -848,9 +892,10 @@ static int cmd_gen(cli *c)
         gs_gen_source_free(&src);
         return finish_status(&st);
     }
-    rc = gs_writer_close(w, &st);
+    rc = gs_writer_finish(w, &stats.bytes_out, &st);
     gs_gen_source_free(&src);
     if (rc) return finish_status(&st);
+    set_write_stage(&stats);
     stats.algo = "gen";
     if (c->stats) print_stats(c, &stats);
     return EXIT_OK;

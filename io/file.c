@@ -466,6 +466,7 @@ static int gs_fsink_close(gs_bsink *b, gs_status *st)
 {
     gs_fsink *k = (gs_fsink *)b;
     int rc = gs_fsink_flush(k, st);
+    if (rc == GS_OK && k->base.final_written) *k->base.final_written = k->base.written;
     if (rc == GS_OK) {
         /* close() reports errors deferred by some filesystems (NFS, quotas). For stdout, close a
          * duplicate so fd 1 stays valid for the rest of the process. */

@@ -152,6 +152,7 @@ void gs_reader_close(gs_reader *r)
 /* ---- writer ---------------------------------------------------------------------------------- */
 struct gs_writer {
     gs_encoder *enc;
+    uint64_t final_bytes; /* the file sink's count after its last flush (set by its close) */
 };
 
 int gs_writer_open(gs_writer **out, const char *path, const gs_write_opts *o, gs_status *st)
@@ -163,6 +164,7 @@ int gs_writer_open(gs_writer **out, const char *path, const gs_write_opts *o, gs
     int binary = o->zstd || o->format == GS_FMT_RAW || o->format == GS_FMT_NPY;
     gs_bsink *k = NULL;
     int rc = gs_bsink_open_file(&k, path, o->force, binary, st);
+    if (!rc) k->final_written = &w->final_bytes;
     if (!rc && o->zstd) {
         rc = gs_bsink_open_zstd(&k, k, o->level, o->frame_size, o->threads, st);
         if (rc) k = NULL; /* aborted by the zstd layer */
@@ -190,12 +192,15 @@ int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st)
     return n ? w->enc->write(w->enc, vals, n, st) : GS_OK;
 }
 
-int gs_writer_close(gs_writer *w, gs_status *st)
+int gs_writer_finish(gs_writer *w, uint64_t *bytes_out, gs_status *st)
 {
     int rc = w->enc->close(w->enc, st);
+    if (!rc && bytes_out) *bytes_out = w->final_bytes;
     free(w);
     return rc;
 }
+
+int gs_writer_close(gs_writer *w, gs_status *st) { return gs_writer_finish(w, NULL, st); }
 
 void gs_writer_abort(gs_writer *w)
 {

@@ -73,6 +73,9 @@ int gs_writer_open(gs_writer **w, const char *path, const gs_write_opts *o, gs_s
 int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st);
 /* Flush, finish (npy header patch, zstd frames), fsync-free close, rename into place. Frees w. */
 int gs_writer_close(gs_writer *w, gs_status *st);
+/* gs_writer_close, and the bytes written to the file or pipe in all (*bytes_out, final flushes
+ * and the zstd epilogue included; left alone on failure). */
+int gs_writer_finish(gs_writer *w, uint64_t *bytes_out, gs_status *st);
 /* Drop everything: remove the temp file. Frees w. Safe on NULL. */
 void gs_writer_abort(gs_writer *w);
 uint64_t gs_writer_bytes(const gs_writer *w); /* bytes written to the file or pipe so far */

@@ -423,7 +423,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
         stats->stage[stats->nstages++] = (gs_stage_stat){"read+decode", r.read_busy, stats->bytes_in};
         stats->stage[stats->nstages++] = (gs_stage_stat){b->name, compute_busy, r.elems_in * r.in_size};
         b->stats(b, stats);
-        stats->stage[stats->nstages++] = (gs_stage_stat){"encode+write", r.write_busy, stats->bytes_out};
+        stats->stage[stats->nstages++] = (gs_stage_stat){GS_STAGE_WRITE, r.write_busy, stats->bytes_out};
         stats->peak_rss = peak_rss();
         stats->algo = cfg.variant ? cfg.variant->name : "convert";
         if (!stats->backend) stats->backend = b->name;

@@ -54,6 +54,7 @@ typedef struct gs_stage_stat {
     double busy;
     uint64_t bytes;
 } gs_stage_stat;
+#define GS_STAGE_WRITE "encode+write" /* the writer's stage; its bytes are the output's */
 
 typedef struct gs_run_stats {
     double wall;
