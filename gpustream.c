@@ -97,10 +97,10 @@ static const opt_def opts[] = {
     {O_INVERT, "invert", 0, 0, V_COMPACT, NULL, "keep the elements the predicate rejects"},
     {O_INDICES, "indices", 0, 0, V_COMPACT, NULL, "write the u64 positions of kept elements"},
     {O_COUNT, "count", 0, 0, V_COMPACT, NULL, "print only the number of kept elements"},
-    {O_WINDOW, "window", 'w', 1, V_MINMAX | V_BENCH, "W", "window length (required, >= 1); bench: a list"},
+    {O_WINDOW, "window", 'w', 1, V_MINMAX | V_BENCH, "W", "window length, at least 1 (minmax needs it); bench: a list (default 2,64,500,4096,1e6 on a GPU, 2,500,4096 on the CPU)"},
     {O_PARTIAL, "partial", 0, 0, V_MINMAX, NULL, "n outputs: the first W-1 over partial windows"},
     {O_ONLY, "only", 0, 1, V_MINMAX, "min|max", "write one of the two columns"},
-    {O_N, "elements", 'n', 1, V_GEN | V_BENCH, "N", "number of elements (suffixes: 64M, 2^28, 4e9); bench: a list"},
+    {O_N, "elements", 'n', 1, V_GEN | V_BENCH, "N", "number of elements (suffixes: 64M, 2^28, 4e9); bench: a list (default 2^28 on a GPU, 2^24 on the CPU, 2^30 with --stream)"},
     {O_BLOCK, "block", 0, 1, V_BENCH, "LIST", "GPU threads per block to sweep: powers of two, 32 to 1024 (default: tuned shapes)"},
     {O_DENSITY, "density", 0, 1, V_BENCH, "LIST", "compact: fractions kept (default 0.01,0.5,0.99)"},
     {O_REPS, "reps", 0, 1, V_BENCH, "N", "timed repeats per case, after one warm-up (default 10); the median is reported"},
@@ -959,19 +959,23 @@ static void bench_row(void *ctx, const gs_bench_row *r)
     bench_out *b = ctx;
     b->rows++;
     if (!r->passed) b->failed++;
-    char ratio[16] = "-", block[16] = "-";
+    char ratio[16] = "-", block[16] = "-", ceil[16] = "-", ceil_json[16] = "null";
     if (r->vs_cub > 0) snprintf(ratio, sizeof ratio, "%.2fx", r->vs_cub);
+    if (r->pct_ceiling > 0) { /* CPU rows have no ceiling */
+        snprintf(ceil, sizeof ceil, "%.1f%%", r->pct_ceiling);
+        snprintf(ceil_json, sizeof ceil_json, "%.1f", r->pct_ceiling);
+    }
     if (r->block > 0) snprintf(block, sizeof block, "%d", r->block);
     if (b->json)
         printf("{\"mode\":\"%s\",\"op\":\"%s\",\"variant\":\"%s\",\"type\":\"%s\",\"n\":%llu,\"param\":\"%s\","
-               "\"block\":%d,\"ms\":%.4f,\"gelem_s\":%.3f,\"gb_s\":%.2f,\"pct_ceiling\":%.1f,\"vs_cub\":%.3f,"
+               "\"block\":%d,\"ms\":%.4f,\"gelem_s\":%.3f,\"gb_s\":%.2f,\"pct_ceiling\":%s,\"vs_cub\":%.3f,"
                "\"passed\":%s}\n",
                r->mode, r->op, r->variant, gs_type_name(r->type), (unsigned long long)r->n, r->param, r->block, r->ms,
-               r->gelem_s, r->gb_s, r->pct_ceiling, r->vs_cub, r->passed ? "true" : "false");
+               r->gelem_s, r->gb_s, ceil_json, r->vs_cub, r->passed ? "true" : "false");
     else
-        printf("%-6s %-7s %-14s %-4s %11llu %-22s %5s %10.4f %9.3f %9.1f %6.1f%% %7s  %s%s%s\n", r->mode, r->op,
+        printf("%-6s %-7s %-14s %-4s %11llu %-22s %5s %10.4f %9.3f %9.1f %7s %7s  %s%s%s\n", r->mode, r->op,
                r->variant, gs_type_name(r->type), (unsigned long long)r->n, r->param, block, r->ms, r->gelem_s,
-               r->gb_s, r->pct_ceiling, ratio, r->passed ? "passed" : "FAILED", r->passed ? "" : ": ",
+               r->gb_s, ceil, ratio, r->passed ? "passed" : "FAILED", r->passed ? "" : ": ",
                r->passed ? "" : r->why);
     if (b->csv)
         fprintf(b->csv, "%s,%s,%s,%s,%llu,%s,%d,%.5f,%.4f,%.3f,%.2f,%.4f,%s\n", r->mode, r->op, r->variant,
@@ -1054,12 +1058,20 @@ static int cmd_bench(cli *c)
             printf("# ceilings: device copy %.0f GB/s (read+write); pinned H2D %.1f, D2H %.1f, both at once %.1f GB/s each; "
                    "pageable H2D %.1f, D2H %.1f GB/s\n",
                    env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs, env.d2h_pageable_gbs);
+            if (!o->stream)
+                printf("# vs CUB: time of %s (a direct cub::DeviceScan::InclusiveSum/InclusiveScan or "
+                       "cub::DeviceSelect::If call on the same device buffers) / time of the row\n",
+                       GS_BENCH_PLAIN_CUB);
         } else
             printf("# no GPU: CPU variants on %d threads\n", gs_pool_threads());
         if (gpu && o->nblocks && !o->stream) bench_block_notes(o);
         printf("%-6s %-7s %-14s %-4s %11s %-22s %5s %10s %9s %9s %7s %7s  %s\n", "mode", "op", "variant", "type", "n",
-               "param", "block", "ms", "Gelem/s", "GB/s", "%ceil", "vs cub", "check");
-    }
+               "param", "block", "ms", "Gelem/s", "GB/s", "%ceil", "vs CUB", "check");
+    } else if (gpu)
+        printf("{\"mode\":\"ceilings\",\"gpu\":\"%s\",\"copy_gb_s\":%.1f,\"h2d_gb_s\":%.1f,\"d2h_gb_s\":%.1f,"
+               "\"both_gb_s\":%.1f,\"pageable_h2d_gb_s\":%.1f,\"pageable_d2h_gb_s\":%.1f}\n",
+               env.gpu, env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs,
+               env.d2h_pageable_gbs);
     if (b.csv) {
         fprintf(b.csv, "# gpu=%s copy_gbs=%.1f h2d=%.1f d2h=%.1f both=%.1f pageable_h2d=%.1f pageable_d2h=%.1f\n",
                 gpu ? env.gpu : "none", env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs,

@@ -7,6 +7,7 @@
 #include "../common/pool.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +169,19 @@ static gs_job with_block(const gs_job *j, int block)
     return b;
 }
 
+static void new_row(gs_bench_row *row, const char *mode, const gs_job *j, const char *variant, gs_type t, uint64_t n,
+                    const char *param, int block)
+{
+    memset(row, 0, sizeof *row);
+    row->mode = mode;
+    row->op = j->op == GS_OP_SCAN ? "scan" : j->op == GS_OP_COMPACT ? "compact" : "minmax";
+    row->variant = variant;
+    row->type = t;
+    row->n = n;
+    row->block = block;
+    snprintf(row->param, sizeof row->param, "%s", param);
+}
+
 typedef struct case_ctx {
     const gs_bench_opts *o;
     const gs_bench_env *env;
@@ -175,6 +189,32 @@ typedef struct case_ctx {
     void *cb_ctx;
     int use_gpu;
 } case_ctx;
+
+/* Verify a timed row against the reference and fill its rates. A failed run (rc) makes a FAILED
+ * row, not a failed bench; returns GS_OK. */
+static int check_row(const case_ctx *c, gs_bench_row *row, const gs_job *j, gs_type t, const void *in, uint64_t n,
+                     const void *ref, uint64_t ref_n, const void *out, uint64_t out_n, int rc, const gs_status *vst)
+{
+    if (rc) {
+        row->passed = 0;
+        snprintf(row->why, sizeof row->why, "%s", vst->msg);
+    } else
+        row->passed = outputs_match(j, j->op == GS_OP_SCAN ? j->scan.out_type : t, in, n, ref, ref_n, out, out_n,
+                                    row->why, sizeof row->why);
+    if (row->ms > 0) {
+        row->gelem_s = n / row->ms / 1e6;
+        row->gb_s = bytes_moved(j, t, n, out_n) / row->ms / 1e6;
+        if (!strcmp(row->mode, "device") && c->env->copy_gbs > 0) row->pct_ceiling = 100 * row->gb_s / c->env->copy_gbs;
+    }
+    return GS_OK;
+}
+
+int gs_bench_plain_cub_applies(const gs_job *j, uint64_t n)
+{
+    if (n > (uint64_t)INT32_MAX) return 0;
+    if (j->op == GS_OP_SCAN) return !j->scan.exclusive && j->scan.out_type == j->scan.type;
+    return j->op == GS_OP_COMPACT && j->compact.pred == GS_PRED_NONZERO && !j->compact.invert && !j->compact.indices;
+}
 
 static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double density, const char *param, gs_status *st)
 {
@@ -195,7 +235,20 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
     size_t nv;
     const gs_variant *vs = gs_variants(&nv);
     double cub_ms = 0;
-    /* cub first, so every other row can say how it compares. */
+    /* The plain CUB call first, so every other row can say how it compares. */
+    if (c->use_gpu && gs_bench_plain_cub_applies(j, n)) {
+        gs_bench_row row;
+        uint64_t out_n = 0;
+        gs_status vst = {0};
+        new_row(&row, "device", j, GS_BENCH_PLAIN_CUB, t, n, param, 0);
+        memset(out, 0xA5, out_cap * os);
+        rc = gs_bench_gpu_plain_cub(c->o->device, j, in, n, c->o->reps > 0 ? c->o->reps : 10, &row.ms, out, &out_n, &vst);
+        rc = check_row(c, &row, j, t, in, n, ref, ref_n, out, out_n, rc, &vst);
+        cub_ms = row.passed ? row.ms : 0;
+        row.vs_cub = cub_ms > 0 ? 1 : 0;
+        c->cb(c->cb_ctx, &row);
+    }
+    /* cub first among the variants (it runs whatever --algo says). */
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < nv; i++) {
             const gs_variant *v = &vs[i];
@@ -210,15 +263,9 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
             for (int bi = 0; bi < nblocks; bi++) {
                 const gs_job jb = with_block(j, blocks[bi]);
                 gs_bench_row row;
-                memset(&row, 0, sizeof row);
-                row.mode = v->where == GS_GPU ? "device" : "cpu";
-                row.op = j->op == GS_OP_SCAN ? "scan" : j->op == GS_OP_COMPACT ? "compact" : "minmax";
-                row.variant = v->name;
-                row.type = t;
-                row.n = n;
-                row.block = j->op == GS_OP_MINMAX ? gs_variant_block_minmax(v, blocks[bi], &j->minmax)
-                                                  : gs_variant_block(v, blocks[bi]);
-                snprintf(row.param, sizeof row.param, "%s", param);
+                new_row(&row, v->where == GS_GPU ? "device" : "cpu", j, v->name, t, n, param,
+                        j->op == GS_OP_MINMAX ? gs_variant_block_minmax(v, blocks[bi], &j->minmax)
+                                              : gs_variant_block(v, blocks[bi]));
                 uint64_t out_n = 0;
                 gs_status vst = {0};
                 int reps = c->o->reps > 0 ? c->o->reps : 10;
@@ -236,19 +283,7 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
                     row.ms = ts && !rc ? median(ts, reps) : 0;
                     free(ts);
                 }
-                if (rc) {
-                    row.passed = 0;
-                    snprintf(row.why, sizeof row.why, "%s", vst.msg);
-                    rc = GS_OK;
-                } else
-                    row.passed = outputs_match(j, j->op == GS_OP_SCAN ? j->scan.out_type : t, in, n, ref, ref_n, out,
-                                               out_n, row.why, sizeof row.why);
-                if (row.ms > 0) {
-                    row.gelem_s = n / row.ms / 1e6;
-                    row.gb_s = bytes_moved(j, t, n, out_n) / row.ms / 1e6;
-                    if (v->where == GS_GPU && c->env->copy_gbs > 0) row.pct_ceiling = 100 * row.gb_s / c->env->copy_gbs;
-                }
-                if (pass == 0) cub_ms = row.ms; /* cub runs once, at its own shape */
+                rc = check_row(c, &row, j, t, in, n, ref, ref_n, out, out_n, rc, &vst);
                 row.vs_cub = (cub_ms > 0 && row.ms > 0) ? cub_ms / row.ms : 0;
                 c->cb(c->cb_ctx, &row);
             }
@@ -364,8 +399,13 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
 int gs_bench_ceilings(const gs_bench_opts *o, gs_bench_env *env, gs_status *st)
 {
     memset(env, 0, sizeof *env);
-    char desc[128];
-    if (o->backend == GS_BACKEND_CPU || !gs_gpu_available(o->device, desc, sizeof desc)) return GS_OK;
+    char desc[128] = "";
+    if (o->backend == GS_BACKEND_CPU) return GS_OK;
+    if (!gs_gpu_available(o->device, desc, sizeof desc)) {
+        if (o->backend == GS_BACKEND_GPU) return gs_fail(st, GS_EDATA, "bench --backend gpu: no usable GPU (%s)", desc[0] ? desc : "none found");
+        if (o->stream) return gs_fail(st, GS_EDATA, "bench --stream measures the GPU schedule: no usable GPU (%s)", desc[0] ? desc : "none found");
+        return GS_OK;
+    }
     return gs_bench_gpu_ceilings(o->device, env, st);
 }
 
@@ -431,6 +471,13 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
 }
 
 #ifndef GS_HAVE_CUDA
+int gs_bench_gpu_plain_cub(int device, const gs_job *job, const void *h_in, uint64_t n, int reps, double *ms,
+                           void *h_out, uint64_t *out_n, gs_status *st)
+{
+    (void)device, (void)job, (void)h_in, (void)n, (void)reps, (void)ms, (void)h_out, (void)out_n;
+    return gs_fail(st, GS_EDATA, "built without CUDA");
+}
+
 int gs_bench_gpu_ceilings(int device, gs_bench_env *env, gs_status *st)
 {
     (void)device;
