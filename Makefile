@@ -5,7 +5,8 @@
 #   make bench        gpustream bench (benchmarks are never part of make test)
 #   make deps         install missing -dev packages with apt-get (root), else print the command
 #   make deps-local   unpack Debian's libcsv-dev/libzstd-dev into .deps/ (machines without apt)
-#   make install      PREFIX=/usr/local DESTDIR=
+#   make man          regenerate gpustream.1 and completions/gpustream.bash from the tables in gpustream.c
+#   make install      PREFIX=/usr/local DESTDIR=: the stripped binary, the man page, the bash completion
 # Options: CUDA=auto|0|1  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  NVCC=path
 
 CC      ?= cc
@@ -70,11 +71,11 @@ GPU_TEST_C  := $(wildcard tests/gpu/test_*.c)
 GPU_TEST_CU := $(wildcard tests/gpu/test_*.cu)
 GPU_BIN := $(if $(filter 1,$(CUDA)),$(patsubst tests/gpu/%.c,$(BUILD)/%,$(GPU_TEST_C)) $(patsubst tests/gpu/%.cu,$(BUILD)/%,$(GPU_TEST_CU)))
 
-.PHONY: all test demo bench plots install clean deps deps-local check-deps fuzz gpustream
+.PHONY: all test demo bench plots man install clean deps deps-local check-deps fuzz gpustream
 # gpustream is relinked every time: the same path serves CUDA=0, CUDA=1 and SANITIZE=1 builds.
 all: check-deps gpustream
 
-gpustream: $(BUILD)/gpustream.o $(OBJ)
+gpustream: $(BUILD)/gpustream.o $(BUILD)/gpustream_doc.o $(OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/%.o: %.c
@@ -94,7 +95,7 @@ $(BUILD)/test_%: tests/gpu/test_%.c $(OBJ)
 $(BUILD)/test_%: $(BUILD)/tests/gpu/test_%.cu.o $(OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
--include $(OBJ:.o=.d) $(BUILD)/gpustream.d
+-include $(OBJ:.o=.d) $(BUILD)/gpustream.d $(BUILD)/gpustream_doc.d
 
 test: all $(UNIT_BIN) $(GPU_BIN)
 	@BUILD=$(BUILD) G=$(CURDIR)/gpustream $(if $(filter 1,$(SANITIZE)),ASAN_OPTIONS=exitcode=86:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86) bash tests/run.sh
@@ -111,9 +112,18 @@ plots:
 fuzz:
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-300} bash tests/fuzz/run.sh
 
+# The man page and the completion are generated from the CLI's tables and committed;
+# tests/cli/test_docs.sh fails when they differ from what the binary generates.
+man: all
+	./gpustream --generate man > gpustream.1
+	@mkdir -p completions
+	./gpustream --generate complete-bash > completions/gpustream.bash
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 gpustream $(DESTDIR)$(PREFIX)/bin/gpustream
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -s -m 755 gpustream $(DESTDIR)$(PREFIX)/bin/gpustream
+	install -m 644 gpustream.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpustream.1
+	install -m 644 completions/gpustream.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpustream
 
 clean:
 	rm -rf build gpustream tests/out

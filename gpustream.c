@@ -7,6 +7,7 @@
 #include "io/io.h"
 #include "common/pool.h"
 #include "pipeline/bench.h"
+#include "gpustream_doc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -211,23 +212,92 @@ static const verb_def verbs[] = {
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 
 /* ---- help -------------------------------------------------------------------------------- */
+/* The main help's parts, shared with the man page. */
+static const char main_description[] = "stream arrays of numbers far larger than memory through the GPU (or CPU)";
+static const char main_notes[] =
+    "IN/OUT: a missing name or '-' means stdin/stdout; '--' ends options.\n"
+    "Formats: raw (native little-endian), npy, csv, text; zstd input is detected, output with -z or .zst.\n"
+    "Sizes take suffixes: 64M, 1G, 2^28, 4e9.\n"
+    "Exit status: 0 ok, 1 data or runtime error, 2 usage error.\n";
+static const char main_examples[] =
+    "  gpustream compact --pred nonzero in.zst out.zst\n"
+    "  gpustream scan --op max data.csv --col price --to csv > runmax.csv\n"
+    "  gpustream gen -n 1e8 -t f32 --dist walk | gpustream minmax -w 500 -t f32 > env.raw\n";
+
 static void print_main_help(FILE *f)
 {
-    fprintf(f,
-            "gpustream %s - stream arrays of numbers far larger than memory through the GPU (or CPU)\n\n"
-            "usage: gpustream VERB [OPTIONS] [IN [OUT]]\n\n"
-            "verbs:\n",
-            GS_VERSION);
+    fprintf(f, "gpustream %s - %s\n\nusage: gpustream VERB [OPTIONS] [IN [OUT]]\n\nverbs:\n", GS_VERSION,
+            main_description);
     for (size_t i = 0; i < NVERBS; i++) fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
-    fprintf(f, "\nIN/OUT: a missing name or '-' means stdin/stdout; '--' ends options.\n"
-               "Formats: raw (native little-endian), npy, csv, text; zstd input is detected, output with -z or .zst.\n"
-               "Sizes take suffixes: 64M, 1G, 2^28, 4e9.\n"
-               "Exit status: 0 ok, 1 data or runtime error, 2 usage error.\n\n"
-               "examples:\n"
-               "  gpustream compact --pred nonzero in.zst out.zst\n"
-               "  gpustream scan --op max data.csv --col price --to csv > runmax.csv\n"
-               "  gpustream gen -n 1e8 -t f32 --dist walk | gpustream minmax -w 500 -t f32 > env.raw\n\n"
-               "'gpustream VERB --help' shows a verb's options and examples.\n");
+    fprintf(f, "\n%s\nexamples:\n%s\n"
+               "'gpustream VERB --help' shows a verb's options and examples;\n"
+               "'gpustream --generate man|complete-bash' prints the man page or the bash completion.\n",
+            main_notes, main_examples);
+}
+
+/* ---- man page and completion (gpustream_doc.c renders them from the tables above) --------- */
+/* The words an option's value can be, per verb (~0u: every verb the option applies to).
+ * "@type", "@format" and "@pred" are filled in from the lists the parsers use; "@algo" is the
+ * verb's --algo names. tests/cli/test_docs.sh checks that the parsers accept every word. */
+static const gs_doc_values opt_values[] = {
+    {"type", ~0u, "@type"},
+    {"out-type", ~0u, "@type"},
+    {"from", ~0u, "@format"},
+    {"to", ~0u, "@format"},
+    {"pred", ~0u, "@pred"},
+    {"algo", ~0u, "@algo"},
+    {"op", V_SCAN, "sum min max"},
+    {"op", V_BENCH, "scan compact minmax all"},
+    {"backend", ~0u, "auto gpu cpu"},
+    {"host-mem", ~0u, "pinned pageable registered mapped"},
+    {"device-alloc", ~0u, "once per-chunk async"},
+    {"only", ~0u, "min max"},
+    {"dist", ~0u, "uniform: normal: walk sparse: sine:"},
+    {"stats", ~0u, "json"},
+    {"csv", ~0u, "@file"},
+};
+#define NVALUES (sizeof opt_values / sizeof opt_values[0])
+
+/* Append a word to a space-separated list. */
+static void add_word(char *buf, size_t len, const char *w, const char *suffix)
+{
+    size_t k = strlen(buf);
+    snprintf(buf + k, len - k, "%s%s%s", k ? " " : "", w, suffix);
+}
+
+static int cmd_generate(const char *what)
+{
+    static char types[64], formats[64], preds[160];
+    static gs_doc_verb dv[NVERBS];
+    static gs_doc_opt dop[NOPTS];
+    static gs_doc_values dval[NVALUES];
+    if (what && !strcmp(what, "algo-names")) { /* "op name" lines: this build's variants, for the completion */
+        static const char *ops[] = {"scan", "compact", "minmax"};
+        size_t nv;
+        const gs_variant *var = gs_variants(&nv);
+        for (size_t k = 0; k < nv; k++) printf("%s %s\n", ops[var[k].op], var[k].name);
+        return EXIT_OK;
+    }
+    for (int t = 0; t < GS_NTYPES; t++) add_word(types, sizeof types, gs_type_name((gs_type)t), "");
+    for (int f = GS_FMT_RAW; strcmp(gs_format_name((gs_format)f), "?"); f++)
+        add_word(formats, sizeof formats, gs_format_name((gs_format)f), "");
+    int nargs;
+    const char *p;
+    for (size_t i = 0; (p = gs_pred_name(i, &nargs)); i++) add_word(preds, sizeof preds, p, nargs ? ":" : "");
+    for (size_t i = 0; i < NVERBS; i++)
+        dv[i] = (gs_doc_verb){verbs[i].name, verbs[i].summary, verbs[i].usage, verbs[i].examples, verbs[i].bit};
+    for (size_t i = 0; i < NOPTS; i++)
+        dop[i] = (gs_doc_opt){opts[i].lng, opts[i].shrt, opts[i].arg, opts[i].verbs, opts[i].meta, opts[i].help};
+    for (size_t i = 0; i < NVALUES; i++) {
+        dval[i] = opt_values[i];
+        if (!strcmp(dval[i].words, "@type")) dval[i].words = types;
+        else if (!strcmp(dval[i].words, "@format")) dval[i].words = formats;
+        else if (!strcmp(dval[i].words, "@pred")) dval[i].words = preds;
+    }
+    const gs_doc d = {GS_VERSION, main_description, main_notes, main_examples, dv, NVERBS, dop, NOPTS, dval, NVALUES};
+    if (what && !strcmp(what, "man")) return gs_doc_man(stdout, &d) ? EXIT_DATA : EXIT_OK;
+    if (what && !strcmp(what, "complete-bash")) return gs_doc_bash(stdout, &d) ? EXIT_DATA : EXIT_OK;
+    return usage_error(NULL, "--generate takes man or complete-bash");
 }
 
 static void print_verb_help(const verb_def *v)
@@ -1117,6 +1187,11 @@ int main(int argc, char **argv)
         }
         print_main_help(stdout);
         return check_stdout();
+    }
+    if (!strcmp(argv[1], "--generate")) {
+        if (argc != 3) return usage_error(NULL, "--generate takes man or complete-bash");
+        int rc = cmd_generate(argv[2]);
+        return rc ? rc : check_stdout();
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("gpustream %s\n", GS_VERSION);

@@ -17,6 +17,13 @@ static const pred_name preds[] = {
     {"finite", GS_PRED_FINITE, 0},   {"nan", GS_PRED_NAN, 0},
 };
 
+const char *gs_pred_name(size_t i, int *nargs)
+{
+    if (i >= sizeof preds / sizeof preds[0]) return NULL;
+    if (nargs) *nargs = preds[i].nargs;
+    return preds[i].name;
+}
+
 int gs_pred_parse(const char *s, gs_type t, gs_compact_params *p, gs_status *st)
 {
     char buf[256];

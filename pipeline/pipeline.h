@@ -91,6 +91,9 @@ int64_t gs_job_out_rows(const gs_job *j, int64_t n);
 /* Parse a --pred text ("nonzero", "gt:5", "range:A:B", ...) with operands in type t into p->pred,
  * p->a, p->b. GS_EUSAGE with a message on anything else. */
 int gs_pred_parse(const char *s, gs_type t, gs_compact_params *p, gs_status *st);
+/* The i-th predicate's name and how many values follow it ("range": 2, as in range:A:B); NULL
+ * past the last. */
+const char *gs_pred_name(size_t i, int *nargs);
 
 /* Resolve the variant for the job and backend (checks it accepts the job). */
 int gs_job_resolve(const gs_job *j, gs_where where, const gs_variant **v, gs_status *st);
