@@ -179,7 +179,7 @@ else pass docs_bench_help; fi
 # ---- progress names its verb ------------------------------------------------------------------
 if command -v script >/dev/null; then
     # the second chunk arrives after the first progress interval
-    script -qec "{ $G gen -n 1M -t i32; sleep 0.6; $G gen -n 1M -t i32; } | $G scan -t i32 --chunk 1M --progress -f /dev/null" \
+    script -qec "{ $G gen -n 1M -t i32; sleep 0.6; $G gen -n 1M -t i32; } | $G scan -t i32 --chunk 1M --progress - /dev/null" \
         /dev/null >"$T/prog.txt" 2>&1
     grep -q 'scan: ' "$T/prog.txt" && pass docs_progress_names_verb || fail docs_progress_names_verb "$(tr '\r' '\n' <"$T/prog.txt" | head -3 | tr '\n' '|')"
 else
