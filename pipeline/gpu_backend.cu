@@ -1,4 +1,4 @@
-/* gpu_backend.cu - the GPU backend of the chunk engine (design.md §4, "GPU schedule"), and the
+/* gpu_backend.cu - the GPU backend of the chunk engine (docs/ARCHITECTURE.md, "The GPU schedule"), and the
  * device queries behind `gpustream info` and --backend auto.
  *
  * Schedule. Three non-blocking streams; chunk k uses device slot s = k % depth (depth = --buffers);

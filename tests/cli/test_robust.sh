@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli/test_robust.sh - bad input, faults and edge values through the command line
-# (design.md §1, §2, §6; issue 7). Every bad input must give exit 1 and one error line that
+# (docs/USAGE.md: exit status and the bad-input table). Every bad input must give exit 1 and one error line that
 # names the input (and the line/field where there is one), and leave nothing in the output
 # directory: no output file, no ".NAME.gs-XXXXXX" temp file. Signals remove the partial output;
 # a closed pipe ends a run quietly; nonsense options exit 2 with the usage hint; edge values

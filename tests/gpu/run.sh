@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # tests/gpu/run.sh - everything the GPU machine is needed for, in one call (device time is scarce):
-#   STEPS="build test sanitize anchors bench stream big" (default: all), logs under $OUT.
+#   STEPS="build test sanitize bench blocks cpu io stream big" (default: all), logs under $OUT.
 #   build     make CUDA=1 GPU_ARCH=sm_90 (skipped when a carried ./gpustream has CUDA and runs)
 #   test      make test's runner: unit + CLI + every GPU variant and the streaming engine vs the CPU
 #   sanitize  compute-sanitizer memcheck + racecheck on a representative run of each default
-#   anchors   shared/anchors/baseline.cu (CUB, device copy, PCIe) when ../shared or anchors/ is here
-#   bench     gpustream bench --op all (+ types, windows) with CSV for make plots
+#   bench     gpustream bench --op all (+ types, windows) with CSV for make plots; its plain-cub rows and
+#             ceilings (device copy, PCIe) are the vendor reference, measured in the same run
 #   blocks    gpustream bench --block 32,...,1024 (i32, 2^28, density 0.5, W=500): block_sweep.png
 #   cpu       the CPU variants on 1 and 16 threads (per-core figures)
 #   io        CSV ingest and zstd codec speed vs baselines; end-to-end compact on .zst vs convert
@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
 mkdir -p "$OUT"
-STEPS=${STEPS:-"build test sanitize anchors bench blocks cpu io stream big"}
+STEPS=${STEPS:-"build test sanitize bench blocks cpu io stream big"}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
@@ -58,15 +58,6 @@ if has sanitize && command -v compute-sanitizer >/dev/null; then
         done
     } >"$OUT/sanitize.log" 2>&1
     grep -E "^-- |ERROR SUMMARY|exit" "$OUT/sanitize.log"
-fi
-if has anchors; then
-    A=""
-    for d in ../shared/anchors shared/anchors .anchors; do [ -f "$d/baseline.cu" ] && A=$d && break; done
-    if [ -n "$A" ]; then
-        log "anchors ($A)"
-        nvcc -O3 -arch=sm_90 -std=c++17 "$A/baseline.cu" -o /tmp/baseline >/dev/null 2>&1 && /tmp/baseline | tee "$OUT/anchors.txt"
-        [ -f "$A/peers.py" ] && [ -z "${NO_PEERS:-}" ] && timeout 300 python3 "$A/peers.py" 2>&1 | tail -12 | tee -a "$OUT/anchors.txt"
-    fi
 fi
 if has bench; then
     log "bench"
