@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #ifndef GS_VERSION
 #define GS_VERSION "0.1.0"
@@ -121,7 +120,7 @@ static const opt_def opts[] = {
     {O_BACKEND, "backend", 0, 1, V_COMPUTE | V_BENCH, "B", "auto (default: GPU if usable), gpu or cpu"},
     {O_DEVICE, "device", 0, 1, V_COMPUTE | V_BENCH | V_INFO, "N", "GPU to use (default 0)"},
     {O_ALGO, "algo", 0, 1, (V_COMPUTE & ~V_CONVERT) | V_BENCH, "NAME", "kernel variant (default: the fastest; see gpustream info)"},
-    {O_CHUNK, "chunk", 0, 1, V_ENGINE | V_BENCH, "S", "input bytes per chunk (default 64M)"},
+    {O_CHUNK, "chunk", 0, 1, V_ENGINE | V_BENCH, "S", "input bytes per chunk (default " GS_CHUNK_DEFAULT_TEXT ")"},
     {O_BUFFERS, "buffers", 0, 1, V_COMPUTE | V_BENCH, "N", "host staging buffers / chunks in flight (default 2)"},
     {O_HOSTMEM, "host-mem", 0, 1, V_COMPUTE | V_BENCH, "M", "pinned (default), pageable, registered or mapped"},
     {O_DEVALLOC, "device-alloc", 0, 1, V_COMPUTE, "A", "once (default), per-chunk or async"},
@@ -338,13 +337,12 @@ static int bench_block(cli *c, const char *s)
 }
 static int bench_hostmem(cli *c, const char *s)
 {
-    static const char *names[] = {"pinned", "pageable", "registered", "mapped"};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(s, names[i])) {
-            if (c->bench.nhost_mems == 4) return usage_error("bench ", "at most 4 host-mem modes");
-            c->bench.host_mems[c->bench.nhost_mems++] = (gs_host_mem)i;
-            return 0;
-        }
+    gs_host_mem m;
+    if (!gs_host_mem_parse(s, &m)) {
+        if (c->bench.nhost_mems == 4) return usage_error("bench ", "at most 4 host-mem modes");
+        c->bench.host_mems[c->bench.nhost_mems++] = m;
+        return 0;
+    }
     return usage_error("bench ", "unknown --host-mem '%s' (pinned, pageable, registered or mapped)", s);
 }
 static int bench_buffers(cli *c, const char *s)
@@ -422,7 +420,7 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
         break;
     case O_ZSTD: c->zstd = 1; break;
     case O_LEVEL:
-        rc = parse_int(verb, "--level", val, -131072, ZSTD_maxCLevel(), &l);
+        rc = parse_int(verb, "--level", val, -131072, gs_zstd_max_level(), &l);
         c->wr.level = (int)l;
         c->zstd = 1;
         break;
@@ -462,12 +460,8 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
         c->eng.buffers = (int)l;
         break;
     case O_HOSTMEM: {
-        static const char *names[] = {"pinned", "pageable", "registered", "mapped"};
-        int k = -1;
-        for (int i = 0; i < 4; i++)
-            if (!strcmp(val, names[i])) k = i;
-        if (k < 0) rc = usage_error(verb, "unknown --host-mem '%s' (pinned, pageable, registered or mapped)", val);
-        else c->eng.host_mem = (gs_host_mem)k;
+        if (gs_host_mem_parse(val, &c->eng.host_mem))
+            rc = usage_error(verb, "unknown --host-mem '%s' (pinned, pageable, registered or mapped)", val);
         break;
     }
     case O_DEVALLOC: {
@@ -867,7 +861,7 @@ static int cmd_info(cli *c)
 #else
     printf("build      CPU only (built without CUDA)\n");
 #endif
-    printf("zstd       %s\n", ZSTD_versionString());
+    printf("zstd       %s\n", gs_zstd_version());
     printf("cpu        %d cores\n", gs_ncores());
     if (ndev > 0) printf("devices    %d\n%s", ndev, devs);
     else {
@@ -875,11 +869,12 @@ static int cmd_info(cli *c)
         gs_gpu_available(0, why, sizeof why);
         printf("devices    none (%s): the CPU backend runs every verb\n", why[0] ? why : "no GPU");
     }
-    printf("defaults   chunk 64M, buffers 2, host-mem pinned, zstd frames 16M level 3\n");
+    printf("tuning     %s\n", GS_HAVE_TUNING ? "block sizes and tune shapes built (make TUNING=1)"
+                                            : "tuned launches only (make TUNING=1 builds the bench --block sizes)");
+    printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT ", buffers 2, host-mem pinned, zstd frames 16M level 3\n");
     printf("\nvariants (--algo; * = default for its backend)\n");
     size_t nv;
     const gs_variant *v = gs_variants(&nv);
-    static const char *ops[] = {"scan", "compact", "minmax"};
     for (size_t i = 0; i < nv; i++) {
         char types[64] = "";
         for (int t = 0; t < GS_NTYPES; t++)
@@ -887,13 +882,16 @@ static int cmd_info(cli *c)
                 strcat(types, gs_type_name((gs_type)t));
                 strcat(types, " ");
             }
-        printf("  %-8s %-14s %s %-4s %-24s %s\n", ops[v[i].op], v[i].name, (v[i].flags & GS_V_DEFAULT) ? "*" : " ",
+        printf("  %-8s %-14s %s %-4s %-24s %s\n", gs_op_name(v[i].op), v[i].name, (v[i].flags & GS_V_DEFAULT) ? "*" : " ",
                v[i].where == GS_GPU ? "gpu" : "cpu", types, v[i].desc ? v[i].desc : "");
         if (v[i].where == GS_GPU) {
             char sizes[64];
             if (v[i].blocks)
                 printf("  %-8s %-14s   threads per block: %d; bench --block takes %s\n", "", "", v[i].block_default,
                        gs_blocks_str(v[i].blocks, sizes, sizeof sizes));
+            else if (v[i].block_default)
+                printf("  %-8s %-14s   threads per block: %d (other sizes: make TUNING=1)\n", "", "",
+                       v[i].block_default);
             else
                 printf("  %-8s %-14s   threads per block: its own launch shapes (bench --block does not apply)\n", "",
                        "");
@@ -940,7 +938,6 @@ static void bench_block_notes(const gs_bench_opts *o)
 {
     size_t nv;
     const gs_variant *v = gs_variants(&nv);
-    static const char *ops[] = {"scan", "compact", "minmax"};
     for (size_t i = 0; i < nv; i++) {
         int blocks[GS_BENCH_MAXBLOCKS];
         const int k = gs_bench_plan(o, 1, &v[i], blocks);
@@ -952,12 +949,12 @@ static void bench_block_notes(const gs_bench_opts *o)
                 len += (size_t)snprintf(skipped + len, sizeof skipped - len, "%s%d", len ? "," : "", o->blocks[b]);
         if (!blocks[0] && !v[i].blocks)
             printf("# %s %s: its own launch shapes, --block does not apply: one run (the vs cub reference)\n",
-                   ops[v[i].op], v[i].name);
+                   gs_op_name(v[i].op), v[i].name);
         else if (!blocks[0])
             printf("# %s %s: takes none of --block %s (it takes %s): one run at its default, %d threads\n",
-                   ops[v[i].op], v[i].name, skipped, gs_blocks_str(v[i].blocks, sizes, sizeof sizes), v[i].block_default);
+                   gs_op_name(v[i].op), v[i].name, skipped, gs_blocks_str(v[i].blocks, sizes, sizeof sizes), v[i].block_default);
         else
-            printf("# %s %s: skips --block %s (it takes %s)\n", ops[v[i].op], v[i].name, skipped,
+            printf("# %s %s: skips --block %s (it takes %s)\n", gs_op_name(v[i].op), v[i].name, skipped,
                    gs_blocks_str(v[i].blocks, sizes, sizeof sizes));
     }
 }
@@ -970,6 +967,8 @@ static int cmd_bench(cli *c)
     o->backend = c->eng.backend;
     o->device = c->eng.device;
     o->chunk_bytes = c->eng.chunk_bytes;
+    if (o->nblocks && !GS_HAVE_TUNING)
+        return usage_error("bench ", "--block needs the block sizes this build leaves out: rebuild with make TUNING=1");
     if (gs_bench_ceilings(o, &env, &st)) return finish_status(&st);
     int gpu = env.gpu[0] != 0;
     if (o->nblocks && (!gpu || o->backend == GS_BACKEND_CPU))

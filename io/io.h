@@ -41,6 +41,9 @@ int gs_reader_open(gs_reader **r, const char *path, const gs_read_opts *o, gs_st
 gs_type gs_reader_type(const gs_reader *r);
 gs_format gs_reader_format(const gs_reader *r);   /* the format detected (never AUTO) */
 int gs_reader_compressed(const gs_reader *r);     /* input was zstd */
+/* libzstd's version ("1.5.4") and its highest compression level (for --level) */
+const char *gs_zstd_version(void);
+int gs_zstd_max_level(void);
 int64_t gs_reader_count(const gs_reader *r);      /* elements, if known in advance; else -1 */
 const char *gs_reader_colname(const gs_reader *r);/* csv header name of the column, or NULL */
 const char *gs_reader_name(const gs_reader *r);   /* for messages: the path or "stdin" */

@@ -656,3 +656,6 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     *res = &k->base;
     return GS_OK;
 }
+
+const char *gs_zstd_version(void) { return ZSTD_versionString(); }
+int gs_zstd_max_level(void) { return ZSTD_maxCLevel(); }

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#define DEFAULT_CHUNK_BYTES (64u << 20)
 
 /* ---- a bounded blocking queue of chunk pointers -------------------------------------------- */
 typedef struct queue {
@@ -322,7 +321,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     int cols = gs_job_out_cols(job);
     r.in_size = gs_type_size(in_type);
     r.out_size = gs_type_size(out_type);
-    size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK_BYTES;
+    size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : GS_CHUNK_DEFAULT;
     size_t chunk_elems = chunk_bytes / r.in_size;
     if (chunk_elems == 0) chunk_elems = 1;
     size_t halo = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;

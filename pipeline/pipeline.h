@@ -17,6 +17,13 @@ extern "C" {
 
 typedef enum gs_backend_kind { GS_BACKEND_AUTO = 0, GS_BACKEND_CPU, GS_BACKEND_GPU } gs_backend_kind;
 typedef enum gs_host_mem { GS_HOST_PINNED = 0, GS_HOST_PAGEABLE, GS_HOST_REGISTERED, GS_HOST_MAPPED } gs_host_mem;
+/* "pinned", "pageable", "registered", "mapped"; parse: 0, or -1 for another word */
+const char *gs_host_mem_name(gs_host_mem m);
+int gs_host_mem_parse(const char *s, gs_host_mem *m);
+
+/* Input bytes per chunk when none is asked for (gs_engine_opts.chunk_bytes = 0), and as --help says it. */
+#define GS_CHUNK_DEFAULT ((size_t)64 << 20)
+#define GS_CHUNK_DEFAULT_TEXT "64M"
 typedef enum gs_dev_alloc { GS_DEV_ONCE = 0, GS_DEV_PER_CHUNK, GS_DEV_ASYNC } gs_dev_alloc;
 
 /* What to compute. */
@@ -35,7 +42,7 @@ typedef struct gs_job {
 typedef struct gs_engine_opts {
     gs_backend_kind backend;
     int device;
-    size_t chunk_bytes;        /* input bytes per chunk (0 = default 64 MiB) */
+    size_t chunk_bytes;        /* input bytes per chunk (0 = GS_CHUNK_DEFAULT) */
     int buffers;               /* staging buffers (2 = double buffering) */
     gs_host_mem host_mem;
     gs_dev_alloc dev_alloc;

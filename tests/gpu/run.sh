@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # tests/gpu/run.sh - everything the GPU machine is needed for, in one call (device time is scarce):
 #   STEPS="build test sanitize anchors bench stream big" (default: all), logs under $OUT.
-#   build     make CUDA=1 GPU_ARCH=sm_90 (skipped when a carried ./gpustream has CUDA and runs)
+#   build     make CUDA=1 GPU_ARCH=sm_90 TUNING=$TUNING (skipped when a carried ./gpustream has CUDA and runs)
 #   test      make test's runner: unit + CLI + every GPU variant and the streaming engine vs the CPU
 #   sanitize  compute-sanitizer memcheck + racecheck on a representative run of each default
 #   anchors   shared/anchors/baseline.cu (CUB, device copy, PCIe) when ../shared or anchors/ is here
 #   bench     gpustream bench --op all (+ types, windows) with CSV for make plots
 #   blocks    gpustream bench --block 32,...,1024 (i32, 2^28, density 0.5, W=500): block_sweep.png
+#             (a TUNING=1 build only: TUNING=1 bash tests/gpu/run.sh)
 #   cpu       the CPU variants on 1 and 16 threads (per-core figures)
 #   io        CSV ingest and zstd codec speed vs baselines; end-to-end compact on .zst vs convert
 #   stream    gpustream bench --stream (host-mem x buffers) and real pipelines with --stats
@@ -25,8 +26,8 @@ if has build; then
     if ./gpustream info 2>/dev/null | grep -q "CUDA compiled in" && ./gpustream info | grep -q "^devices    [1-9]"; then
         log "build: using the carried binaries"
     else
-        log "build: make CUDA=1 GPU_ARCH=sm_90"
-        make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+        log "build: make CUDA=1 GPU_ARCH=sm_90 TUNING=${TUNING:-0}"
+        make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 TUNING="${TUNING:-0}" all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
     fi
     make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 ${BUILD_TESTS:-build/cuda/test_kernels_gpu build/cuda/test_stream_gpu \
         build/cuda/test_kernels build/cuda/test_io build/cuda/test_csv} >>"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
@@ -75,7 +76,9 @@ if has bench; then
     timeout 300 ./gpustream bench --op scan --algo all -n 2^16,2^20,2^24,2^26 --reps 5 --csv "$OUT/bench_sizes.csv" >"$OUT/bench_sizes.txt" 2>&1
     grep -v "^mode" "$OUT/bench_all.txt"; grep -v "^#\|^mode" "$OUT/bench_types.txt"; grep -c passed "$OUT/bench_sizes.txt"
 fi
-if has blocks; then
+if has blocks && ! ./gpustream info | grep -q "^tuning .*built"; then
+    log "blocks: skipped (the block sizes need a make TUNING=1 build)"
+elif has blocks; then
     log "blocks: every GPU variant at each block size it takes"
     timeout 600 ./gpustream bench --op all -t i32 --block 32,64,128,256,512,1024 --density 0.5 --window 500 \
         --csv "$OUT/bench_blocks.csv" >"$OUT/bench_blocks.txt" 2>&1

@@ -1,46 +1,38 @@
-/* minmax.cu - sliding-window minimum and maximum on the GPU, any of the six types, any W >= 1.
+/* minmax_vhgw.cu - the default GPU sliding-window minimum and maximum: van Herk / Gil-Werman, O(1)
+ * work per element, one pass; any of the six types, any W >= 1.
  * Chunked semantics of kernels.h: in[0..m) is halo + chunk; outputs for window ends e = first..m-1
  * over in[max(0, e-W+1) .. e]; row r = e - first; interleaved (min, max) rows with GS_MM_BOTH,
- * else one value per row. min/max are gs_min_* / gs_max_* (ops.h): NaN propagates, -0.0 < +0.0,
- * so the results are those of the CPU reference bit for bit (NaN payloads aside). Min and max are
- * always computed in the same pass; `only` just selects what is written.
+ * else one value per row; NaN propagates and -0.0 < +0.0 as on the CPU (ops.h).
  *
- *   linear  one thread per output row, a left fold over its window: O(W) per output.
- *   tiled   sparse table by doubling (log-linear): D_{k+1}[i] = op(D_k[i], D_k[i + 2^k]); the first
- *           levels (up to 2^9) in shared-memory tiles, the rest one global pass per level; a row is
- *           op(D_K[s], D_K[e - 2^K + 1]) with 2^K <= W < 2^(K+1). Windows clipped at the start are
- *           prefix minima/maxima, from one small block-scan kernel.
- *   vhgw    the default: van Herk / Gil-Werman, O(1) work per element, one pass. A block owns B =
- *           threads x items consecutive output rows; thread t owns rows [tC, tC+C). With G the
- *           largest power of two <= W-1, rows fall in aligned groups of G, and the window of row i
- *           in group g splits into three pieces, each inside the window:
- *             suffix  x[s .. start of the group's middle)  - a suffix scan, segmented by group
- *             middle  the W-1-G elements shared by every row of the group
- *             prefix  x[end of the middle .. e]            - a prefix scan, segmented by group
- *           Small W (W-1 <= B): the block loads [e0-W+1, e0+B) into shared memory once (cp.async:
- *           coalesced 4/8-byte copies, all in flight at once, conflict-free padded layout) and
- *           does the scans there: serial in registers when G <= C, warp shuffles across threads
- *           when G <= 32C, shared memory across warps beyond. Large W (W-1 > B): G = B (the whole
- *           block); the block loads its B prefix rows and the B+r start elements (recently read
- *           by an earlier block, so mostly L2 hits), publishes its prefix range's min/max, and
- *           takes the middle from the published min/max of the W/B blocks before it (tile =
- *           block index: blocks start in index order; halo ranges before `first` are reduced by
- *           extra blocks).
- *           Outputs are staged in shared memory and written with coalesced, streaming 16-byte
- *           stores. Positions before 0 read as in[0] and positions past m-1 as in[m-1]:
- *           duplicates never change a min or max, so clipped windows need no special case.
- *           Floats are compared as order-preserving integer keys (mm_keys: -0.0 < +0.0, NaN
- *           wins), keyed once in shared memory. Block shapes by W (gs_minmax_vhgw_*cfg* in
- *           gpu_common.cuh); GS_MM_PERSIST=1 makes small-W blocks persistent with two buffers
- *           (measured slower; kept for --bench --tune).
+ * A block owns B = threads x items consecutive output rows; thread t owns rows [tC, tC+C). With G
+ * the largest power of two <= W-1, rows fall in aligned groups of G, and the window of row i in
+ * group g splits into three pieces, each inside the window:
+ *   suffix  x[s .. start of the group's middle)  - a suffix scan, segmented by group
+ *   middle  the W-1-G elements shared by every row of the group
+ *   prefix  x[end of the middle .. e]            - a prefix scan, segmented by group
+ * gs_mm_vhgw_k is instantiated per path (GS, a template argument):
+ *   small W, groups inside a thread (GS = G <= C)  the block loads [e0-W+1, e0+B) into shared memory
+ *           once (cp.async: coalesced 4/8-byte copies, all in flight at once, conflict-free padded
+ *           layout) and scans serially in registers;
+ *   small W, groups across threads (GS = 0, C < G, W-1 <= B)  the same span, scans by warp
+ *           shuffles across threads when G <= 32C, through shared memory across warps beyond;
+ *   large W (GS < 0, W-1 > B)  G = B (the whole block); the block loads its B prefix rows and the
+ *           B+r start elements (recently read by an earlier block, so mostly L2 hits), publishes
+ *           its prefix range's min/max, and takes the middle from the published min/max of the W/B
+ *           blocks before it (tile = block index: blocks start in index order; halo ranges before
+ *           `first` are reduced by extra blocks).
+ * Outputs are staged in shared memory and written with coalesced, streaming 16-byte stores.
+ * Positions before 0 read as in[0] and positions past m-1 as in[m-1]: duplicates never change a
+ * min or max, so clipped windows need no special case. Floats are compared as order-preserving
+ * integer keys (mm_keys: -0.0 < +0.0, NaN wins), keyed once in shared memory. W = 1 copies.
  *
- * Block sizes (p->block, 0 = the tuned default; kernels/gpu_common.cuh): linear takes any power of
- * two from 32 to 1024; tiled (its shared-memory kernel and the one-block prefix kernel are
- * templated on the thread count, tiles of 4 x threads) is instantiated for 64, 128, 256 and 512
- * threads, vhgw (the threads of whichever shape W picks, with that shape's items) for 64, 128 and
- * 256 (GS_VHGW_BLOCKS: 512 would double this file's compile time).
- */
+ * Shapes by W: tuning.h (gs_minmax_vhgw_*cfg*; gs_minmax_gpu_vhgw_threads tells the registry).
+ * make TUNING=1 also builds 64, 128 and 256 threads for p->block (each with its shape's items) and
+ * the tune hook's shapes, among them persistent small-W blocks with two buffers (PERSIST; measured
+ * slower, TUNING.md v2). */
 #include "gpu_common.cuh"
+#include "gpu_mem.cuh"
+#include "gpu_warp.cuh"
 #include "kernels_gpu.h"
 
 #include <stdio.h>
@@ -48,265 +40,23 @@
 
 #include <algorithm>
 
-template <class F> static int mm_dispatch(const gs_minmax_params *p, gs_status *st, F &&f)
+#ifdef GS_TUNING
+/* *resident = blocks of `kernel` that fit on the whole device at once (SMs x blocks per SM); also
+ * raises the kernel's dynamic shared-memory limit to smem. */
+template <class K> static int mm_resident_blocks(K kernel, int threads, size_t smem, int *resident, gs_status *st)
 {
-    if (p->window < 1) return gs_fail(st, GS_EUSAGE, "minmax: window must be at least 1");
-    if ((unsigned)p->only > GS_MM_MAX) return gs_fail(st, GS_EUSAGE, "minmax: unknown --only value %d", (int)p->only);
-    return gs_dispatch_type(p->type, st, f);
-}
-
-static int mm_check_scratch(const char *name, size_t have, size_t need, gs_status *st)
-{
-    if (have < need)
-        return gs_fail(st, GS_EDATA, "minmax %s: scratch of %zu bytes, %zu needed", name, have, need);
+    int dev = 0, sms = 0, per = 0;
+    GS_CUDA_CHECK(st, cudaGetDevice(&dev));
+    GS_CUDA_CHECK(st, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    GS_CUDA_CHECK(st, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    GS_CUDA_CHECK(st, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, smem));
+    if (per < 1)
+        return gs_fail(st, GS_EDATA, "cuda: a block of %d threads with %zu bytes of shared memory does not fit",
+                       threads, smem);
+    *resident = per * (sms > 0 ? sms : 1);
     return GS_OK;
 }
-
-static unsigned grid_for(uint64_t n, int threads)
-{
-    uint64_t b = gs_cdiv(n, (uint64_t)threads);
-    return (unsigned)(b < 1 ? 1 : b > 65535ull * 16 ? 65535ull * 16 : b);
-}
-
-/* write row r's (mn, mx) as the `only` mode asks */
-template <class T> GS_DEV void mm_put(T *out, uint64_t r, T mn, T mx, int only)
-{
-    if (only == GS_MM_BOTH) {
-        out[2 * r] = mn;
-        out[2 * r + 1] = mx;
-    } else {
-        out[r] = only == GS_MM_MIN ? mn : mx;
-    }
-}
-
-/* ============================================================================================
- * linear: one thread per row
- * ============================================================================================ */
-
-template <class T>
-__global__ void gs_mm_linear_k(const T *in, uint64_t m, uint64_t first, uint64_t W, T *out, int only)
-{
-    const uint64_t R = m - first;
-    for (uint64_t r = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; r < R; r += (uint64_t)gridDim.x * blockDim.x) {
-        const uint64_t e = first + r;
-        const uint64_t s = e + 1 >= W ? e + 1 - W : 0;
-        T mn = in[s], mx = mn;
-        for (uint64_t j = s + 1; j <= e; j++) {
-            const T v = in[j];
-            mn = gs_min(mn, v);
-            mx = gs_max(mx, v);
-        }
-        mm_put(out, r, mn, mx, only);
-    }
-}
-
-extern "C" size_t gs_minmax_gpu_linear_scratch(const gs_minmax_params *p, uint64_t m_max)
-{
-    (void)p;
-    (void)m_max;
-    return 0;
-}
-
-extern "C" int gs_minmax_gpu_linear(const gs_minmax_params *p, const void *d_in, uint64_t m, uint64_t first, void *d_out,
-                                    void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st)
-{
-    (void)d_scratch;
-    (void)scratch_bytes;
-    int threads;
-    GS_FORWARD(gs_grid_block("minmax linear", p->block, GS_GRID_THREADS, &threads, st));
-    return mm_dispatch(p, st, [&](auto t) -> int {
-        typedef decltype(t) T;
-        if (first >= m) return GS_OK;
-        gs_mm_linear_k<T><<<grid_for(m - first, threads), threads, 0, gs_stream(stream)>>>(
-            (const T *)d_in, m, first, p->window, (T *)d_out, p->only);
-        GS_LAUNCH_CHECK(st);
-        return GS_OK;
-    });
-}
-
-/* ============================================================================================
- * Clipped rows (e < W-1): prefix min/max of in[0..e]. One block, chunks of its width, a block
- * scan per chunk with the carry in registers. Used by tiled.
- * ============================================================================================ */
-
-template <class T, int THREADS>
-__global__ void __launch_bounds__(THREADS)
-    gs_mm_prefix_k(const T *in, uint64_t m, uint64_t first, uint64_t W, T *out, int only)
-{
-    constexpr int NW = THREADS / 32;
-    __shared__ T s_mn[NW + 1], s_mx[NW + 1];
-    const gs_op_min<T> omin;
-    const gs_op_max<T> omax;
-    const uint64_t end = W - 1 < m ? W - 1 : m; /* rows with e < end are clipped */
-    const int warp = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
-    T cmn = omin.identity(), cmx = omax.identity();
-    for (uint64_t c0 = 0; c0 < end; c0 += THREADS) {
-        const uint64_t e = c0 + threadIdx.x;
-        const T v = e < end ? in[e] : in[end - 1];
-        T imn = gs_warp_scan_incl(v, omin), imx = gs_warp_scan_incl(v, omax);
-        if (lane == 31) {
-            s_mn[warp] = imn;
-            s_mx[warp] = imx;
-        }
-        __syncthreads();
-        T wmn = cmn, wmx = cmx; /* carry, then the warps before this one */
-        for (int w = 0; w < warp; w++) {
-            wmn = omin(wmn, s_mn[w]);
-            wmx = omax(wmx, s_mx[w]);
-        }
-        imn = omin(wmn, imn);
-        imx = omax(wmx, imx);
-        if (e < end && e >= first) mm_put(out, e - first, imn, imx, only);
-        for (int w = warp; w < NW; w++) {
-            wmn = omin(wmn, s_mn[w]);
-            wmx = omax(wmx, s_mx[w]);
-        }
-        cmn = wmn; /* the same in every thread: carry op all warps */
-        cmx = wmx;
-        __syncthreads();
-    }
-}
-
-/* ============================================================================================
- * tiled: sparse table by doubling
- * ============================================================================================ */
-
-#define GS_TL_THREADS 256 /* the default: tiles of GS_TL_TILE = 1024 positions */
-#define GS_TL_ITEMS 4    /* positions per thread in the shared-memory levels */
-#define GS_TL_J 9        /* levels done in shared memory: spans up to 2^9 */
-#define GS_TL_TILE(threads) ((threads) * GS_TL_ITEMS)
-#define GS_TL_SPAN(threads) (GS_TL_TILE(threads) + (1 << GS_TL_J))
-#define GS_TL_PER(threads) ((GS_TL_SPAN(threads) + (threads) - 1) / (threads))
-static_assert(GS_TL_THREADS == GS_GRID_THREADS, "the registry's block_default for tiled (kernels_gpu.h)");
-
-/* Levels 1..kA of the tile [i0, i0 + TILE) in shared memory; writes D_kA for i <= m - 2^kA.
- * Reads in[i0 .. i0 + TILE + 2^kA - 1), clamped at m-1. */
-template <class T, int THREADS>
-__global__ void __launch_bounds__(THREADS)
-    gs_mm_tiled_smem_k(const T *in, uint64_t m, int kA, T *dmn, T *dmx)
-{
-    constexpr int TILE = GS_TL_TILE(THREADS), PER = GS_TL_PER(THREADS);
-    __shared__ T a_mn[GS_TL_SPAN(THREADS)], a_mx[GS_TL_SPAN(THREADS)];
-    const uint64_t i0 = (uint64_t)blockIdx.x * TILE;
-    const int span = TILE + (1 << kA) - 1;
-    for (int j = threadIdx.x; j < span; j += THREADS) {
-        const uint64_t i = i0 + j < m ? i0 + j : m - 1;
-        a_mn[j] = a_mx[j] = in[i];
-    }
-    for (int k = 0; k < kA; k++) {
-        const int d = 1 << k, len = span - (2 << k) + 1; /* valid entries after this level */
-        T vmn[PER], vmx[PER];
-        __syncthreads();
-#pragma unroll
-        for (int q = 0; q < PER; q++) {
-            const int j = threadIdx.x + q * THREADS;
-            if (j < len) {
-                vmn[q] = gs_min(a_mn[j], a_mn[j + d]);
-                vmx[q] = gs_max(a_mx[j], a_mx[j + d]);
-            }
-        }
-        __syncthreads();
-#pragma unroll
-        for (int q = 0; q < PER; q++) {
-            const int j = threadIdx.x + q * THREADS;
-            if (j < len) {
-                a_mn[j] = vmn[q];
-                a_mx[j] = vmx[q];
-            }
-        }
-    }
-    __syncthreads();
-    const uint64_t valid = m - ((uint64_t)1 << kA) + 1; /* D_kA defined for i < valid */
-    for (int j = threadIdx.x; j < TILE; j += THREADS)
-        if (i0 + j < valid) {
-            dmn[i0 + j] = a_mn[j];
-            dmx[i0 + j] = a_mx[j];
-        }
-}
-
-template <class T>
-__global__ void gs_mm_tiled_level_k(const T *smn, const T *smx, T *dmn, T *dmx, uint64_t valid, uint64_t d)
-{
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < valid; i += (uint64_t)gridDim.x * blockDim.x) {
-        dmn[i] = gs_min(smn[i], smn[i + d]);
-        dmx[i] = gs_max(smx[i], smx[i + d]);
-    }
-}
-
-/* rows with e >= W-1: op(D_K[e-W+1], D_K[e-2^K+1]) */
-template <class T>
-__global__ void gs_mm_tiled_answer_k(const T *dmn, const T *dmx, uint64_t m, uint64_t first, uint64_t W, int K,
-                                     T *out, int only)
-{
-    const uint64_t e0 = first > W - 1 ? first : W - 1;
-    const uint64_t span = (uint64_t)1 << K;
-    for (uint64_t e = e0 + blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; e < m; e += (uint64_t)gridDim.x * blockDim.x) {
-        const uint64_t s = e + 1 - W, s2 = e + 1 - span;
-        mm_put(out, e - first, gs_min(dmn[s], dmn[s2]), gs_max(dmx[s], dmx[s2]), only);
-    }
-}
-
-static int mm_log2_floor(uint64_t w)
-{
-    int k = 0;
-    while ((w >> (k + 1)) != 0) k++;
-    return k;
-}
-
-extern "C" size_t gs_minmax_gpu_tiled_scratch(const gs_minmax_params *p, uint64_t m_max)
-{
-    return 4 * gs_align_up((size_t)(m_max + 1) * gs_type_size(p->type), 256);
-}
-
-template <class T, int THREADS>
-static int mm_tiled_run(const gs_minmax_params *p, const T *in, uint64_t m, uint64_t first, T *out, void *scratch,
-                        size_t scratch_bytes, cudaStream_t s, gs_status *st)
-{
-    const uint64_t W = p->window;
-    if (first >= m) return GS_OK;
-    if (first < W - 1) { /* clipped rows */
-        gs_mm_prefix_k<T, THREADS><<<1, THREADS, 0, s>>>(in, m, first, W, out, p->only);
-        GS_LAUNCH_CHECK(st);
-    }
-    if (m < W) return GS_OK; /* no whole window */
-    const int K = mm_log2_floor(W);
-    const size_t arr = gs_align_up((size_t)(m + 1) * sizeof(T), 256);
-    GS_FORWARD(mm_check_scratch("tiled", scratch_bytes, 4 * arr, st));
-    char *scr = (char *)scratch;
-    T *bmn[2] = {(T *)scr, (T *)(scr + 2 * arr)}, *bmx[2] = {(T *)(scr + arr), (T *)(scr + 3 * arr)};
-    const int kA = K < GS_TL_J ? K : GS_TL_J;
-    const uint64_t validA = m - ((uint64_t)1 << kA) + 1;
-    gs_mm_tiled_smem_k<T, THREADS><<<(unsigned)gs_cdiv(validA, GS_TL_TILE(THREADS)), THREADS, 0, s>>>(in, m, kA, bmn[0],
-                                                                                                   bmx[0]);
-    GS_LAUNCH_CHECK(st);
-    int cur = 0;
-    for (int k = kA; k < K; k++) {
-        const uint64_t valid = m - ((uint64_t)2 << k) + 1;
-        gs_mm_tiled_level_k<T><<<grid_for(valid, THREADS), THREADS, 0, s>>>(bmn[cur], bmx[cur], bmn[cur ^ 1],
-                                                                          bmx[cur ^ 1], valid, (uint64_t)1 << k);
-        GS_LAUNCH_CHECK(st);
-        cur ^= 1;
-    }
-    const uint64_t e0 = first > W - 1 ? first : W - 1;
-    gs_mm_tiled_answer_k<T><<<grid_for(m - e0, THREADS), THREADS, 0, s>>>(bmn[cur], bmx[cur], m, first, W, K, out,
-                                                                        p->only);
-    GS_LAUNCH_CHECK(st);
-    return GS_OK;
-}
-
-extern "C" int gs_minmax_gpu_tiled(const gs_minmax_params *p, const void *d_in, uint64_t m, uint64_t first, void *d_out,
-                                   void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st)
-{
-    return mm_dispatch(p, st, [&](auto t) -> int {
-        typedef decltype(t) T;
-        auto run = [&](auto threads) -> int {
-            return mm_tiled_run<T, decltype(threads)::value>(p, (const T *)d_in, m, first, (T *)d_out, d_scratch,
-                                                             scratch_bytes, gs_stream(stream), st);
-        };
-        if (!p->block) return run(std::integral_constant<int, GS_TL_THREADS>{});
-        return gs_dispatch_block<GS_BLOCKS_TPL>("minmax tiled", p->block, st, run);
-    });
-}
+#endif
 
 /* ============================================================================================
  * vhgw
@@ -539,7 +289,7 @@ __host__ __device__ constexpr int mm_persist_blocks(int threads, int c, int size
            : mm_persist_fit(threads, c, size) > 8 ? 8
                                                   : mm_persist_fit(threads, c, size);
 }
-/* blocks per SM the registers are capped for (gpu_common.cuh) */
+/* blocks per SM the registers are capped for (tuning.h) */
 template <class T, int THREADS, int C, int GS, bool PERSIST> __host__ __device__ constexpr int mm_vhgw_minb()
 {
     if (PERSIST) return mm_persist_blocks(THREADS, C, (int)sizeof(T));
@@ -608,12 +358,11 @@ __global__ void __launch_bounds__(THREADS, (mm_vhgw_minb<T, THREADS, C, GS, PERS
     int pOff;
     K midmn = omin.identity(), midmx = omax.identity();
     /* large W: each thread folds the published aggregates q = t*per2 + c, c < per2, of the tiles in
-     * the middle, after this tile published its own (middle(true): waits for each). middle(false),
-     * reading those already published while this tile's loads were in flight, measured slower (W =
-     * 10^6: 1.30 -> 1.69 ms; kernels/TUNING.md v2) and is not called. */
+     * the middle, after this tile published its own, waiting for each (reading those already
+     * published while this tile's loads were in flight measured slower: TUNING.md v2). */
     const int64_t per2 = LARGE ? (int64_t)((a.nfull + THREADS - 1) / THREADS) : 0;
     int64_t cdone = 0;
-    auto middle = [&](bool wait) {
+    auto middle = [&]() {
         for (; cdone < per2; cdone++) {
             const int64_t q = (int64_t)t * per2 + cdone;
             if (q >= (int64_t)a.nfull) {
@@ -627,7 +376,6 @@ __global__ void __launch_bounds__(THREADS, (mm_vhgw_minb<T, THREADS, C, GS, PERS
                 umx = KT::mx(umn);
             } else {
                 if (gs_ld_acquire_u32(&a.flag[j]) == 0) {
-                    if (!wait) break;
                     int spins = 0;
                     while (gs_ld_acquire_u32(&a.flag[j]) == 0)
                         if (++spins > 8) __nanosleep(64);
@@ -736,7 +484,7 @@ __global__ void __launch_bounds__(THREADS, (mm_vhgw_minb<T, THREADS, C, GS, PERS
             smn = omin(smn, vmn);
             smx = omax(smx, vmx);
             /* middle: the published aggregates of tiles tile-nfull .. tile-1 (those not read yet) */
-            middle(true);
+            middle();
             mm_seg_total<THREADS>(midmn, midmx, THREADS, s_mn, s_mx);
         }
     }
@@ -816,7 +564,7 @@ template <class T> __global__ void gs_mm_one_k(const T *in, uint64_t m, uint64_t
 {
     for (uint64_t r = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; first + r < m; r += (uint64_t)gridDim.x * blockDim.x) {
         const T v = in[first + r];
-        mm_put(out, r, v, v, only);
+        gs_mm_put(out, r, v, v, only);
     }
 }
 
@@ -846,11 +594,14 @@ static int mm_vhgw_launch(const T *in, T *out, const mm_vhgw_args &a, unsigned g
                           gs_status *st)
 {
     auto kernel = gs_mm_vhgw_k<T, THREADS, ITEMS, GS, PERSIST>;
-    if (PERSIST) { /* as many blocks as fit (their shared memory depends on W: not cached) */
+#ifdef GS_TUNING
+    if constexpr (PERSIST) { /* as many blocks as fit (their shared memory depends on W) */
         int resident = 0;
-        GS_FORWARD(gs_persistent_blocks(kernel, THREADS, smem, (int *)NULL, &resident, st));
+        GS_FORWARD(mm_resident_blocks(kernel, THREADS, smem, &resident, st));
         if ((unsigned)resident < grid) grid = (unsigned)resident;
-    } else {
+    } else
+#endif
+    {
         GS_CUDA_CHECK(st, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         if (GS <= 0) /* groups across threads: the largest carveout (gs_minmax_vhgw_wide_minb4) */
             GS_CUDA_CHECK(st, cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
@@ -880,7 +631,7 @@ static size_t mm_region(size_t len, int V, int LOGC) { return len + 2 * V + ((le
  * W-1 <= GS_MM_LO_W1 (groups inside a thread, never the large path). The defaults instantiate
  * every path (the tuned launches and --tune reach them all); the block-size overrides only what
  * their windows reach, which keeps minmax.cu's compile time in bounds. */
-template <class T, int THREADS, int ITEMS, bool PERSIST = GS_MM_PERSIST, int GMIN = 1, bool LO = false>
+template <class T, int THREADS, int ITEMS, bool PERSIST = false, int GMIN = 1, bool LO = false>
 static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint64_t first, T *out, void *scratch,
                        size_t bytes, cudaStream_t s, gs_status *st)
 {
@@ -889,7 +640,7 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
     if (first >= m) return GS_OK;
     if (W == 1) {
         const int t1 = p->block ? p->block : GS_GRID_THREADS; /* a grid-stride kernel */
-        gs_mm_one_k<T><<<grid_for(m - first, t1), t1, 0, s>>>(in, m, first, out, p->only);
+        gs_mm_one_k<T><<<gs_grid_for(m - first, t1), t1, 0, s>>>(in, m, first, out, p->only);
         GS_LAUNCH_CHECK(st);
         return GS_OK;
     }
@@ -908,7 +659,7 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
     size_t smem = (size_t)2 * B + THREADS + 8; /* the output staging */
     unsigned grid = (unsigned)ntiles;
     if (!large) {
-        a.G = 1 << mm_log2_floor(W - 1);
+        a.G = 1 << gs_log2_floor(W - 1);
         smem = std::max(smem, mm_region(B + W - 1, V, LOGC));
         if (PERSIST) { /* two buffers, each for a span and then the staging of its rows */
             a.stage = (int)gs_align_up(smem, 4);
@@ -923,7 +674,7 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
         a.spoff = (int)gs_align_up(mm_region(B + a.rem, V, LOGC), 4);
         smem = std::max(smem, (size_t)a.spoff + mm_region(B, V, LOGC));
         const size_t nt = ntiles + a.h;
-        GS_FORWARD(mm_check_scratch("vhgw", bytes, mm_vhgw_bytes(nt), st));
+        GS_FORWARD(gs_check_scratch("minmax vhgw", bytes, mm_vhgw_bytes(nt), st));
         char *scr = (char *)scratch;
         a.flag = (unsigned *)(scr + 256);
         a.aggmn = scr + 256 + gs_align_up(nt * 4, 256);
@@ -956,10 +707,20 @@ extern "C" size_t gs_minmax_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t
     return mm_vhgw_bytes(gs_cdiv(m_max, B) + gs_cdiv(m_max < W ? m_max : W, B) + 2);
 }
 
+extern "C" int gs_minmax_gpu_vhgw_threads(const gs_minmax_params *p)
+{
+    if (p->window <= 1) return GS_GRID_THREADS; /* gs_mm_one_k */
+    const bool four = gs_type_size(p->type) == 4;
+    if (p->window - 1 <= GS_MM_LO_W1) return four ? mm_vhgw_cfg<int32_t>::lo.threads : mm_vhgw_cfg<int64_t>::lo.threads;
+    if (p->window - 1 <= GS_MM_MID_W1)
+        return four ? mm_vhgw_cfg<int32_t>::mid.threads : mm_vhgw_cfg<int64_t>::mid.threads;
+    return four ? mm_vhgw_cfg<int32_t>::c.threads : mm_vhgw_cfg<int64_t>::c.threads;
+}
+
 extern "C" int gs_minmax_gpu_vhgw(const gs_minmax_params *p, const void *d_in, uint64_t m, uint64_t first, void *d_out,
                                   void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st)
 {
-    return mm_dispatch(p, st, [&](auto t) -> int {
+    return gs_dispatch_minmax(p, st, [&](auto t) -> int {
         typedef decltype(t) T;
         typedef mm_vhgw_cfg<T> C;
         const T *in = (const T *)d_in;
@@ -969,8 +730,8 @@ extern "C" int gs_minmax_gpu_vhgw(const gs_minmax_params *p, const void *d_in, u
             if (!p->block)
                 return mm_vhgw_run<T, C::lo.threads, C::lo.items>(p, in, m, first, out, d_scratch, scratch_bytes, s,
                                                                   st);
-            return gs_dispatch_block<GS_VHGW_BLOCKS>("minmax vhgw", p->block, st, [&](auto threads) -> int {
-                return mm_vhgw_run<T, decltype(threads)::value, C::lo.items, GS_MM_PERSIST, 1, true>(
+            return gs_dispatch_block<GS_BUILT_BLOCKS(GS_VHGW_BLOCKS_ALL)>("minmax vhgw", p->block, st, [&](auto threads) -> int {
+                return mm_vhgw_run<T, decltype(threads)::value, C::lo.items, false, 1, true>(
                     p, in, m, first, out, d_scratch, scratch_bytes, s, st);
             });
         }
@@ -981,13 +742,14 @@ extern "C" int gs_minmax_gpu_vhgw(const gs_minmax_params *p, const void *d_in, u
                                                                 st);
         if (!p->block)
             return mm_vhgw_run<T, C::c.threads, C::c.items>(p, in, m, first, out, d_scratch, scratch_bytes, s, st);
-        return gs_dispatch_block<GS_VHGW_BLOCKS>("minmax vhgw", p->block, st, [&](auto threads) -> int {
-            return mm_vhgw_run<T, decltype(threads)::value, C::c.items, GS_MM_PERSIST, GS_MM_HI_GMIN, false>(
+        return gs_dispatch_block<GS_BUILT_BLOCKS(GS_VHGW_BLOCKS_ALL)>("minmax vhgw", p->block, st, [&](auto threads) -> int {
+            return mm_vhgw_run<T, decltype(threads)::value, C::c.items, false, GS_MM_HI_GMIN, false>(
                 p, in, m, first, out, d_scratch, scratch_bytes, s, st);
         });
     });
 }
 
+#ifdef GS_TUNING
 /* Other block shapes for i32 and f64 (tests/gpu --bench measures them; the best become
  * gs_minmax_vhgw_*cfg*). Not part of the registry. Scratch: gs_minmax_gpu_vhgw_scratch x 4. */
 template <class T>
@@ -1037,3 +799,4 @@ extern "C" int gs_minmax_gpu_vhgw_tune(int k, char *desc, size_t dlen, const gs_
                                     scratch_bytes, s, st);
     return GS_EUSAGE;
 }
+#endif
