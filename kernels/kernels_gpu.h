@@ -1,8 +1,9 @@
 /* kernels_gpu.h - the GPU variants (kernels/scan_*.cu, compact_*.cu, minmax_*.cu), declared for
  * the registry. Signatures are the gs_*_gpu_fn / gs_*_gpu_scratch_fn types of kernels.h.
  * Every GPU variant accepts all six types, every scan op (inclusive and exclusive), the
- * widenings i32->i64, u32->u64, f32->f64, every predicate and --indices; every one but cub
- * honours the params' block (threads per block, the sizes of its registry row). */
+ * widenings i32->i64, u32->u64, f32->f64, every predicate and --indices; in a make TUNING=1 build
+ * every one but cub honours the params' block (threads per block, the sizes of its registry row),
+ * in a default build only block 0 (the tuned launch: tuning.h). */
 #ifndef GS_KERNELS_GPU_H
 #define GS_KERNELS_GPU_H
 
