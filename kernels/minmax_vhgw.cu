@@ -10,13 +10,13 @@
  *   suffix  x[s .. start of the group's middle)  - a suffix scan, segmented by group
  *   middle  the W-1-G elements shared by every row of the group
  *   prefix  x[end of the middle .. e]            - a prefix scan, segmented by group
- * gs_mm_vhgw_k is instantiated per path (GS, a template argument):
- *   small W, groups inside a thread (GS = G <= C)  the block loads [e0-W+1, e0+B) into shared memory
- *           once (cp.async: coalesced 4/8-byte copies, all in flight at once, conflict-free padded
- *           layout) and scans serially in registers;
- *   small W, groups across threads (GS = 0, C < G, W-1 <= B)  the same span, scans by warp
- *           shuffles across threads when G <= 32C, through shared memory across warps beyond;
- *   large W (GS < 0, W-1 > B)  G = B (the whole block); the block loads its B prefix rows and the
+ * Two kernels over shared device helpers (the pieces of a row's window, the store):
+ *   gs_mm_vhgw_small_k  small W (W-1 <= B): the block loads [e0-W+1, e0+B) into shared memory once
+ *           (cp.async: coalesced 4/8-byte copies, all in flight at once, conflict-free padded
+ *           layout); groups inside a thread (GS = G <= C, one instantiation per G) scan serially
+ *           in registers, groups across threads (GS = 0, C < G) by warp shuffles across threads
+ *           when G <= 32C, through shared memory across warps beyond;
+ *   gs_mm_vhgw_large_k  large W (W-1 > B): G = B (the whole block); the block loads its B prefix rows and the
  *           B+r start elements (recently read by an earlier block, so mostly L2 hits), publishes
  *           its prefix range's min/max, and takes the middle from the published min/max of the W/B
  *           blocks before it (tile = block index: blocks start in index order; halo ranges before
@@ -273,11 +273,143 @@ template <class T> GS_DEV void mm_publish(const mm_vhgw_args &a, int64_t idx, T 
     gs_st_release_u32(&a.flag[idx], 1u);
 }
 
-/* GS > 0: the row group size G (<= C), known at compile time: groups inside a thread.
- * GS == 0: small W with C < G <= B: groups span G/C threads (G at run time).
- * GS < 0: large W (W-1 > B): G = B, the middle from the published aggregates of earlier tiles.
- * Works on keys K (mm_keys<T>): values loaded as raw bits, keyed once in shared memory, every
- * min/max an integer one, results mapped back to values when staged for the store. */
+/* The two kernels work on keys K (mm_keys<T>): values loaded as raw bits, keyified once in shared
+ * memory, every min/max an integer one, results mapped back to values when staged for the store.
+ * Shared memory: an S region (a row's suffix and middle pieces read the window starts from it)
+ * and a P region (its prefix piece), both padded by one slot per run of C (mm_load). The pieces
+ * of a row's window below are shared by both kernels; each keeps its fold order (left operand the
+ * earlier element). */
+#define GS_MM_AT(y, j) (y)[(j) + ((j) >> LOGC)]
+
+/* prefix piece: thread t's C rows from yP[pOff + row0 ..], an inclusive prefix restarted at every
+ * in-thread group of GS rows (GS > 0) or running through all C (GS <= 0) */
+template <int C, int LOGC, int GS, class KT, class K>
+GS_DEV void mm_prefix_piece(const K *yP, int pOff, int row0, K (&pmn)[C], K (&pmx)[C])
+{
+    const gs_op_min<K> omin;
+    const gs_op_max<K> omax;
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+        const K v = GS_MM_AT(yP, pOff + row0 + c), vx = KT::mx(v);
+        if (c == 0 || (GS > 0 && c % (GS > 0 ? GS : 1) == 0)) {
+            pmn[c] = v;
+            pmx[c] = vx;
+        } else {
+            pmn[c] = omin(pmn[c ? c - 1 : 0], v);
+            pmx[c] = omax(pmx[c ? c - 1 : 0], vx);
+        }
+    }
+}
+
+/* groups of GT threads: the prefix pieces get the rows of the group's threads before this one;
+ * (*tmn, *tmx) the group total */
+template <int THREADS, int C, class K>
+GS_DEV void mm_group_prefix(int GT, K (&pmn)[C], K (&pmx)[C], K *s_mn, K *s_mx, K *tmn, K *tmx)
+{
+    const gs_op_min<K> omin;
+    const gs_op_max<K> omax;
+    K emn = pmn[C - 1], emx = pmx[C - 1];
+    mm_seg_prefix<THREADS>(emn, emx, GT, s_mn, s_mx, tmn, tmx);
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+        pmn[c] = omin(emn, pmn[c]);
+        pmx[c] = omax(emx, pmx[c]);
+    }
+}
+
+/* groups of GT threads: (*smn, *smx) = the suffix carry, this thread's start elements scanned from
+ * the right across the group (the threads after this one) */
+template <int THREADS, int C, int LOGC, class KT, class K>
+GS_DEV void mm_group_suffix(int GT, const K *yS, int row0, K *s_mn, K *s_mx, K *smn, K *smx)
+{
+    const gs_op_min<K> omin;
+    const gs_op_max<K> omax;
+    K vmn = GS_MM_AT(yS, row0), vmx = KT::mx(vmn);
+#pragma unroll
+    for (int c = 1; c < C; c++) {
+        const K v = GS_MM_AT(yS, row0 + c);
+        vmn = omin(vmn, v);
+        vmx = omax(vmx, KT::mx(v));
+    }
+    mm_seg_suffix<THREADS>(vmn, vmx, GT, s_mn, s_mx);
+    *smn = vmn;
+    *smx = vmx;
+}
+
+/* suffix piece, backwards, and the rows: each row = op(suffix from smn/smx, middle, prefix). With
+ * GS > 0 each in-thread group restarts the suffix and folds its own middle y[g0+G .. g0+W-2]. */
+template <int C, int LOGC, int GS, class KT, class K>
+GS_DEV void mm_suffix_piece(const K *yS, int row0, int64_t W, K smn, K smx, K midmn, K midmx, K (&pmn)[C],
+                            K (&pmx)[C])
+{
+    const gs_op_min<K> omin;
+    const gs_op_max<K> omax;
+    K accmn = smn, accmx = smx;
+#pragma unroll
+    for (int c = C - 1; c >= 0; c--) {
+        const int j = row0 + c;
+        const K v = GS_MM_AT(yS, j), vx = KT::mx(v);
+        if (GS > 0 && (c + 1) % (GS > 0 ? GS : 1) == 0) { /* last row of an in-thread group */
+            accmn = v;
+            accmx = vx;
+            midmn = omin.identity();
+            midmx = omax.identity();
+            /* this group's middle: y[g0+G .. g0+W-2], fewer than G elements */
+            const int g0 = j + 1 - GS;
+            for (int q = g0 + GS; q <= g0 + (int)W - 2; q++) {
+                const K u = GS_MM_AT(yS, q);
+                midmn = omin(midmn, u);
+                midmx = omax(midmx, KT::mx(u));
+            }
+        } else {
+            accmn = omin(v, accmn);
+            accmx = omax(vx, accmx);
+        }
+        pmn[c] = omin(omin(accmn, midmn), pmn[c]);
+        pmx[c] = omax(omax(accmx, midmx), pmx[c]);
+    }
+}
+
+/* the rows (as values) staged in shared memory sm, then coalesced streaming 16-byte stores */
+template <int THREADS, int C, int LOGC, class KT, class K>
+GS_DEV void mm_store_rows(K *sm, K *out, int only, uint64_t R, int vec_out, int t, uint64_t r0, int row0,
+                          const K (&pmn)[C], const K (&pmx)[C])
+{
+    constexpr int B = THREADS * C;
+    constexpr int V = 16 / (int)sizeof(K);
+    const int cols = only == GS_MM_BOTH ? 2 : 1;
+    const int LOGS = LOGC + (cols == 2 ? 1 : 0); /* one pad slot per thread's run of values */
+    __syncthreads();
+    if (cols == 2) {
+        K *o = sm + 2 * row0 + t; /* (2 row0) >> LOGS == t */
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+            o[2 * c] = KT::val(pmn[c]);
+            o[2 * c + 1] = KT::val(pmx[c]);
+        }
+    } else {
+        const bool wmin = only == GS_MM_MIN;
+        K *o = sm + row0 + t;
+#pragma unroll
+        for (int c = 0; c < C; c++) o[c] = KT::val(wmin ? pmn[c] : pmx[c]);
+    }
+    __syncthreads();
+    const uint64_t nrows = R - r0 < (uint64_t)B ? R - r0 : (uint64_t)B;
+    const int nval = (int)nrows * cols;
+    K *o = out + r0 * cols;
+    if (nrows == (uint64_t)B && vec_out) {
+        for (int q = t * V; q < nval; q += THREADS * V) {
+            const K *sq = sm + q + (q >> LOGS); /* a vector never straddles a pad slot */
+            gs_vec16<K> w;
+#pragma unroll
+            for (int k = 0; k < V; k++) w.v[k] = sq[k];
+            gs_st_vec_cs(o + q, w);
+        }
+    } else {
+        for (int q = t; q < nval; q += THREADS) o[q] = sm[q + (q >> LOGS)];
+    }
+}
+
 /* persistent blocks per SM that two buffers of (at least) the row staging allow: the register cap */
 __host__ __device__ constexpr int mm_persist_fit(int threads, int c, int size)
 {
@@ -289,7 +421,7 @@ __host__ __device__ constexpr int mm_persist_blocks(int threads, int c, int size
            : mm_persist_fit(threads, c, size) > 8 ? 8
                                                   : mm_persist_fit(threads, c, size);
 }
-/* blocks per SM the registers are capped for (tuning.h) */
+/* blocks per SM the registers are capped for (tuning.h); GS <= 0: groups across threads */
 template <class T, int THREADS, int C, int GS, bool PERSIST> __host__ __device__ constexpr int mm_vhgw_minb()
 {
     if (PERSIST) return mm_persist_blocks(THREADS, C, (int)sizeof(T));
@@ -297,9 +429,15 @@ template <class T, int THREADS, int C, int GS, bool PERSIST> __host__ __device__
         return gs_minmax_vhgw_wide_minb4;
     return GS_MIN_BLOCKS(THREADS, 40 + C * (int)sizeof(T) / 4 * 3 / 2);
 }
+
+/* Small W (W-1 <= B): the block loads its span in[e0-W+1, e0+B) once and finds every piece in it.
+ * GS > 0: the row group size G (<= C) at compile time, groups inside a thread; GS == 0: C < G <= B,
+ * groups span G/C threads (G at run time). PERSIST (make TUNING=1, measured slower): blocks loop
+ * over tiles tile, tile + gridDim.x, ... with two buffers of a.stage elements, the next tile's
+ * span copied into one while the other is computed. */
 template <class T, int THREADS, int C, int GS, bool PERSIST>
 __global__ void __launch_bounds__(THREADS, (mm_vhgw_minb<T, THREADS, C, GS, PERSIST>()))
-    gs_mm_vhgw_k(const T *__restrict__ in_, T *out_, mm_vhgw_args a)
+    gs_mm_vhgw_small_k(const T *__restrict__ in_, T *out_, mm_vhgw_args a)
 {
     typedef mm_keys<T> KT;
     typedef typename KT::K K;
@@ -308,9 +446,7 @@ __global__ void __launch_bounds__(THREADS, (mm_vhgw_minb<T, THREADS, C, GS, PERS
     constexpr int LOGC = mm_ilog2(C);
     constexpr int NW = THREADS / 32;
     constexpr int V = 16 / (int)sizeof(T);
-    constexpr bool LARGE = GS < 0;
-    static_assert((1 << LOGC) == C && C % V == 0 && GS <= C, "C: a power of two, whole vectors");
-    static_assert(!(LARGE && PERSIST), "large windows take one tile per block, in order");
+    static_assert((1 << LOGC) == C && C % V == 0 && GS >= 0 && GS <= C, "C: a power of two, whole vectors");
     const K *__restrict__ in = (const K *)in_;
     K *out = (K *)out_;
     extern __shared__ __align__(16) unsigned char gs_mm_smem[];
@@ -321,54 +457,123 @@ __global__ void __launch_bounds__(THREADS, (mm_vhgw_minb<T, THREADS, C, GS, PERS
     const int t = (int)threadIdx.x;
     const int64_t W = (int64_t)a.W;
 
-    /* blocks start in index order (as CUB's single-pass kernels assume), so the tiles a large-W
-     * block waits for were started before it */
     unsigned tile = blockIdx.x;
-    if (LARGE) {
-        if (tile < a.h) { /* halo range j = tile - h < 0: reduce and publish */
-            const int64_t j = (int64_t)tile - (int64_t)a.h;
-            const int64_t p0 = (int64_t)a.first + j * B + (int64_t)t * C;
-            K vmn = omin.identity(), vmx = omax.identity();
-            for (int c = 0; c < C; c++) { /* contiguous slice per thread: thread order = input order */
-                const int64_t p = p0 + c;
-                const K v = KT::key(in[p < 0 ? 0 : p >= (int64_t)a.m ? (int64_t)a.m - 1 : p]);
-                vmn = omin(vmn, v);
-                vmx = omax(vmx, KT::mx(v));
-            }
-            mm_seg_total<THREADS>(vmn, vmx, THREADS, s_mn, s_mx);
-            if (t == 0) mm_publish(a, tile, vmn, vmx);
-            return;
-        }
-        tile -= a.h;
-    }
-    /* PERSIST (small W): blocks loop over tiles tile, tile + gridDim.x, ..., with two buffers of
-     * a.stage elements: the next tile's span is copied into one while the other is computed */
     if (PERSIST) {
         if (tile >= a.ntiles) return;
         mm_load<THREADS, LOGC>(smem0, in, (int64_t)(a.first + (uint64_t)tile * B) - W + 1, B + (int)W - 1, a.m);
         gs_cp_async_commit();
     }
     for (int it = 0;; it++) {
-    K *const sm = PERSIST ? smem0 + (it & 1) * a.stage : smem0;
+        K *const sm = PERSIST ? smem0 + (it & 1) * a.stage : smem0;
+        const uint64_t r0 = (uint64_t)tile * B;
+        const int64_t e0 = (int64_t)(a.first + r0);
+        K *const yS = sm; /* the span; row i's prefix piece starts at yS[W-1 + i] */
+        K midmn = omin.identity(), midmx = omax.identity();
+        if (PERSIST) {
+            const unsigned nt = tile + gridDim.x;
+            if (nt < a.ntiles)
+                mm_load<THREADS, LOGC>(smem0 + ((it & 1) ^ 1) * a.stage, in,
+                                       (int64_t)(a.first + (uint64_t)nt * B) - W + 1, B + (int)W - 1, a.m);
+            gs_cp_async_commit();
+            gs_cp_async_wait<1>(); /* this tile's span (committed one iteration earlier) landed */
+        } else {
+            mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)W - 1, a.m);
+            gs_cp_async_wait_all();
+        }
+        mm_keyify<THREADS, LOGC, KT>(yS, B + (int)W - 1);
+        __syncthreads();
+        const int row0 = t * C;
+
+        K pmn[C], pmx[C];
+        mm_prefix_piece<C, LOGC, GS, KT>(yS, (int)W - 1, row0, pmn, pmx);
+        K smn = omin.identity(), smx = omax.identity(); /* suffix carry from the threads after this one */
+        if (GS == 0) {
+            const int GT = a.G / C;
+            K tmn, tmx;
+            mm_group_prefix<THREADS>(GT, pmn, pmx, s_mn, s_mx, &tmn, &tmx);
+            mm_group_suffix<THREADS, C, LOGC, KT>(GT, yS, row0, s_mn, s_mx, &smn, &smx);
+            /* middle of group g: y[(g+1)G .. gG+W-2]; each thread of the group folds the C elements
+             * at y[row0 + G + c] that fall inside it */
+            if (W - 1 > a.G) {
+                const int gend = (row0 / a.G) * a.G + (int)W - 2; /* last index of the middle */
+#pragma unroll
+                for (int c = 0; c < C; c++) {
+                    const int j = row0 + a.G + c;
+                    if (j <= gend) {
+                        const K v = GS_MM_AT(yS, j);
+                        midmn = omin(midmn, v);
+                        midmx = omax(midmx, KT::mx(v));
+                    }
+                }
+                mm_seg_total<THREADS>(midmn, midmx, GT, s_mn, s_mx);
+            }
+        }
+        mm_suffix_piece<C, LOGC, GS, KT>(yS, row0, W, smn, smx, midmn, midmx, pmn, pmx);
+        mm_store_rows<THREADS, C, LOGC, KT>(sm, out, a.only, a.R, a.vec_out, t, r0, row0, pmn, pmx);
+        if (!PERSIST) break;
+        tile += gridDim.x;
+        if (tile >= a.ntiles) break;
+        __syncthreads(); /* this buffer is loaded again next iteration: everyone is done reading it */
+    }
+    if (PERSIST) gs_cp_async_wait_all();
+}
+
+/* Large W (W-1 > B): G = B, the whole block one group. The block loads its B prefix rows (P region)
+ * and the B + rem start elements (S region; recently read by an earlier block, mostly L2 hits),
+ * publishes its prefix range's min/max, and takes the middle from the published min/max of the
+ * nfull tiles before it. Blocks start in index order (as CUB's single-pass kernels assume), so the
+ * tiles a block waits for were started before it; the first h blocks reduce and publish the halo
+ * ranges before `first`. */
+template <class T, int THREADS, int C>
+__global__ void __launch_bounds__(THREADS, (mm_vhgw_minb<T, THREADS, C, -1, false>()))
+    gs_mm_vhgw_large_k(const T *__restrict__ in_, T *out_, mm_vhgw_args a)
+{
+    typedef mm_keys<T> KT;
+    typedef typename KT::K K;
+    static_assert(sizeof(K) == sizeof(T), "keys have the width of the values");
+    constexpr int B = THREADS * C;
+    constexpr int LOGC = mm_ilog2(C);
+    constexpr int NW = THREADS / 32;
+    constexpr int V = 16 / (int)sizeof(T);
+    static_assert((1 << LOGC) == C && C % V == 0, "C: a power of two, whole vectors");
+    const K *__restrict__ in = (const K *)in_;
+    K *out = (K *)out_;
+    extern __shared__ __align__(16) unsigned char gs_mm_smem[];
+    K *const sm = (K *)gs_mm_smem;
+    __shared__ K s_mn[NW], s_mx[NW];
+    const gs_op_min<K> omin;
+    const gs_op_max<K> omax;
+    const int t = (int)threadIdx.x;
+    const int64_t W = (int64_t)a.W;
+
+    unsigned tile = blockIdx.x;
+    if (tile < a.h) { /* halo range j = tile - h < 0: reduce and publish */
+        const int64_t j = (int64_t)tile - (int64_t)a.h;
+        const int64_t p0 = (int64_t)a.first + j * B + (int64_t)t * C;
+        K vmn = omin.identity(), vmx = omax.identity();
+        for (int c = 0; c < C; c++) { /* contiguous slice per thread: thread order = input order */
+            const int64_t p = p0 + c;
+            const K v = KT::key(in[p < 0 ? 0 : p >= (int64_t)a.m ? (int64_t)a.m - 1 : p]);
+            vmn = omin(vmn, v);
+            vmx = omax(vmx, KT::mx(v));
+        }
+        mm_seg_total<THREADS>(vmn, vmx, THREADS, s_mn, s_mx);
+        if (t == 0) mm_publish(a, tile, vmn, vmx);
+        return;
+    }
+    tile -= a.h;
     const uint64_t r0 = (uint64_t)tile * B;
     const int64_t e0 = (int64_t)(a.first + r0);
-
-    /* shared memory: S region (small W: the whole span in[e0-W+1 .. e0+B)) and P region */
-    K *yS = sm, *yP;
-    int pOff;
+    K *const yS = sm, *const yP = sm + a.spoff;
     K midmn = omin.identity(), midmx = omax.identity();
-    /* large W: each thread folds the published aggregates q = t*per2 + c, c < per2, of the tiles in
-     * the middle, after this tile published its own, waiting for each (reading those already
-     * published while this tile's loads were in flight measured slower: TUNING.md v2). */
-    const int64_t per2 = LARGE ? (int64_t)((a.nfull + THREADS - 1) / THREADS) : 0;
-    int64_t cdone = 0;
+    /* middle: each thread folds the published aggregates q = t*per2 + c, c < per2, of the nfull tiles
+     * before this one, after this tile published its own, waiting for each (reading those already
+     * published while this tile's loads were in flight measured slower: TUNING.md v2) */
+    const int64_t per2 = (int64_t)((a.nfull + THREADS - 1) / THREADS);
     auto middle = [&]() {
-        for (; cdone < per2; cdone++) {
-            const int64_t q = (int64_t)t * per2 + cdone;
-            if (q >= (int64_t)a.nfull) {
-                cdone = per2;
-                break;
-            }
+        for (int64_t c = 0; c < per2; c++) {
+            const int64_t q = (int64_t)t * per2 + c;
+            if (q >= (int64_t)a.nfull) break;
             const int64_t j = (int64_t)tile - (int64_t)a.nfull + q + (int64_t)a.h; /* status index */
             K umn, umx;
             if (j < 0) { /* before the halo: in[0] */
@@ -387,177 +592,43 @@ __global__ void __launch_bounds__(THREADS, (mm_vhgw_minb<T, THREADS, C, GS, PERS
             midmx = omax(midmx, umx);
         }
     };
-    if (!LARGE) {
-        if (PERSIST) {
-            const unsigned nt = tile + gridDim.x;
-            if (nt < a.ntiles)
-                mm_load<THREADS, LOGC>(smem0 + ((it & 1) ^ 1) * a.stage, in,
-                                       (int64_t)(a.first + (uint64_t)nt * B) - W + 1, B + (int)W - 1, a.m);
-            gs_cp_async_commit();
-            gs_cp_async_wait<1>(); /* this tile's span (committed one iteration earlier) landed */
-        } else {
-            mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)W - 1, a.m);
-            gs_cp_async_wait_all();
-        }
-        yP = yS;
-        pOff = (int)W - 1;
-        mm_keyify<THREADS, LOGC, KT>(yS, B + (int)W - 1);
-    } else {
-        yP = sm + a.spoff;
-        mm_load<THREADS, LOGC>(yP, in, e0, B, a.m);
-        mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)a.rem, a.m);
-        pOff = 0;
-        gs_cp_async_wait_all();
-        mm_keyify<THREADS, LOGC, KT>(yP, B);
-        mm_keyify<THREADS, LOGC, KT>(yS, B + (int)a.rem);
-    }
+    mm_load<THREADS, LOGC>(yP, in, e0, B, a.m);
+    mm_load<THREADS, LOGC>(yS, in, e0 - W + 1, B + (int)a.rem, a.m);
+    gs_cp_async_wait_all();
+    mm_keyify<THREADS, LOGC, KT>(yP, B);
+    mm_keyify<THREADS, LOGC, KT>(yS, B + (int)a.rem);
     __syncthreads();
-#define GS_YS(j) yS[(j) + ((j) >> LOGC)]
-#define GS_YP(j) yP[(j) + ((j) >> LOGC)]
     const int row0 = t * C;
 
-    /* ---- prefix piece: segmented inclusive prefix of the P rows ---- */
     K pmn[C], pmx[C];
-#pragma unroll
-    for (int c = 0; c < C; c++) {
-        const K v = GS_YP(pOff + row0 + c), vx = KT::mx(v);
-        if (c == 0 || (GS > 0 && c % (GS > 0 ? GS : 1) == 0)) {
-            pmn[c] = v;
-            pmx[c] = vx;
-        } else {
-            pmn[c] = omin(pmn[c ? c - 1 : 0], v);
-            pmx[c] = omax(pmx[c ? c - 1 : 0], vx);
-        }
-    }
-    K smn = omin.identity(), smx = omax.identity(); /* suffix carry from the threads after this one */
-    if (GS <= 0) {
-        const int GT = LARGE ? THREADS : a.G / C;
-        K emn = pmn[C - 1], emx = pmx[C - 1], tmn, tmx;
-        mm_seg_prefix<THREADS>(emn, emx, GT, s_mn, s_mx, &tmn, &tmx);
-#pragma unroll
-        for (int c = 0; c < C; c++) {
-            pmn[c] = omin(emn, pmn[c]);
-            pmx[c] = omax(emx, pmx[c]);
-        }
-        if (LARGE && t == 0) mm_publish(a, (int64_t)tile + a.h, tmn, tmx);
+    mm_prefix_piece<C, LOGC, -1, KT>(yP, 0, row0, pmn, pmx);
+    K tmn, tmx, smn, smx;
+    mm_group_prefix<THREADS>(THREADS, pmn, pmx, s_mn, s_mx, &tmn, &tmx);
+    if (t == 0) mm_publish(a, (int64_t)tile + a.h, tmn, tmx);
+    mm_group_suffix<THREADS, C, LOGC, KT>(THREADS, yS, row0, s_mn, s_mx, &smn, &smx);
 
-        /* suffix carry: this thread's start elements, scanned from the right across the group */
-        smn = GS_YS(row0);
-        smx = KT::mx(smn);
-#pragma unroll
-        for (int c = 1; c < C; c++) {
-            const K v = GS_YS(row0 + c);
-            smn = omin(smn, v);
-            smx = omax(smx, KT::mx(v));
+    /* tail y[B .. B+rem) comes after every start row: fold it into the suffix carry */
+    K vmn = omin.identity(), vmx = omax.identity();
+    const int per = (int)((a.rem + THREADS - 1) / THREADS);
+    for (int c = 0; c < per; c++) {
+        const int j = B + t * per + c;
+        if (j < B + (int)a.rem) {
+            const K v = GS_MM_AT(yS, j);
+            vmn = omin(vmn, v);
+            vmx = omax(vmx, KT::mx(v));
         }
-        mm_seg_suffix<THREADS>(smn, smx, GT, s_mn, s_mx);
+    }
+    mm_seg_total<THREADS>(vmn, vmx, THREADS, s_mn, s_mx);
+    smn = omin(smn, vmn);
+    smx = omax(smx, vmx);
 
-        if (!LARGE) {
-            /* middle of group g: y[(g+1)G .. gG+W-2]; each thread of the group folds the C elements
-             * at y[row0 + G + c] that fall inside it */
-            if (W - 1 > a.G) {
-                const int gend = (row0 / a.G) * a.G + (int)W - 2; /* last index of the middle */
-#pragma unroll
-                for (int c = 0; c < C; c++) {
-                    const int j = row0 + a.G + c;
-                    if (j <= gend) {
-                        const K v = GS_YS(j);
-                        midmn = omin(midmn, v);
-                        midmx = omax(midmx, KT::mx(v));
-                    }
-                }
-                mm_seg_total<THREADS>(midmn, midmx, GT, s_mn, s_mx);
-            }
-        } else {
-            /* tail y[B .. B+rem) comes after every start row: fold it into the suffix carry */
-            K vmn = omin.identity(), vmx = omax.identity();
-            const int per = (int)((a.rem + THREADS - 1) / THREADS);
-            for (int c = 0; c < per; c++) {
-                const int j = B + t * per + c;
-                if (j < B + (int)a.rem) {
-                    const K v = GS_YS(j);
-                    vmn = omin(vmn, v);
-                    vmx = omax(vmx, KT::mx(v));
-                }
-            }
-            mm_seg_total<THREADS>(vmn, vmx, THREADS, s_mn, s_mx);
-            smn = omin(smn, vmn);
-            smx = omax(smx, vmx);
-            /* middle: the published aggregates of tiles tile-nfull .. tile-1 (those not read yet) */
-            middle();
-            mm_seg_total<THREADS>(midmn, midmx, THREADS, s_mn, s_mx);
-        }
-    }
+    middle(); /* the nfull tiles before this one */
+    mm_seg_total<THREADS>(midmn, midmx, THREADS, s_mn, s_mx);
 
-    /* ---- suffix piece, backwards, and the rows ---- */
-    {
-        K accmn = smn, accmx = smx;
-#pragma unroll
-        for (int c = C - 1; c >= 0; c--) {
-            const int j = row0 + c;
-            const K v = GS_YS(j), vx = KT::mx(v);
-            if (GS > 0 && (c + 1) % (GS > 0 ? GS : 1) == 0) { /* last row of an in-thread group */
-                accmn = v;
-                accmx = vx;
-                midmn = omin.identity();
-                midmx = omax.identity();
-                /* this group's middle: y[g0+G .. g0+W-2], fewer than G elements */
-                const int g0 = j + 1 - GS;
-                for (int q = g0 + GS; q <= g0 + (int)W - 2; q++) {
-                    const K u = GS_YS(q);
-                    midmn = omin(midmn, u);
-                    midmx = omax(midmx, KT::mx(u));
-                }
-            } else {
-                accmn = omin(v, accmn);
-                accmx = omax(vx, accmx);
-            }
-            pmn[c] = omin(omin(accmn, midmn), pmn[c]);
-            pmx[c] = omax(omax(accmx, midmx), pmx[c]);
-        }
-    }
-#undef GS_YS
-#undef GS_YP
-
-    /* ---- stage the rows (as values) in shared memory, then coalesced streaming 16-byte stores ---- */
-    const int cols = a.only == GS_MM_BOTH ? 2 : 1;
-    const int LOGS = LOGC + (cols == 2 ? 1 : 0); /* one pad slot per thread's run of values */
-    __syncthreads();
-    if (cols == 2) {
-        K *o = sm + 2 * row0 + t; /* (2 row0) >> LOGS == t */
-#pragma unroll
-        for (int c = 0; c < C; c++) {
-            o[2 * c] = KT::val(pmn[c]);
-            o[2 * c + 1] = KT::val(pmx[c]);
-        }
-    } else {
-        const bool wmin = a.only == GS_MM_MIN;
-        K *o = sm + row0 + t;
-#pragma unroll
-        for (int c = 0; c < C; c++) o[c] = KT::val(wmin ? pmn[c] : pmx[c]);
-    }
-    __syncthreads();
-    const uint64_t nrows = a.R - r0 < (uint64_t)B ? a.R - r0 : (uint64_t)B;
-    const int nval = (int)nrows * cols;
-    K *o = out + r0 * cols;
-    if (nrows == (uint64_t)B && a.vec_out) {
-        for (int q = t * V; q < nval; q += THREADS * V) {
-            const K *sq = sm + q + (q >> LOGS); /* a vector never straddles a pad slot */
-            gs_vec16<K> w;
-#pragma unroll
-            for (int k = 0; k < V; k++) w.v[k] = sq[k];
-            gs_st_vec_cs(o + q, w);
-        }
-    } else {
-        for (int q = t; q < nval; q += THREADS) o[q] = sm[q + (q >> LOGS)];
-    }
-    if (!PERSIST) break;
-    tile += gridDim.x;
-    if (tile >= a.ntiles) break;
-    __syncthreads(); /* this buffer is loaded again next iteration: everyone is done reading it */
-    }
-    if (PERSIST) gs_cp_async_wait_all();
+    mm_suffix_piece<C, LOGC, -1, KT>(yS, row0, W, smn, smx, midmn, midmx, pmn, pmx);
+    mm_store_rows<THREADS, C, LOGC, KT>(sm, out, a.only, a.R, a.vec_out, t, r0, row0, pmn, pmx);
 }
+#undef GS_MM_AT
 
 /* W = 1: every window is one element */
 template <class T> __global__ void gs_mm_one_k(const T *in, uint64_t m, uint64_t first, T *out, int only)
@@ -593,7 +664,10 @@ template <class T, int THREADS, int ITEMS, int GS, bool PERSIST>
 static int mm_vhgw_launch(const T *in, T *out, const mm_vhgw_args &a, unsigned grid, size_t smem, cudaStream_t s,
                           gs_status *st)
 {
-    auto kernel = gs_mm_vhgw_k<T, THREADS, ITEMS, GS, PERSIST>;
+    auto kernel = [] {
+        if constexpr (GS < 0) return gs_mm_vhgw_large_k<T, THREADS, ITEMS>;
+        else return gs_mm_vhgw_small_k<T, THREADS, ITEMS, GS, PERSIST>;
+    }();
 #ifdef GS_TUNING
     if constexpr (PERSIST) { /* as many blocks as fit (their shared memory depends on W) */
         int resident = 0;
