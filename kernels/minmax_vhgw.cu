@@ -643,9 +643,6 @@ template <class T> __global__ void gs_mm_one_k(const T *in, uint64_t m, uint64_t
  * thread), `mid` for W-1 <= GS_MM_MID_W1, the other for the rest (all large windows) */
 #define GS_MM_LO_W1 GS_MINMAX_VHGW_MID_LO
 #define GS_MM_MID_W1 GS_MINMAX_VHGW_MID_HI
-/* the smallest group of the other shape: G = 2^floor(log2(W-1)) for W-1 = GS_MM_LO_W1 + 1 */
-#define GS_MM_HI_GMIN 16
-static_assert(GS_MM_HI_GMIN <= GS_MM_LO_W1 + 1 && 2 * GS_MM_HI_GMIN > GS_MM_LO_W1 + 1, "GS_MM_HI_GMIN");
 template <class T> struct mm_vhgw_cfg {
     static constexpr gs_tile_cfg c = sizeof(T) == 4 ? gs_minmax_vhgw_cfg4 : gs_minmax_vhgw_cfg8;
     static constexpr gs_tile_cfg lo = sizeof(T) == 4 ? gs_minmax_vhgw_lo_cfg4 : gs_minmax_vhgw_lo_cfg8;
@@ -701,11 +698,13 @@ static int mm_vhgw_small(int G, const T *in, T *out, const mm_vhgw_args &a, unsi
 /* shared-memory elements for a region of len logical elements loaded by mm_load */
 static size_t mm_region(size_t len, int V, int LOGC) { return len + 2 * V + ((len + 2 * V) >> LOGC); }
 
-/* GMIN: the smallest group size the caller's windows give (a power of two); LO: all of them have
- * W-1 <= GS_MM_LO_W1 (groups inside a thread, never the large path). The defaults instantiate
- * every path (the tuned launches and --tune reach them all); the block-size overrides only what
- * their windows reach, which keeps minmax.cu's compile time in bounds. */
-template <class T, int THREADS, int ITEMS, bool PERSIST = false, int GMIN = 1, bool LO = false>
+__host__ __device__ constexpr uint64_t mm_pow2_floor(uint64_t x) { return x <= 1 ? 1 : 2 * mm_pow2_floor(x / 2); }
+
+/* W1LO <= W-1 <= W1HI: the windows the caller sends to this shape. Only the kernels those windows
+ * reach are built (the group sizes G = 2^floor(log2(W-1)) <= ITEMS from the smallest up, groups
+ * across threads once G > ITEMS, the large path once W-1 > B): a build with the three default
+ * shapes, the block-size overrides and the tune hook, each bounded to its windows, stays short. */
+template <class T, int THREADS, int ITEMS, bool PERSIST = false, uint64_t W1LO = 1, uint64_t W1HI = ~0ull>
 static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint64_t first, T *out, void *scratch,
                        size_t bytes, cudaStream_t s, gs_status *st)
 {
@@ -757,15 +756,16 @@ static int mm_vhgw_run(const gs_minmax_params *p, const T *in, uint64_t m, uint6
         grid += a.h;
     }
     smem *= sizeof(T);
-    if constexpr (LO) {
-        if (large || a.G > ITEMS)
-            return gs_fail(st, GS_EDATA, "minmax vhgw: window %llu is too long for the small-window shape",
-                           (unsigned long long)W);
-    } else {
+    constexpr uint64_t GMIN = mm_pow2_floor(W1LO);
+    if (W - 1 < W1LO || W - 1 > W1HI)
+        return gs_fail(st, GS_EDATA, "minmax vhgw: window %llu is outside this shape's", (unsigned long long)W);
+    if constexpr (W1HI > (uint64_t)B)
         if (large) return mm_vhgw_launch<T, THREADS, ITEMS, -1, false>(in, out, a, grid, smem, s, st);
+    if constexpr (W1HI >= 2 * (uint64_t)ITEMS)
         if (a.G > ITEMS) return mm_vhgw_launch<T, THREADS, ITEMS, 0, PERSIST>(in, out, a, grid, smem, s, st);
-    }
-    return mm_vhgw_small<T, THREADS, ITEMS, GMIN, PERSIST>(a.G, in, out, a, grid, smem, s, st);
+    if constexpr (GMIN <= (uint64_t)ITEMS)
+        return mm_vhgw_small<T, THREADS, ITEMS, (int)GMIN, PERSIST>(a.G, in, out, a, grid, smem, s, st);
+    return gs_fail(st, GS_EDATA, "minmax vhgw: group size %d", a.G);
 }
 
 extern "C" size_t gs_minmax_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t m_max)
@@ -802,22 +802,23 @@ extern "C" int gs_minmax_gpu_vhgw(const gs_minmax_params *p, const void *d_in, u
         const cudaStream_t s = gs_stream(stream);
         if (p->window - 1 <= GS_MM_LO_W1) {
             if (!p->block)
-                return mm_vhgw_run<T, C::lo.threads, C::lo.items>(p, in, m, first, out, d_scratch, scratch_bytes, s,
-                                                                  st);
+                return mm_vhgw_run<T, C::lo.threads, C::lo.items, false, 1, GS_MM_LO_W1>(p, in, m, first, out, d_scratch,
+                                                                                         scratch_bytes, s, st);
             return gs_dispatch_block<GS_BUILT_BLOCKS(GS_VHGW_BLOCKS_ALL)>("minmax vhgw", p->block, st, [&](auto threads) -> int {
-                return mm_vhgw_run<T, decltype(threads)::value, C::lo.items, false, 1, true>(
+                return mm_vhgw_run<T, decltype(threads)::value, C::lo.items, false, 1, GS_MM_LO_W1>(
                     p, in, m, first, out, d_scratch, scratch_bytes, s, st);
             });
         }
         /* 16 < W-1 <= GS_MM_MID_W1: the mid shape by default; an override keeps the other's items
          * (the same for 8-byte types; 32 for 4-byte, as mid) */
         if (!p->block && p->window - 1 <= GS_MM_MID_W1)
-            return mm_vhgw_run<T, C::mid.threads, C::mid.items>(p, in, m, first, out, d_scratch, scratch_bytes, s,
-                                                                st);
+            return mm_vhgw_run<T, C::mid.threads, C::mid.items, false, GS_MM_LO_W1 + 1, GS_MM_MID_W1>(
+                p, in, m, first, out, d_scratch, scratch_bytes, s, st);
         if (!p->block)
-            return mm_vhgw_run<T, C::c.threads, C::c.items>(p, in, m, first, out, d_scratch, scratch_bytes, s, st);
+            return mm_vhgw_run<T, C::c.threads, C::c.items, false, GS_MM_MID_W1 + 1>(p, in, m, first, out, d_scratch,
+                                                                                     scratch_bytes, s, st);
         return gs_dispatch_block<GS_BUILT_BLOCKS(GS_VHGW_BLOCKS_ALL)>("minmax vhgw", p->block, st, [&](auto threads) -> int {
-            return mm_vhgw_run<T, decltype(threads)::value, C::c.items, false, GS_MM_HI_GMIN, false>(
+            return mm_vhgw_run<T, decltype(threads)::value, C::c.items, false, GS_MM_LO_W1 + 1>(
                 p, in, m, first, out, d_scratch, scratch_bytes, s, st);
         });
     });
