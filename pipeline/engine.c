@@ -173,7 +173,7 @@ typedef struct run {
     gs_source *src;
     gs_writer *w;
     gs_backend *b;            /* set once, under mu, when the backend exists */
-    int b_gpu;                /* the backend is the GPU's: engine-owned input buffers get replaced */
+    int b_pin;                /* the backend pins its staging: engine-owned input buffers get replaced */
     int early_ok;             /* the reader may fill engine-owned buffers before the backend exists */
     pthread_mutex_t mu;
     pthread_cond_t cv;        /* b set, or the run failed */
@@ -205,11 +205,11 @@ static void run_fail(run *r, const gs_status *st)
     q_close(&r->written);
 }
 
-static void run_set_backend(run *r, gs_backend *b, int gpu)
+static void run_set_backend(run *r, gs_backend *b, int pin)
 {
     pthread_mutex_lock(&r->mu);
     r->b = b;
-    r->b_gpu = gpu;
+    r->b_pin = pin;
     /* a reader that waited for the backend reads the chunk it takes */
     if (!r->early_ok && b->chunk_elems && b->chunk_elems < r->chunk_elems) r->chunk_elems = b->chunk_elems;
     pthread_cond_broadcast(&r->cv);
@@ -217,21 +217,21 @@ static void run_set_backend(run *r, gs_backend *b, int gpu)
 }
 
 /* Give input chunk c a buffer: the backend's once it exists (replacing an engine-owned one when
- * the backend is the GPU's), else an engine-owned one where early reading is allowed, else wait. */
+ * the backend pins its staging), else an engine-owned one where early reading is allowed, else wait. */
 static int in_buffer(run *r, gs_chunk *c, gs_status *st)
 {
     const size_t i = (size_t)(c - r->ins);
     size_t bytes;
     gs_backend *b;
-    int gpu;
+    int pin;
     pthread_mutex_lock(&r->mu);
     while (!r->b && !r->early_ok && !atomic_load(&r->failed)) pthread_cond_wait(&r->cv, &r->mu);
     b = r->b;
-    gpu = r->b_gpu;
+    pin = r->b_pin;
     bytes = (r->halo + r->chunk_elems) * r->in_size;
     pthread_mutex_unlock(&r->mu);
     if (atomic_load(&r->failed)) return GS_EDATA;
-    if (c->buf && !(r->in_own[i] && b && gpu)) return GS_OK;
+    if (c->buf && !(r->in_own[i] && b && pin)) return GS_OK;
     if (c->buf) free(c->buf);
     c->buf = NULL;
     if (b) {
@@ -526,12 +526,14 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     gs_chunk *cur = NULL; /* the input chunk being submitted (in views when larger than the backend's) */
     size_t off = 0;
     for (int draining = 0; !atomic_load(&r.failed);) {
-        if (!cur && !draining) {
+        /* the backend: at once when picked before reading (CUDA's start-up overlaps the reader),
+         * else once the first chunk is in or the input has ended */
+        if (!cur && !draining && (b || pk == PICK_LATER)) {
             cur = q_pop(&r.ready);
             off = 0;
             if (!cur) draining = 1;
         }
-        if (!b) { /* the first chunk is in (or the input was empty): the backend now */
+        if (!b) {
             int rc = GS_OK;
             if (pk == PICK_LATER) {
                 const int filled = cur && cur->n == chunk_elems;
@@ -552,7 +554,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
                 run_fail(&r, &bst);
                 break;
             }
-            run_set_backend(&r, b, b_gpu);
+            run_set_backend(&r, b, b_gpu && o->host_mem == GS_HOST_PINNED);
             npieces = b->depth;
             pieces = calloc((size_t)npieces, sizeof *pieces);
             if (!pieces) {

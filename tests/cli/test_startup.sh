@@ -95,16 +95,18 @@ else
 fi
 
 # ---- the CPU default per thread count ----------------------------------------------------------
-# one rule (kernels/registry.c gs_variant_default_for): one thread -> the sequential variants for
-# scan and compact, cpu-vhgw for minmax; two threads and more -> cpu-par, cpu-par, cpu-vhgw
+# one rule (kernels/registry.c gs_variant_default_for, GS_CPU_PAR_FROM): up to two threads the
+# sequential variants for scan and compact, from three the threaded ones; cpu-vhgw for minmax
 cpu_default() { # name threads verb-args... expected-algo
     local name=$1 th=$2 want=$3; shift 3
     "$G" "$@" --backend cpu --threads "$th" "$T/small.raw" --stats >/dev/null 2>"$T/err"
     grep -q ", algo $want\$" "$T/err" && pass "$name" || fail "$name" "$(head -1 "$T/err")"
 }
 cpu_default cpu_default_scan_1t 1 cpu scan
-cpu_default cpu_default_scan_2t 2 cpu-par scan
+cpu_default cpu_default_scan_2t 2 cpu scan
+cpu_default cpu_default_scan_3t 3 cpu-par scan
 cpu_default cpu_default_compact_1t 1 cpu compact --pred nonzero
-cpu_default cpu_default_compact_2t 2 cpu-par compact --pred nonzero
+cpu_default cpu_default_compact_2t 2 cpu compact --pred nonzero
+cpu_default cpu_default_compact_3t 3 cpu-par compact --pred nonzero
 cpu_default cpu_default_minmax_1t 1 cpu-vhgw minmax -w 10
-cpu_default cpu_default_minmax_2t 2 cpu-vhgw minmax -w 10
+cpu_default cpu_default_minmax_3t 3 cpu-vhgw minmax -w 10
