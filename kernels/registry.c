@@ -98,9 +98,10 @@ const gs_variant *gs_variant_default(gs_op op, gs_where where)
  * GS_V_DEFAULT_SEQ row), from there on the threaded one (GS_V_DEFAULT). The threaded scan and
  * compaction make extra passes (reduce then scan; count, prefix, scatter) that only a free core
  * pays for. At 2^24 i32 on a shared 2-core machine (bench --backend cpu, median of 5-10):
- * --threads 1: scan cpu 37 ms, cpu-par 52; compact cpu 48 ms, cpu-par 121;
- * --threads 2: scan cpu 37-49 ms, cpu-par 53-70; compact cpu 43-57 ms, cpu-par 128-151 (3 of 4 runs;
- * the 4th, with a core free, had cpu-par ahead), so the sequential ones stay the default up to 2.
+ * --threads 1: scan cpu 34-37 ms, cpu-par 45-52; compact cpu 48-66 ms, cpu-par 121-178;
+ * --threads 2: scan cpu 37-49 ms, cpu-par 53-70; compact cpu 43-57 ms, cpu-par 127-151 in 4 of 5
+ * runs (the other, with a core free, had cpu-par ahead), so the sequential ones stay the default
+ * up to 2 (docs/PERFORMANCE.md).
  * minmax: cpu-vhgw at both (110 ms vs cpu-lemire 768 at one thread, W=500), so it carries both
  * flags. tests/gpu/run.sh STEPS=startup records the same comparison at 1..16 threads. */
 #define GS_CPU_PAR_FROM 3
