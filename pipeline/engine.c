@@ -4,9 +4,10 @@
  *   caller thread:  ready queue -> backend submit ... retire -> write queue
  *   writer thread:  write queue -> gs_writer (encode uses the pool) -> free output chunk
  *
- * Chunks are allocated once (by the backend: pinned for the GPU) and cycle through bounded
- * queues, so host memory is (depth + 2) x (input chunk + output chunk) whatever the input
- * size. The first error anywhere closes every queue; each thread then drains and exits. */
+ * Chunks get their buffers as first needed (by the backend: pinned for the GPU; see "Start-up"
+ * below) and cycle through bounded queues, so host memory is (depth + 2) x (input chunk + output
+ * chunk) whatever the input size. The first error anywhere closes every queue; each thread then
+ * drains and exits. */
 #include "pipeline.h"
 #include "../common/pool.h"
 
@@ -169,7 +170,6 @@ typedef struct piece {
 
 typedef struct run {
     const gs_job *job;
-    const gs_engine_opts *o;
     gs_source *src;
     gs_writer *w;
     gs_backend *b;            /* set once, under mu, when the backend exists */
@@ -452,7 +452,6 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     memset(&r, 0, sizeof r);
     atomic_init(&r.failed, 0);
     r.job = job;
-    r.o = o;
     r.src = src;
     r.w = w;
     double t_start = gs_now();
