@@ -45,14 +45,14 @@
 #endif
 
 static const gs_variant variants[] = {
-    CPU_SCAN("cpu", gs_scan_cpu, GS_V_REFERENCE, "sequential left fold (reference)"),
+    CPU_SCAN("cpu", gs_scan_cpu, GS_V_REFERENCE | GS_V_DEFAULT_SEQ, "sequential left fold (reference)"),
     CPU_SCAN("cpu-par", gs_scan_cpu_par, GS_V_DEFAULT,
              "threaded reduce-then-scan over fixed 64Ki blocks (same floats for any thread count)"),
-    CPU_COMPACT("cpu", gs_compact_cpu, GS_V_REFERENCE, "sequential branch-free compaction (reference)"),
+    CPU_COMPACT("cpu", gs_compact_cpu, GS_V_REFERENCE | GS_V_DEFAULT_SEQ, "sequential branch-free compaction (reference)"),
     CPU_COMPACT("cpu-par", gs_compact_cpu_par, GS_V_DEFAULT, "threaded count, prefix of counts, scatter"),
     CPU_MINMAX("cpu-naive", gs_minmax_cpu_naive, GS_V_REFERENCE, "O(nW) fold over each window (reference)"),
     CPU_MINMAX("cpu-lemire", gs_minmax_cpu_lemire, 0, "Lemire monotonic wedges, one thread, O(1) amortized"),
-    CPU_MINMAX("cpu-vhgw", gs_minmax_cpu_vhgw, GS_V_DEFAULT,
+    CPU_MINMAX("cpu-vhgw", gs_minmax_cpu_vhgw, GS_V_DEFAULT | GS_V_DEFAULT_SEQ,
                "van Herk/Gil-Werman block prefix/suffix, threaded, min and max in one pass"),
 #ifdef GS_HAVE_CUDA
     GPU_SCAN("naive", naive, 0, GS_BUILT_BLOCKS(GS_BLOCKS_ANY), GS_GRID_THREADS, "Hillis-Steele, double-buffered, one launch per step"),
@@ -95,9 +95,26 @@ const gs_variant *gs_variant_find(gs_op op, const char *name)
 
 const gs_variant *gs_variant_default(gs_op op, gs_where where)
 {
+    return gs_variant_default_for(op, where, 0);
+}
+
+/* The one rule for the CPU default: below GS_CPU_PAR_FROM threads the sequential variant (the
+ * GS_V_DEFAULT_SEQ row), from there on the threaded one (GS_V_DEFAULT). The threaded scan and
+ * compaction make extra passes (reduce then scan; count, prefix, scatter) that only a free core
+ * pays for. At 2^24 i32 on a shared 2-core machine (bench --backend cpu, median of 5-10):
+ * --threads 1: scan cpu 34-37 ms, cpu-par 45-52; compact cpu 48-66 ms, cpu-par 121-178;
+ * --threads 2: scan cpu 37-49 ms, cpu-par 53-70; compact cpu 43-57 ms, cpu-par 127-151 in 4 of 5
+ * runs (the other, with a core free, had cpu-par ahead), so the sequential ones stay the default
+ * up to 2 (docs/PERFORMANCE.md).
+ * minmax: cpu-vhgw at both (110 ms vs cpu-lemire 768 at one thread, W=500), so it carries both
+ * flags. tests/gpu/run.sh STEPS=startup records the same comparison at 1..16 threads. */
+#define GS_CPU_PAR_FROM 3
+
+const gs_variant *gs_variant_default_for(gs_op op, gs_where where, int threads)
+{
+    const unsigned flag = where == GS_CPU && threads > 0 && threads < GS_CPU_PAR_FROM ? GS_V_DEFAULT_SEQ : GS_V_DEFAULT;
     for (size_t i = 0; i < NVARIANTS; i++)
-        if (variants[i].op == op && variants[i].where == where && (variants[i].flags & GS_V_DEFAULT))
-            return &variants[i];
+        if (variants[i].op == op && variants[i].where == where && (variants[i].flags & flag)) return &variants[i];
     return NULL;
 }
 

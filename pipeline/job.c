@@ -6,6 +6,7 @@
 #include <string.h>
 
 static const char *const host_mem_names[] = {"pinned", "pageable", "registered", "mapped"};
+const char *const gs_dev_alloc_names[GS_NDEV_ALLOC] = {"once", "per-chunk", "async"};
 
 const char *gs_host_mem_name(gs_host_mem m) { return (unsigned)m <= GS_HOST_MAPPED ? host_mem_names[m] : "?"; }
 
