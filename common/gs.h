@@ -77,6 +77,23 @@ void gs_convert(const void *in, gs_type tin, void *out, gs_type tout, size_t n);
  * k (x1000) ; e-notation and 2^N accepted. 0 ok, -1 invalid. */
 int gs_size_parse(const char *s, uint64_t *out);
 
+/* Checked size arithmetic: 0 and *r = a*b (a+b), or -1 when the result does not fit. Every
+ * count x element size that comes from the user goes through these. */
+static inline int gs_mul_size(uint64_t a, uint64_t b, size_t *r)
+{
+    uint64_t x;
+    if (__builtin_mul_overflow(a, b, &x) || x > (uint64_t)SIZE_MAX) return -1;
+    *r = (size_t)x;
+    return 0;
+}
+static inline int gs_add_size(uint64_t a, uint64_t b, size_t *r)
+{
+    uint64_t x;
+    if (__builtin_add_overflow(a, b, &x) || x > (uint64_t)SIZE_MAX) return -1;
+    *r = (size_t)x;
+    return 0;
+}
+
 /* Monotonic seconds. */
 double gs_now(void);
 

@@ -249,8 +249,14 @@ static gs_chunk *chunks_alloc(gs_backend *b, size_t count, size_t head, size_t c
         gs_fail(st, GS_ENOMEM, "out of host memory for chunk descriptors");
         return NULL;
     }
+    size_t bytes;
+    if (gs_add_size(head, cap, &bytes) || gs_mul_size(bytes, esize, &bytes)) {
+        free(cs);
+        gs_fail(st, GS_ENOMEM, "out of host memory for chunks of %zu + %zu elements", head, cap);
+        return NULL;
+    }
     for (size_t i = 0; i < count; i++) {
-        cs[i].buf = b->host_alloc(b, (head + cap) * esize, st);
+        cs[i].buf = b->host_alloc(b, bytes, st);
         if (!cs[i].buf) {
             for (size_t k = 0; k < i; k++) b->host_free(b, cs[k].buf);
             free(cs);
@@ -338,7 +344,8 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     size_t out_cap = chunk_elems * (size_t)cols;
 
     size_t nchunks = (size_t)b->depth + 2;
-    gs_chunk *ins = chunks_alloc(b, nchunks, halo, chunk_elems, r.in_size, st);
+    size_t head = b->max_head && b->max_head < halo ? b->max_head : halo;
+    gs_chunk *ins = chunks_alloc(b, nchunks, head, chunk_elems, r.in_size, st);
     gs_chunk *outs = ins ? chunks_alloc(b, nchunks, 0, out_cap, r.out_size, st) : NULL;
     if (!outs) {
         chunks_free(b, ins, nchunks);
