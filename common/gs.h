@@ -69,7 +69,9 @@ typedef union gs_value {
  * strtod/strtof semantics plus nan, inf, -inf). 0 ok, -1 invalid, -2 out of range. */
 int gs_value_parse(const char *s, gs_type t, gs_value *v);
 
-/* Convert n elements from one type to another (C conversion; float -> int saturates, NaN -> 0). */
+/* Convert n elements from one type to another. Narrowing saturates, for integers and floats
+ * alike: a value beyond the output type becomes its minimum or maximum; NaN -> 0 in an integer
+ * type; f64 -> f32 rounds (beyond f32's range to +-inf, as IEEE says). */
 void gs_convert(const void *in, gs_type tin, void *out, gs_type tout, size_t n);
 
 /* ---- sizes ---------------------------------------------------------------------------- */

@@ -21,6 +21,7 @@
 #include "lines.h"
 
 #include <csv.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -649,11 +650,18 @@ static void hdr_end(int c, void *data)
     ((hdr_row *)data)->rows++;
 }
 
-static int all_digits(const char *s)
+int gs_col_number(const char *col, long *index)
 {
-    if (!*s) return 0;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9') return 0;
+    const char *p = col;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == '+' || *p == '-') p++;
+    if (*p < '0' || *p > '9') return 0;
+    while (*p >= '0' && *p <= '9') p++;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p) return 0;
+    errno = 0;
+    long v = strtol(col, NULL, 10);
+    *index = errno ? -1 : v; /* out of range: invalid like 0 */
     return 1;
 }
 
@@ -661,10 +669,9 @@ static int all_digits(const char *s)
 static int header_stage(ldec *L, const gs_read_opts *o, gs_status *st)
 {
     const char *name = L->base.src->name;
-    int by_name = o->col && *o->col && !all_digits(o->col);
+    long v = 1;
+    int by_name = o->col && *o->col && !gs_col_number(o->col, &v);
     if (o->col && *o->col && !by_name) {
-        char *e;
-        long v = strtol(o->col, &e, 10);
         if (v < 1 || v > INT_MAX - 1)
             return dec_fail(L, st, GS_EUSAGE, "invalid column '%s' (columns are counted from 1)", o->col);
         L->cfg.col = (int)v;

@@ -105,6 +105,9 @@ int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_
         if (!rc) f = got == 6 && !memcmp(magic, "\x93NUMPY", 6) ? GS_FMT_NPY : gs_format_from_name(path, NULL);
         if (f == GS_FMT_AUTO) f = GS_FMT_RAW;
     }
+    if (!rc && o->col && f != GS_FMT_CSV)
+        rc = gs_fail(st, GS_EUSAGE, "%s: --col applies to CSV input, and this input is %s", r->name,
+                     gs_format_name(f));
     if (!rc) {
         /* Text columns are usually decimals: without -t they are read as f64 (raw stays i32). */
         gs_read_opts to = *o;

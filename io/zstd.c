@@ -601,9 +601,9 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
                        ZSTD_maxCLevel());
     }
     if (frame_size == 0) frame_size = (size_t)16 << 20;
-    if (frame_size > ((size_t)1 << 30)) {
+    if (frame_size > GS_ZSTD_FRAME_MAX) {
         out->abort(out);
-        return gs_fail(st, GS_EUSAGE, "--frame-size %zu: at most 1 GiB", frame_size);
+        return gs_fail(st, GS_EUSAGE, "--frame-size %zu: at most 1G", frame_size);
     }
     gs_zsink *k = calloc(1, sizeof *k);
     if (!k) {
