@@ -197,6 +197,7 @@ typedef struct ldec {
     /* libcsv path (csv only) */
     struct csv_parser cp;
     int cp_ready;
+    int cr_lines;        /* csv: -1 undecided, 1 when lines end in a lone '\r' (read as '\n') */
     int field;           /* fields seen in the current row */
     int row_open;        /* some field of the current row was seen */
     int midrow;          /* the last libcsv block ended inside a row (a quoted line break) */
@@ -268,6 +269,24 @@ static int piece_fail(ldec *L, const gs_piece *pc, uint64_t earlier, gs_status *
 
 /* Move the unparsed bytes to the front and read until there are `want` of them, the buffer is
  * full or the source ends. */
+/* Read from the source. CSV whose first line ends in a lone '\r' (old Mac and Excel exports)
+ * has every '\r' read as '\n'; a '\r' is surrounding space otherwise, so the rest of the
+ * parser sees '\n' line ends only. */
+static int src_read(ldec *L, char *buf, size_t cap, size_t *got, gs_status *st)
+{
+    int r = L->base.src->read(L->base.src, buf, cap, got, st);
+    if (r || L->cr_lines == 0 || !*got) return r;
+    char *p = buf, *end = buf + *got;
+    if (L->cr_lines < 0) {
+        while (p < end && *p != '\r' && *p != '\n') p++;
+        if (p == end) return GS_OK;
+        L->cr_lines = *p == '\r' && (p + 1 == end || p[1] != '\n');
+        if (!L->cr_lines) return GS_OK;
+    }
+    while ((p = memchr(p, '\r', (size_t)(end - p)))) *p++ = '\n';
+    return GS_OK;
+}
+
 static int fill(ldec *L, size_t want, gs_status *st)
 {
     if (L->pos) {
@@ -277,7 +296,7 @@ static int fill(ldec *L, size_t want, gs_status *st)
     }
     while (L->len < want && L->len < L->cap && !L->eof) {
         size_t got = 0;
-        int r = L->base.src->read(L->base.src, L->buf + L->len, L->cap - L->len, &got, st);
+        int r = src_read(L, L->buf + L->len, L->cap - L->len, &got, st);
         if (r) { /* the source said why in st; keep a copy for later reads */
             L->fail.code = r;
             snprintf(L->fail.msg, sizeof L->fail.msg, "%s", st ? st->msg : "read error");
@@ -354,7 +373,7 @@ static void read_ahead(ldec *L)
     L->rd_eof = 0;
     while (L->alen < L->acap) {
         size_t got = 0;
-        L->rd_rc = L->base.src->read(L->base.src, L->abuf + L->alen, L->acap - L->alen, &got, &L->rd_st);
+        L->rd_rc = src_read(L, L->abuf + L->alen, L->acap - L->alen, &got, &L->rd_st);
         if (L->rd_rc) return;
         if (got == 0) {
             L->rd_eof = 1;
@@ -758,6 +777,7 @@ int gs_lines_dec_open(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, int t
     L->base.count = -1;
     L->base.src = src;
     L->text = text;
+    L->cr_lines = text ? 0 : -1;
     L->fn = text ? gs_text_piece : csv_piece;
     L->cfg.type = o->type;
     L->cfg.esize = gs_type_size(o->type);
