@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -192,6 +193,15 @@ int gs_size_parse(const char *s, uint64_t *out)
         unsigned long p = strtoul(s + 2, &e2, 10);
         if (e2 == s + 2 || *e2 || p > 63) return -1;
         *out = 1ull << p;
+        return 0;
+    }
+    /* Plain digits are read exactly (a double would turn 2^63-1 into 2^63). */
+    size_t nd = strspn(s, "0123456789");
+    if (nd && !s[nd]) {
+        errno = 0;
+        unsigned long long u = strtoull(s, &end, 10);
+        if (errno == ERANGE || u == ULLONG_MAX) return -1; /* the same range as below: < 2^64 - 1 */
+        *out = u;
         return 0;
     }
     errno = 0;
