@@ -702,14 +702,22 @@ static int header_stage(ldec *L, const gs_read_opts *o, gs_status *st)
 
     struct csv_parser hp;
     hdr_row h = {.cfg = &L->cfg};
-    size_t off = 0; /* bytes of the first row fed, from pos */
+    size_t off = 0;     /* bytes of the first row fed, from pos */
+    size_t scanned = 0; /* bytes after off known to hold no '\n' (each byte is looked at once) */
     uint64_t nl = 0, row_line = 0;
     int r = GS_OK;
     if (csv_setup(&hp, &L->cfg) != 0) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", name);
     for (;;) {
         size_t avail = L->len - L->pos;
         const char *p = L->buf + L->pos + off;
-        const char *e = off < avail ? memchr(p, '\n', avail - off) : NULL;
+        const char *e = off + scanned < avail ? memchr(p + scanned, '\n', avail - off - scanned) : NULL;
+        scanned = e ? 0 : avail - off;
+        if (!e && scanned > MAX_FIELD && !memchr(p, '"', scanned)) {
+            /* No quote, so no field may hold a line break: this is one line, and too long a row. */
+            r = dec_fail(L, st, GS_EDATA, "%s: line %llu: a row longer than %zu MiB (no line end)", name,
+                         (unsigned long long)nl + 1, MAX_FIELD >> 20);
+            break;
+        }
         if (!e && !L->eof) { /* want whole lines: read more, growing when full */
             if (L->len == L->cap && L->pos == 0 && (r = grow(L, st))) break;
             if ((r = fill(L, L->len - L->pos + 1, st))) break; /* at least one more read */

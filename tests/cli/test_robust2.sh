@@ -189,3 +189,10 @@ run pred_checked_first_typed 2 "invalid value in predicate 'eq:1.5' for type i32
 run col_checked_first 2 "invalid column '0' (columns are counted from 1)" "" -- $G scan --col 0 missing.csv
 run empty_out_path 2 "invalid file name '' (use '-' for stdin or stdout)" "" -- $G scan x.raw ''
 run empty_in_path 2 "invalid file name '' (use '-' for stdin or stdout)" "" -- $G scan ''
+
+# ---- a first CSV line of >= 64 MiB without a line end: the true reason, found in one pass ------------
+newdir longline
+head -c $((65 << 20)) /dev/zero | tr '\0' '1' >"$D/long.csv"
+run csv_long_first_line 1 "long.csv: line 1: a row longer than 64 MiB (no line end)" "" -- $G scan -q long.csv
+IN=$D/long.csv run csv_long_first_line_stdin 1 "stdin: line 1: a row longer than 64 MiB (no line end)" "" -- $G scan -q --from csv
+rm -f "$D/long.csv"
