@@ -623,6 +623,12 @@ static int gs_is_stdout_path(const char *p)
     return !strcmp(p, "/dev/stdout") || !strcmp(p, "/dev/fd/1") || !strcmp(p, "/proc/self/fd/1");
 }
 
+/* Names of an open file of this process (written in place, never replaced). */
+static int gs_is_fd_path(const char *p)
+{
+    return !strncmp(p, "/proc/self/fd/", 14) || !strncmp(p, "/dev/fd/", 8) || !strcmp(p, "/dev/stderr");
+}
+
 /* Where output to path goes: path itself, or the file a symlink chain ends at (also when that
  * does not exist yet). NULL when out of memory. */
 static char *gs_resolve_target(const char *path)
@@ -631,7 +637,8 @@ static char *gs_resolve_target(const char *path)
     struct stat lb;
     if (strlen(path) >= sizeof cur) return strdup(path);
     snprintf(cur, sizeof cur, "%s", path);
-    for (int hops = 0; hops < 40 && lstat(cur, &lb) == 0 && S_ISLNK(lb.st_mode); hops++) {
+    /* /proc/self/fd/N and /dev/fd/N name an open file of this process: not followed further */
+    for (int hops = 0; hops < 40 && !gs_is_fd_path(cur) && lstat(cur, &lb) == 0 && S_ISLNK(lb.st_mode); hops++) {
         ssize_t n = readlink(cur, buf, sizeof buf - 1);
         if (n < 0) break;
         buf[n] = 0;
@@ -658,6 +665,7 @@ int gs_bsink_open_file(gs_bsink **out, const char *path, int force, int binary, 
         free(k);
         return gs_fail(st, GS_ENOMEM, "out of memory");
     }
+    if (!is_stdout && gs_is_stdout_path(k->target)) is_stdout = 1; /* a link to /dev/stdout */
     k->base.write = gs_fsink_write;
     k->base.pwrite = gs_fsink_pwrite;
     k->base.close = gs_fsink_close;
@@ -682,9 +690,9 @@ int gs_bsink_open_file(gs_bsink **out, const char *path, int force, int binary, 
                 k->base_off = (uint64_t)at;
             }
         }
-    } else if (stat(k->target, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    } else if (gs_is_fd_path(k->target) || (stat(k->target, &sb) == 0 && !S_ISREG(sb.st_mode))) {
         /* A device, FIFO or directory: no temp-and-rename; write in place. */
-        if (S_ISDIR(sb.st_mode)) {
+        if (!gs_is_fd_path(k->target) && S_ISDIR(sb.st_mode)) {
             rc = gs_fail_errno(st, EISDIR, "%s", path);
         } else {
             do k->fd = open(k->target, O_WRONLY | O_CLOEXEC);

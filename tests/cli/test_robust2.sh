@@ -124,8 +124,12 @@ mkdir "$D/sub"; ln -s sub/new.raw "$D/dangling.raw"
 KEEP=1 run force_onto_dangling_symlink 0 "" "" -- $G gen -q -n 2 -t i32 -f dangling.raw
 [ -L "$D/dangling.raw" ] && [ "$(stat -c %s "$D/sub/new.raw")" = 8 ] && pass dangling_symlink_written_through || fail dangling_symlink_written_through "link replaced"
 run no_force_symlink 1 "link.raw: file exists (use -f to overwrite)" "" -- $G gen -q -n 2 -t i32 link.raw
-# /dev/stdout is stdout: a regular file behind it is written, /dev/stdout stays a link
-run dev_stdout_file 0 "" "" -- sh -c "$G gen -q -n 2 -t i32 -f /dev/stdout > so.raw; test -L /dev/stdout && test \$(stat -c %s so.raw) = 8 && rm so.raw"
+# /dev/stdout is stdout: a regular file behind it is written, the link stays a link. (Through a link
+# of our own: a faulty build must not replace the system's /dev/stdout.)
+ln -s /dev/stdout "$D/mystdout"
+run dev_stdout_file 0 "" "" -- sh -c "$G gen -q -n 2 -t i32 -f mystdout > so.raw; test -L mystdout && test \$(stat -c %s so.raw) = 8 && rm so.raw"
+ln -s /proc/self/fd/1 "$D/fd1"
+run proc_fd1_file 0 "" "" -- sh -c "$G gen -q -n 3 -t i32 -f fd1 > so.raw; test -L fd1 && test \$(stat -c %s so.raw) = 12 && rm so.raw"
 run char_device_direct 0 "" "" -- $G gen -q -n 1000 -t i32 -f /dev/null
 mkfifo "$D/fifo"
 KEEP=1 run fifo_direct 0 "" "" -- sh -c "cat fifo > got.raw & $G gen -q -n 5 -t i32 -f fifo; wait; test \$(stat -c %s got.raw) = 20 && rm got.raw"
