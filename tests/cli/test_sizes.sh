@@ -30,7 +30,7 @@ check() {
     (cd "$D" && timeout -k 5 30 "$@") >"$T/.stdout" 2>"$T/.stderr"
     local rc=$? nerr other left
     nerr=$(grep -c '^gpustream: error: ' "$T/.stderr")
-    other=$(grep -v -e '^gpustream: note: ' -e '^gpustream: warning: ' -e '^gpustream: error: ' -e "^Try 'gpustream " "$T/.stderr" | head -c 200)
+    other=$(grep -v -e '^gpustream: note: ' -e '^gpustream: warning: ' -e '^gpustream: error: ' -e "^Try 'gpustream " -e 'WARNING: AddressSanitizer failed to allocate' "$T/.stderr" | head -c 200)
     if [ $rc = 0 ] && ! (cd "$D" && eval "$chk") >/dev/null 2>&1; then fail "$name" "exit 0 but the output is wrong ($chk)"; rc=-1
     elif [ $rc = 124 ] || [ $rc = 137 ]; then fail "$name" "hung (killed after 30 s)"; rc=-1
     elif [ $rc -gt 2 ]; then fail "$name" "exit $rc (signal?): $(head -c 300 "$T/.stderr")"; rc=-1
