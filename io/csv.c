@@ -198,6 +198,8 @@ typedef struct ldec {
     struct csv_parser cp;
     int cp_ready;
     int cr_lines;        /* csv: -1 undecided, 1 when lines end in a lone '\r' (read as '\n') */
+    int held;            /* a byte read ahead to decide cr_lines, handed out by the next read */
+    char held_c;
     int field;           /* fields seen in the current row */
     int row_open;        /* some field of the current row was seen */
     int midrow;          /* the last libcsv block ended inside a row (a quoted line break) */
@@ -271,16 +273,35 @@ static int piece_fail(ldec *L, const gs_piece *pc, uint64_t earlier, gs_status *
  * full or the source ends. */
 /* Read from the source. CSV whose first line ends in a lone '\r' (old Mac and Excel exports)
  * has every '\r' read as '\n'; a '\r' is surrounding space otherwise, so the rest of the
- * parser sees '\n' line ends only. */
+ * parser sees '\n' line ends only. Deciding may need the byte after a '\r' that ends a read: it
+ * is read on its own and handed out first by the next call, so the decision never depends on
+ * how the source cuts its reads. */
 static int src_read(ldec *L, char *buf, size_t cap, size_t *got, gs_status *st)
 {
-    int r = L->base.src->read(L->base.src, buf, cap, got, st);
-    if (r || L->cr_lines == 0 || !*got) return r;
-    char *p = buf, *end = buf + *got;
+    size_t n = 0, g = 0;
+    *got = 0;
+    if (!cap) return GS_OK;
+    if (L->held) {
+        buf[n++] = L->held_c;
+        L->held = 0;
+    }
+    int r = L->base.src->read(L->base.src, buf + n, cap - n, &g, st);
+    if (r) return r;
+    n += g;
+    *got = n;
+    if (L->cr_lines == 0 || !n) return GS_OK;
+    char *p = buf, *end = buf + n;
     if (L->cr_lines < 0) {
         while (p < end && *p != '\r' && *p != '\n') p++;
         if (p == end) return GS_OK;
-        L->cr_lines = *p == '\r' && (p + 1 == end || p[1] != '\n');
+        if (*p == '\n') L->cr_lines = 0;
+        else if (p + 1 < end) L->cr_lines = p[1] != '\n';
+        else { /* the '\r' ends this read: look at the next byte */
+            size_t g1 = 0;
+            if ((r = L->base.src->read(L->base.src, &L->held_c, 1, &g1, st))) return r;
+            L->held = g1 == 1;
+            L->cr_lines = !L->held || L->held_c != '\n';
+        }
         if (!L->cr_lines) return GS_OK;
     }
     while ((p = memchr(p, '\r', (size_t)(end - p)))) *p++ = '\n';
