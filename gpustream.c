@@ -89,7 +89,7 @@ typedef struct opt_def {
 
 static const opt_def opts[] = {
     {O_TYPE, "type", 't', 1, V_ENGINE | V_BENCH, "T", "element type: i32 i64 u32 u64 f32 f64 (raw default i32, csv/text f64)"},
-    {O_OUTTYPE, "out-type", 0, 1, V_SCAN | V_CONVERT, "T", "output type (scan: i32->i64, u32->u64, f32->f64 widen)"},
+    {O_OUTTYPE, "out-type", 0, 1, V_SCAN | V_CONVERT, "T", "output type (scan: i32->i64, u32->u64, f32->f64 widen; convert: narrowing saturates to the type's min/max, NaN -> 0)"},
     {O_OP, "op", 0, 1, V_SCAN | V_BENCH, "OP", "scan: sum (default), min or max; bench: scan, compact, minmax or all"},
     {O_EXCLUSIVE, "exclusive", 0, 0, V_SCAN, NULL, "exclusive scan: out[i] combines x[0..i-1]"},
     {O_PRED, "pred", 0, 1, V_COMPACT, "P", "nonzero eq:V ne:V gt:V ge:V lt:V le:V range:A:B finite nan"},
@@ -108,11 +108,11 @@ static const opt_def opts[] = {
     {O_JSON, "json", 0, 0, V_BENCH, NULL, "print rows as JSON lines instead of a table"},
     {O_DIST, "dist", 0, 1, V_GEN, "D", "uniform:A:B (default uniform:0:100) normal:MU:SIGMA walk sparse:P sine:PERIOD"},
     {O_SEED, "seed", 0, 1, V_GEN, "S", "random seed (default 1); output depends only on seed and n"},
-    {O_FROM, "from", 0, 1, V_COMPUTE, "FMT", "input format: raw npy csv text (default: magic, extension, raw)"},
+    {O_FROM, "from", 0, 1, V_COMPUTE, "FMT", "input format: raw npy csv text (default: magic, extension, raw); raw = not compressed (no zstd detection unless IN ends in .zst)"},
     {O_TO, "to", 0, 1, V_OUTPUT, "FMT", "output format: raw npy csv text (default: OUT's extension, else the input's)"},
     {O_ZSTD, "zstd", 'z', 0, V_OUTPUT, NULL, "compress the output with zstd (implied by OUT ending in .zst)"},
     {O_LEVEL, "level", 0, 1, V_OUTPUT, "N", "zstd level (default 3)"},
-    {O_FRAME, "frame-size", 0, 1, V_OUTPUT, "S", "uncompressed bytes per zstd frame (default 16M)"},
+    {O_FRAME, "frame-size", 0, 1, V_OUTPUT, "S", "uncompressed bytes per zstd frame: 1K to 1G (default 16M)"},
     {O_COL, "col", 0, 1, V_COMPUTE, "C", "CSV column: 1-based index or header name (default 1)"},
     {O_HEADER, "header", 0, 0, V_COMPUTE, NULL, "the first CSV row is a header"},
     {O_NOHEADER, "no-header", 0, 0, V_COMPUTE, NULL, "the first CSV row is data (default: detect)"},
@@ -445,10 +445,16 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
         break;
     case O_FRAME:
         rc = parse_size(verb, "--frame-size", val, &u);
-        if (!rc && (u < 1024 || u > (1ull << 31))) rc = usage_error(verb, "--frame-size must be from 1K to 2G");
+        if (!rc && (u < 1024 || u > GS_ZSTD_FRAME_MAX)) rc = usage_error(verb, "--frame-size must be from 1K to 1G");
         c->wr.frame_size = (size_t)u;
         break;
-    case O_COL: c->rd.col = val; break;
+    case O_COL: {
+        long k;
+        c->rd.col = val;
+        if (gs_col_number(val, &k) && (k < 1 || k > INT32_MAX - 1))
+            rc = usage_error(verb, "invalid column '%s' (columns are counted from 1)", val);
+        break;
+    }
     case O_HEADER: c->rd.header = GS_HDR_YES; break;
     case O_NOHEADER: c->rd.header = GS_HDR_NO; break;
     case O_DELIM:
@@ -552,6 +558,25 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
     return rc;
 }
 
+/* Options as given, applied once argv is walked: a repeated option takes its last value (as git
+ * and zstd do: `minmax -w 0 -w 3` runs with 3), and a list option (bench) its last list. */
+typedef struct given_opt {
+    const opt_def *o;
+    const char *val;
+} given_opt;
+
+static int apply_given(cli *c, const given_opt *g, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int later = 0;
+        for (int k = i + 1; k < n && !later; k++) later = g[k].o->id == g[i].o->id;
+        if (later) continue;
+        int rc = apply_opt(c, g[i].o, g[i].val);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 /* Walk argv once: options (long, long=value, short, short+value, bundled flags), '--', and up
  * to two positionals. */
 static int parse_args(cli *c, int argc, char **argv)
@@ -560,10 +585,20 @@ static int parse_args(cli *c, int argc, char **argv)
     const char *pos[2] = {NULL, NULL};
     char verb[32];
     snprintf(verb, sizeof verb, "%s ", c->verb->name);
+    /* at most one option per argv word, plus bundled flags: argc * (flags in a word) bounds it */
+    int ngiven = 0, cap = 16;
+    for (int i = 2; i < argc; i++) cap += (int)strlen(argv[i]);
+    given_opt *given = malloc((size_t)cap * sizeof *given);
+    if (!given) {
+        say_error("out of memory");
+        return EXIT_DATA;
+    }
+#define GIVE(opt, v) (given[ngiven].o = (opt), given[ngiven].val = (v), ngiven++)
+#define parse_fail(x) (free(given), (x))
     for (int i = 2; i < argc; i++) {
         char *a = argv[i];
         if (only_pos || a[0] != '-' || !strcmp(a, "-")) {
-            if (npos == 2) return usage_error(verb, "unexpected argument '%s' (at most IN and OUT)", a);
+            if (npos == 2) return parse_fail(usage_error(verb, "unexpected argument '%s' (at most IN and OUT)", a));
             pos[npos++] = a;
             continue;
         }
@@ -580,20 +615,20 @@ static int parse_args(cli *c, int argc, char **argv)
             snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), a + 2);
             for (size_t k = 0; k < NOPTS; k++)
                 if (!strcmp(opts[k].lng, name)) o = &opts[k];
-            if (!o || !(o->verbs & c->verb->bit)) return usage_error(verb, "unknown option '--%s' for %s", name, c->verb->name);
+            if (!o || !(o->verbs & c->verb->bit))
+                return parse_fail(usage_error(verb, "unknown option '--%s' for %s", name, c->verb->name));
             if (eq) {
-                if (!o->arg) return usage_error(verb, "option '--%s' takes no value", name);
+                if (!o->arg) return parse_fail(usage_error(verb, "option '--%s' takes no value", name));
                 val = eq + 1;
             } else if (o->arg == 1) {
-                if (i + 1 >= argc) return usage_error(verb, "option '--%s' needs a value", name);
+                if (i + 1 >= argc) return parse_fail(usage_error(verb, "option '--%s' needs a value", name));
                 val = argv[++i];
             }
             if (o->id == O_HELP) {
                 print_verb_help(c->verb);
                 exit(EXIT_OK);
             }
-            int rc = apply_opt(c, o, val);
-            if (rc) return rc;
+            GIVE(o, val);
             continue;
         }
         /* Short options, possibly bundled (-zf) or with an attached value (-ti64, -w500). */
@@ -601,7 +636,8 @@ static int parse_args(cli *c, int argc, char **argv)
             o = NULL;
             for (size_t k = 0; k < NOPTS; k++)
                 if (opts[k].shrt == *p) o = &opts[k];
-            if (!o || !(o->verbs & c->verb->bit)) return usage_error(verb, "unknown option '-%c' for %s", *p, c->verb->name);
+            if (!o || !(o->verbs & c->verb->bit))
+                return parse_fail(usage_error(verb, "unknown option '-%c' for %s", *p, c->verb->name));
             if (o->id == O_HELP) {
                 print_verb_help(c->verb);
                 exit(EXIT_OK);
@@ -609,15 +645,20 @@ static int parse_args(cli *c, int argc, char **argv)
             if (o->arg == 1) {
                 if (p[1]) val = p + 1;
                 else if (i + 1 < argc) val = argv[++i];
-                else return usage_error(verb, "option '-%c' needs a value", *p);
-                int rc = apply_opt(c, o, val);
-                if (rc) return rc;
+                else return parse_fail(usage_error(verb, "option '-%c' needs a value", *p));
+                GIVE(o, val);
                 break;
             }
-            int rc = apply_opt(c, o, NULL);
-            if (rc) return rc;
+            GIVE(o, NULL);
         }
     }
+#undef GIVE
+    int arc = apply_given(c, given, ngiven);
+    free(given);
+#undef parse_fail
+    if (arc) return arc;
+    for (int k = 0; k < npos; k++) /* '' is no file name; open("") would name nothing useful */
+        if (!pos[k][0]) return usage_error(verb, "invalid file name '' (use '-' for stdin or stdout)");
     if (c->verb->bit == V_GEN) {
         if (npos > 1) return usage_error(verb, "gen takes one argument, OUT");
         c->out = pos[0];
@@ -630,7 +671,10 @@ static int parse_args(cli *c, int argc, char **argv)
     return 0;
 }
 
-/* ---- signals: remove partial outputs ------------------------------------------------------ */
+/* ---- signals: remove partial outputs ------------------------------------------------------
+ * Every signal whose default action ends the process removes the named temporary outputs first
+ * (unnamed ones vanish by themselves, SIGKILL included). The crash signals (SEGV, BUS, FPE, ILL,
+ * ABRT, TRAP, SYS) are left to their defaults and to the sanitizers. */
 static void on_signal(int sig)
 {
     gs_io_remove_temps();
@@ -638,16 +682,29 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* SIGPIPE from our own write to a closed pipe is ignored (the write fails with EPIPE and the run
+ * ends quietly); one sent by another process ends the run like SIGTERM. */
+static void on_sigpipe(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (si && si->si_pid == getpid()) return;
+    on_signal(sig);
+}
+
 static void install_signals(void)
 {
+    static const int fatal[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+                                SIGXCPU, SIGXFSZ, SIGIO, SIGPWR, SIGSTKFLT};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN); /* EPIPE comes back as an error code and ends the run quietly */
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) sigaction(fatal[i], &sa, NULL);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) sigaction(sig, &sa, NULL);
+    sa.sa_handler = NULL;
+    sa.sa_sigaction = on_sigpipe;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGPIPE, &sa, NULL);
 }
 
 /* ---- progress and stats ------------------------------------------------------------------- */
@@ -775,6 +832,13 @@ static int cmd_compute(cli *c)
 
     if (c->verb->bit == V_MINMAX && !c->window_given)
         return usage_error("minmax ", "minmax needs --window W (-w W)");
+    if (c->verb->bit == V_COMPACT) {
+        /* Everything that needs no input is checked before it is opened: the predicate's shape and
+         * numbers now (in -t's type, else f64, the widest), its range for the input's type below. */
+        gs_compact_params pre = c->job.compact;
+        if (gs_pred_parse(pred_text, c->rd.type_given ? c->rd.type : GS_F64, &pre, &st))
+            return usage_error("compact ", "%s", st.msg);
+    }
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r);
 
@@ -990,6 +1054,17 @@ static int cmd_bench(cli *c)
     gs_bench_opts *o = &c->bench;
     gs_status st = {0};
     gs_bench_env env;
+    if (o->algos && strcmp(o->algos, "all")) {
+        size_t nv;
+        const gs_variant *v = gs_variants(&nv);
+        for (const char *p = o->algos; *p;) {
+            const char *e = strchr(p, ',');
+            size_t l = e ? (size_t)(e - p) : strlen(p), k = 0;
+            while (k < nv && (strlen(v[k].name) != l || strncmp(v[k].name, p, l))) k++;
+            if (k == nv) return usage_error("bench ", "unknown --algo '%.*s' (gpustream info lists them)", (int)l, p);
+            p += l + (e ? 1 : 0);
+        }
+    }
     o->backend = c->eng.backend;
     o->device = c->eng.device;
     o->chunk_bytes = c->eng.chunk_bytes;

@@ -20,6 +20,13 @@ int gs_format_parse(const char *s, gs_format *f); /* raw, npy, csv, text (txt) *
  * *zst set to 1 when the name ends in .zst. */
 gs_format gs_format_from_name(const char *path, int *zst);
 
+/* The largest --frame-size a zstd output takes. */
+#define GS_ZSTD_FRAME_MAX ((size_t)1 << 30)
+
+/* A CSV column given as a number ("3", "+3", " 3 "): 1 and *index set (0 or negative is not
+ * checked here); 0 for a name. */
+int gs_col_number(const char *col, long *index);
+
 typedef enum gs_header_mode { GS_HDR_AUTO = 0, GS_HDR_YES, GS_HDR_NO } gs_header_mode;
 
 typedef struct gs_read_opts {
@@ -62,7 +69,8 @@ typedef struct gs_write_opts {
     char delim;          /* csv delimiter; 0 = ',' */
     int zstd;            /* compress */
     int level;           /* zstd level (default 3) */
-    size_t frame_size;   /* uncompressed bytes per independent zstd frame (default 16 MiB) */
+    size_t frame_size;   /* uncompressed bytes per independent zstd frame (default 16 MiB, at most
+                            GS_ZSTD_FRAME_MAX) */
     int force;           /* overwrite an existing file; allow binary to a terminal */
     int threads;         /* encode workers; 0 = pool size */
 } gs_write_opts;

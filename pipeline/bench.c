@@ -179,9 +179,14 @@ typedef struct case_ctx {
 static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double density, const char *param, gs_status *st)
 {
     size_t es = gs_type_size(t);
-    uint64_t out_cap = j->op == GS_OP_MINMAX ? 2 * n : n;
     size_t os = 8; /* room for any output type */
-    void *in = malloc(n * es + 64), *ref = malloc(out_cap * os + 64), *out = malloc(out_cap * os + 64);
+    size_t in_bytes, out_bytes, out_cap;
+    /* Sizes the machine cannot address are refused before anything is allocated or filled. */
+    if (gs_mul_size(n, j->op == GS_OP_MINMAX ? 2 : 1, &out_cap) || gs_mul_size(n, es, &in_bytes) ||
+        gs_add_size(in_bytes, 64, &in_bytes) || gs_mul_size(out_cap, os, &out_bytes) ||
+        gs_add_size(out_bytes, 64, &out_bytes))
+        return gs_fail(st, GS_ENOMEM, "bench: out of host memory for n = %llu", (unsigned long long)n);
+    void *in = malloc(in_bytes), *ref = malloc(out_bytes), *out = malloc(out_bytes);
     if (!in || !ref || !out) {
         free(in), free(ref), free(out);
         return gs_fail(st, GS_ENOMEM, "bench: out of host memory for n = %llu", (unsigned long long)n);
@@ -299,7 +304,7 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
     }
     /* A CPU backend on the same chunk sequence checks the result: the sum over every output
      * value's bits must agree (integers; the stream benches use i32 and u32). */
-    uint64_t gpu_sig = 0, cpu_sig = 0, chunks_total = (total + chunk - 1) / chunk;
+    uint64_t gpu_sig = 0, cpu_sig = 0, chunks_total = total / chunk + (total % chunk != 0);
     double t0 = 0, wall = 0;
     for (int pass = 0; pass < 2 && !rc; pass++) {
         gs_backend *bb = b;

@@ -227,8 +227,14 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
     while (!r->b && !r->early_ok && !atomic_load(&r->failed)) pthread_cond_wait(&r->cv, &r->mu);
     b = r->b;
     pin = r->b_pin;
-    bytes = (r->halo + r->chunk_elems) * r->in_size;
+    /* head room for the halo: what the backend asks for, at most a chunk before it exists (a
+     * backend that needs more, the mapped GPU one, never lets the reader start early) */
+    size_t head = r->halo;
+    if (b ? b->max_head && b->max_head < head : head > r->chunk_elems) head = b ? b->max_head : r->chunk_elems;
+    int over = gs_add_size(head, r->chunk_elems, &bytes) || gs_mul_size(bytes, r->in_size, &bytes);
     pthread_mutex_unlock(&r->mu);
+    if (over)
+        return gs_fail(st, GS_ENOMEM, "out of host memory for chunks of %zu + %zu elements", head, r->chunk_elems);
     if (atomic_load(&r->failed)) return GS_EDATA;
     if (c->buf && !(r->in_own[i] && b && pin)) return GS_OK;
     if (c->buf) free(c->buf);
@@ -245,7 +251,7 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
         }
         r->in_own[i] = 1;
     }
-    c->data = (char *)c->buf + r->halo * r->in_size;
+    c->data = (char *)c->buf + head * r->in_size;
     c->cap = r->chunk_elems;
     return GS_OK;
 }

@@ -149,6 +149,8 @@ struct gs_backend {
     void (*stats)(gs_backend *b, gs_run_stats *s);
     void (*destroy)(gs_backend *b);
     int depth;               /* chunks that may be in flight at once (>= 1) */
+    size_t max_head;         /* 0: input buffers get cfg->halo elements of head room; else at most
+                                this many (the backend joins a longer halo to the chunk itself) */
     size_t chunk_elems;      /* input elements per chunk the backend accepts (<= cfg->chunk_elems);
                                 the engine sizes its staging buffers from this after create */
     void *impl;              /* backend state */
