@@ -8,11 +8,16 @@
 #   make man          regenerate gpustream.1 and completions/gpustream.bash from the tables in gpustream.c
 #   make install      PREFIX=/usr/local DESTDIR=: the stripped binary, the man page, the bash completion
 # Options: CUDA=auto|0|1  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  NVCC=path
+#          TUNING=1 (also build the block sizes of bench --block and the shapes of --tune: slow)
+# Runs on all cores unless -jN is given; a repeated make with nothing changed does nothing.
+
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 
 CC      ?= cc
 PREFIX  ?= /usr/local
 CUDA    ?= auto
 SANITIZE ?= 0
+TUNING  ?= 0
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 ifeq ($(CUDA),auto)
@@ -45,6 +50,11 @@ ifeq ($(SANITIZE),1)
   BUILD   := build/san
 endif
 
+ifeq ($(TUNING),1)
+  CPPFLAGS += -DGS_TUNING
+  BUILD    := $(BUILD)-tuning
+endif
+
 C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(wildcard pipeline/*.c)
 CU_SRC :=
 ifeq ($(CUDA),1)
@@ -59,7 +69,8 @@ ifeq ($(CUDA),1)
   CU_SRC   := $(wildcard kernels/*.cu) $(wildcard pipeline/*.cu)
   CPPFLAGS += -DGS_HAVE_CUDA
   NVFLAGS  ?= -O3
-  NVFLAGS  += -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -DGS_HAVE_CUDA -D_GNU_SOURCE $(if $(DEPS_INC),-I$(DEPS_INC))
+  NVFLAGS  += -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -DGS_HAVE_CUDA -D_GNU_SOURCE $(if $(DEPS_INC),-I$(DEPS_INC)) \
+              $(if $(filter 1,$(TUNING)),-DGS_TUNING)
   # Static cudart: the binary starts (and falls back to the CPU) on machines with no driver.
   LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
 endif
@@ -71,18 +82,25 @@ GPU_TEST_C  := $(wildcard tests/gpu/test_*.c)
 GPU_TEST_CU := $(wildcard tests/gpu/test_*.cu)
 GPU_BIN := $(if $(filter 1,$(CUDA)),$(patsubst tests/gpu/%.c,$(BUILD)/%,$(GPU_TEST_C)) $(patsubst tests/gpu/%.cu,$(BUILD)/%,$(GPU_TEST_CU)))
 
-.PHONY: all test demo bench plots man install clean deps deps-local check-deps fuzz gpustream
-# gpustream is relinked every time: the same path serves CUDA=0, CUDA=1 and SANITIZE=1 builds.
-all: check-deps gpustream
+.PHONY: all test demo bench plots man install clean deps deps-local check-deps fuzz
+all: gpustream
 
-gpustream: $(BUILD)/gpustream.o $(BUILD)/gpustream_doc.o $(OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+# Stamps, rewritten only when their text changes: $(BUILD)/flags holds the flags its objects were
+# built with (a change rebuilds them); build/linked names the build ./gpustream comes from, so that
+# switching CUDA=0/1, SANITIZE or TUNING relinks it and a repeated make does not.
+BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS) | $(NVCC) $(NVFLAGS) | $(LDFLAGS) $(LIBS)
+$(shell mkdir -p $(BUILD) && { echo '$(BUILD_FLAGS)' | cmp -s - $(BUILD)/flags || echo '$(BUILD_FLAGS)' >$(BUILD)/flags; })
+$(shell echo '$(BUILD)' | cmp -s - build/linked || echo '$(BUILD)' >build/linked)
 
-$(BUILD)/%.o: %.c
+gpustream: $(BUILD)/gpustream.o $(BUILD)/gpustream_doc.o $(OBJ) build/linked
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS)
+
+# check-deps first: a missing library is installed (root) before anything includes it.
+$(BUILD)/%.o: %.c $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/%.cu.o: %.cu
+$(BUILD)/%.cu.o: %.cu $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
 

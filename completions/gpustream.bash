@@ -115,7 +115,7 @@ _gpustream()
         return ;;
     --device-alloc)
         case $verb in
-        scan|compact|minmax|convert) words='once per-chunk async' ;;
+        scan|compact|minmax|convert|bench) words='once per-chunk async' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
@@ -125,12 +125,12 @@ _gpustream()
     esac
     if [[ $cur == -* ]]; then
         case $verb in
-        scan) words='-t --type --out-type --op --exclusive --from --to -z --zstd --level --frame-size --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet --progress --no-progress --stats --stats=json -h --help' ;;
-        compact) words='-t --type --pred --invert --indices --count --from --to -z --zstd --level --frame-size --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet --progress --no-progress --stats --stats=json -h --help' ;;
-        minmax) words='-t --type -w --window --partial --only --from --to -z --zstd --level --frame-size --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet --progress --no-progress --stats --stats=json -h --help' ;;
-        convert) words='-t --type --out-type --from --to -z --zstd --level --frame-size --col --header --no-header --delim --skip-bad --backend --device --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet --progress --no-progress --stats --stats=json -h --help' ;;
-        gen) words='-t --type -n --elements --dist --seed --to -z --zstd --level --frame-size --chunk --threads -f --force -q --quiet --progress --no-progress --stats --stats=json -h --help' ;;
-        bench) words='-t --type --op -w --window -n --elements --block --density --reps --stream --csv --json --backend --device --algo --chunk --buffers --host-mem --threads -h --help' ;;
+        scan) words='-t --type --out-type --op --exclusive --from --to -z --zstd --level --frame-size --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        compact) words='-t --type --pred --invert --indices --count --from --to -z --zstd --level --frame-size --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        minmax) words='-t --type -w --window --partial --only --from --to -z --zstd --level --frame-size --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        convert) words='-t --type --out-type --from --to -z --zstd --level --frame-size --col --header --no-header --delim --skip-bad --backend --device --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        gen) words='-t --type -n --elements --dist --seed --to -z --zstd --level --frame-size --chunk --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        bench) words='-t --type --op -w --window -n --elements --block --density --reps --stream --csv --json --backend --device --algo --chunk --buffers --host-mem --device-alloc --threads -h --help' ;;
         info) words='--device -h --help' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))

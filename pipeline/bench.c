@@ -139,9 +139,9 @@ static uint64_t bytes_moved(const gs_job *j, gs_type t, uint64_t n, uint64_t out
     return n * es + out_n * os;
 }
 
-/* The reference for a case: the CPU reference variant, except minmax with long windows where
- * the O(nW) naive variant would take hours: there cpu-vhgw, which the unit tests check against
- * naive and Lemire on every window shape. */
+/* The reference for a case: the CPU reference variant, except minmax with windows over 16, where
+ * the O(nW) naive variant would take hours on long ones: there cpu-lemire (O(1) amortized, one
+ * thread), which the unit tests check against naive on every window shape. */
 static const gs_variant *reference_for(const gs_job *j)
 {
     if (j->op == GS_OP_SCAN) return gs_variant_find(GS_OP_SCAN, "cpu");
@@ -174,7 +174,7 @@ static void new_row(gs_bench_row *row, const char *mode, const gs_job *j, const 
 {
     memset(row, 0, sizeof *row);
     row->mode = mode;
-    row->op = j->op == GS_OP_SCAN ? "scan" : j->op == GS_OP_COMPACT ? "compact" : "minmax";
+    row->op = gs_op_name(j->op);
     row->variant = variant;
     row->type = t;
     row->n = n;
@@ -219,9 +219,14 @@ int gs_bench_plain_cub_applies(const gs_job *j, uint64_t n)
 static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double density, const char *param, gs_status *st)
 {
     size_t es = gs_type_size(t);
-    uint64_t out_cap = j->op == GS_OP_MINMAX ? 2 * n : n;
     size_t os = 8; /* room for any output type */
-    void *in = malloc(n * es + 64), *ref = malloc(out_cap * os + 64), *out = malloc(out_cap * os + 64);
+    size_t in_bytes, out_bytes, out_cap;
+    /* Sizes the machine cannot address are refused before anything is allocated or filled. */
+    if (gs_mul_size(n, j->op == GS_OP_MINMAX ? 2 : 1, &out_cap) || gs_mul_size(n, es, &in_bytes) ||
+        gs_add_size(in_bytes, 64, &in_bytes) || gs_mul_size(out_cap, os, &out_bytes) ||
+        gs_add_size(out_bytes, 64, &out_bytes))
+        return gs_fail(st, GS_ENOMEM, "bench: out of host memory for n = %llu", (unsigned long long)n);
+    void *in = malloc(in_bytes), *ref = malloc(out_bytes), *out = malloc(out_bytes);
     if (!in || !ref || !out) {
         free(in), free(ref), free(out);
         return gs_fail(st, GS_ENOMEM, "bench: out of host memory for n = %llu", (unsigned long long)n);
@@ -297,7 +302,8 @@ done:
 }
 
 /* Stream mode: chunks filled once, then submitted round-robin for `total` elements. */
-static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host_mem hm, int buffers, gs_status *st)
+static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host_mem hm, int buffers, gs_dev_alloc da,
+                      gs_status *st)
 {
     gs_engine_opts eo;
     memset(&eo, 0, sizeof eo);
@@ -305,12 +311,13 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
     eo.device = c->o->device;
     eo.buffers = buffers;
     eo.host_mem = hm;
-    eo.chunk_bytes = c->o->chunk_bytes ? c->o->chunk_bytes : (64u << 20);
+    eo.dev_alloc = da;
+    eo.chunk_bytes = c->o->chunk_bytes ? c->o->chunk_bytes : GS_CHUNK_DEFAULT;
     size_t es = gs_type_size(t);
     gs_type ot = gs_job_out_type(j, t);
     size_t chunk = eo.chunk_bytes / es;
     const gs_variant *v = NULL;
-    int rc = gs_job_resolve(j, c->use_gpu ? GS_GPU : GS_CPU, &v, st);
+    int rc = gs_job_resolve(j, c->use_gpu ? GS_GPU : GS_CPU, 0, &v, st);
     if (rc) return rc;
     gs_backend_cfg cfg = {j, v, t, ot, chunk, 0, chunk, &eo};
     gs_backend *b = NULL;
@@ -332,13 +339,13 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
     }
     /* A CPU backend on the same chunk sequence checks the result: the sum over every output
      * value's bits must agree (integers; the stream benches use i32 and u32). */
-    uint64_t gpu_sig = 0, cpu_sig = 0, chunks_total = (total + chunk - 1) / chunk;
+    uint64_t gpu_sig = 0, cpu_sig = 0, chunks_total = total / chunk + (total % chunk != 0);
     double t0 = 0, wall = 0;
     for (int pass = 0; pass < 2 && !rc; pass++) {
         gs_backend *bb = b;
         if (pass == 1) {
             const gs_variant *cv = NULL;
-            rc = gs_job_resolve(j, GS_CPU, &cv, st);
+            rc = gs_job_resolve(j, GS_CPU, 0, &cv, st);
             gs_backend_cfg cc = cfg;
             cc.variant = cv;
             if (!rc) rc = gs_backend_cpu_create(&bb, &cc, st);
@@ -372,13 +379,13 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
     if (!rc) {
         gs_bench_row row;
         memset(&row, 0, sizeof row);
-        static const char *hms[] = {"pinned", "pageable", "registered", "mapped"};
         row.mode = "stream";
-        row.op = j->op == GS_OP_SCAN ? "scan" : j->op == GS_OP_COMPACT ? "compact" : "minmax";
+        row.op = gs_op_name(j->op);
         row.variant = v->name;
         row.type = t;
         row.n = chunks_total * chunk;
-        snprintf(row.param, sizeof row.param, "%s buffers=%d", hms[hm], buffers);
+        snprintf(row.param, sizeof row.param, "%s buffers=%d%s%s", gs_host_mem_name(hm), buffers,
+                 da == GS_DEV_ONCE ? "" : " alloc=", da == GS_DEV_ONCE ? "" : gs_dev_alloc_names[da]);
         row.ms = wall * 1e3;
         row.gelem_s = row.n / wall / 1e9;
         row.gb_s = row.n * es / wall / 1e9; /* input bytes per second, each way */
@@ -426,9 +433,11 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
             j.scan = (gs_scan_params){t, t, GS_SCAN_SUM, 0, 0};
             j.compact.type = t;
             j.compact.pred = GS_PRED_NONZERO;
-            for (int h = 0; h < o->nhost_mems && !rc; h++)
-                for (int bi = 0; bi < o->nbuffers && !rc; bi++)
-                    rc = run_stream(&c, &j, t, o->nsizes ? o->sizes[0] : (1ull << 31), o->host_mems[h], o->buffers[bi], st);
+            for (int d = 0; d < (o->ndev_allocs ? o->ndev_allocs : 1) && !rc; d++)
+                for (int h = 0; h < o->nhost_mems && !rc; h++)
+                    for (int bi = 0; bi < o->nbuffers && !rc; bi++)
+                        rc = run_stream(&c, &j, t, o->nsizes ? o->sizes[0] : (1ull << 31), o->host_mems[h],
+                                        o->buffers[bi], o->ndev_allocs ? o->dev_allocs[d] : GS_DEV_ONCE, st);
         }
         return rc;
     }

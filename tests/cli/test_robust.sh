@@ -222,38 +222,7 @@ else
     note "cannot mount a tmpfs here (not root or no CAP_SYS_ADMIN): the full-disk-through-a-file cases are skipped"
 fi
 
-# ---- signals: the partial output goes, the run dies of the signal ----------------------------------
-newdir sig
-mkfifo "$D/fifo"
-for sig in INT TERM HUP; do
-    $G gen -q -n 1e10 -t i32 >"$D/fifo" 2>/dev/null &
-    gpid=$!
-    (cd "$D" && exec $G scan -q -t i32 - OUT.raw <fifo 2>"$T/sigerr") &
-    spid=$!
-    # wait for the temp file: the run is under way
-    for _ in $(seq 50); do ls -A "$D" | grep -q '^\.OUT\.raw\.gs-' && break; sleep 0.05; done
-    sleep 0.3
-    started=$(ls -A "$D" | grep -c '^\.OUT\.raw\.gs-')
-    kill -$sig $spid
-    wait $spid 2>/dev/null; rc=$?
-    wait $gpid 2>/dev/null
-    left=$(ls -A "$D" | grep -v '^fifo$' | tr '\n' ' ')
-    want=$((128 + $(kill -l $sig)))
-    if [ "$started" != 1 ]; then fail "signal_$sig" "no temp output appeared before the signal"
-    elif [ "$rc" != "$want" ]; then fail "signal_$sig" "exit $rc, want $want (killed by SIG$sig)"
-    elif [ -n "$left" ]; then fail "signal_$sig" "left behind: $left"
-    else pass "signal_${sig}_removes_partial_output"; fi
-done
-# gen writing a file itself, and a compressed output
-for out in big.raw big.zst; do
-    (cd "$D" && exec $G gen -q -n 1e11 -t i64 $out) &
-    pid=$!
-    for _ in $(seq 50); do ls -A "$D" | grep -q "^\.$out\.gs-" && break; sleep 0.05; done
-    sleep 0.3
-    kill -INT $pid; wait $pid 2>/dev/null; rc=$?
-    left=$(ls -A "$D" | grep -v '^fifo$' | tr '\n' ' ')
-    [ "$rc" = 130 ] && [ -z "$left" ] && pass "signal_INT_gen_$out" || fail "signal_INT_gen_$out" "exit $rc, left: $left"
-done
+# ---- signals: see test_signals.sh (every terminating signal, file outputs of each kind) ----------------
 
 # ---- a closed pipe downstream ends the run within a second, quietly --------------------------------
 # Bounds for the whole pipeline: gen | head 1 s; gen | VERB | head 1.5 s (VERB first fills a 64 MiB
