@@ -224,26 +224,23 @@ fi
 
 # ---- signals: see test_signals.sh (every terminating signal, file outputs of each kind) ----------------
 
-# ---- a closed pipe downstream ends the run within a second, quietly --------------------------------
-# Bounds for the whole pipeline: gen | head 1 s; gen | VERB | head 1.5 s (VERB first fills a 64 MiB
-# chunk); three times that for a sanitizer build.
-slow=1
-grep -q __asan_init "$G" 2>/dev/null && slow=3
+# ---- a closed pipe downstream ends the run quietly ---------------------------------------------------
+# 1e11 i64 values are 800 GB: a run that ignored EPIPE would go on for many minutes. Each process
+# gets a generous 30 s timeout that only catches such a hang (exit 124); nothing depends on how fast
+# the run ends.
 for verb in "gen -n 1e11 -t i64" "scan -t i64" "compact -t i64 --pred ne:3" "minmax -t i64 -w 1000" "convert -t i64 --to csv"; do
     tag=$(echo "$verb" | cut -d' ' -f1)
-    start=$(date +%s%N)
     if [ "$tag" = gen ]; then
-        $G $verb 2>"$T/err" | head -c 100 >/dev/null
+        timeout 30 $G $verb 2>"$T/err" | head -c 100 >/dev/null
         rc=${PIPESTATUS[0]}
     else
-        $G gen -q -n 1e11 -t i64 2>/dev/null | $G $verb 2>"$T/err" | head -c 100 >/dev/null
+        timeout 30 $G gen -q -n 1e11 -t i64 2>/dev/null | timeout 30 $G $verb 2>"$T/err" | head -c 100 >/dev/null
         rc=${PIPESTATUS[1]}
     fi
-    ms=$((($(date +%s%N) - start) / 1000000))
     errs=$(grep -v '^gpustream: note: ' "$T/err" | head -c 200)
-    base=1500; [ "$tag" = gen ] && base=1000; limit=$((base * slow))
-    if [ "$rc" = 0 ] && [ -z "$errs" ] && [ "$ms" -lt "$limit" ]; then pass "epipe_quiet_fast_$tag"; note "head closed the pipe: $tag ended in $ms ms"
-    else fail "epipe_quiet_fast_$tag" "exit $rc after $ms ms (limit $limit); stderr: $errs"; fi
+    if [ "$rc" = 0 ] && [ -z "$errs" ]; then pass "epipe_quiet_$tag"
+    elif [ "$rc" = 124 ]; then fail "epipe_quiet_$tag" "still running 30 s after head closed the pipe"
+    else fail "epipe_quiet_$tag" "exit $rc; stderr: $errs"; fi
 done
 
 # ---- nonsense options: exit 2 and the usage hint ----------------------------------------------------
