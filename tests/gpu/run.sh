@@ -156,7 +156,7 @@ if has startup; then
         local ok=1 t0 t1 i
         for i in $(seq "$R"); do
             t0=$(date +%s.%N); "$@" >/dev/null 2>&1 || ok=0; t1=$(date +%s.%N)
-            echo "$t1 - $t0" | bc >>"$D/times"
+            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$D/times"
         done
         if [ $ok = 1 ]; then median <"$D/times"; else echo failed; fi
         rm -f "$D/times"
@@ -180,7 +180,7 @@ if has startup; then
             w=$(echo "$j" | grep -o '"wall_s":[0-9.]*' | cut -d: -f2)
             m=$(echo "$j" | grep -o '"busy_s":[0-9.]*' | cut -d: -f2 | sort -n | tail -1)
             ci=$(echo "$j" | grep -o '"cuda_init_s":[-0-9.]*' | cut -d: -f2)
-            echo "wall $w s, max stage busy $m s, cuda init $ci s: $(echo "$w <= $m + 0.15" | bc | sed 's/1/ok/;s/0/OVER/')"
+            echo "wall $w s, max stage busy $m s, cuda init $ci s: $(awk -v w="$w" -v m="$m" 'BEGIN { print (w <= m + 0.15) ? "ok" : "OVER" }')"
         done
         [ -f "$D/in_16G.raw" ] && ./gpustream scan -t i32 --backend gpu --stats "$D/in_16G.raw" 2>&1 >/dev/null
     } 2>&1 | tee "$OUT/startup.txt"
