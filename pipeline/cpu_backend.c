@@ -17,8 +17,11 @@ typedef struct cpu_stage {
     size_t in_size;
     gs_value carry;   /* scan */
     uint64_t base;    /* compact: inputs before this chunk */
-    char *halo;       /* minmax: the last halo_len inputs, W-1 at most */
-    size_t halo_len;
+    char *halo;       /* minmax: the last halo_len inputs, W-1 at most (grown as inputs come) */
+    size_t halo_len, halo_cap;
+    size_t head;      /* head room elements before each input chunk */
+    char *joined;     /* [halo | chunk] when the halo is longer than the head room */
+    size_t joined_cap; /* elements */
     gs_chunk mid;     /* output of a stage that is not the last */
     double busy;      /* chains: seconds in this stage, for --stats */
     uint64_t elems_in;
@@ -68,10 +71,24 @@ static int cpu_minmax(cpu_stage *s, const gs_chunk *in, gs_chunk *out, gs_status
 {
     const gs_minmax_params *p = &s->job->minmax;
     size_t w1 = (size_t)(p->window - 1);
-    /* [halo | chunk] contiguous in the head room the engine left before the data. */
-    char *start = (char *)in->data - s->halo_len * s->in_size;
+    size_t m = s->halo_len + in->n; /* both in memory already: cannot overflow */
+    /* [halo | chunk] contiguous: in the head room the engine left before the data, or, for a
+     * halo longer than that (windows longer than a chunk), in a buffer of its own. */
+    char *start;
+    if (s->halo_len <= s->head) {
+        start = (char *)in->data - s->halo_len * s->in_size;
+    } else {
+        if (s->joined_cap < m) {
+            char *j = realloc(s->joined, m * s->in_size);
+            if (!j) return gs_fail(st, GS_ENOMEM, "out of host memory for a window of %llu elements",
+                                   (unsigned long long)p->window);
+            s->joined = j;
+            s->joined_cap = m;
+        }
+        start = s->joined;
+        memcpy(start + s->halo_len * s->in_size, in->data, in->n * s->in_size);
+    }
     if (s->halo_len) memcpy(start, s->halo, s->halo_len * s->in_size); /* W = 1: no halo buffer */
-    size_t m = s->halo_len + in->n;
     size_t first = s->job->partial ? s->halo_len : (s->halo_len > w1 ? s->halo_len : w1);
     size_t cols = p->only == GS_MM_BOTH ? 2 : 1;
     out->n = 0;
@@ -82,6 +99,15 @@ static int cpu_minmax(cpu_stage *s, const gs_chunk *in, gs_chunk *out, gs_status
     }
     /* Keep the last W-1 inputs for the next chunk. */
     size_t keep = m < w1 ? m : w1;
+    if (keep > s->halo_cap) { /* grows with the input seen, so a huge W on a short input costs little */
+        size_t cap = s->halo_cap > keep / 2 ? s->halo_cap * 2 : keep;
+        if (cap > w1) cap = w1;
+        char *h = realloc(s->halo, cap * s->in_size);
+        if (!h) return gs_fail(st, GS_ENOMEM, "out of host memory for a window of %llu elements",
+                               (unsigned long long)p->window);
+        s->halo = h;
+        s->halo_cap = cap;
+    }
     if (keep) memmove(s->halo, start + (m - keep) * s->in_size, keep * s->in_size);
     s->halo_len = keep;
     return GS_OK;
@@ -170,33 +196,41 @@ static void cpu_destroy(gs_backend *b)
     cpu_state *s = b->impl;
     for (int k = 0; k < s->nst; k++) {
         free(s->st[k].halo);
+        free(s->st[k].joined);
         free(s->st[k].mid.buf);
     }
     free(s);
     free(b);
 }
 
-/* Stage k of the backend: its job, variant and types, its halo buffer, and (not last) its output
- * buffer with head room for the next stage's halo. */
+/* Head room a stage's input buffers leave before the data: its halo (minmax W-1), at most a
+ * chunk; a longer halo is joined in the stage's `joined`. */
+static size_t stage_head(const gs_job *job, size_t chunk)
+{
+    size_t h = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;
+    return h < chunk ? h : chunk;
+}
+
+/* Stage k of the backend: its job, variant and types, its head room and (not last) its
+ * output buffer with head room for the next stage's halo. */
 static int cpu_stage_init(cpu_stage *s, const gs_job *job, const gs_variant *v, gs_type in, gs_type out,
-                          size_t halo, const gs_job *next, size_t cap, gs_status *st)
+                          size_t head, const gs_job *next, size_t cap, gs_status *st)
 {
     s->job = job;
     s->v = v;
     s->in_type = in;
     s->out_type = out;
     s->in_size = gs_type_size(in);
+    s->head = head;
     if (job->op == GS_OP_SCAN) gs_scan_identity(job->scan.op, job->scan.out_type, &s->carry);
-    if (job->op == GS_OP_MINMAX && halo && !(s->halo = malloc(halo * s->in_size)))
-        return gs_fail(st, GS_ENOMEM, "out of host memory for a window of %zu elements", halo + 1);
     if (next) {
-        size_t head = next->op == GS_OP_MINMAX ? (size_t)(next->minmax.window - 1) : 0;
-        size_t bytes = (head + cap) * gs_type_size(out);
+        size_t nh = stage_head(next, cap), bytes;
         void *p = NULL;
-        if (posix_memalign(&p, 64, bytes ? bytes : 64))
+        if (gs_add_size(nh, cap, &bytes) || gs_mul_size(bytes, gs_type_size(out), &bytes) ||
+            posix_memalign(&p, 64, bytes ? bytes : 64))
             return gs_fail(st, GS_ENOMEM, "out of host memory for a chain stage's buffer (try a smaller --chunk)");
         s->mid.buf = p;
-        s->mid.data = (char *)p + head * gs_type_size(out);
+        s->mid.data = (char *)p + nh * gs_type_size(out);
         s->mid.cap = cap;
     }
     return GS_OK;
@@ -214,16 +248,16 @@ int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *
     b->impl = s;
     b->destroy = cpu_destroy;
     int rc;
+    size_t head0 = c->halo < c->chunk_elems ? c->halo : c->chunk_elems; /* stage_head of stage 0 */
     if (!c->chain) {
         s->nst = 1;
-        rc = cpu_stage_init(&s->st[0], c->job, c->variant, c->in_type, c->out_type, c->halo, NULL, 0, st);
+        rc = cpu_stage_init(&s->st[0], c->job, c->variant, c->in_type, c->out_type, head0, NULL, 0, st);
     } else {
         s->nst = c->chain->n;
         rc = GS_OK;
         for (int k = 0; k < s->nst && !rc; k++) {
             const gs_job *j = &c->chain->stage[k];
-            size_t halo = j->op == GS_OP_MINMAX ? (size_t)(j->minmax.window - 1) : 0;
-            rc = cpu_stage_init(&s->st[k], j, c->variants[k], c->types[k], c->types[k + 1], halo,
+            rc = cpu_stage_init(&s->st[k], j, c->variants[k], c->types[k], c->types[k + 1], stage_head(j, c->chunk_elems),
                                 k + 1 < s->nst ? &c->chain->stage[k + 1] : NULL, c->chunk_elems, st);
         }
     }
@@ -238,6 +272,7 @@ int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *
     b->retire = cpu_retire;
     b->stats = cpu_stats;
     b->depth = 1;
+    b->max_head = head0 ? head0 : 1; /* nonzero: the engine never leaves more than stage 0's head */
     b->chunk_elems = c->chunk_elems;
     *out = b;
     return GS_OK;

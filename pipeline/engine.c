@@ -4,9 +4,10 @@
  *   caller thread:  ready queue -> backend submit ... retire -> write queue
  *   writer thread:  write queue -> gs_writer (encode uses the pool) -> free output chunk
  *
- * Chunks are allocated once (by the backend: pinned for the GPU) and cycle through bounded
- * queues, so host memory is (depth + 2) x (input chunk + output chunk) whatever the input
- * size. The first error anywhere closes every queue; each thread then drains and exits. */
+ * Chunks get their buffers as first needed (by the backend: pinned for the GPU; see "Start-up"
+ * below) and cycle through bounded queues, so host memory is (depth + 2) x (input chunk + output
+ * chunk) whatever the input size. The first error anywhere closes every queue; each thread then
+ * drains and exits. */
 #include "pipeline.h"
 #include "../common/pool.h"
 
@@ -16,7 +17,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#define DEFAULT_CHUNK_BYTES (64u << 20)
 
 /* ---- a bounded blocking queue of chunk pointers -------------------------------------------- */
 typedef struct queue {
@@ -132,12 +132,6 @@ int gs_job_resolve(const gs_job *j, gs_where where, int threads, const gs_varian
     return GS_OK;
 }
 
-const char *gs_op_name(gs_op op)
-{
-    static const char *names[] = {"scan", "compact", "minmax", "convert"};
-    return (unsigned)op <= GS_OP_NONE ? names[op] : "?";
-}
-
 gs_type gs_chain_out_type(const gs_chain *c, gs_type in)
 {
     for (int k = 0; k < c->n; k++) in = gs_job_out_type(&c->stage[k], in);
@@ -243,11 +237,10 @@ typedef struct piece {
 
 typedef struct run {
     const gs_job *job;
-    const gs_engine_opts *o;
     gs_source *src;
     gs_writer *w;
     gs_backend *b;            /* set once, under mu, when the backend exists */
-    int b_gpu;                /* the backend is the GPU's: engine-owned input buffers get replaced */
+    int b_pin;                /* the backend pins its staging: engine-owned input buffers get replaced */
     int early_ok;             /* the reader may fill engine-owned buffers before the backend exists */
     pthread_mutex_t mu;
     pthread_cond_t cv;        /* b set, or the run failed */
@@ -279,11 +272,11 @@ static void run_fail(run *r, const gs_status *st)
     q_close(&r->written);
 }
 
-static void run_set_backend(run *r, gs_backend *b, int gpu)
+static void run_set_backend(run *r, gs_backend *b, int pin)
 {
     pthread_mutex_lock(&r->mu);
     r->b = b;
-    r->b_gpu = gpu;
+    r->b_pin = pin;
     /* a reader that waited for the backend reads the chunk it takes */
     if (!r->early_ok && b->chunk_elems && b->chunk_elems < r->chunk_elems) r->chunk_elems = b->chunk_elems;
     pthread_cond_broadcast(&r->cv);
@@ -291,21 +284,27 @@ static void run_set_backend(run *r, gs_backend *b, int gpu)
 }
 
 /* Give input chunk c a buffer: the backend's once it exists (replacing an engine-owned one when
- * the backend is the GPU's), else an engine-owned one where early reading is allowed, else wait. */
+ * the backend pins its staging), else an engine-owned one where early reading is allowed, else wait. */
 static int in_buffer(run *r, gs_chunk *c, gs_status *st)
 {
     const size_t i = (size_t)(c - r->ins);
     size_t bytes;
     gs_backend *b;
-    int gpu;
+    int pin;
     pthread_mutex_lock(&r->mu);
     while (!r->b && !r->early_ok && !atomic_load(&r->failed)) pthread_cond_wait(&r->cv, &r->mu);
     b = r->b;
-    gpu = r->b_gpu;
-    bytes = (r->halo + r->chunk_elems) * r->in_size;
+    pin = r->b_pin;
+    /* head room for the halo: what the backend asks for, at most a chunk before it exists (a
+     * backend that needs more, the mapped GPU one, never lets the reader start early) */
+    size_t head = r->halo;
+    if (b ? b->max_head && b->max_head < head : head > r->chunk_elems) head = b ? b->max_head : r->chunk_elems;
+    int over = gs_add_size(head, r->chunk_elems, &bytes) || gs_mul_size(bytes, r->in_size, &bytes);
     pthread_mutex_unlock(&r->mu);
+    if (over)
+        return gs_fail(st, GS_ENOMEM, "out of host memory for chunks of %zu + %zu elements", head, r->chunk_elems);
     if (atomic_load(&r->failed)) return GS_EDATA;
-    if (c->buf && !(r->in_own[i] && b && gpu)) return GS_OK;
+    if (c->buf && !(r->in_own[i] && b && pin)) return GS_OK;
     if (c->buf) free(c->buf);
     c->buf = NULL;
     if (b) {
@@ -320,7 +319,7 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
         }
         r->in_own[i] = 1;
     }
-    c->data = (char *)c->buf + r->halo * r->in_size;
+    c->data = (char *)c->buf + head * r->in_size;
     c->cap = r->chunk_elems;
     return GS_OK;
 }
@@ -538,7 +537,6 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     memset(&r, 0, sizeof r);
     atomic_init(&r.failed, 0);
     r.job = job;
-    r.o = o;
     r.src = src;
     r.w = w;
     double t_start = gs_now();
@@ -551,7 +549,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     int cols = gs_chain_out_cols(chain);
     r.in_size = gs_type_size(in_type);
     r.out_size = gs_type_size(out_type);
-    size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK_BYTES;
+    size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : GS_CHUNK_DEFAULT;
     size_t chunk_elems = chunk_bytes / r.in_size;
     if (chunk_elems == 0) chunk_elems = 1;
     r.halo = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;
@@ -620,12 +618,14 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     gs_chunk *cur = NULL; /* the input chunk being submitted (in views when larger than the backend's) */
     size_t off = 0;
     for (int draining = 0; !atomic_load(&r.failed);) {
-        if (!cur && !draining) {
+        /* the backend: at once when picked before reading (CUDA's start-up overlaps the reader),
+         * else once the first chunk is in or the input has ended */
+        if (!cur && !draining && (b || pk == PICK_LATER)) {
             cur = q_pop(&r.ready);
             off = 0;
             if (!cur) draining = 1;
         }
-        if (!b) { /* the first chunk is in (or the input was empty): the backend now */
+        if (!b) {
             int rc = GS_OK;
             if (pk == PICK_LATER) {
                 const int filled = cur && cur->n == chunk_elems;
@@ -646,7 +646,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
                 run_fail(&r, &bst);
                 break;
             }
-            run_set_backend(&r, b, b_gpu);
+            run_set_backend(&r, b, b_gpu && o->host_mem == GS_HOST_PINNED);
             npieces = b->depth;
             pieces = calloc((size_t)npieces, sizeof *pieces);
             if (!pieces) {
@@ -740,7 +740,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
             stats->stage[stats->nstages++] = (gs_stage_stat){b->name, compute_busy, r.elems_in * r.in_size};
             b->stats(b, stats);
         }
-        stats->stage[stats->nstages++] = (gs_stage_stat){"encode+write", r.write_busy, stats->bytes_out};
+        stats->stage[stats->nstages++] = (gs_stage_stat){GS_STAGE_WRITE, r.write_busy, stats->bytes_out};
         stats->peak_rss = peak_rss();
         stats->algo = cfg.variant ? cfg.variant->name : "convert";
         if (chain->n > 1 && vars[chain->n - 1]) { /* "cpu-par, cpu-vhgw": each stage's variant */

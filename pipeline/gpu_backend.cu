@@ -1,7 +1,7 @@
-/* gpu_backend.cu - the schedule of the GPU backend of the chunk engine, and each operation's
- * carry hooks (gs_gpu_op: scan's running total, compaction's count and index base, minmax's halo).
- * Device queries are in gpu_device.cu, memory (counted device allocation, --host-mem staging) in
- * gpu_memory.cu.
+/* gpu_backend.cu - the schedule of the GPU backend of the chunk engine (docs/ARCHITECTURE.md, "The GPU
+ * schedule"), and each operation's carry hooks (gs_gpu_op: scan's running total, compaction's count and
+ * index base, minmax's halo). Device queries are in gpu_device.cu, memory (counted device allocation,
+ * --host-mem staging) in gpu_memory.cu.
  *
  * Schedule. Three non-blocking streams; chunk k uses device slot s = k % depth (depth = --buffers);
  * every cross-stream order is an event, the host never synchronises the device as a whole:

@@ -153,6 +153,22 @@ else
     fail "IN in stage 1, OUT in stage 2, -t twice with one value" "exit or output differs"
 fi
 
+# Given twice within one stage, an option takes its last value, as for a single verb (stage
+# options and run-wide ones alike); the run-wide rule compares the stages' last values.
+"$G" minmax -w 3 --only max -q -t i32 --backend cpu "$T/in.i32" | "$G" scan -q -t i32 >"$T/want"
+rm -f "$T/got"
+if "$G" minmax -w 0 -w 3 --only min --only max -t i64 -t i32 "$T/in.i32" then scan -t i32 -q --backend "$BACKEND" \
+    "$T/got" && cmp -s "$T/want" "$T/got"; then
+    pass "last option wins within a stage"
+else
+    fail "last option wins within a stage" "exit or output differs"
+fi
+if "$G" scan --progress -t i32 then scan --no-progress --progress -q --backend "$BACKEND" "$T/in.i32" -f "$T/got" 2>/dev/null; then
+    pass "--no-progress --progress in a stage is --progress"
+else
+    fail "--no-progress --progress in a stage is --progress" "refused"
+fi
+
 # CSV through a chain: the header follows the stages as it does through a pipe.
 if [ -f data/prices.csv ]; then
     "$G" compact --pred gt:100 -q --backend cpu data/prices.csv --col 2 --to csv | "$G" scan -q --algo cpu --from csv --to csv >"$T/want.csv"
@@ -220,6 +236,7 @@ bad "then at the end" "stage 2: 'then' needs a verb" -- scan then
 bad "-t twice" "-t/--type 'i32' in stage 1 and -t/--type 'i64' in stage 2" -- scan -t i32 then compact -t i64 in.raw out.raw
 bad "--chunk twice" "--chunk '1M' in stage 1 and --chunk '2M' in stage 3" -- scan --chunk 1M then scan then scan --chunk 2M in.raw out.raw
 bad "--progress and --no-progress" "--progress in stage 1 and --no-progress in stage 2" -- scan --progress then scan --no-progress in.raw out.raw
+bad "-t twice, the last differs" "-t/--type 'i64' in stage 1 and -t/--type 'i32' in stage 2" -- scan -t i32 -t i64 then compact -t i32 in.raw out.raw
 bad "stage option in the wrong stage" "stage 2 \(scan\): unknown option '--pred'" -- compact then scan --pred gt:0 in.raw out.raw
 bad "window missing" "stage 2 \(minmax\): minmax needs --window" -- scan then minmax --only max in.raw out.raw
 bad "predicate for the stage's type" "stage 2 \(compact\): invalid value in predicate 'gt:0.5' for type i64" -- scan --out-type i64 then compact --pred gt:0.5 in.raw out.raw
