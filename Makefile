@@ -10,7 +10,9 @@
 #          TUNING=1 (also build the block sizes of bench --block and the shapes of --tune: slow)
 # Runs on all cores unless -jN is given; a repeated make with nothing changed does nothing.
 
+ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 
 CC      ?= cc
 PREFIX  ?= /usr/local
