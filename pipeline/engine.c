@@ -357,14 +357,14 @@ static pick pick_early(const gs_job *job, const gs_engine_opts *o, const gs_sour
         snprintf(why, len, "--backend cpu; CUDA not initialised");
         return PICK_CPU;
     }
+    if (o->backend == GS_BACKEND_GPU) {
+        snprintf(why, len, "--backend gpu");
+        return PICK_GPU;
+    }
     if (named) {
         snprintf(why, len, "--algo %s runs on the %s%s", named->name, named->where == GS_GPU ? "GPU" : "CPU",
                  named->where == GS_GPU ? "" : "; CUDA not initialised");
         return named->where == GS_GPU ? PICK_GPU : PICK_CPU;
-    }
-    if (o->backend == GS_BACKEND_GPU) {
-        snprintf(why, len, "--backend gpu");
-        return PICK_GPU;
     }
     if (src->count >= 0) {
         uint64_t bytes = (uint64_t)src->count * in_size;
@@ -401,6 +401,8 @@ static int gpu_backend(const gs_job *job, const gs_engine_opts *o, gs_backend_cf
     double secs = 0;
     int rc;
     *gpu = 0;
+    /* a named variant that cannot run on the GPU is a usage error before any wait for CUDA */
+    if (named && (rc = gs_job_resolve(job, GS_GPU, o->threads, &v, st))) return rc;
     if (!gs_gpu_init_wait(o->device, reason, sizeof reason, &secs)) {
         if (stats) stats->cuda_init = secs;
         if (required) return gs_fail(st, GS_EDATA, "no usable GPU: %s", reason);
