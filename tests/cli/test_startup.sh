@@ -45,7 +45,8 @@ run auto_small_minmax_no_cuda 0 -- "$G" minmax -w 500 "$T/small.raw"
 run convert_no_cuda 0 -- "$G" convert "$T/small.raw" --to csv
 run backend_cpu_no_cuda 0 -- "$G" scan --backend cpu "$T/small.raw"
 run cpu_algo_no_cuda 0 -- sh -c "cat '$T/small.raw' | '$G' scan --algo cpu --chunk 1K"
-run backend_gpu_cpu_algo_refused 2 -- "$G" scan --backend gpu --algo cpu "$T/small.raw"
+"$G" scan --backend gpu --algo cpu "$T/small.raw" >/dev/null 2>"$T/err"
+[ $? = 2 ] && pass backend_gpu_cpu_algo_refused || fail backend_gpu_cpu_algo_refused "$(head -c 200 "$T/err")"
 grep -q "error: --algo cpu runs on the CPU; it needs --backend cpu" "$T/err" && pass backend_gpu_cpu_algo_message ||
     fail backend_gpu_cpu_algo_message "$(head -c 200 "$T/err")"
 # positive controls: the same hook stops a run that does start CUDA
