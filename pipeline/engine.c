@@ -179,6 +179,8 @@ typedef struct run {
     size_t chunk_elems, in_size, out_size, halo, nchunks;
     gs_chunk *ins, *outs;
     unsigned char *in_own;    /* per input chunk: 1 = engine-owned (posix_memalign), 0 = backend's */
+    unsigned char *out_state; /* per output chunk, under mu: 0 no buffer, 1 being allocated, 2 ready */
+    size_t out_bytes;         /* an output buffer's size */
     queue free_in, ready, free_out, written;
     pthread_mutex_t err_mu;
     gs_status err; /* the first failure */
@@ -256,6 +258,53 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
     return GS_OK;
 }
 
+/* Give output chunk c its buffer (the backend's), unless the reader is doing so or has done it. */
+static int out_buffer(run *r, gs_chunk *c, gs_status *st)
+{
+    const size_t i = (size_t)(c - r->outs);
+    void *p;
+    pthread_mutex_lock(&r->mu);
+    while (r->out_state[i] == 1) pthread_cond_wait(&r->cv, &r->mu);
+    if (r->out_state[i] == 2) {
+        pthread_mutex_unlock(&r->mu);
+        return GS_OK;
+    }
+    r->out_state[i] = 1;
+    pthread_mutex_unlock(&r->mu);
+    p = r->b->host_alloc(r->b, r->out_bytes, st);
+    pthread_mutex_lock(&r->mu);
+    c->buf = c->data = p;
+    r->out_state[i] = p ? 2 : 0;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return p ? GS_OK : st->code ? st->code : GS_ENOMEM;
+}
+
+/* The reader, after each chunk it hands on, allocates one output buffer the driving thread has
+ * not needed yet: pinning costs ~0.5 ms/MiB, and here it overlaps the transfers instead of
+ * holding up a submit. A failure is left for the driving thread to meet and report. */
+static void out_prealloc(run *r)
+{
+    size_t i = 0;
+    void *p;
+    pthread_mutex_lock(&r->mu);
+    if (r->b)
+        while (i < r->nchunks && r->out_state[i]) i++;
+    if (!r->b || i == r->nchunks) {
+        pthread_mutex_unlock(&r->mu);
+        return;
+    }
+    r->out_state[i] = 1;
+    pthread_mutex_unlock(&r->mu);
+    gs_status ignore = {0};
+    p = r->b->host_alloc(r->b, r->out_bytes, &ignore);
+    pthread_mutex_lock(&r->mu);
+    r->outs[i].buf = r->outs[i].data = p;
+    r->out_state[i] = p ? 2 : 0;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
 /* Fill chunks until the source ends: a chunk is full unless it is the last one, so chunk
  * boundaries depend on --chunk alone (results must not depend on how reads fall). */
 static void *reader_main(void *arg)
@@ -294,6 +343,7 @@ static void *reader_main(void *arg)
         c->seq = seq++;
         r->elems_in += n;
         q_push(&r->ready, c);
+        out_prealloc(r);
     }
     q_close(&r->ready);
     return NULL;
@@ -338,6 +388,7 @@ static void chunks_free(run *r)
     free(r->ins);
     free(r->outs);
     free(r->in_own);
+    free(r->out_state);
 }
 
 static void human_size(char *buf, size_t len, uint64_t b)
@@ -362,14 +413,14 @@ static pick pick_early(const gs_job *job, const gs_engine_opts *o, const gs_sour
         snprintf(why, len, "--backend cpu; CUDA not initialised");
         return PICK_CPU;
     }
+    if (o->backend == GS_BACKEND_GPU) {
+        snprintf(why, len, "--backend gpu");
+        return PICK_GPU;
+    }
     if (named) {
         snprintf(why, len, "--algo %s runs on the %s%s", named->name, named->where == GS_GPU ? "GPU" : "CPU",
                  named->where == GS_GPU ? "" : "; CUDA not initialised");
         return named->where == GS_GPU ? PICK_GPU : PICK_CPU;
-    }
-    if (o->backend == GS_BACKEND_GPU) {
-        snprintf(why, len, "--backend gpu");
-        return PICK_GPU;
     }
     if (src->count >= 0) {
         uint64_t bytes = (uint64_t)src->count * in_size;
@@ -406,6 +457,8 @@ static int gpu_backend(const gs_job *job, const gs_engine_opts *o, gs_backend_cf
     double secs = 0;
     int rc;
     *gpu = 0;
+    /* a named variant that cannot run on the GPU is a usage error before any wait for CUDA */
+    if (named && (rc = gs_job_resolve(job, GS_GPU, o->threads, &v, st))) return rc;
     if (!gs_gpu_init_wait(o->device, reason, sizeof reason, &secs)) {
         if (stats) stats->cuda_init = secs;
         if (required) return gs_fail(st, GS_EDATA, "no usable GPU: %s", reason);
@@ -495,6 +548,8 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     r.ins = calloc(r.nchunks, sizeof *r.ins);
     r.outs = calloc(r.nchunks, sizeof *r.outs);
     r.in_own = calloc(r.nchunks, 1);
+    r.out_state = calloc(r.nchunks, 1);
+    r.out_bytes = out_cap * r.out_size;
     piece *pieces = NULL;
     int npieces = 0;
     pthread_mutex_init(&r.err_mu, NULL);
@@ -502,7 +557,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     pthread_cond_init(&r.cv, NULL);
     int qfail = q_init(&r.free_in, r.nchunks) | q_init(&r.ready, r.nchunks) | q_init(&r.free_out, r.nchunks) |
                 q_init(&r.written, r.nchunks);
-    if (!r.ins || !r.outs || !r.in_own || qfail) {
+    if (!r.ins || !r.outs || !r.in_own || !r.out_state || qfail) {
         gs_status e = {0};
         gs_fail(&e, GS_ENOMEM, "out of host memory for chunk descriptors");
         run_fail(&r, &e);
@@ -582,13 +637,10 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
             gs_chunk *in = cur;
             gs_chunk *out = q_pop(&r.free_out);
             if (!out) break;
-            if (!out->buf) {
-                out->buf = out->data = b->host_alloc(b, out_cap * r.out_size, &bst);
-                if (!out->buf) {
-                    q_push(&r.free_out, out);
-                    run_fail(&r, &bst);
-                    break;
-                }
+            if (out_buffer(&r, out, &bst)) {
+                q_push(&r.free_out, out);
+                run_fail(&r, &bst);
+                break;
             }
             if (b->chunk_elems && cur->n - off > b->chunk_elems) {
                 piece *p = NULL;
@@ -668,6 +720,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
         free(r.ins);
         free(r.outs);
         free(r.in_own);
+        free(r.out_state);
     }
     free(pieces);
     q_free(&r.free_in);
