@@ -155,8 +155,9 @@ gs_source gs_source_from_reader(gs_reader *r)
  * is in (filled: GPU; ended: CPU, CUDA never touched). Until the backend exists, the reader fills
  * engine-owned pageable buffers (in the pinned and pageable modes; registered and mapped need the
  * backend's memory, so there the reader waits). With the GPU backend, each engine-owned input buffer
- * is replaced by a pinned one as it comes back, and output buffers are pinned as first needed: the
- * pinning is spread over the run instead of paid before the first copy. */
+ * is page-locked as it comes back (in place where the backend can register memory: --host-mem pinned;
+ * else replaced by the backend's), and output buffers are pinned as first needed: the pinning is
+ * spread over the run instead of paid before the first copy. */
 typedef enum pick { PICK_CPU, PICK_GPU, PICK_LATER } pick;
 
 /* A chunk read before the backend's chunk size was known may be larger than it (a GPU short of
@@ -178,7 +179,8 @@ typedef struct run {
     pthread_cond_t cv;        /* b set, or the run failed */
     size_t chunk_elems, in_size, out_size, halo, nchunks;
     gs_chunk *ins, *outs;
-    unsigned char *in_own;    /* per input chunk: 1 = engine-owned (posix_memalign), 0 = backend's */
+    unsigned char *in_own;    /* per input chunk: OWN_BACKEND, OWN_ENGINE or OWN_REGISTERED */
+    unsigned char *out_own;   /* the same per output chunk */
     unsigned char *out_state; /* per output chunk, under mu: 0 no buffer, 1 being allocated, 2 ready */
     size_t out_bytes;         /* an output buffer's size */
     queue free_in, ready, free_out, written;
@@ -217,6 +219,42 @@ static void run_set_backend(run *r, gs_backend *b, int pin)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* Who allocated a chunk's buffer: the backend (host_alloc), the engine (posix_memalign), or the
+ * engine with the backend's host_register on it. */
+enum { OWN_BACKEND = 0, OWN_ENGINE = 1, OWN_REGISTERED = 2 };
+
+/* A staging buffer for backend b: engine memory page-locked in place where b can register it
+ * (cheaper than a fresh pinned allocation), else b's own. */
+static void *stage_alloc(gs_backend *b, size_t bytes, unsigned char *own, gs_status *st)
+{
+    void *p = NULL;
+    if (!b->host_register) {
+        *own = OWN_BACKEND;
+        return b->host_alloc(b, bytes, st);
+    }
+    if (posix_memalign(&p, 4096, bytes ? bytes : 4096)) {
+        gs_fail(st, GS_ENOMEM, "out of host memory allocating a %zu-byte chunk (use a smaller --chunk)", bytes);
+        return NULL;
+    }
+    if (b->host_register(b, p, bytes ? bytes : 4096, st)) {
+        free(p);
+        return NULL;
+    }
+    *own = OWN_REGISTERED;
+    return p;
+}
+
+static void stage_free(gs_backend *b, void *p, unsigned char own)
+{
+    if (!p) return;
+    if (own == OWN_BACKEND) {
+        b->host_free(b, p);
+        return;
+    }
+    if (own == OWN_REGISTERED) b->host_unregister(b, p);
+    free(p);
+}
+
 /* Give input chunk c a buffer: the backend's once it exists (replacing an engine-owned one when
  * the backend pins its staging), else an engine-owned one where early reading is allowed, else wait. */
 static int in_buffer(run *r, gs_chunk *c, gs_status *st)
@@ -238,12 +276,18 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
     if (over)
         return gs_fail(st, GS_ENOMEM, "out of host memory for chunks of %zu + %zu elements", head, r->chunk_elems);
     if (atomic_load(&r->failed)) return GS_EDATA;
-    if (c->buf && !(r->in_own[i] && b && pin)) return GS_OK;
+    if (c->buf && !(r->in_own[i] == OWN_ENGINE && b && pin)) return GS_OK;
+    if (c->buf && b->host_register && (char *)c->data - (char *)c->buf == (ptrdiff_t)(head * r->in_size) &&
+        c->cap >= r->chunk_elems) {
+        /* read before the backend existed: page-locked where it lies (same head room, same size) */
+        if (b->host_register(b, c->buf, (head + c->cap) * r->in_size, st)) return st->code ? st->code : GS_EDATA;
+        r->in_own[i] = OWN_REGISTERED;
+        return GS_OK;
+    }
     if (c->buf) free(c->buf);
     c->buf = NULL;
     if (b) {
-        c->buf = b->host_alloc(b, bytes, st);
-        r->in_own[i] = 0;
+        c->buf = stage_alloc(b, bytes, &r->in_own[i], st);
         if (!c->buf) return st->code ? st->code : GS_ENOMEM;
     } else {
         if (posix_memalign(&c->buf, 4096, bytes ? bytes : 4096)) {
@@ -251,7 +295,7 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
             return gs_fail(st, GS_ENOMEM, "out of host memory allocating a %zu-byte chunk (use a smaller --chunk)",
                            bytes);
         }
-        r->in_own[i] = 1;
+        r->in_own[i] = OWN_ENGINE;
     }
     c->data = (char *)c->buf + head * r->in_size;
     c->cap = r->chunk_elems;
@@ -271,7 +315,7 @@ static int out_buffer(run *r, gs_chunk *c, gs_status *st)
     }
     r->out_state[i] = 1;
     pthread_mutex_unlock(&r->mu);
-    p = r->b->host_alloc(r->b, r->out_bytes, st);
+    p = stage_alloc(r->b, r->out_bytes, &r->out_own[i], st);
     pthread_mutex_lock(&r->mu);
     c->buf = c->data = p;
     r->out_state[i] = p ? 2 : 0;
@@ -297,7 +341,7 @@ static void out_prealloc(run *r)
     r->out_state[i] = 1;
     pthread_mutex_unlock(&r->mu);
     gs_status ignore = {0};
-    p = r->b->host_alloc(r->b, r->out_bytes, &ignore);
+    p = stage_alloc(r->b, r->out_bytes, &r->out_own[i], &ignore);
     pthread_mutex_lock(&r->mu);
     r->outs[i].buf = r->outs[i].data = p;
     r->out_state[i] = p ? 2 : 0;
@@ -378,16 +422,12 @@ static uint64_t peak_rss(void)
 
 static void chunks_free(run *r)
 {
-    for (size_t i = 0; r->ins && i < r->nchunks; i++) {
-        if (!r->ins[i].buf) continue;
-        if (r->in_own[i]) free(r->ins[i].buf);
-        else r->b->host_free(r->b, r->ins[i].buf);
-    }
-    for (size_t i = 0; r->outs && i < r->nchunks; i++)
-        if (r->outs[i].buf) r->b->host_free(r->b, r->outs[i].buf);
+    for (size_t i = 0; r->ins && i < r->nchunks; i++) stage_free(r->b, r->ins[i].buf, r->in_own[i]);
+    for (size_t i = 0; r->outs && i < r->nchunks; i++) stage_free(r->b, r->outs[i].buf, r->out_own[i]);
     free(r->ins);
     free(r->outs);
     free(r->in_own);
+    free(r->out_own);
     free(r->out_state);
 }
 
@@ -548,6 +588,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     r.ins = calloc(r.nchunks, sizeof *r.ins);
     r.outs = calloc(r.nchunks, sizeof *r.outs);
     r.in_own = calloc(r.nchunks, 1);
+    r.out_own = calloc(r.nchunks, 1);
     r.out_state = calloc(r.nchunks, 1);
     r.out_bytes = out_cap * r.out_size;
     piece *pieces = NULL;
@@ -557,7 +598,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     pthread_cond_init(&r.cv, NULL);
     int qfail = q_init(&r.free_in, r.nchunks) | q_init(&r.ready, r.nchunks) | q_init(&r.free_out, r.nchunks) |
                 q_init(&r.written, r.nchunks);
-    if (!r.ins || !r.outs || !r.in_own || !r.out_state || qfail) {
+    if (!r.ins || !r.outs || !r.in_own || !r.out_own || !r.out_state || qfail) {
         gs_status e = {0};
         gs_fail(&e, GS_ENOMEM, "out of host memory for chunk descriptors");
         run_fail(&r, &e);
@@ -720,6 +761,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
         free(r.ins);
         free(r.outs);
         free(r.in_own);
+        free(r.out_own);
         free(r.out_state);
     }
     free(pieces);
