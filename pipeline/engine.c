@@ -567,7 +567,7 @@ static int gpu_backend(const gs_chain *chain, const gs_engine_opts *o, gs_backen
     int rc;
     *gpu = 0;
     /* a named variant that cannot run on the GPU is a usage error before any wait for CUDA */
-    if (named && (rc = gs_job_resolve(job, GS_GPU, o->threads, &v, st))) return rc;
+    if (named && (rc = chain_resolve(chain, GS_GPU, o->threads, v, st))) return rc;
     if (!gs_gpu_init_wait(o->device, reason, sizeof reason, &secs)) {
         if (stats) stats->cuda_init = secs;
         if (required) return gs_fail(st, GS_EDATA, "no usable GPU: %s", reason);
