@@ -218,7 +218,7 @@ gs_source gs_source_from_reader(gs_reader *r)
 /* ---- the run ------------------------------------------------------------------------------ */
 
 /* Start-up. The reader starts at once. A run whose backend is known before reading (--backend,
- * --algo, or an input of known size against GS_AUTO_GPU_MIN_BYTES) starts CUDA on its own thread
+ * --algo, or an input of known size against GS_AUTO_GPU_MIN_BYTES[_SCAN]) starts CUDA on its own thread
  * right away (gs_gpu_init_start); a stream of unknown size under auto decides when its first chunk
  * is in (filled: GPU; ended: CPU, CUDA never touched). Until the backend exists, the reader fills
  * engine-owned pageable buffers (in the pinned and pageable modes; registered and mapped need the
@@ -512,8 +512,16 @@ static pick pick_early(const gs_chain *chain, const gs_engine_opts *o, const gs_
 {
     const gs_job *job = &chain->stage[0];
     const gs_variant *named = chain_named(chain);
-    char cross[32];
-    human_size(cross, sizeof cross, GS_AUTO_GPU_MIN_BYTES);
+    /* the crossover of the op (a chain: the lowest of its stages', the GPU's gain being at least
+     * that stage's) */
+    uint64_t min_gpu = UINT64_MAX;
+    for (int k = 0; k < chain->n; k++) {
+        uint64_t m = chain->stage[k].op == GS_OP_SCAN ? GS_AUTO_GPU_MIN_BYTES_SCAN : GS_AUTO_GPU_MIN_BYTES;
+        if (m < min_gpu) min_gpu = m;
+    }
+    char cross[48];
+    if (min_gpu == UINT64_MAX) snprintf(cross, sizeof cross, "for %s: none measured", gs_op_name(job->op));
+    else human_size(cross, sizeof cross, min_gpu);
     if (job->op == GS_OP_NONE) { /* convert and gen compute nothing: no GPU round trip */
         snprintf(why, len, "nothing to compute; CUDA not initialised");
         return PICK_CPU;
@@ -533,7 +541,7 @@ static pick pick_early(const gs_chain *chain, const gs_engine_opts *o, const gs_
     }
     if (src->count >= 0) {
         uint64_t bytes = (uint64_t)src->count * in_size;
-        int small = bytes < GS_AUTO_GPU_MIN_BYTES;
+        int small = bytes < min_gpu;
         snprintf(why, len, "auto: input %llu B %s crossover %s%s", (unsigned long long)bytes, small ? "<" : ">=", cross,
                  small ? "; CUDA not initialised" : "");
         return small ? PICK_CPU : PICK_GPU;
