@@ -228,8 +228,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t l = strlen(fname);
         snprintf(plain, sizeof plain, "%s/%.*s", gs_fz_dir, (int)(l > 4 && !strcmp(fname + l - 4, ".zst") ? l - 4 : l),
                  fname);
-        /* Bytes that start with a zstd magic would be decompressed again: not comparable. */
-        int magic = len >= 4 && ((in[0] == 0x28 && in[1] == 0xb5 && in[2] == 0x2f && in[3] == 0xfd) ||
+        /* Bytes that start with a zstd magic (legacy v0.5-v0.7 included) would be decompressed
+         * again: not comparable. */
+        int magic = len >= 4 && ((in[0] >= 0x25 && in[0] <= 0x28 && in[1] == 0xb5 && in[2] == 0x2f && in[3] == 0xfd) ||
                                  (in[3] == 0x18 && in[2] == 0x4d && in[1] == 0x2a && (in[0] & 0xf0) == 0x50));
         if (mode == 2 && !magic) {
             gs_fz_write_file(plain, in, len);
