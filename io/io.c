@@ -96,7 +96,7 @@ int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_
     if (!rc) rc = gs_bsrc_peek(src, magic, 4, &got, st);
     if (!rc && gs_is_zstd_magic(magic, got)) {
         r->compressed = 1;
-        rc = gs_bsrc_open_zstd(&src, src, o->threads, st);
+        rc = gs_bsrc_open_zstd(&src, src, o->threads, o->zcodec, st);
         if (rc) src = NULL; /* closed by the zstd layer */
     }
     gs_format f = o->format;
@@ -164,7 +164,7 @@ int gs_writer_open(gs_writer **out, const char *path, const gs_write_opts *o, gs
     gs_bsink *k = NULL;
     int rc = gs_bsink_open_file(&k, path, o->force, binary, st);
     if (!rc && o->zstd) {
-        rc = gs_bsink_open_zstd(&k, k, o->level, o->frame_size, o->threads, st);
+        rc = gs_bsink_open_zstd(&k, k, o->level, o->frame_size, o->threads, o->zcodec, st);
         if (rc) k = NULL; /* aborted by the zstd layer */
     }
     if (!rc) {

@@ -20,6 +20,35 @@ int gs_format_parse(const char *s, gs_format *f); /* raw, npy, csv, text (txt) *
  * *zst set to 1 when the name ends in .zst. */
 gs_format gs_format_from_name(const char *path, int *zst);
 
+/* A zstd codec for whole frames in batches (the device codec, pipeline/gpu_codec.cu); readers and
+ * writers use libzstd on the thread pool when none is given. io/ only calls it: frames handed to
+ * decode have passed io/zstd_frames.c's checks and carry a content size and a checksum, and
+ * io/ verifies each frame's checksum on what decode returns. One codec serves one reader or one
+ * writer (one thread at a time). */
+typedef struct gs_zcodec gs_zcodec;
+struct gs_zcodec {
+    /* Decode n frames, frame i from src[i] (csize[i] bytes) holding dsize[i] bytes, into dst at
+     * doff[i]; ok[i] = 1 where the codec reports success with exactly dsize[i] bytes (the rest
+     * are decoded again by libzstd, which judges them). Non-zero only when the codec itself
+     * failed (its device is unusable). */
+    int (*decode)(gs_zcodec *c, size_t n, const unsigned char *const *src, const size_t *csize,
+                  const size_t *dsize, unsigned char *dst, const size_t *doff, unsigned char *ok, gs_status *st);
+    /* Compress [src, src+len) as ceil(len / frame) frames of `frame` bytes (the last shorter) into
+     * cbuf, frame f at f * cstride, its length in clen[f]: one zstd frame each, headers as the
+     * codec writes them (io/ adds content size and checksum). */
+    int (*encode)(gs_zcodec *c, const unsigned char *src, size_t len, size_t frame, unsigned char *cbuf,
+                  size_t cstride, size_t *clen, gs_status *st);
+    /* The largest compressed frame encode can write for a frame of `frame` bytes. */
+    size_t (*bound)(gs_zcodec *c, size_t frame);
+    size_t frame_max;   /* the largest frame content the codec takes (decode and encode) */
+    size_t frame_align; /* encode: frames start at multiples of this in src */
+    const char *name;   /* "gpu" for messages and --stats */
+    /* counters, for --stats: seconds inside decode/encode, bytes in and out, frames */
+    double dec_s, enc_s;
+    uint64_t dec_in, dec_out, dec_frames, enc_in, enc_out, enc_frames;
+    uint64_t dec_cpu_frames; /* frames libzstd decoded instead (no checksum, too large, refused) */
+};
+
 typedef enum gs_header_mode { GS_HDR_AUTO = 0, GS_HDR_YES, GS_HDR_NO } gs_header_mode;
 
 typedef struct gs_read_opts {
@@ -32,6 +61,7 @@ typedef struct gs_read_opts {
     char delim;         /* 0 = ',' for csv */
     int skip_bad;       /* skip (and count) unparsable fields instead of failing */
     int threads;        /* decode workers; 0 = pool size */
+    gs_zcodec *zcodec;  /* zstd frames through this codec; NULL = libzstd */
 } gs_read_opts;
 
 typedef struct gs_reader gs_reader;
@@ -62,6 +92,7 @@ typedef struct gs_write_opts {
     size_t frame_size;   /* uncompressed bytes per independent zstd frame (default 16 MiB) */
     int force;           /* overwrite an existing file; allow binary to a terminal */
     int threads;         /* encode workers; 0 = pool size */
+    gs_zcodec *zcodec;   /* zstd frames through this codec; NULL = libzstd */
 } gs_write_opts;
 
 typedef struct gs_writer gs_writer;

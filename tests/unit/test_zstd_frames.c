@@ -3,13 +3,19 @@
  * says about them; concatenations with skippable frames walk frame by frame; every truncation is
  * "more", never "ok"; bit flips and lying sizes are refused or at least never read past the
  * buffer; XXH64 matches the checksums libzstd stores; the header rewrite gives frames libzstd
- * decodes with their content size and checksum. */
+ * decodes with their content size and checksum. Then io/zstd.c's device-codec path, with a codec
+ * made of libzstd here that can lie: frames it writes without content size or checksum come out
+ * complete; output it reports done but got wrong, or reports failed, is decoded again by libzstd;
+ * corrupt input is still an error. */
 #include "check.h"
+#include "../../io/io.h"
 #include "../../io/zstd_frames.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -297,6 +303,179 @@ static void test_finish(void)
           "%d of %d: %s", bad, count, why);
 }
 
+/* ---- io/zstd.c with a device codec -------------------------------------------------------- */
+typedef struct fake_codec {
+    gs_zcodec base;
+    int mode; /* 0 honest, 1 wrong output reported done on every third frame, 2 every frame reported failed */
+    size_t calls;
+} fake_codec;
+
+static int fake_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, const size_t *csize,
+                       const size_t *dsize, unsigned char *dst, const size_t *doff, unsigned char *ok, gs_status *st)
+{
+    fake_codec *f = (fake_codec *)c;
+    (void)st;
+    f->calls++;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = ZSTD_decompress(dst + doff[i], dsize[i], src[i], csize[i]);
+        ok[i] = !ZSTD_isError(r) && r == dsize[i] && f->mode != 2;
+        if (f->mode == 1 && i % 3 == 0 && dsize[i]) dst[doff[i]] ^= 1;
+    }
+    return GS_OK;
+}
+
+/* Frames as a device encoder might write them: no content size, no checksum. */
+static int fake_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t frame, unsigned char *cbuf,
+                       size_t cstride, size_t *clen, gs_status *st)
+{
+    (void)c;
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0);
+    for (size_t f = 0, off = 0; off < len; f++, off += frame) {
+        size_t n = len - off < frame ? len - off : frame;
+        ZSTD_outBuffer ob = {cbuf + f * cstride, cstride, 0};
+        ZSTD_inBuffer ib = {src + off, n, 0};
+        size_t r = ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_end);
+        if (ZSTD_isError(r) || r) {
+            ZSTD_freeCCtx(cc);
+            return gs_fail(st, GS_EDATA, "fake encoder failed");
+        }
+        clen[f] = ob.pos;
+    }
+    ZSTD_freeCCtx(cc);
+    return GS_OK;
+}
+
+static size_t fake_bound(gs_zcodec *c, size_t frame)
+{
+    (void)c;
+    return ZSTD_compressBound(frame) + 32;
+}
+
+static void fake_init(fake_codec *f, int mode)
+{
+    memset(f, 0, sizeof *f);
+    f->base.decode = fake_decode;
+    f->base.encode = fake_encode;
+    f->base.bound = fake_bound;
+    f->base.frame_max = 16u << 20;
+    f->base.frame_align = 4;
+    f->base.name = "test";
+    f->mode = mode;
+}
+
+static int read_all(const char *path, gs_zcodec *c, int32_t *out, size_t cap, size_t *n, gs_status *st)
+{
+    gs_read_opts ro = {0};
+    ro.format = GS_FMT_RAW;
+    ro.type = GS_I32;
+    ro.type_given = 1;
+    ro.zcodec = c;
+    gs_reader *r = NULL;
+    int rc = gs_reader_open(&r, path, &ro, st);
+    *n = 0;
+    while (!rc) {
+        size_t got = 0;
+        rc = gs_reader_read(r, out + *n, cap - *n, &got, st);
+        if (!got) break;
+        *n += got;
+    }
+    gs_reader_close(r);
+    return rc;
+}
+
+static void test_codec_path(void)
+{
+    char dir[] = "/tmp/gs_test_zframes.XXXXXX", path[64], cmd[200];
+    if (!mkdtemp(dir)) {
+        CHECK(0, "zstd_frames codec path: temp dir", "mkdtemp failed");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/a.i32.zst", dir);
+    size_t n = 700001; /* 43 frames of 64 KiB and a short one */
+    int32_t *v = malloc(n * sizeof *v), *back = malloc((n + 16) * sizeof *back);
+    for (size_t i = 0; i < n; i++) v[i] = (int32_t)(rnd() % 1000) * (int32_t)(i % 2);
+    fake_codec enc;
+    fake_init(&enc, 0);
+    gs_write_opts wo = {0};
+    wo.format = GS_FMT_RAW;
+    wo.type = GS_I32;
+    wo.ncols = 1;
+    wo.rows = -1;
+    wo.zstd = 1;
+    wo.level = 3;
+    wo.frame_size = 64u << 10;
+    wo.force = 1;
+    wo.zcodec = &enc.base;
+    gs_status st = {0};
+    gs_writer *w = NULL;
+    int rc = gs_writer_open(&w, path, &wo, &st);
+    if (!rc) rc = gs_writer_write(w, v, n, &st);
+    if (!rc) rc = gs_writer_close(w, &st);
+    else gs_writer_abort(w);
+    size_t frames = (n * 4 + wo.frame_size - 1) / wo.frame_size;
+    CHECK(!rc && enc.base.enc_frames == frames && enc.base.enc_in == n * 4, "zstd_frames codec encode: all frames",
+          "rc=%d %s frames=%llu", rc, st.msg, (unsigned long long)enc.base.enc_frames);
+    /* every frame now has its content size and checksum */
+    FILE *fp = fopen(path, "rb");
+    unsigned char *file = malloc(n * 8);
+    size_t flen = fp ? fread(file, 1, n * 8, fp) : 0;
+    if (fp) fclose(fp);
+    size_t pos = 0, good = 0;
+    while (pos < flen) {
+        gs_zfinfo fi;
+        if (gs_zframe_parse(file + pos, flen - pos, &fi, NULL) != GS_ZF_OK) break;
+        good += fi.checksum && fi.content != GS_ZF_UNKNOWN;
+        pos += fi.csize;
+    }
+    CHECK(pos == flen && good == frames, "zstd_frames codec encode: frames carry content size and checksum",
+          "pos=%zu/%zu good=%zu/%zu", pos, flen, good, frames);
+    if (system("zstd --version > /dev/null 2>&1") == 0) {
+        snprintf(cmd, sizeof cmd, "zstd -q -t '%s'", path);
+        CHECK(system(cmd) == 0, "zstd_frames codec encode: zstd -t accepts the file", "zstd -t failed");
+    } else {
+        printf("SKIP zstd_frames codec encode zstd -t: no zstd CLI\n");
+    }
+    for (int mode = -1; mode <= 2; mode++) {
+        fake_codec dec;
+        fake_init(&dec, mode < 0 ? 0 : mode);
+        size_t got = 0;
+        st = (gs_status){0};
+        rc = read_all(path, mode < 0 ? NULL : &dec.base, back, n + 16, &got, &st);
+        int same = !rc && got == n && !memcmp(back, v, n * sizeof *v);
+        uint64_t want_cpu = mode <= 0 ? 0 : mode == 1 ? (frames + 2) / 3 : frames;
+        char name[120];
+        snprintf(name, sizeof name, "zstd_frames codec decode mode %d: same values, %llu frames redone by libzstd",
+                 mode, (unsigned long long)want_cpu);
+        int counts = mode < 0 || (dec.base.dec_cpu_frames >= want_cpu && dec.base.dec_frames + dec.base.dec_cpu_frames == frames &&
+                                   (mode != 0 || dec.base.dec_cpu_frames == 0) && dec.calls > 0);
+        CHECK(same && counts, name, "rc=%d %s got=%zu device=%llu cpu=%llu", rc, st.msg, got,
+              (unsigned long long)dec.base.dec_frames, (unsigned long long)dec.base.dec_cpu_frames);
+    }
+    /* a flipped bit in a block body: the codec's output fails the checksum, libzstd refuses */
+    pos = 0;
+    gs_zfinfo fi;
+    for (int k = 0; k < 5 && gs_zframe_parse(file + pos, flen - pos, &fi, NULL) == GS_ZF_OK; k++) pos += fi.csize;
+    gs_zframe_parse(file + pos, flen - pos, &fi, NULL);
+    file[pos + fi.header + 40] ^= 0x10;
+    snprintf(path, sizeof path, "%s/bad.i32.zst", dir);
+    fp = fopen(path, "wb");
+    if (fp) fwrite(file, 1, flen, fp), fclose(fp);
+    fake_codec dec;
+    fake_init(&dec, 0);
+    size_t got = 0;
+    st = (gs_status){0};
+    rc = read_all(path, &dec.base, back, n + 16, &got, &st);
+    CHECK(rc == GS_EDATA && strstr(st.msg, "corrupt"), "zstd_frames codec decode: corrupt block body is an error",
+          "rc=%d msg=%s", rc, st.msg);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) printf("# could not remove %s\n", dir);
+    free(file);
+    free(v);
+    free(back);
+}
+
 int main(void)
 {
     test_frames();
@@ -306,5 +485,6 @@ int main(void)
     test_lies();
     test_xxh64();
     test_finish();
+    test_codec_path();
     return CHECK_DONE();
 }
