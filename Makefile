@@ -5,8 +5,11 @@
 #   make bench        gpustream bench (benchmarks are never part of make test)
 #   make deps         install missing -dev packages with apt-get (root), else print the command
 #   make deps-local   unpack Debian's libcsv-dev/libzstd-dev into .deps/ (machines without apt)
+#   make deps-nvcomp  pip-install nvCOMP (nvidia-libnvcomp-cu13): GPU zstd in CUDA builds
+#   make deps-nvcomp-local  its headers and libnvcomp.so.6 only, into .deps/nvcomp (to carry offline)
 #   make install      PREFIX=/usr/local DESTDIR=
 # Options: CUDA=auto|0|1  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  NVCC=path
+#          NVCOMP_HOME=dir (include/ and lib64/ of nvCOMP 6; default .deps/nvcomp, else the pip package)
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -61,6 +64,12 @@ ifeq ($(CUDA),1)
   NVFLAGS  += -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -DGS_HAVE_CUDA -D_GNU_SOURCE $(if $(DEPS_INC),-I$(DEPS_INC))
   # Static cudart: the binary starts (and falls back to the CPU) on machines with no driver.
   LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+  # nvCOMP (optional): headers at build time; libnvcomp.so.6 is opened at run time (pipeline/gpu_codec.cu).
+  NVCOMP_HOME ?= $(firstword $(wildcard .deps/nvcomp) $(shell python3 -c 'import os, nvidia.libnvcomp as m; print(os.path.dirname(m.__file__))' 2>/dev/null))
+  ifneq ($(wildcard $(NVCOMP_HOME)/include/nvcomp/zstd.h),)
+    NVCOMP_LIBDIR := $(abspath $(firstword $(wildcard $(NVCOMP_HOME)/lib64 $(NVCOMP_HOME)/lib)))
+    NVFLAGS  += -DGS_HAVE_NVCOMP -I$(NVCOMP_HOME)/include -DGS_NVCOMP_LIBDIR='"$(NVCOMP_LIBDIR)"'
+  endif
 endif
 
 OBJ := $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC))
@@ -70,7 +79,7 @@ GPU_TEST_C  := $(wildcard tests/gpu/test_*.c)
 GPU_TEST_CU := $(wildcard tests/gpu/test_*.cu)
 GPU_BIN := $(if $(filter 1,$(CUDA)),$(patsubst tests/gpu/%.c,$(BUILD)/%,$(GPU_TEST_C)) $(patsubst tests/gpu/%.cu,$(BUILD)/%,$(GPU_TEST_CU)))
 
-.PHONY: all test demo bench plots install clean deps deps-local check-deps fuzz gpustream
+.PHONY: all test demo bench plots install clean deps deps-local deps-nvcomp deps-nvcomp-local check-deps fuzz gpustream
 # gpustream is relinked every time: the same path serves CUDA=0, CUDA=1 and SANITIZE=1 builds.
 all: check-deps gpustream
 
@@ -134,8 +143,23 @@ deps:
 	fi
 
 deps-local:
-	@rm -rf .deps && mkdir -p .deps/debs
+	@rm -rf .deps/usr .deps/debs && mkdir -p .deps/debs
 	@cd .deps/debs && apt-get download libcsv-dev libcsv3 libzstd-dev >/dev/null
 	@for f in .deps/debs/*.deb; do dpkg -x $$f .deps; done
 	@rm -rf .deps/debs
 	@echo "deps-local: unpacked into .deps/ ($$(ls .deps/usr/include | tr '\n' ' '))"
+
+# nvCOMP 6 for CUDA 13 from PyPI. The local copy keeps what gpustream uses (headers, libnvcomp.so.6):
+# the folder can be copied to a machine without network, beside the binary or under NVCOMP_HOME.
+NVCOMP_PKG := nvidia-libnvcomp-cu13
+deps-nvcomp:
+	python3 -m pip install $(NVCOMP_PKG)
+
+deps-nvcomp-local:
+	@rm -rf .deps/nvcomp .deps/nvcomp-wheel && mkdir -p .deps/nvcomp-wheel
+	python3 -m pip download --no-deps -q -d .deps/nvcomp-wheel $(NVCOMP_PKG)
+	@python3 -c 'import sys, zipfile, os; z = zipfile.ZipFile(sys.argv[1]); p = "nvidia/libnvcomp/"; \
+	  [z.extract(m, ".deps/nvcomp-wheel") for m in z.namelist() if m.startswith(p + "include/") or m == p + "lib64/libnvcomp.so.6"]' \
+	  .deps/nvcomp-wheel/*.whl
+	@mv .deps/nvcomp-wheel/nvidia/libnvcomp .deps/nvcomp && rm -rf .deps/nvcomp-wheel
+	@echo "deps-nvcomp-local: .deps/nvcomp ($$(du -sh .deps/nvcomp | cut -f1))"

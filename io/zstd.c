@@ -235,7 +235,7 @@ static int gs_zsrc_device_batch(gs_zsrc *s, size_t n, unsigned char *dst, gs_sta
     for (size_t f = 0; f < n; f++) {
         gs_zframe *fr = &s->frames[f];
         gs_zfinfo fi;
-        if (fr->dsize > c->frame_max) continue;
+        if (fr->dsize == 0 || fr->dsize > c->frame_max) continue;
         if (gs_zframe_parse(s->win + fr->off, fr->csize, &fi, NULL) != GS_ZF_OK || fi.skippable || !fi.checksum ||
             fi.dict_id || fi.csize != fr->csize || fi.content != fr->dsize)
             continue;

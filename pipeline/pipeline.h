@@ -152,6 +152,22 @@ int gs_gpu_available(int device, char *desc, size_t desc_len);
 /* One line per device for `info` (empty string if none); returns device count (0 if none). */
 int gs_gpu_describe(char *buf, size_t len);
 
+/* ---- GPU zstd (pipeline/gpu_codec.cu: nvCOMP, loaded at run time) ------------------------------
+ * --codec auto|gpu|cpu picks the zstd codec for each direction. auto takes, per direction, the
+ * one measured faster; until that is measured on a GPU host, the CPU for both. */
+typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_codec_kind;
+#define GS_CODEC_AUTO_DECODE GS_CODEC_CPU
+#define GS_CODEC_AUTO_ENCODE GS_CODEC_CPU
+/* Uncompressed bytes per frame of GPU-encoded output when --frame-size is not given: nvCOMP asks
+ * for many small chunks per batch (its guide: 64 KiB), while the ratio falls as frames shrink. */
+#define GS_GPU_ZSTD_FRAME ((size_t)256 << 10)
+/* A device codec for io's readers and writers; GS_EDATA saying what is missing (CUDA, nvCOMP,
+ * a GPU) when it cannot be had. One per reader or writer. */
+int gs_gpu_zcodec_create(gs_zcodec **c, int device, gs_status *st);
+void gs_gpu_zcodec_destroy(gs_zcodec *c);
+/* For info: "nvCOMP 6.0.0 (path)", or why it is not there. Returns 1 if the library is loaded. */
+int gs_nvcomp_describe(char *buf, size_t len);
+
 /* ---- generator (pipeline/gen.c) --------------------------------------------------------------- */
 typedef enum gs_dist { GS_DIST_UNIFORM = 0, GS_DIST_NORMAL, GS_DIST_WALK, GS_DIST_SPARSE, GS_DIST_SINE } gs_dist;
 typedef struct gs_gen_opts {

@@ -1,0 +1,392 @@
+/* gpu_codec.cu - zstd on the device through nvCOMP's batched C API, as an io/ gs_zcodec.
+ *
+ * nvCOMP is optional twice over: the build needs its headers (GS_HAVE_NVCOMP, from NVCOMP_HOME,
+ * .deps/nvcomp or the pip package nvidia-libnvcomp-cu13), and libnvcomp.so.6 is opened with
+ * dlopen only when a run asks for the GPU codec, so the binary starts where it is absent. Where
+ * the library is looked for, first match wins:
+ *   $GS_NVCOMP_LIB (a path to the .so; if set, nothing else is tried)
+ *   <directory of the gpustream binary>/.deps/nvcomp/lib64/libnvcomp.so.6  (make deps-nvcomp-local)
+ *   the library directory found at build time (GS_NVCOMP_LIBDIR)
+ *   libnvcomp.so.6 on the loader's path
+ *
+ * Decode: the batch's compressed frames are packed into a pinned staging buffer at nvCOMP's
+ * input alignment, copied to the device in one transfer with the per-frame table, decompressed
+ * by nvcompBatchedZstdDecompressAsync into a device buffer, and the statuses, actual sizes and
+ * decoded bytes copied back. What the device is given was checked on the host first (io/zstd.c
+ * with io/zstd_frames.c); a frame is reported done only with status success and exactly its
+ * declared size, and io/zstd.c then verifies its XXH64 before keeping it.
+ * Encode: the input batch goes to the device, nvcompBatchedZstdCompressAsync writes one frame
+ * per `frame` bytes, and each frame comes back; io/zstd.c adds content size and checksum.
+ * nvCOMP 6's zstd compression options are reserved bytes: there is no level to set.
+ *
+ * Each codec has its own stream and buffers (one reader or one writer drives it); buffers grow
+ * to the largest batch seen and are kept. Library code: returns gs_status, never prints. */
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pipeline.h"
+
+#ifdef GS_HAVE_NVCOMP
+#include <nvcomp.h>
+#include <nvcomp/zstd.h>
+
+#define GS_NVC_SONAME "libnvcomp.so.6"
+
+/* ---- the library, loaded once ---------------------------------------------------------------- */
+typedef struct gs_nvc_api {
+    void *lib;
+    char path[PATH_MAX];
+    char why[PATH_MAX + 200]; /* why it is not loaded */
+    unsigned version;         /* nvcompProperties_t.version: major*1000 + minor*100 + patch */
+    decltype(&nvcompGetProperties) props;
+    decltype(&nvcompBatchedZstdDecompressGetRequiredAlignments) dalign;
+    decltype(&nvcompBatchedZstdDecompressGetTempSize) dtemp;
+    decltype(&nvcompBatchedZstdDecompressAsync) dec;
+    decltype(&nvcompBatchedZstdCompressGetRequiredAlignments) calign;
+    decltype(&nvcompBatchedZstdCompressGetTempSize) ctemp;
+    decltype(&nvcompBatchedZstdCompressGetMaxOutputChunkSize) cmax;
+    decltype(&nvcompBatchedZstdCompressAsync) enc;
+} gs_nvc_api;
+
+static gs_nvc_api nvc;
+static pthread_once_t nvc_once = PTHREAD_ONCE_INIT;
+
+static int nvc_try(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(nvc.why, sizeof nvc.why, "%s", e ? e : path);
+        return 0;
+    }
+    struct {
+        void **slot;
+        const char *name;
+    } syms[] = {
+        {(void **)&nvc.props, "nvcompGetProperties"},
+        {(void **)&nvc.dalign, "nvcompBatchedZstdDecompressGetRequiredAlignments"},
+        {(void **)&nvc.dtemp, "nvcompBatchedZstdDecompressGetTempSize"},
+        {(void **)&nvc.dec, "nvcompBatchedZstdDecompressAsync"},
+        {(void **)&nvc.calign, "nvcompBatchedZstdCompressGetRequiredAlignments"},
+        {(void **)&nvc.ctemp, "nvcompBatchedZstdCompressGetTempSize"},
+        {(void **)&nvc.cmax, "nvcompBatchedZstdCompressGetMaxOutputChunkSize"},
+        {(void **)&nvc.enc, "nvcompBatchedZstdCompressAsync"},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof *syms; i++)
+        if (!(*syms[i].slot = dlsym(h, syms[i].name))) {
+            snprintf(nvc.why, sizeof nvc.why, "%s lacks %s (nvCOMP 6 is needed)", path, syms[i].name);
+            dlclose(h);
+            return 0;
+        }
+    nvcompProperties_t p;
+    if (nvc.props(&p) != nvcompSuccess) {
+        snprintf(nvc.why, sizeof nvc.why, "%s: nvcompGetProperties failed", path);
+        dlclose(h);
+        return 0;
+    }
+    nvc.version = p.version;
+    nvc.lib = h;
+    snprintf(nvc.path, sizeof nvc.path, "%s", path);
+    return 1;
+}
+
+static void nvc_load(void)
+{
+    const char *env = getenv("GS_NVCOMP_LIB");
+    if (env && *env) {
+        if (!nvc_try(env)) {
+            char why[sizeof nvc.why];
+            snprintf(why, sizeof why, "GS_NVCOMP_LIB=%.1000s: %.2000s", env, nvc.why);
+            memcpy(nvc.why, why, sizeof why);
+        }
+        return;
+    }
+    char exe[PATH_MAX], cand[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = 0;
+        snprintf(cand, sizeof cand, "%s/.deps/nvcomp/lib64/" GS_NVC_SONAME, exe);
+        if (access(cand, R_OK) == 0 && nvc_try(cand)) return;
+    }
+#ifdef GS_NVCOMP_LIBDIR
+    snprintf(cand, sizeof cand, "%s/" GS_NVC_SONAME, GS_NVCOMP_LIBDIR);
+    if (access(cand, R_OK) == 0 && nvc_try(cand)) return;
+#endif
+    if (nvc_try(GS_NVC_SONAME)) return;
+    char why[sizeof nvc.why];
+    snprintf(why, sizeof why, "%s not found (make deps-nvcomp or deps-nvcomp-local, or set GS_NVCOMP_LIB): %.2000s",
+             GS_NVC_SONAME, nvc.why);
+    memcpy(nvc.why, why, sizeof why);
+}
+
+static int nvc_ready(void)
+{
+    pthread_once(&nvc_once, nvc_load);
+    return nvc.lib != NULL;
+}
+
+extern "C" int gs_nvcomp_describe(char *buf, size_t len)
+{
+    if (nvc_ready())
+        snprintf(buf, len, "nvCOMP %u.%u.%u (%s)", nvc.version / 1000, nvc.version % 1000 / 100, nvc.version % 100,
+                 nvc.path);
+    else
+        snprintf(buf, len, "nvCOMP headers compiled in, library not loaded: %s", nvc.why);
+    return nvc.lib != NULL;
+}
+
+/* ---- the codec --------------------------------------------------------------------------------- */
+/* The largest frame the device takes: nvCOMP's compressor limit (16 MB); larger frames decode
+ * on the CPU, where one frame is no worse than on one device thread block. */
+#define GS_NVC_FRAME_MAX ((size_t)16 << 20)
+
+typedef struct gs_gzc {
+    gs_zcodec base;
+    int dev;
+    cudaStream_t s;
+    size_t din_align, dout_align, dtemp_align; /* decompression alignments */
+    size_t cin_align, cout_align, ctemp_align; /* compression alignments */
+    unsigned char *h_stage; size_t h_stage_cap; /* pinned: compressed frames going up */
+    unsigned char *d_a; size_t d_a_cap;         /* device: compressed (decode) / input (encode) */
+    unsigned char *d_b; size_t d_b_cap;         /* device: decoded (decode) / compressed (encode) */
+    unsigned char *d_temp; size_t d_temp_cap;
+    unsigned char *h_meta; size_t meta_cap;     /* per-frame tables, pinned */
+    unsigned char *d_meta; size_t d_meta_cap;   /* and on the device */
+} gs_gzc;
+
+static size_t al(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+static int gzc_cuda(gs_status *st, cudaError_t e, const char *what, int dev)
+{
+    (void)cudaGetLastError();
+    return gs_fail(st, e == cudaErrorMemoryAllocation ? GS_ENOMEM : GS_EDATA, "gpu %d: zstd codec: %s: %s", dev,
+                   what, cudaGetErrorString(e));
+}
+
+static int gzc_nvc(gs_status *st, nvcompStatus_t e, const char *what, int dev)
+{
+    return gs_fail(st, GS_EDATA, "gpu %d: zstd codec: %s: nvCOMP status %d", dev, what, (int)e);
+}
+
+#define GZC_CU(call, what)                                              \
+    do {                                                                \
+        cudaError_t e_ = (call);                                        \
+        if (e_ != cudaSuccess) return gzc_cuda(st, e_, what, z->dev);   \
+    } while (0)
+#define GZC_NV(call, what)                                              \
+    do {                                                                \
+        nvcompStatus_t e_ = (call);                                     \
+        if (e_ != nvcompSuccess) return gzc_nvc(st, e_, what, z->dev);  \
+    } while (0)
+
+/* Grow a device (pinned = 0) or pinned host (pinned = 1) buffer to at least need bytes. */
+static int gzc_grow(gs_gzc *z, unsigned char **p, size_t *cap, size_t need, int pinned, gs_status *st)
+{
+    if (*cap >= need) return GS_OK;
+    size_t n = need + need / 4;
+    if (*p) GZC_CU(pinned ? cudaFreeHost(*p) : cudaFree(*p), "free");
+    *p = NULL;
+    *cap = 0;
+    GZC_CU(pinned ? cudaMallocHost((void **)p, n) : cudaMalloc((void **)p, n), pinned ? "cudaMallocHost" : "cudaMalloc");
+    *cap = n;
+    return GS_OK;
+}
+
+/* Per-frame tables for n frames: pointers and sizes (8 bytes each) and statuses. */
+static int gzc_meta(gs_gzc *z, size_t n, gs_status *st)
+{
+    size_t need = n * (6 * sizeof(size_t) + sizeof(nvcompStatus_t)) + 64;
+    int rc = gzc_grow(z, &z->h_meta, &z->meta_cap, need, 1, st);
+    return rc ? rc : gzc_grow(z, &z->d_meta, &z->d_meta_cap, need, 0, st);
+}
+
+static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, const size_t *csize, const size_t *dsize,
+                      unsigned char *dst, const size_t *doff, unsigned char *ok, gs_status *st)
+{
+    gs_gzc *z = (gs_gzc *)c;
+    GZC_CU(cudaSetDevice(z->dev), "cudaSetDevice");
+    size_t ctot = 0, dtot = 0, dmax = 0;
+    int contiguous = 1; /* decoded frames land at doff: one copy back */
+    for (size_t i = 0; i < n; i++) {
+        if (dtot != doff[i] - doff[0]) contiguous = 0;
+        ctot += al(csize[i], z->din_align);
+        dtot += al(dsize[i], z->dout_align);
+        if (dsize[i] > dmax) dmax = dsize[i];
+    }
+    size_t temp = 0;
+    GZC_NV(nvc.dtemp(n, dmax, nvcompBatchedZstdDecompressDefaultOpts, &temp, dtot, z->s), "DecompressGetTempSize");
+    int rc;
+    if ((rc = gzc_grow(z, &z->h_stage, &z->h_stage_cap, ctot, 1, st)) || (rc = gzc_grow(z, &z->d_a, &z->d_a_cap, ctot, 0, st)) ||
+        (rc = gzc_grow(z, &z->d_b, &z->d_b_cap, dtot, 0, st)) ||
+        (rc = gzc_grow(z, &z->d_temp, &z->d_temp_cap, temp ? temp : 1, 0, st)) || (rc = gzc_meta(z, n, st)))
+        return rc;
+    /* tables: in ptrs, in sizes, out buffer sizes, out ptrs (uploaded); actual sizes, statuses (downloaded) */
+    const void **in_p = (const void **)z->h_meta;
+    size_t *in_sz = (size_t *)(in_p + n), *out_sz = in_sz + n, *act = out_sz + n + n;
+    void **out_p = (void **)(out_sz + n);
+    nvcompStatus_t *stat = (nvcompStatus_t *)(act + n);
+    size_t up = 4 * n * sizeof(size_t);
+    size_t co = 0, dof = 0;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(z->h_stage + co, src[i], csize[i]);
+        in_p[i] = z->d_a + co;
+        in_sz[i] = csize[i];
+        out_sz[i] = dsize[i];
+        out_p[i] = z->d_b + dof;
+        co += al(csize[i], z->din_align);
+        dof += al(dsize[i], z->dout_align);
+    }
+    const char *dm = (const char *)z->d_meta;
+    GZC_CU(cudaMemcpyAsync(z->d_a, z->h_stage, co, cudaMemcpyHostToDevice, z->s), "H2D frames");
+    GZC_CU(cudaMemcpyAsync(z->d_meta, z->h_meta, up, cudaMemcpyHostToDevice, z->s), "H2D table");
+    GZC_NV(nvc.dec((const void *const *)dm, (const size_t *)(dm + n * sizeof(size_t)),
+                   (const size_t *)(dm + 2 * n * sizeof(size_t)), (size_t *)(dm + 4 * n * sizeof(size_t)), n, z->d_temp,
+                   temp, (void *const *)(dm + 3 * n * sizeof(size_t)), nvcompBatchedZstdDecompressDefaultOpts,
+                   (nvcompStatus_t *)(dm + 5 * n * sizeof(size_t)), z->s),
+           "DecompressAsync");
+    GZC_CU(cudaMemcpyAsync(act, dm + up, n * (sizeof(size_t) + sizeof(nvcompStatus_t)), cudaMemcpyDeviceToHost, z->s),
+           "D2H statuses");
+    if (contiguous) {
+        GZC_CU(cudaMemcpyAsync(dst + doff[0], z->d_b, doff[n - 1] - doff[0] + dsize[n - 1], cudaMemcpyDeviceToHost, z->s),
+               "D2H decoded");
+    } else {
+        for (size_t i = 0; i < n; i++)
+            GZC_CU(cudaMemcpyAsync(dst + doff[i], out_p[i], dsize[i], cudaMemcpyDeviceToHost, z->s), "D2H decoded");
+    }
+    GZC_CU(cudaStreamSynchronize(z->s), "decode");
+    for (size_t i = 0; i < n; i++) ok[i] = stat[i] == nvcompSuccess && act[i] == dsize[i];
+    return GS_OK;
+}
+
+static int gzc_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t frame, unsigned char *cbuf,
+                      size_t cstride, size_t *clen, gs_status *st)
+{
+    gs_gzc *z = (gs_gzc *)c;
+    GZC_CU(cudaSetDevice(z->dev), "cudaSetDevice");
+    size_t n = (len + frame - 1) / frame, cmax = 0, temp = 0;
+    GZC_NV(nvc.cmax(frame, nvcompBatchedZstdCompressDefaultOpts, &cmax), "CompressGetMaxOutputChunkSize");
+    GZC_NV(nvc.ctemp(n, frame, nvcompBatchedZstdCompressDefaultOpts, &temp, len, z->s), "CompressGetTempSize");
+    size_t dstride = al(cmax, z->cout_align);
+    int rc;
+    if ((rc = gzc_grow(z, &z->d_a, &z->d_a_cap, al(len, z->cin_align), 0, st)) ||
+        (rc = gzc_grow(z, &z->d_b, &z->d_b_cap, n * dstride, 0, st)) ||
+        (rc = gzc_grow(z, &z->d_temp, &z->d_temp_cap, temp ? temp : 1, 0, st)) || (rc = gzc_meta(z, n, st)))
+        return rc;
+    const void **in_p = (const void **)z->h_meta;
+    size_t *in_sz = (size_t *)(in_p + n), *out_sz = in_sz + 2 * n;
+    void **out_p = (void **)(in_sz + n);
+    nvcompStatus_t *stat = (nvcompStatus_t *)(out_sz + n);
+    for (size_t f = 0; f < n; f++) {
+        in_p[f] = z->d_a + f * frame;
+        in_sz[f] = len - f * frame < frame ? len - f * frame : frame;
+        out_p[f] = z->d_b + f * dstride;
+    }
+    const char *dm = (const char *)z->d_meta;
+    size_t up = 3 * n * sizeof(size_t);
+    GZC_CU(cudaMemcpyAsync(z->d_a, src, len, cudaMemcpyHostToDevice, z->s), "H2D input");
+    GZC_CU(cudaMemcpyAsync(z->d_meta, z->h_meta, up, cudaMemcpyHostToDevice, z->s), "H2D table");
+    GZC_NV(nvc.enc((const void *const *)dm, (const size_t *)(dm + n * sizeof(size_t)), frame, n, z->d_temp, temp,
+                   (void *const *)(dm + 2 * n * sizeof(size_t)), (size_t *)(dm + up), nvcompBatchedZstdCompressDefaultOpts,
+                   (nvcompStatus_t *)(dm + up + n * sizeof(size_t)), z->s),
+           "CompressAsync");
+    GZC_CU(cudaMemcpyAsync(out_sz, dm + up, n * (sizeof(size_t) + sizeof(nvcompStatus_t)), cudaMemcpyDeviceToHost, z->s),
+           "D2H sizes");
+    GZC_CU(cudaStreamSynchronize(z->s), "encode");
+    for (size_t f = 0; f < n; f++) {
+        if (stat[f] != nvcompSuccess) return gzc_nvc(st, stat[f], "compressing a frame", z->dev);
+        if (out_sz[f] > cstride || out_sz[f] > dstride)
+            return gs_fail(st, GS_EDATA, "gpu %d: zstd codec: a compressed frame of %zu bytes exceeds its bound", z->dev,
+                           out_sz[f]);
+        clen[f] = out_sz[f];
+        GZC_CU(cudaMemcpyAsync(cbuf + f * cstride, out_p[f], out_sz[f], cudaMemcpyDeviceToHost, z->s), "D2H frames");
+    }
+    GZC_CU(cudaStreamSynchronize(z->s), "encode");
+    return GS_OK;
+}
+
+static size_t gzc_bound(gs_zcodec *c, size_t frame)
+{
+    (void)c;
+    size_t m = 0;
+    if (nvc.cmax(frame, nvcompBatchedZstdCompressDefaultOpts, &m) != nvcompSuccess) return 0;
+    return m;
+}
+
+extern "C" void gs_gpu_zcodec_destroy(gs_zcodec *c)
+{
+    gs_gzc *z = (gs_gzc *)c;
+    if (!z) return;
+    if (cudaSetDevice(z->dev) == cudaSuccess) {
+        if (z->s) cudaStreamSynchronize(z->s);
+        cudaFreeHost(z->h_stage);
+        cudaFreeHost(z->h_meta);
+        cudaFree(z->d_a);
+        cudaFree(z->d_b);
+        cudaFree(z->d_temp);
+        cudaFree(z->d_meta);
+        if (z->s) cudaStreamDestroy(z->s);
+    }
+    (void)cudaGetLastError();
+    free(z);
+}
+
+extern "C" int gs_gpu_zcodec_create(gs_zcodec **out, int device, gs_status *st)
+{
+    *out = NULL;
+    char why[512];
+    if (!nvc_ready()) return gs_fail(st, GS_EDATA, "--codec gpu: %s", nvc.why);
+    if (!gs_gpu_available(device, why, sizeof why)) return gs_fail(st, GS_EDATA, "--codec gpu: %s", why);
+    gs_gzc *z = (gs_gzc *)calloc(1, sizeof *z);
+    if (!z) return gs_fail(st, GS_ENOMEM, "out of memory");
+    z->dev = device;
+    z->base.decode = gzc_decode;
+    z->base.encode = gzc_encode;
+    z->base.bound = gzc_bound;
+    z->base.frame_max = GS_NVC_FRAME_MAX;
+    z->base.name = "gpu";
+    nvcompAlignmentRequirements_t da, ca;
+    int rc = GS_OK;
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&z->s, cudaStreamNonBlocking);
+    if (e != cudaSuccess) rc = gzc_cuda(st, e, "stream", device);
+    else if (nvc.dalign(nvcompBatchedZstdDecompressDefaultOpts, &da) != nvcompSuccess ||
+             nvc.calign(nvcompBatchedZstdCompressDefaultOpts, &ca) != nvcompSuccess)
+        rc = gs_fail(st, GS_EDATA, "gpu %d: zstd codec: nvCOMP alignment query failed", device);
+    if (rc) {
+        gs_gpu_zcodec_destroy(&z->base);
+        return rc;
+    }
+    z->din_align = da.input > 8 ? da.input : 8;
+    z->dout_align = da.output > 8 ? da.output : 8;
+    z->cin_align = ca.input > 8 ? ca.input : 8;
+    z->cout_align = ca.output > 8 ? ca.output : 8;
+    z->base.frame_align = z->cin_align;
+    *out = &z->base;
+    return GS_OK;
+}
+
+#else /* built with CUDA but without nvCOMP's headers */
+
+extern "C" int gs_nvcomp_describe(char *buf, size_t len)
+{
+    snprintf(buf, len, "not built in (make deps-nvcomp or deps-nvcomp-local, then rebuild)");
+    return 0;
+}
+
+extern "C" int gs_gpu_zcodec_create(gs_zcodec **out, int device, gs_status *st)
+{
+    (void)device;
+    *out = NULL;
+    return gs_fail(st, GS_EDATA, "--codec gpu: this gpustream was built without nvCOMP (make deps-nvcomp, then rebuild)");
+}
+
+extern "C" void gs_gpu_zcodec_destroy(gs_zcodec *c) { (void)c; }
+#endif
