@@ -10,12 +10,14 @@
 #   cpu       the CPU variants on 1 and 16 threads (per-core figures)
 #   io        CSV ingest and zstd codec speed vs baselines; end-to-end compact on .zst vs convert
 #   stream    gpustream bench --stream (host-mem x buffers) and real pipelines with --stats
+#   codec     GPU zstd (nvCOMP): round trips, zstd CLI interop, corruption matrix, memcheck, speed
+#             (tests/gpu/codec.sh; needs nvCOMP: make deps-nvcomp-local, carried as .deps/nvcomp)
 #   big       200 GB through a pipe: gen -n 50e9 -t i32 | scan --stats, last value vs the CPU backend
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
 mkdir -p "$OUT"
-STEPS=${STEPS:-"build test sanitize anchors bench blocks cpu io stream big"}
+STEPS=${STEPS:-"build test sanitize anchors bench blocks cpu io stream codec big"}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
@@ -39,6 +41,11 @@ if has gputest; then
         timeout 400 $t --no-big >"$OUT/$(basename $t).log" 2>&1; echo "$(basename $t): exit $? $(grep -c '^PASS' "$OUT/$(basename $t).log") passed $(grep -c '^FAIL' "$OUT/$(basename $t).log") failed"
         grep '^FAIL' "$OUT/$(basename $t).log" | head -5
     done
+fi
+if has codec; then
+    log "codec"
+    timeout 1200 bash tests/gpu/codec.sh "$OUT" >"$OUT/codec.log" 2>"$OUT/codec_speed.log"
+    grep -E "^FAIL|^SKIP|passed" "$OUT/codec.log" | tail -20; cat "$OUT/codec_speed.log"
 fi
 if has test; then
     log "test"
