@@ -4,8 +4,9 @@
 # back through the GPU decoder); zstd CLI files concatenated (with a skippable frame and a frame
 # without checksum) -> GPU decode; a corruption matrix (bit flips in frame headers, block headers,
 # block bodies, checksums; truncations at and inside frame boundaries; declared sizes that lie):
-# every case exit 1 and no output file; compute-sanitizer memcheck on a few; then the speed table
-# unless NO_SPEED is set. Lines PASS/FAIL/SKIP; timings on stderr lines "speed ...".
+# every case exit 1 and no output file; compute-sanitizer memcheck on a few; a differential fuzz
+# of mutated zstd inputs (GPU codec vs CPU codec, CODEC_FUZZ_SECONDS, default 60); then the speed
+# table unless NO_SPEED is set. Lines PASS/FAIL/SKIP; timings on stderr lines "speed ...".
 # Usage: bash tests/gpu/codec.sh [OUTDIR]
 set -u
 cd "$(dirname "$0")/../.."
@@ -150,15 +151,45 @@ else
 fi
 rm -f "$T"/*.raw "$T"/*.out "$T"/part.* "$T"/*.npy
 
+# ---- differential fuzz: mutated zstd inputs, GPU codec against the CPU codec (CODEC_FUZZ_SECONDS) ----
+# Each case: the same exit status, and the same output where both succeed.
+secs=${CODEC_FUZZ_SECONDS:-60}
+cp "$T/s.zst" "$T/seed.s.zst"
+seeds=("$T/seed.s.zst" tests/fuzz/corpus_zstd/*)
+n=0 diff=0 end=$((SECONDS + secs))
+while [ $SECONDS -lt $end ]; do
+    src=${seeds[$((RANDOM % ${#seeds[@]}))]}
+    python3 -c "
+import random, sys
+d = bytearray(open(sys.argv[1], 'rb').read()); r = random.Random(int(sys.argv[3]))
+for _ in range(r.choice([1, 1, 2, 4, 16])):
+    if not d: break
+    k = r.random()
+    if k < 0.6: d[r.randrange(len(d))] ^= 1 << r.randrange(8)
+    elif k < 0.8: d = d[:r.randrange(len(d) + 1)]
+    else: i = r.randrange(len(d)); d[i:i] = bytes(r.randrange(256) for _ in range(r.randrange(1, 9)))
+open(sys.argv[2], 'wb').write(d)" "$src" "$T/f.zst" "$n$RANDOM"
+    rm -f "$T/fg" "$T/fc"
+    timeout 60 $G convert --codec gpu --from raw -t i32 "$T/f.zst" -f "$T/fg" 2>/dev/null; eg=$?
+    $G convert --codec cpu --from raw -t i32 "$T/f.zst" -f "$T/fc" 2>/dev/null; ec=$?
+    if [ $eg != $ec ] || { [ $eg = 0 ] && ! cmp -s "$T/fg" "$T/fc"; } || { [ $eg != 0 ] && [ -e "$T/fg" ]; }; then
+        diff=$((diff + 1)); cp "$T/f.zst" "$OUT/codec_fuzz_diff_$diff.zst"
+    fi
+    n=$((n + 1))
+done
+[ $diff = 0 ] && ok "codec fuzz: $n mutated inputs, GPU and CPU codecs agree" ||
+    bad "codec fuzz" "$diff of $n differ (inputs in $OUT/codec_fuzz_diff_*.zst)"
+
 # ---- speed --------------------------------------------------------------------------------------
 if [ -z "${NO_SPEED:-}" ]; then
     S=$T/speed
     mkdir -p "$S"
     $G gen -n 1e9 -t i32 --dist sparse:0.5 | $G convert -z -t i32 >"$S/s.zst"   # libzstd level 3, 16 MiB frames
     $G convert --codec gpu -t i32 "$S/s.zst" -f "$S/s256.zst"                     # our GPU frames
+    $G convert --codec gpu --frame-size 64K -t i32 "$S/s.zst" -f "$S/s64.zst"
     $G convert --codec cpu --frame-size 256K -t i32 "$S/s.zst" -f "$S/s256cpu.zst"
-    echo "speed sizes: libzstd-3 16M frames $(stat -c %s "$S/s.zst"), libzstd-3 256K frames $(stat -c %s "$S/s256cpu.zst"), nvCOMP 256K frames $(stat -c %s "$S/s256.zst") (4000000000 raw)" >&2
-    for run in "cpu s.zst" "gpu s.zst" "gpu s256.zst" "cpu s256.zst"; do
+    echo "speed sizes: libzstd-3 16M frames $(stat -c %s "$S/s.zst"), libzstd-3 256K frames $(stat -c %s "$S/s256cpu.zst"), nvCOMP 256K frames $(stat -c %s "$S/s256.zst"), nvCOMP 64K frames $(stat -c %s "$S/s64.zst") (4000000000 raw)" >&2
+    for run in "cpu s.zst" "gpu s.zst" "gpu s256.zst" "cpu s256.zst" "gpu s64.zst"; do
         set -- $run
         t0=$(date +%s.%N)
         $G compact --pred nonzero --codec $1 --stats=json "$S/$2" -f "$S/c.$1.$2" 2>"$S/stats.$1.$2"
