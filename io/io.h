@@ -33,11 +33,11 @@ struct gs_zcodec {
      * failed (its device is unusable). */
     int (*decode)(gs_zcodec *c, size_t n, const unsigned char *const *src, const size_t *csize,
                   const size_t *dsize, unsigned char *dst, const size_t *doff, unsigned char *ok, gs_status *st);
-    /* Compress [src, src+len) as ceil(len / frame) frames of `frame` bytes (the last shorter) into
-     * cbuf, frame f at f * cstride, its length in clen[f]: one zstd frame each, headers as the
-     * codec writes them (io/ adds content size and checksum). */
-    int (*encode)(gs_zcodec *c, const unsigned char *src, size_t len, size_t frame, unsigned char *cbuf,
-                  size_t cstride, size_t *clen, gs_status *st);
+    /* Compress [src, src+len) as ceil(len / frame) frames of `frame` bytes (the last shorter): one
+     * zstd frame each, headers as the codec writes them (io/ adds content size and checksum),
+     * frame f at *out + off[f], clen[f] bytes long, in memory the codec owns until its next call. */
+    int (*encode)(gs_zcodec *c, const unsigned char *src, size_t len, size_t frame, const unsigned char **out,
+                  size_t *off, size_t *clen, gs_status *st);
     /* The largest compressed frame encode can write for a frame of `frame` bytes. */
     size_t (*bound)(gs_zcodec *c, size_t frame);
     size_t frame_max;   /* the largest frame content the codec takes (decode and encode) */

@@ -595,38 +595,45 @@ static void gs_zenc_part(void *ctx, size_t part, size_t nparts)
     }
 }
 
-/* The device codec's frames get their content size and checksum; 0 in clen where that failed. */
+/* The device codec's frames, copied into the batch with their content size and checksum; 0 in
+ * clen where that failed. */
+typedef struct gs_zfinish_job {
+    gs_zsink *k;
+    gs_zbatch *b;
+    const unsigned char *src, *packed;
+    size_t len;
+    const size_t *off, *raw;
+} gs_zfinish_job;
+
 static void gs_zfinish_part(void *ctx, size_t part, size_t nparts)
 {
-    gs_zenc_job *j = ctx;
+    gs_zfinish_job *j = ctx;
     gs_zsink *k = j->k;
     size_t b, e;
     gs_split(j->b->nframes, nparts, part, &b, &e);
     for (size_t f = b; f < e; f++) {
-        size_t off = f * k->frame, n = j->len - off < k->frame ? j->len - off : k->frame;
-        unsigned char *c = j->b->cbuf + f * k->cbound;
-        j->b->clen[f] = gs_zframe_finish(c, j->b->clen[f], n, (uint32_t)gs_xxh64(j->src + off, n, 0), c, k->cbound, NULL);
+        size_t at = f * k->frame, n = j->len - at < k->frame ? j->len - at : k->frame;
+        j->b->clen[f] = gs_zframe_finish(j->packed + j->off[f], j->raw[f], n, (uint32_t)gs_xxh64(j->src + at, n, 0),
+                                         j->b->cbuf + f * k->cbound, k->cbound, NULL);
     }
 }
 
 static int gs_zsink_device_batch(gs_zsink *k, gs_zbatch *b, const unsigned char *src, size_t len, gs_status *st)
 {
     double t0 = gs_now();
-    int rc = k->codec->encode(k->codec, src, len, k->frame, b->cbuf, k->cbound, b->clen, st);
+    const unsigned char *packed = NULL;
+    size_t *off = b->clen + b->nframes, *raw = off + b->nframes; /* clen holds 3 x batch_frames */
+    int rc = k->codec->encode(k->codec, src, len, k->frame, &packed, off, raw, st);
     if (rc) return rc;
-    size_t *raw = b->clen + b->nframes; /* the codec's lengths, to explain a refused frame */
-    memcpy(raw, b->clen, b->nframes * sizeof *raw);
     size_t parts = b->nframes < (size_t)k->threads ? b->nframes : (size_t)k->threads;
-    gs_zenc_job j = {k, b, src, len};
+    gs_zfinish_job j = {k, b, src, packed, len, off, raw};
     gs_parallel_for(parts, gs_zfinish_part, &j);
     uint64_t out = 0;
     for (size_t f = 0; f < b->nframes; f++) {
         if (!b->clen[f]) {
             const char *why = "?";
-            size_t off = f * k->frame, n = len - off < k->frame ? len - off : k->frame;
-            gs_zfinfo fi;
-            if (gs_zframe_parse(b->cbuf + f * k->cbound, raw[f], &fi, &why) == GS_ZF_OK)
-                gs_zframe_finish(b->cbuf + f * k->cbound, raw[f], n, 0, b->cbuf + f * k->cbound, k->cbound, &why);
+            size_t at = f * k->frame, n = len - at < k->frame ? len - at : k->frame;
+            gs_zframe_finish(packed + off[f], raw[f], n, 0, b->cbuf + f * k->cbound, k->cbound, &why);
             return gs_fail(st, GS_EDATA, "%s: %s zstd encoder wrote an unusable frame: %s", k->base.name,
                            k->codec->name, why);
         }
@@ -803,7 +810,7 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     int ok = k->stage != NULL;
     for (int i = 0; i < 2 && ok; i++) {
         k->set[i].cbuf = malloc(k->batch_frames * k->cbound);
-        k->set[i].clen = calloc(2 * k->batch_frames, sizeof *k->set[i].clen); /* 2x: see gs_zsink_device_batch */
+        k->set[i].clen = calloc(3 * k->batch_frames, sizeof *k->set[i].clen); /* 3x: see gs_zsink_device_batch */
         ok = k->set[i].cbuf && k->set[i].clen;
     }
     k->cctx = ok ? calloc((size_t)k->threads, sizeof *k->cctx) : NULL;

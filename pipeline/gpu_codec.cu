@@ -9,14 +9,16 @@
  *   the library directory found at build time (GS_NVCOMP_LIBDIR)
  *   libnvcomp.so.6 on the loader's path
  *
- * Decode: the batch's compressed frames are packed into a pinned staging buffer at nvCOMP's
- * input alignment, copied to the device in one transfer with the per-frame table, decompressed
+ * Decode: the batch's compressed frames are packed (by the thread pool) into a pinned staging
+ * buffer at nvCOMP's input alignment, copied to the device in one transfer with the per-frame table, decompressed
  * by nvcompBatchedZstdDecompressAsync into a device buffer, and the statuses, actual sizes and
  * decoded bytes copied back. What the device is given was checked on the host first (io/zstd.c
  * with io/zstd_frames.c); a frame is reported done only with status success and exactly its
  * declared size, and io/zstd.c then verifies its XXH64 before keeping it.
  * Encode: the input batch goes to the device, nvcompBatchedZstdCompressAsync writes one frame
- * per `frame` bytes, and each frame comes back; io/zstd.c adds content size and checksum.
+ * per `frame` bytes into slots of its worst-case size, a small kernel packs the frames end to end
+ * (offsets from the sizes, which the host reads first), and one transfer brings them back into
+ * pinned memory; io/zstd.c adds content size and checksum.
  * nvCOMP 6's zstd compression options are reserved bytes: there is no level to set.
  *
  * Each codec has its own stream and buffers (one reader or one writer drives it); buffers grow
@@ -31,6 +33,7 @@
 #include <unistd.h>
 
 #include "pipeline.h"
+#include "../common/pool.h"
 
 #ifdef GS_HAVE_NVCOMP
 #include <nvcomp.h>
@@ -154,7 +157,8 @@ typedef struct gs_gzc {
     cudaStream_t s;
     size_t din_align, dout_align, dtemp_align; /* decompression alignments */
     size_t cin_align, cout_align, ctemp_align; /* compression alignments */
-    unsigned char *h_stage; size_t h_stage_cap; /* pinned: compressed frames going up */
+    unsigned char *h_stage; size_t h_stage_cap; /* pinned: compressed frames, up (decode) or down (encode) */
+    unsigned char *d_pack; size_t d_pack_cap;   /* device: encoded frames packed end to end */
     unsigned char *d_a; size_t d_a_cap;         /* device: compressed (decode) / input (encode) */
     unsigned char *d_b; size_t d_b_cap;         /* device: decoded (decode) / compressed (encode) */
     unsigned char *d_temp; size_t d_temp_cap;
@@ -203,9 +207,33 @@ static int gzc_grow(gs_gzc *z, unsigned char **p, size_t *cap, size_t need, int 
 /* Per-frame tables for n frames: pointers and sizes (8 bytes each) and statuses. */
 static int gzc_meta(gs_gzc *z, size_t n, gs_status *st)
 {
-    size_t need = n * (6 * sizeof(size_t) + sizeof(nvcompStatus_t)) + 64;
+    size_t need = n * 7 * sizeof(size_t) + 64; /* the layouts in gzc_decode and gzc_encode */
     int rc = gzc_grow(z, &z->h_meta, &z->meta_cap, need, 1, st);
     return rc ? rc : gzc_grow(z, &z->d_meta, &z->d_meta_cap, need, 0, st);
+}
+
+/* Pack frames into the pinned staging buffer, a range of frames per pool part. */
+typedef struct gzc_pack_job {
+    unsigned char *dst;
+    const unsigned char *const *src;
+    const size_t *len, *off;
+    size_t n;
+} gzc_pack_job;
+
+static void gzc_pack_part(void *ctx, size_t part, size_t nparts)
+{
+    const gzc_pack_job *j = (const gzc_pack_job *)ctx;
+    size_t b, e;
+    gs_split(j->n, nparts, part, &b, &e);
+    for (size_t i = b; i < e; i++) memcpy(j->dst + j->off[i], j->src[i], j->len[i]);
+}
+
+/* Encoded frames from their worst-case slots to consecutive offsets: one block per frame. */
+__global__ void gzc_gather(const unsigned char *const *src, const size_t *len, const size_t *off, unsigned char *dst)
+{
+    const unsigned char *s = src[blockIdx.x];
+    unsigned char *d = dst + off[blockIdx.x];
+    for (size_t i = threadIdx.x, n = len[blockIdx.x]; i < n; i += blockDim.x) d[i] = s[i];
 }
 
 static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, const size_t *csize, const size_t *dsize,
@@ -228,15 +256,17 @@ static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, c
         (rc = gzc_grow(z, &z->d_b, &z->d_b_cap, dtot, 0, st)) ||
         (rc = gzc_grow(z, &z->d_temp, &z->d_temp_cap, temp ? temp : 1, 0, st)) || (rc = gzc_meta(z, n, st)))
         return rc;
-    /* tables: in ptrs, in sizes, out buffer sizes, out ptrs (uploaded); actual sizes, statuses (downloaded) */
+    /* tables: in ptrs, in sizes, out buffer sizes, out ptrs (uploaded); actual sizes, statuses
+     * (downloaded); staging offsets (host only) */
     const void **in_p = (const void **)z->h_meta;
     size_t *in_sz = (size_t *)(in_p + n), *out_sz = in_sz + n, *act = out_sz + n + n;
     void **out_p = (void **)(out_sz + n);
     nvcompStatus_t *stat = (nvcompStatus_t *)(act + n);
+    size_t *soff = act + 2 * n; /* after the statuses (n x 4 bytes) */
     size_t up = 4 * n * sizeof(size_t);
     size_t co = 0, dof = 0;
     for (size_t i = 0; i < n; i++) {
-        memcpy(z->h_stage + co, src[i], csize[i]);
+        soff[i] = co;
         in_p[i] = z->d_a + co;
         in_sz[i] = csize[i];
         out_sz[i] = dsize[i];
@@ -244,6 +274,9 @@ static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, c
         co += al(csize[i], z->din_align);
         dof += al(dsize[i], z->dout_align);
     }
+    gzc_pack_job pj = {z->h_stage, src, csize, soff, n};
+    size_t parts = (size_t)gs_pool_threads();
+    gs_parallel_for(parts < n ? parts : n, gzc_pack_part, &pj);
     const char *dm = (const char *)z->d_meta;
     GZC_CU(cudaMemcpyAsync(z->d_a, z->h_stage, co, cudaMemcpyHostToDevice, z->s), "H2D frames");
     GZC_CU(cudaMemcpyAsync(z->d_meta, z->h_meta, up, cudaMemcpyHostToDevice, z->s), "H2D table");
@@ -266,8 +299,8 @@ static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, c
     return GS_OK;
 }
 
-static int gzc_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t frame, unsigned char *cbuf,
-                      size_t cstride, size_t *clen, gs_status *st)
+static int gzc_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t frame, const unsigned char **out,
+                      size_t *off, size_t *clen, gs_status *st)
 {
     gs_gzc *z = (gs_gzc *)c;
     GZC_CU(cudaSetDevice(z->dev), "cudaSetDevice");
@@ -280,8 +313,10 @@ static int gzc_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t
         (rc = gzc_grow(z, &z->d_b, &z->d_b_cap, n * dstride, 0, st)) ||
         (rc = gzc_grow(z, &z->d_temp, &z->d_temp_cap, temp ? temp : 1, 0, st)) || (rc = gzc_meta(z, n, st)))
         return rc;
+    /* tables: in ptrs, in sizes, out ptrs (uploaded); out sizes, statuses (downloaded); packed
+     * offsets (uploaded after) */
     const void **in_p = (const void **)z->h_meta;
-    size_t *in_sz = (size_t *)(in_p + n), *out_sz = in_sz + 2 * n;
+    size_t *in_sz = (size_t *)(in_p + n), *out_sz = in_sz + 2 * n, *poff = in_sz + 4 * n; /* poff after the statuses */
     void **out_p = (void **)(in_sz + n);
     nvcompStatus_t *stat = (nvcompStatus_t *)(out_sz + n);
     for (size_t f = 0; f < n; f++) {
@@ -300,15 +335,29 @@ static int gzc_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t
     GZC_CU(cudaMemcpyAsync(out_sz, dm + up, n * (sizeof(size_t) + sizeof(nvcompStatus_t)), cudaMemcpyDeviceToHost, z->s),
            "D2H sizes");
     GZC_CU(cudaStreamSynchronize(z->s), "encode");
+    size_t total = 0;
     for (size_t f = 0; f < n; f++) {
         if (stat[f] != nvcompSuccess) return gzc_nvc(st, stat[f], "compressing a frame", z->dev);
-        if (out_sz[f] > cstride || out_sz[f] > dstride)
+        if (out_sz[f] > dstride)
             return gs_fail(st, GS_EDATA, "gpu %d: zstd codec: a compressed frame of %zu bytes exceeds its bound", z->dev,
                            out_sz[f]);
+        poff[f] = off[f] = total;
         clen[f] = out_sz[f];
-        GZC_CU(cudaMemcpyAsync(cbuf + f * cstride, out_p[f], out_sz[f], cudaMemcpyDeviceToHost, z->s), "D2H frames");
+        total += out_sz[f];
     }
+    if ((rc = gzc_grow(z, &z->d_pack, &z->d_pack_cap, total, 0, st)) ||
+        (rc = gzc_grow(z, &z->h_stage, &z->h_stage_cap, total, 1, st)))
+        return rc;
+    GZC_CU(cudaMemcpyAsync((char *)z->d_meta + 5 * n * sizeof(size_t), poff, n * sizeof(size_t), cudaMemcpyHostToDevice,
+                           z->s),
+           "H2D offsets");
+    gzc_gather<<<(unsigned)n, 256, 0, z->s>>>((const unsigned char *const *)(dm + 2 * n * sizeof(size_t)),
+                                             (const size_t *)(dm + up), (const size_t *)(dm + 5 * n * sizeof(size_t)),
+                                             z->d_pack);
+    GZC_CU(cudaGetLastError(), "gather kernel");
+    GZC_CU(cudaMemcpyAsync(z->h_stage, z->d_pack, total, cudaMemcpyDeviceToHost, z->s), "D2H frames");
     GZC_CU(cudaStreamSynchronize(z->s), "encode");
+    *out = z->h_stage;
     return GS_OK;
 }
 
@@ -328,6 +377,7 @@ extern "C" void gs_gpu_zcodec_destroy(gs_zcodec *c)
         if (z->s) cudaStreamSynchronize(z->s);
         cudaFreeHost(z->h_stage);
         cudaFreeHost(z->h_meta);
+        cudaFree(z->d_pack);
         cudaFree(z->d_a);
         cudaFree(z->d_b);
         cudaFree(z->d_temp);

@@ -22,7 +22,8 @@ if "$NVCC" -O2 -std=c++17 -DGS_HAVE_CUDA -DGS_HAVE_NVCOMP -I"$H/include" -DGS_NV
     -c pipeline/gpu_codec.cu -o "$T/gpu_codec.o" 2>"$T/err" &&
     cc -O2 -std=c11 -DGS_HAVE_CUDA -D_GNU_SOURCE -c tests/cli/nvcomp_link.c -o "$T/main.o" 2>>"$T/err" &&
     cc -O2 -std=c11 -D_GNU_SOURCE -c common/gs.c -o "$T/gs.o" 2>>"$T/err" &&
-    cc -o "$T/link" "$T/main.o" "$T/gs.o" "$T/gpu_codec.o" -L"$CUDA_HOME/lib64" -lcudart_static -ldl -lrt -lpthread \
+    cc -O2 -std=c11 -D_GNU_SOURCE -pthread -c common/pool.c -o "$T/pool.o" 2>>"$T/err" &&
+    cc -o "$T/link" "$T/main.o" "$T/gs.o" "$T/pool.o" "$T/gpu_codec.o" -L"$CUDA_HOME/lib64" -lcudart_static -ldl -lrt -lpthread \
         -lstdc++ 2>>"$T/err"; then
     echo "PASS nvcomp link: gpu_codec.cu builds against nvCOMP's headers and links without libnvcomp"
 else

@@ -308,6 +308,7 @@ typedef struct fake_codec {
     gs_zcodec base;
     int mode; /* 0 honest, 1 wrong output reported done on every third frame, 2 every frame reported failed */
     size_t calls;
+    unsigned char *packed; /* encode's output */
 } fake_codec;
 
 static int fake_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, const size_t *csize,
@@ -324,26 +325,33 @@ static int fake_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, 
     return GS_OK;
 }
 
-/* Frames as a device encoder might write them: no content size, no checksum. */
-static int fake_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t frame, unsigned char *cbuf,
-                       size_t cstride, size_t *clen, gs_status *st)
+/* Frames as a device encoder might write them: no content size, no checksum, packed one after
+ * another in the codec's own buffer. */
+static int fake_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t frame, const unsigned char **out,
+                       size_t *off, size_t *clen, gs_status *st)
 {
-    (void)c;
+    fake_codec *fc = (fake_codec *)c;
+    size_t nf = (len + frame - 1) / frame, cap = nf * ZSTD_compressBound(frame), at = 0;
+    free(fc->packed);
+    fc->packed = malloc(cap);
     ZSTD_CCtx *cc = ZSTD_createCCtx();
     ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
     ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0);
-    for (size_t f = 0, off = 0; off < len; f++, off += frame) {
-        size_t n = len - off < frame ? len - off : frame;
-        ZSTD_outBuffer ob = {cbuf + f * cstride, cstride, 0};
-        ZSTD_inBuffer ib = {src + off, n, 0};
+    for (size_t f = 0; f < nf; f++) {
+        size_t n = len - f * frame < frame ? len - f * frame : frame;
+        ZSTD_outBuffer ob = {fc->packed + at, cap - at, 0};
+        ZSTD_inBuffer ib = {src + f * frame, n, 0};
         size_t r = ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_end);
         if (ZSTD_isError(r) || r) {
             ZSTD_freeCCtx(cc);
             return gs_fail(st, GS_EDATA, "fake encoder failed");
         }
+        off[f] = at;
         clen[f] = ob.pos;
+        at += ob.pos;
     }
     ZSTD_freeCCtx(cc);
+    *out = fc->packed;
     return GS_OK;
 }
 
@@ -417,6 +425,7 @@ static void test_codec_path(void)
     size_t frames = (n * 4 + wo.frame_size - 1) / wo.frame_size;
     CHECK(!rc && enc.base.enc_frames == frames && enc.base.enc_in == n * 4, "zstd_frames codec encode: all frames",
           "rc=%d %s frames=%llu", rc, st.msg, (unsigned long long)enc.base.enc_frames);
+    free(enc.packed);
     /* every frame now has its content size and checksum */
     FILE *fp = fopen(path, "rb");
     unsigned char *file = malloc(n * 8);
