@@ -26,6 +26,7 @@ enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
 
 /* ---- messages ---------------------------------------------------------------------------- */
 static int quiet;
+static int verbose; /* -v: notes that are otherwise shown only with --stats */
 
 /* One line on stderr: "gpustream: KIND: message". Notes and warnings obey -q; errors never do. */
 static void vsay(const char *kind, int always, const char *fmt, va_list ap)
@@ -72,7 +73,7 @@ enum verb_bit {
 enum opt_id {
     O_TYPE, O_FROM, O_TO, O_ZSTD, O_LEVEL, O_FRAME, O_COL, O_HEADER, O_NOHEADER, O_DELIM, O_SKIPBAD,
     O_BACKEND, O_DEVICE, O_ALGO, O_CHUNK, O_BUFFERS, O_HOSTMEM, O_DEVALLOC, O_DEVLIMIT, O_THREADS,
-    O_CODEC, O_FORCE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
+    O_CODEC, O_FORCE, O_QUIET, O_VERBOSE, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
     O_OP, O_EXCLUSIVE, O_PRED, O_INVERT, O_INDICES, O_COUNT, O_WINDOW, O_PARTIAL, O_ONLY,
     O_N, O_DIST, O_SEED, O_HELP,
     O_BLOCK, O_DENSITY, O_REPS, O_STREAM, O_CSV, O_JSON,
@@ -125,11 +126,12 @@ static const opt_def opts[] = {
     {O_CHUNK, "chunk", 0, 1, V_ENGINE | V_BENCH, "S", "input bytes per chunk (default 64M)"},
     {O_BUFFERS, "buffers", 0, 1, V_COMPUTE | V_BENCH, "N", "host staging buffers / chunks in flight (default 2)"},
     {O_HOSTMEM, "host-mem", 0, 1, V_COMPUTE | V_BENCH, "M", "pinned (default), pageable, registered or mapped"},
-    {O_DEVALLOC, "device-alloc", 0, 1, V_COMPUTE, "A", "once (default), per-chunk or async"},
+    {O_DEVALLOC, "device-alloc", 0, 1, V_COMPUTE | V_BENCH, "A", "once (default), per-chunk or async; bench --stream: a list"},
     {O_DEVLIMIT, "device-mem-limit", 0, 1, V_COMPUTE, "S", "cap on device memory used (forces chunking)"},
     {O_THREADS, "threads", 0, 1, V_ENGINE | V_BENCH, "N", "CPU threads (default: all cores)"},
     {O_FORCE, "force", 'f', 0, V_OUTPUT, NULL, "overwrite OUT; allow binary output to a terminal"},
     {O_QUIET, "quiet", 'q', 0, V_ENGINE, NULL, "no notes or warnings"},
+    {O_VERBOSE, "verbose", 'v', 0, V_ENGINE, NULL, "notes about the run, e.g. falling back to the CPU for lack of a GPU"},
     {O_PROGRESS, "progress", 0, 0, V_ENGINE, NULL, "progress line on stderr (default when it is a terminal)"},
     {O_NOPROGRESS, "no-progress", 0, 0, V_ENGINE, NULL, "no progress line"},
     {O_STATS, "stats", 0, 2, V_ENGINE, "json", "timing and throughput summary on stderr (text or json)"},
@@ -200,13 +202,15 @@ static const verb_def verbs[] = {
      "  gpustream gen -n 1000 -t f64 --dist normal:0:1 --to csv walk.csv\n"},
     {"bench", V_BENCH, cmd_bench, "time every variant, verified against the CPU reference",
      "gpustream bench [--op scan|compact|minmax|all] [-n SIZES] [-t TYPES] [--algo LIST|all] [--window LIST]\n"
-     "                [--density LIST] [--block LIST] [--reps N] [--stream [--host-mem LIST] [--buffers LIST]]\n"
+     "                [--density LIST] [--block LIST] [--reps N]\n"
+     "                [--stream [--host-mem LIST] [--buffers LIST] [--device-alloc LIST]]\n"
      "                [--csv FILE] [--json]",
      "  gpustream bench --op all\n"
      "  gpustream bench --op scan -n 2^20,2^24,2^28 -t i32,f64 --csv scan.csv\n"
      "  gpustream bench --op all --block 64,128,256,512 --density 0.5 --window 500 --csv blocks.csv\n"
      "  gpustream bench --op minmax --window 2,64,500,4096,1e6\n"
-     "  gpustream bench --stream --host-mem pinned,pageable,registered,mapped --buffers 1,2,3\n"},
+     "  gpustream bench --stream --host-mem pinned,pageable,registered,mapped --buffers 1,2,3\n"
+     "  gpustream bench --stream --host-mem pinned --buffers 2 --device-alloc once,per-chunk,async\n"},
     {"info", V_INFO, cmd_info, "build options, devices, limits and kernel variants", "gpustream info",
      "  gpustream info\n"},
 };
@@ -350,6 +354,20 @@ static int bench_hostmem(cli *c, const char *s)
         }
     return usage_error("bench ", "unknown --host-mem '%s' (pinned, pageable, registered or mapped)", s);
 }
+static int dev_alloc_parse(const char *s)
+{
+    for (int i = 0; i < GS_NDEV_ALLOC; i++)
+        if (!strcmp(s, gs_dev_alloc_names[i])) return i;
+    return -1;
+}
+static int bench_devalloc(cli *c, const char *s)
+{
+    int k = dev_alloc_parse(s);
+    if (k < 0) return usage_error("bench ", "unknown --device-alloc '%s' (once, per-chunk or async)", s);
+    if (c->bench.ndev_allocs == GS_NDEV_ALLOC) return usage_error("bench ", "at most %d device-alloc modes", GS_NDEV_ALLOC);
+    c->bench.dev_allocs[c->bench.ndev_allocs++] = (gs_dev_alloc)k;
+    return 0;
+}
 static int bench_buffers(cli *c, const char *s)
 {
     long v;
@@ -381,6 +399,7 @@ static int apply_bench_opt(cli *c, const opt_def *o, const char *val)
     case O_BLOCK: return for_each_item(val, bench_block, c);
     case O_HOSTMEM: return for_each_item(val, bench_hostmem, c);
     case O_BUFFERS: return for_each_item(val, bench_buffers, c);
+    case O_DEVALLOC: return for_each_item(val, bench_devalloc, c);
     case O_ALGO: c->bench.algos = val; return 0;
     case O_REPS:
         if (parse_int("bench ", "--reps", val, 1, 10000, &l)) return EXIT_USAGE;
@@ -482,10 +501,7 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
         break;
     }
     case O_DEVALLOC: {
-        static const char *names[] = {"once", "per-chunk", "async"};
-        int k = -1;
-        for (int i = 0; i < 3; i++)
-            if (!strcmp(val, names[i])) k = i;
+        int k = dev_alloc_parse(val);
         if (k < 0) rc = usage_error(verb, "unknown --device-alloc '%s' (once, per-chunk or async)", val);
         else c->eng.dev_alloc = (gs_dev_alloc)k;
         break;
@@ -500,6 +516,7 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
         break;
     case O_FORCE: c->force = 1; break;
     case O_QUIET: quiet = 1; break;
+    case O_VERBOSE: verbose = 1; break;
     case O_PROGRESS: c->progress = 1; break;
     case O_NOPROGRESS: c->progress = 0; break;
     case O_STATS:
@@ -679,10 +696,11 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     double overlap = s->wall > 0 ? busy / s->wall : 0;
     if (c->stats_json) {
         fprintf(stderr,
-                "{\"verb\":\"%s\",\"backend\":\"%s\",\"algo\":\"%s\",\"wall_s\":%.6f,\"elements_in\":%llu,"
+                "{\"verb\":\"%s\",\"backend\":\"%s\",\"backend_why\":\"%s\",\"cuda_init_s\":%.6f,\"algo\":\"%s\","
+                "\"wall_s\":%.6f,\"elements_in\":%llu,"
                 "\"elements_out\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"chunks\":%llu,\"gelem_per_s\":%.4f,"
                 "\"overlap\":%.3f,\"peak_rss_bytes\":%llu,\"peak_device_bytes\":%llu,\"skipped\":%llu,\"stages\":[",
-                c->verb->name, s->backend ? s->backend : "?", s->algo ? s->algo : "?", s->wall,
+                c->verb->name, s->backend ? s->backend : "?", s->why, s->cuda_init, s->algo ? s->algo : "?", s->wall,
                 (unsigned long long)s->elems_in, (unsigned long long)s->elems_out, (unsigned long long)s->bytes_in,
                 (unsigned long long)s->bytes_out, (unsigned long long)s->chunks,
                 s->wall > 0 ? s->elems_in / s->wall / 1e9 : 0, overlap, (unsigned long long)s->peak_rss,
@@ -710,8 +728,9 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     human_bytes(bo, sizeof bo, (double)s->bytes_out);
     human_bytes(rss, sizeof rss, (double)s->peak_rss);
     human_bytes(dev, sizeof dev, (double)s->peak_device_mem);
-    fprintf(stderr, "gpustream %s: backend %s, algo %s\n", c->verb->name, s->backend ? s->backend : "?",
-            s->algo ? s->algo : "?");
+    fprintf(stderr, "gpustream %s: backend %s%s%s%s, algo %s\n", c->verb->name, s->backend ? s->backend : "?",
+            s->why[0] ? " (" : "", s->why, s->why[0] ? ")" : "", s->algo ? s->algo : "?");
+    if (s->cuda_init >= 0) fprintf(stderr, "  cuda init  %.3f s on its own thread, beside reading\n", s->cuda_init);
     fprintf(stderr, "  elements   %llu in, %llu out, %llu chunks%s\n", (unsigned long long)s->elems_in,
             (unsigned long long)s->elems_out, (unsigned long long)s->chunks, "");
     fprintf(stderr, "  wall       %.3f s  %.3f Gelem/s  in %s (%.2f GB/s)  out %s\n", s->wall,
@@ -784,15 +803,22 @@ static int setup_codecs(cli *c, int decode, int encode, gs_status *st)
 }
 
 /* ---- verbs --------------------------------------------------------------------------------- */
+/* A fallback to the CPU, at the start of the run: shown with -v or --stats (never with -q). */
+static void on_note(void *ctx, const char *msg)
+{
+    (void)ctx;
+    say_note("%s", msg);
+}
+
 static int run_engine(cli *c, gs_source *src, gs_writer *w, gs_run_stats *stats, uint64_t *count, gs_status *st)
 {
     if (c->progress) {
         c->eng.progress = on_progress;
         c->eng.progress_ctx = c;
     }
+    if (verbose || c->stats) c->eng.note = on_note;
     int rc = gs_engine_run(&c->job, &c->eng, src, w, count, stats, st);
     if (c->progress) fputs("\r\033[K", stderr);
-    if (stats->note[0] && (c->eng.backend != GS_BACKEND_CPU)) say_note("%s", stats->note);
     return rc;
 }
 

@@ -108,6 +108,7 @@ enum {
     GS_V_INDICES = 1u << 5,    /* compact --indices accepted */
     GS_V_ALLPRED = 1u << 6,    /* every predicate (else nonzero only) */
     GS_V_REFERENCE = 1u << 7,  /* the reference other variants are checked against */
+    GS_V_DEFAULT_1T = 1u << 8, /* the default on the CPU at one thread (gs_variant_default_for) */
 };
 
 /* Threads per block a GPU variant can be launched with (gs_variant.blocks, the params' block):
@@ -151,6 +152,8 @@ const gs_variant *gs_variants(size_t *count);
 const gs_variant *gs_variant_find(gs_op op, const char *name);
 /* The default variant for an op and backend; NULL if none compiled in. */
 const gs_variant *gs_variant_default(gs_op op, gs_where where);
+/* The same at `threads` CPU threads: on the CPU at one thread the GS_V_DEFAULT_1T row. */
+const gs_variant *gs_variant_default_for(gs_op op, gs_where where, int threads);
 /* GS_OK if v accepts these parameters, else GS_EUSAGE with a message naming what it lacks. */
 int gs_variant_check_scan(const gs_variant *v, const gs_scan_params *p, gs_status *st);
 int gs_variant_check_compact(const gs_variant *v, const gs_compact_params *p, gs_status *st);

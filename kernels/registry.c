@@ -41,14 +41,14 @@
 #endif
 
 static const gs_variant variants[] = {
-    CPU_SCAN("cpu", gs_scan_cpu, GS_V_REFERENCE, "sequential left fold (reference)"),
+    CPU_SCAN("cpu", gs_scan_cpu, GS_V_REFERENCE | GS_V_DEFAULT_1T, "sequential left fold (reference)"),
     CPU_SCAN("cpu-par", gs_scan_cpu_par, GS_V_DEFAULT,
              "threaded reduce-then-scan over fixed 64Ki blocks (same floats for any thread count)"),
-    CPU_COMPACT("cpu", gs_compact_cpu, GS_V_REFERENCE, "sequential branch-free compaction (reference)"),
+    CPU_COMPACT("cpu", gs_compact_cpu, GS_V_REFERENCE | GS_V_DEFAULT_1T, "sequential branch-free compaction (reference)"),
     CPU_COMPACT("cpu-par", gs_compact_cpu_par, GS_V_DEFAULT, "threaded count, prefix of counts, scatter"),
     CPU_MINMAX("cpu-naive", gs_minmax_cpu_naive, GS_V_REFERENCE, "O(nW) fold over each window (reference)"),
     CPU_MINMAX("cpu-lemire", gs_minmax_cpu_lemire, 0, "Lemire monotonic wedges, one thread, O(1) amortized"),
-    CPU_MINMAX("cpu-vhgw", gs_minmax_cpu_vhgw, GS_V_DEFAULT,
+    CPU_MINMAX("cpu-vhgw", gs_minmax_cpu_vhgw, GS_V_DEFAULT | GS_V_DEFAULT_1T,
                "van Herk/Gil-Werman block prefix/suffix, threaded, min and max in one pass"),
 #ifdef GS_HAVE_CUDA
     GPU_SCAN("naive", naive, 0, GS_BLOCKS_ANY, GS_GRID_THREADS, "Hillis-Steele, double-buffered, one launch per step"),
@@ -91,9 +91,19 @@ const gs_variant *gs_variant_find(gs_op op, const char *name)
 
 const gs_variant *gs_variant_default(gs_op op, gs_where where)
 {
+    return gs_variant_default_for(op, where, 0);
+}
+
+/* The one rule for the CPU default: at one thread the sequential variants win (the threaded ones
+ * make extra passes over the data, e.g. count then scatter, with no second core to pay for them:
+ * scan 34 vs 45 ms, compact 66 vs 178 ms at 2^24 i32 on a 2-core machine); from two threads up the
+ * threaded ones do (scan 17 vs 88 ms, compact 44 vs 90 ms there); minmax's cpu-vhgw wins at both
+ * (255 vs 1408 ms for cpu-lemire at one thread, W=500). docs/PERFORMANCE.md has the commands. */
+const gs_variant *gs_variant_default_for(gs_op op, gs_where where, int threads)
+{
+    const unsigned flag = where == GS_CPU && threads == 1 ? GS_V_DEFAULT_1T : GS_V_DEFAULT;
     for (size_t i = 0; i < NVARIANTS; i++)
-        if (variants[i].op == op && variants[i].where == where && (variants[i].flags & GS_V_DEFAULT))
-            return &variants[i];
+        if (variants[i].op == op && variants[i].where == where && (variants[i].flags & flag)) return &variants[i];
     return NULL;
 }
 

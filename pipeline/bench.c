@@ -262,7 +262,8 @@ done:
 }
 
 /* Stream mode: chunks filled once, then submitted round-robin for `total` elements. */
-static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host_mem hm, int buffers, gs_status *st)
+static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host_mem hm, int buffers, gs_dev_alloc da,
+                      gs_status *st)
 {
     gs_engine_opts eo;
     memset(&eo, 0, sizeof eo);
@@ -270,12 +271,13 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
     eo.device = c->o->device;
     eo.buffers = buffers;
     eo.host_mem = hm;
+    eo.dev_alloc = da;
     eo.chunk_bytes = c->o->chunk_bytes ? c->o->chunk_bytes : (64u << 20);
     size_t es = gs_type_size(t);
     gs_type ot = gs_job_out_type(j, t);
     size_t chunk = eo.chunk_bytes / es;
     const gs_variant *v = NULL;
-    int rc = gs_job_resolve(j, c->use_gpu ? GS_GPU : GS_CPU, &v, st);
+    int rc = gs_job_resolve(j, c->use_gpu ? GS_GPU : GS_CPU, 0, &v, st);
     if (rc) return rc;
     gs_backend_cfg cfg = {j, v, t, ot, chunk, 0, chunk, &eo};
     gs_backend *b = NULL;
@@ -303,7 +305,7 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
         gs_backend *bb = b;
         if (pass == 1) {
             const gs_variant *cv = NULL;
-            rc = gs_job_resolve(j, GS_CPU, &cv, st);
+            rc = gs_job_resolve(j, GS_CPU, 0, &cv, st);
             gs_backend_cfg cc = cfg;
             cc.variant = cv;
             if (!rc) rc = gs_backend_cpu_create(&bb, &cc, st);
@@ -343,7 +345,8 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
         row.variant = v->name;
         row.type = t;
         row.n = chunks_total * chunk;
-        snprintf(row.param, sizeof row.param, "%s buffers=%d", hms[hm], buffers);
+        snprintf(row.param, sizeof row.param, "%s buffers=%d%s%s", hms[hm], buffers, da == GS_DEV_ONCE ? "" : " alloc=",
+                 da == GS_DEV_ONCE ? "" : gs_dev_alloc_names[da]);
         row.ms = wall * 1e3;
         row.gelem_s = row.n / wall / 1e9;
         row.gb_s = row.n * es / wall / 1e9; /* input bytes per second, each way */
@@ -386,9 +389,11 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
             j.scan = (gs_scan_params){t, t, GS_SCAN_SUM, 0, 0};
             j.compact.type = t;
             j.compact.pred = GS_PRED_NONZERO;
-            for (int h = 0; h < o->nhost_mems && !rc; h++)
-                for (int bi = 0; bi < o->nbuffers && !rc; bi++)
-                    rc = run_stream(&c, &j, t, o->nsizes ? o->sizes[0] : (1ull << 31), o->host_mems[h], o->buffers[bi], st);
+            for (int d = 0; d < (o->ndev_allocs ? o->ndev_allocs : 1) && !rc; d++)
+                for (int h = 0; h < o->nhost_mems && !rc; h++)
+                    for (int bi = 0; bi < o->nbuffers && !rc; bi++)
+                        rc = run_stream(&c, &j, t, o->nsizes ? o->sizes[0] : (1ull << 31), o->host_mems[h],
+                                        o->buffers[bi], o->ndev_allocs ? o->dev_allocs[d] : GS_DEV_ONCE, st);
         }
         return rc;
     }

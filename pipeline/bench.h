@@ -36,6 +36,8 @@ typedef struct gs_bench_opts {
     int nhost_mems;
     int buffers[4];
     int nbuffers;
+    gs_dev_alloc dev_allocs[GS_NDEV_ALLOC]; /* stream mode: --device-alloc list (none = once) */
+    int ndev_allocs;
     size_t chunk_bytes;     /* stream mode chunk */
     gs_backend_kind backend;/* auto: GPU variants if a GPU is usable, else CPU variants */
     int device;

@@ -179,6 +179,22 @@ int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st
     return gs_fail(st, GS_EDATA, "this gpustream was built without CUDA (rebuild with nvcc on the PATH)");
 }
 
+void gs_gpu_init_start(int device)
+{
+    /* the same test hook as the CUDA build: a run that would start CUDA stops here */
+    const char *fail = getenv("GS_FAIL_ON_CUDA_INIT");
+    (void)device;
+    if (fail && fail[0] == '1') abort();
+}
+
+int gs_gpu_init_wait(int device, char *why, size_t len, double *secs)
+{
+    gs_gpu_init_start(device);
+    if (why && len) snprintf(why, len, "built without CUDA");
+    if (secs) *secs = -1; /* nothing was started */
+    return 0;
+}
+
 int gs_gpu_available(int device, char *desc, size_t len)
 {
     (void)device;

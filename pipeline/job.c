@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *const gs_dev_alloc_names[GS_NDEV_ALLOC] = {"once", "per-chunk", "async"};
+
 typedef struct pred_name {
     const char *name;
     gs_pred_kind kind;

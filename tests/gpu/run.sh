@@ -13,11 +13,15 @@
 #   codec     GPU zstd (nvCOMP): round trips, zstd CLI interop, corruption matrix, memcheck, speed
 #             (tests/gpu/codec.sh; needs nvCOMP: make deps-nvcomp-local, carried as .deps/nvcomp)
 #   big       200 GB through a pipe: gen -n 50e9 -t i32 | scan --stats, last value vs the CPU backend
+#   startup   wall time of scan, compact, minmax W=500 on files of 4K..16G (in /dev/shm) with --backend
+#             cpu, gpu and auto (median of STARTUP_REPS runs, a `date +%s.%N` loop), auto's choice and
+#             why, CUDA start-up never started for small inputs, the overlap check of a 16 GB scan
+#             (wall <= max stage busy + 0.15 s), and bench --stream across --device-alloc
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
 mkdir -p "$OUT"
-STEPS=${STEPS:-"build test sanitize anchors bench blocks cpu io stream codec big"}
+STEPS=${STEPS:-"build test sanitize anchors bench blocks cpu io stream codec big startup"}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
@@ -149,5 +153,53 @@ if has big; then
     # The same stream on the CPU backend (BIG_CPU=0 leaves it to a machine without the GPU).
     [ "${BIG_CPU:-1}" = 1 ] && ./gpustream gen -n 50e9 -t i32 --dist uniform:-100:100 | ./gpustream scan -t i32 --backend cpu | tail -c 4 | od -An -td4 >>"$OUT/big.txt" 2>&1
     grep -E "wall|Maximum resident|GB/s|^ +-?[0-9]+$" "$OUT/big.txt"
+fi
+if has startup; then
+    log "startup: cpu vs gpu vs auto per op and input size; the crossover for GS_AUTO_GPU_MIN_BYTES"
+    D=${STARTUP_DIR:-/dev/shm/gs-startup}
+    SIZES=${STARTUP_SIZES:-"4K 1M 16M 64M 256M 1G 16G"}
+    R=${STARTUP_REPS:-3}
+    mkdir -p "$D"
+    bytes() { case $1 in *K) echo $((${1%K} << 10)) ;; *M) echo $((${1%M} << 20)) ;; *G) echo $((${1%G} << 30)) ;; esac; }
+    for s in $SIZES; do
+        [ -f "$D/in_$s.raw" ] || ./gpustream gen -q -n $(($(bytes $s) / 4)) -t i32 --dist sparse:0.5 -f "$D/in_$s.raw"
+    done
+    median() { sort -n | awk '{ a[NR] = $1 } END { printf "%.4f\n", a[int((NR + 1) / 2)] }'; }
+    wall() { # command...: median wall seconds of R runs, stdout to /dev/null ("failed" if one fails)
+        local ok=1 t0 t1 i
+        for i in $(seq "$R"); do
+            t0=$(date +%s.%N); "$@" >/dev/null 2>&1 || ok=0; t1=$(date +%s.%N)
+            echo "$t1 - $t0" | bc >>"$D/times"
+        done
+        if [ $ok = 1 ]; then median <"$D/times"; else echo failed; fi
+        rm -f "$D/times"
+    }
+    {
+        printf "%-24s %6s %9s %9s %9s  %s\n" op size cpu_s gpu_s auto_s "auto's choice (--stats)"
+        for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
+            for s in $SIZES; do
+                c=$(wall ./gpustream $op -t i32 --backend cpu "$D/in_$s.raw")
+                g=$(wall ./gpustream $op -t i32 --backend gpu "$D/in_$s.raw")
+                a=$(wall ./gpustream $op -t i32 --backend auto "$D/in_$s.raw")
+                why=$(./gpustream $op -t i32 --stats "$D/in_$s.raw" 2>&1 >/dev/null | grep -o "backend .*, algo [a-z-]*")
+                printf "%-24s %6s %9s %9s %9s  %s\n" "$op" "$s" "$c" "$g" "$a" "$why"
+            done
+        done
+        echo "-- CUDA never starts for a 4K input under auto (exit 0; 134 would mean it did):"
+        GS_FAIL_ON_CUDA_INIT=1 ./gpustream scan -t i32 "$D/in_4K.raw" >/dev/null 2>&1; echo "exit $?"
+        echo "-- overlap: the 16G scan on the GPU, wall <= max(stage busy) + 0.15 s"
+        [ -f "$D/in_16G.raw" ] && for i in 1 2 3; do
+            j=$(./gpustream scan -t i32 --backend gpu --stats=json "$D/in_16G.raw" 2>&1 >/dev/null | grep '^{')
+            w=$(echo "$j" | grep -o '"wall_s":[0-9.]*' | cut -d: -f2)
+            m=$(echo "$j" | grep -o '"busy_s":[0-9.]*' | cut -d: -f2 | sort -n | tail -1)
+            ci=$(echo "$j" | grep -o '"cuda_init_s":[-0-9.]*' | cut -d: -f2)
+            echo "wall $w s, max stage busy $m s, cuda init $ci s: $(echo "$w <= $m + 0.15" | bc | sed 's/1/ok/;s/0/OVER/')"
+        done
+        [ -f "$D/in_16G.raw" ] && ./gpustream scan -t i32 --backend gpu --stats "$D/in_16G.raw" 2>&1 >/dev/null
+    } 2>&1 | tee "$OUT/startup.txt"
+    echo "-- bench --stream across --device-alloc (and pinned vs pageable)" | tee -a "$OUT/startup.txt"
+    timeout 300 ./gpustream bench --stream --op scan,compact --host-mem pinned,pageable --buffers 2 \
+        --device-alloc once,per-chunk,async --csv "$OUT/bench_devalloc.csv" 2>&1 | tee -a "$OUT/startup.txt"
+    [ -n "${STARTUP_KEEP:-}" ] || rm -rf "$D"
 fi
 log "done"
