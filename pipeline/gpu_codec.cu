@@ -159,6 +159,7 @@ typedef struct gs_gzc {
     size_t cin_align, cout_align, ctemp_align; /* compression alignments */
     unsigned char *h_stage; size_t h_stage_cap; /* pinned: compressed frames, up (decode) or down (encode) */
     unsigned char *d_pack; size_t d_pack_cap;   /* device: encoded frames packed end to end */
+    unsigned char *h_src; size_t h_src_cap;     /* pinned: encoder input that came in pageable memory */
     unsigned char *d_a; size_t d_a_cap;         /* device: compressed (decode) / input (encode) */
     unsigned char *d_b; size_t d_b_cap;         /* device: decoded (decode) / compressed (encode) */
     unsigned char *d_temp; size_t d_temp_cap;
@@ -326,6 +327,27 @@ static int gzc_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t
     }
     const char *dm = (const char *)z->d_meta;
     size_t up = 3 * n * sizeof(size_t);
+    /* Pageable input is copied by the pool into pinned memory first: a pinned copy runs at the
+     * link's speed, a pageable one at a fraction of it. */
+    cudaPointerAttributes pa;
+    if (cudaPointerGetAttributes(&pa, src) != cudaSuccess || pa.type != cudaMemoryTypeHost) {
+        (void)cudaGetLastError();
+        if ((rc = gzc_grow(z, &z->h_src, &z->h_src_cap, len, 1, st))) return rc;
+        size_t piece = (size_t)4 << 20, np = (len + piece - 1) / piece;
+        const unsigned char **ps = (const unsigned char **)malloc(np * (sizeof *ps + 2 * sizeof(size_t)));
+        if (!ps) return gs_fail(st, GS_ENOMEM, "out of memory");
+        size_t *pl = (size_t *)(ps + np), *po = pl + np;
+        for (size_t i = 0; i < np; i++) {
+            ps[i] = src + i * piece;
+            po[i] = i * piece;
+            pl[i] = len - po[i] < piece ? len - po[i] : piece;
+        }
+        gzc_pack_job pj = {z->h_src, ps, pl, po, np};
+        size_t parts = (size_t)gs_pool_threads();
+        gs_parallel_for(parts < np ? parts : np, gzc_pack_part, &pj);
+        free(ps);
+        src = z->h_src;
+    }
     GZC_CU(cudaMemcpyAsync(z->d_a, src, len, cudaMemcpyHostToDevice, z->s), "H2D input");
     GZC_CU(cudaMemcpyAsync(z->d_meta, z->h_meta, up, cudaMemcpyHostToDevice, z->s), "H2D table");
     GZC_NV(nvc.enc((const void *const *)dm, (const size_t *)(dm + n * sizeof(size_t)), frame, n, z->d_temp, temp,
@@ -378,6 +400,7 @@ extern "C" void gs_gpu_zcodec_destroy(gs_zcodec *c)
         cudaFreeHost(z->h_stage);
         cudaFreeHost(z->h_meta);
         cudaFree(z->d_pack);
+        cudaFreeHost(z->h_src);
         cudaFree(z->d_a);
         cudaFree(z->d_b);
         cudaFree(z->d_temp);
