@@ -159,7 +159,7 @@ typedef struct gs_gzc {
     size_t cin_align, cout_align, ctemp_align; /* compression alignments */
     unsigned char *h_stage; size_t h_stage_cap; /* pinned: compressed frames, up (decode) or down (encode) */
     unsigned char *d_pack; size_t d_pack_cap;   /* device: encoded frames packed end to end */
-    unsigned char *h_src; size_t h_src_cap;     /* pinned: encoder input that came in pageable memory */
+    unsigned char *h_src; size_t h_src_cap;     /* pinned: encoder input, or decoder output, in pageable memory */
     unsigned char *d_a; size_t d_a_cap;         /* device: compressed (decode) / input (encode) */
     unsigned char *d_b; size_t d_b_cap;         /* device: decoded (decode) / compressed (encode) */
     unsigned char *d_temp; size_t d_temp_cap;
@@ -288,7 +288,15 @@ static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, c
            "DecompressAsync");
     GZC_CU(cudaMemcpyAsync(act, dm + up, n * (sizeof(size_t) + sizeof(nvcompStatus_t)), cudaMemcpyDeviceToHost, z->s),
            "D2H statuses");
-    if (contiguous) {
+    /* Decoded bytes come back into dst when it is pinned, else into pinned memory first and then
+     * by the pool into dst (with the device layout: frame i at out_p[i] - d_b). */
+    cudaPointerAttributes pa;
+    int pinned = cudaPointerGetAttributes(&pa, dst) == cudaSuccess && pa.type == cudaMemoryTypeHost;
+    (void)cudaGetLastError();
+    if (!pinned && (rc = gzc_grow(z, &z->h_src, &z->h_src_cap, dof, 1, st))) return rc;
+    if (!pinned) {
+        GZC_CU(cudaMemcpyAsync(z->h_src, z->d_b, dof, cudaMemcpyDeviceToHost, z->s), "D2H decoded");
+    } else if (contiguous) {
         GZC_CU(cudaMemcpyAsync(dst + doff[0], z->d_b, doff[n - 1] - doff[0] + dsize[n - 1], cudaMemcpyDeviceToHost, z->s),
                "D2H decoded");
     } else {
@@ -296,6 +304,14 @@ static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, c
             GZC_CU(cudaMemcpyAsync(dst + doff[i], out_p[i], dsize[i], cudaMemcpyDeviceToHost, z->s), "D2H decoded");
     }
     GZC_CU(cudaStreamSynchronize(z->s), "decode");
+    if (!pinned) { /* frame i from its place in the device layout to doff[i] */
+        const unsigned char **from = (const unsigned char **)malloc(n * sizeof *from);
+        if (!from) return gs_fail(st, GS_ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) from[i] = z->h_src + ((unsigned char *)out_p[i] - z->d_b);
+        gzc_pack_job uj = {dst, from, dsize, doff, n};
+        gs_parallel_for(parts < n ? parts : n, gzc_pack_part, &uj);
+        free(from);
+    }
     for (size_t i = 0; i < n; i++) ok[i] = stat[i] == nvcompSuccess && act[i] == dsize[i];
     return GS_OK;
 }
