@@ -48,7 +48,7 @@ if has gputest; then
 fi
 if has codec; then
     log "codec"
-    timeout 1200 bash tests/gpu/codec.sh "$OUT" >"$OUT/codec.log" 2>"$OUT/codec_speed.log"
+    timeout 580 bash tests/gpu/codec.sh "$OUT" >"$OUT/codec.log" 2>"$OUT/codec_speed.log"
     grep -E "^FAIL|^SKIP|passed" "$OUT/codec.log" | tail -20; cat "$OUT/codec_speed.log"
 fi
 if has test; then
