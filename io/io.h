@@ -47,7 +47,18 @@ struct gs_zcodec {
     double dec_s, enc_s;
     uint64_t dec_in, dec_out, dec_frames, enc_in, enc_out, enc_frames;
     uint64_t dec_cpu_frames; /* frames libzstd decoded instead (no checksum, too large, refused) */
+    /* Set by the codec, with the reason, when it gave up for good (its device did not finish a
+     * batch in time). A decode that stops reports no frame ok, and io/ decodes every later frame
+     * with libzstd; the codec's device is not used again, not even to tear the codec down. */
+    const char *stopped;
 };
+
+/* The largest --frame-size a zstd output takes. */
+#define GS_ZSTD_FRAME_MAX ((size_t)1 << 30)
+
+/* A CSV column given as a number ("3", "+3", " 3 "): 1 and *index set (0 or negative is not
+ * checked here); 0 for a name. */
+int gs_col_number(const char *col, long *index);
 
 typedef enum gs_header_mode { GS_HDR_AUTO = 0, GS_HDR_YES, GS_HDR_NO } gs_header_mode;
 
@@ -71,6 +82,9 @@ int gs_reader_open(gs_reader **r, const char *path, const gs_read_opts *o, gs_st
 gs_type gs_reader_type(const gs_reader *r);
 gs_format gs_reader_format(const gs_reader *r);   /* the format detected (never AUTO) */
 int gs_reader_compressed(const gs_reader *r);     /* input was zstd */
+/* libzstd's version ("1.5.4") and its highest compression level (for --level) */
+const char *gs_zstd_version(void);
+int gs_zstd_max_level(void);
 int64_t gs_reader_count(const gs_reader *r);      /* elements, if known in advance; else -1 */
 const char *gs_reader_colname(const gs_reader *r);/* csv header name of the column, or NULL */
 const char *gs_reader_name(const gs_reader *r);   /* for messages: the path or "stdin" */
@@ -89,7 +103,8 @@ typedef struct gs_write_opts {
     char delim;          /* csv delimiter; 0 = ',' */
     int zstd;            /* compress */
     int level;           /* zstd level (default 3) */
-    size_t frame_size;   /* uncompressed bytes per independent zstd frame (default 16 MiB) */
+    size_t frame_size;   /* uncompressed bytes per independent zstd frame (default 16 MiB, at most
+                            GS_ZSTD_FRAME_MAX) */
     int force;           /* overwrite an existing file; allow binary to a terminal */
     int threads;         /* encode workers; 0 = pool size */
     gs_zcodec *zcodec;   /* zstd frames through this codec; NULL = libzstd */
@@ -104,6 +119,9 @@ int gs_writer_open(gs_writer **w, const char *path, const gs_write_opts *o, gs_s
 int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st);
 /* Flush, finish (npy header patch, zstd frames), fsync-free close, rename into place. Frees w. */
 int gs_writer_close(gs_writer *w, gs_status *st);
+/* gs_writer_close, and the bytes written to the file or pipe in all (*bytes_out, final flushes
+ * and the zstd epilogue included; left alone on failure). */
+int gs_writer_finish(gs_writer *w, uint64_t *bytes_out, gs_status *st);
 /* Drop everything: remove the temp file. Frees w. Safe on NULL. */
 void gs_writer_abort(gs_writer *w);
 uint64_t gs_writer_bytes(const gs_writer *w); /* bytes written to the file or pipe so far */

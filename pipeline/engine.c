@@ -4,9 +4,10 @@
  *   caller thread:  ready queue -> backend submit ... retire -> write queue
  *   writer thread:  write queue -> gs_writer (encode uses the pool) -> free output chunk
  *
- * Chunks are allocated once (by the backend: pinned for the GPU) and cycle through bounded
- * queues, so host memory is (depth + 2) x (input chunk + output chunk) whatever the input
- * size. The first error anywhere closes every queue; each thread then drains and exits. */
+ * Chunks get their buffers as first needed (by the backend: pinned for the GPU; see "Start-up"
+ * below) and cycle through bounded queues, so host memory is (depth + 2) x (input chunk + output
+ * chunk) whatever the input size. The first error anywhere closes every queue; each thread then
+ * drains and exits. */
 #include "pipeline.h"
 #include "../common/pool.h"
 
@@ -16,7 +17,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#define DEFAULT_CHUNK_BYTES (64u << 20)
 
 /* ---- a bounded blocking queue of chunk pointers -------------------------------------------- */
 typedef struct queue {
@@ -169,17 +169,18 @@ typedef struct piece {
 
 typedef struct run {
     const gs_job *job;
-    const gs_engine_opts *o;
     gs_source *src;
     gs_writer *w;
     gs_backend *b;            /* set once, under mu, when the backend exists */
-    int b_gpu;                /* the backend is the GPU's: engine-owned input buffers get replaced */
+    int b_pin;                /* the backend pins its staging: engine-owned input buffers get replaced */
     int early_ok;             /* the reader may fill engine-owned buffers before the backend exists */
     pthread_mutex_t mu;
     pthread_cond_t cv;        /* b set, or the run failed */
     size_t chunk_elems, in_size, out_size, halo, nchunks;
     gs_chunk *ins, *outs;
     unsigned char *in_own;    /* per input chunk: 1 = engine-owned (posix_memalign), 0 = backend's */
+    unsigned char *out_state; /* per output chunk, under mu: 0 no buffer, 1 being allocated, 2 ready */
+    size_t out_bytes;         /* an output buffer's size */
     queue free_in, ready, free_out, written;
     pthread_mutex_t err_mu;
     gs_status err; /* the first failure */
@@ -205,11 +206,11 @@ static void run_fail(run *r, const gs_status *st)
     q_close(&r->written);
 }
 
-static void run_set_backend(run *r, gs_backend *b, int gpu)
+static void run_set_backend(run *r, gs_backend *b, int pin)
 {
     pthread_mutex_lock(&r->mu);
     r->b = b;
-    r->b_gpu = gpu;
+    r->b_pin = pin;
     /* a reader that waited for the backend reads the chunk it takes */
     if (!r->early_ok && b->chunk_elems && b->chunk_elems < r->chunk_elems) r->chunk_elems = b->chunk_elems;
     pthread_cond_broadcast(&r->cv);
@@ -217,21 +218,27 @@ static void run_set_backend(run *r, gs_backend *b, int gpu)
 }
 
 /* Give input chunk c a buffer: the backend's once it exists (replacing an engine-owned one when
- * the backend is the GPU's), else an engine-owned one where early reading is allowed, else wait. */
+ * the backend pins its staging), else an engine-owned one where early reading is allowed, else wait. */
 static int in_buffer(run *r, gs_chunk *c, gs_status *st)
 {
     const size_t i = (size_t)(c - r->ins);
     size_t bytes;
     gs_backend *b;
-    int gpu;
+    int pin;
     pthread_mutex_lock(&r->mu);
     while (!r->b && !r->early_ok && !atomic_load(&r->failed)) pthread_cond_wait(&r->cv, &r->mu);
     b = r->b;
-    gpu = r->b_gpu;
-    bytes = (r->halo + r->chunk_elems) * r->in_size;
+    pin = r->b_pin;
+    /* head room for the halo: what the backend asks for, at most a chunk before it exists (a
+     * backend that needs more, the mapped GPU one, never lets the reader start early) */
+    size_t head = r->halo;
+    if (b ? b->max_head && b->max_head < head : head > r->chunk_elems) head = b ? b->max_head : r->chunk_elems;
+    int over = gs_add_size(head, r->chunk_elems, &bytes) || gs_mul_size(bytes, r->in_size, &bytes);
     pthread_mutex_unlock(&r->mu);
+    if (over)
+        return gs_fail(st, GS_ENOMEM, "out of host memory for chunks of %zu + %zu elements", head, r->chunk_elems);
     if (atomic_load(&r->failed)) return GS_EDATA;
-    if (c->buf && !(r->in_own[i] && b && gpu)) return GS_OK;
+    if (c->buf && !(r->in_own[i] && b && pin)) return GS_OK;
     if (c->buf) free(c->buf);
     c->buf = NULL;
     if (b) {
@@ -246,9 +253,56 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
         }
         r->in_own[i] = 1;
     }
-    c->data = (char *)c->buf + r->halo * r->in_size;
+    c->data = (char *)c->buf + head * r->in_size;
     c->cap = r->chunk_elems;
     return GS_OK;
+}
+
+/* Give output chunk c its buffer (the backend's), unless the reader is doing so or has done it. */
+static int out_buffer(run *r, gs_chunk *c, gs_status *st)
+{
+    const size_t i = (size_t)(c - r->outs);
+    void *p;
+    pthread_mutex_lock(&r->mu);
+    while (r->out_state[i] == 1) pthread_cond_wait(&r->cv, &r->mu);
+    if (r->out_state[i] == 2) {
+        pthread_mutex_unlock(&r->mu);
+        return GS_OK;
+    }
+    r->out_state[i] = 1;
+    pthread_mutex_unlock(&r->mu);
+    p = r->b->host_alloc(r->b, r->out_bytes, st);
+    pthread_mutex_lock(&r->mu);
+    c->buf = c->data = p;
+    r->out_state[i] = p ? 2 : 0;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return p ? GS_OK : st->code ? st->code : GS_ENOMEM;
+}
+
+/* The reader, after each chunk it hands on, allocates one output buffer the driving thread has
+ * not needed yet: pinning costs ~0.5 ms/MiB, and here it overlaps the transfers instead of
+ * holding up a submit. A failure is left for the driving thread to meet and report. */
+static void out_prealloc(run *r)
+{
+    size_t i = 0;
+    void *p;
+    pthread_mutex_lock(&r->mu);
+    if (r->b)
+        while (i < r->nchunks && r->out_state[i]) i++;
+    if (!r->b || i == r->nchunks) {
+        pthread_mutex_unlock(&r->mu);
+        return;
+    }
+    r->out_state[i] = 1;
+    pthread_mutex_unlock(&r->mu);
+    gs_status ignore = {0};
+    p = r->b->host_alloc(r->b, r->out_bytes, &ignore);
+    pthread_mutex_lock(&r->mu);
+    r->outs[i].buf = r->outs[i].data = p;
+    r->out_state[i] = p ? 2 : 0;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
 }
 
 /* Fill chunks until the source ends: a chunk is full unless it is the last one, so chunk
@@ -289,6 +343,7 @@ static void *reader_main(void *arg)
         c->seq = seq++;
         r->elems_in += n;
         q_push(&r->ready, c);
+        out_prealloc(r);
     }
     q_close(&r->ready);
     return NULL;
@@ -333,6 +388,7 @@ static void chunks_free(run *r)
     free(r->ins);
     free(r->outs);
     free(r->in_own);
+    free(r->out_state);
 }
 
 static void human_size(char *buf, size_t len, uint64_t b)
@@ -357,14 +413,14 @@ static pick pick_early(const gs_job *job, const gs_engine_opts *o, const gs_sour
         snprintf(why, len, "--backend cpu; CUDA not initialised");
         return PICK_CPU;
     }
+    if (o->backend == GS_BACKEND_GPU) {
+        snprintf(why, len, "--backend gpu");
+        return PICK_GPU;
+    }
     if (named) {
         snprintf(why, len, "--algo %s runs on the %s%s", named->name, named->where == GS_GPU ? "GPU" : "CPU",
                  named->where == GS_GPU ? "" : "; CUDA not initialised");
         return named->where == GS_GPU ? PICK_GPU : PICK_CPU;
-    }
-    if (o->backend == GS_BACKEND_GPU) {
-        snprintf(why, len, "--backend gpu");
-        return PICK_GPU;
     }
     if (src->count >= 0) {
         uint64_t bytes = (uint64_t)src->count * in_size;
@@ -401,6 +457,8 @@ static int gpu_backend(const gs_job *job, const gs_engine_opts *o, gs_backend_cf
     double secs = 0;
     int rc;
     *gpu = 0;
+    /* a named variant that cannot run on the GPU is a usage error before any wait for CUDA */
+    if (named && (rc = gs_job_resolve(job, GS_GPU, o->threads, &v, st))) return rc;
     if (!gs_gpu_init_wait(o->device, reason, sizeof reason, &secs)) {
         if (stats) stats->cuda_init = secs;
         if (required) return gs_fail(st, GS_EDATA, "no usable GPU: %s", reason);
@@ -452,7 +510,6 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     memset(&r, 0, sizeof r);
     atomic_init(&r.failed, 0);
     r.job = job;
-    r.o = o;
     r.src = src;
     r.w = w;
     double t_start = gs_now();
@@ -461,7 +518,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     int cols = gs_job_out_cols(job);
     r.in_size = gs_type_size(in_type);
     r.out_size = gs_type_size(out_type);
-    size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK_BYTES;
+    size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : GS_CHUNK_DEFAULT;
     size_t chunk_elems = chunk_bytes / r.in_size;
     if (chunk_elems == 0) chunk_elems = 1;
     r.halo = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;
@@ -491,6 +548,8 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     r.ins = calloc(r.nchunks, sizeof *r.ins);
     r.outs = calloc(r.nchunks, sizeof *r.outs);
     r.in_own = calloc(r.nchunks, 1);
+    r.out_state = calloc(r.nchunks, 1);
+    r.out_bytes = out_cap * r.out_size;
     piece *pieces = NULL;
     int npieces = 0;
     pthread_mutex_init(&r.err_mu, NULL);
@@ -498,7 +557,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     pthread_cond_init(&r.cv, NULL);
     int qfail = q_init(&r.free_in, r.nchunks) | q_init(&r.ready, r.nchunks) | q_init(&r.free_out, r.nchunks) |
                 q_init(&r.written, r.nchunks);
-    if (!r.ins || !r.outs || !r.in_own || qfail) {
+    if (!r.ins || !r.outs || !r.in_own || !r.out_state || qfail) {
         gs_status e = {0};
         gs_fail(&e, GS_ENOMEM, "out of host memory for chunk descriptors");
         run_fail(&r, &e);
@@ -526,12 +585,14 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     gs_chunk *cur = NULL; /* the input chunk being submitted (in views when larger than the backend's) */
     size_t off = 0;
     for (int draining = 0; !atomic_load(&r.failed);) {
-        if (!cur && !draining) {
+        /* the backend: at once when picked before reading (CUDA's start-up overlaps the reader),
+         * else once the first chunk is in or the input has ended */
+        if (!cur && !draining && (b || pk == PICK_LATER)) {
             cur = q_pop(&r.ready);
             off = 0;
             if (!cur) draining = 1;
         }
-        if (!b) { /* the first chunk is in (or the input was empty): the backend now */
+        if (!b) {
             int rc = GS_OK;
             if (pk == PICK_LATER) {
                 const int filled = cur && cur->n == chunk_elems;
@@ -552,7 +613,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
                 run_fail(&r, &bst);
                 break;
             }
-            run_set_backend(&r, b, b_gpu);
+            run_set_backend(&r, b, b_gpu && o->host_mem == GS_HOST_PINNED);
             npieces = b->depth;
             pieces = calloc((size_t)npieces, sizeof *pieces);
             if (!pieces) {
@@ -576,13 +637,10 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
             gs_chunk *in = cur;
             gs_chunk *out = q_pop(&r.free_out);
             if (!out) break;
-            if (!out->buf) {
-                out->buf = out->data = b->host_alloc(b, out_cap * r.out_size, &bst);
-                if (!out->buf) {
-                    q_push(&r.free_out, out);
-                    run_fail(&r, &bst);
-                    break;
-                }
+            if (out_buffer(&r, out, &bst)) {
+                q_push(&r.free_out, out);
+                run_fail(&r, &bst);
+                break;
             }
             if (b->chunk_elems && cur->n - off > b->chunk_elems) {
                 piece *p = NULL;
@@ -646,7 +704,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
             stats->stage[stats->nstages++] = (gs_stage_stat){b->name, compute_busy, r.elems_in * r.in_size};
             b->stats(b, stats);
         }
-        stats->stage[stats->nstages++] = (gs_stage_stat){"encode+write", r.write_busy, stats->bytes_out};
+        stats->stage[stats->nstages++] = (gs_stage_stat){GS_STAGE_WRITE, r.write_busy, stats->bytes_out};
         stats->peak_rss = peak_rss();
         stats->algo = cfg.variant ? cfg.variant->name : "convert";
         if (!stats->backend && b) stats->backend = b->name;
@@ -662,6 +720,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
         free(r.ins);
         free(r.outs);
         free(r.in_own);
+        free(r.out_state);
     }
     free(pieces);
     q_free(&r.free_in);

@@ -22,7 +22,17 @@
  * nvCOMP 6's zstd compression options are reserved bytes: there is no level to set.
  *
  * Each codec has its own stream and buffers (one reader or one writer drives it); buffers grow
- * to the largest batch seen and are kept. Library code: returns gs_status, never prints. */
+ * to the largest batch seen and are kept. Library code: returns gs_status, never prints.
+ *
+ * Watchdog. nvCOMP's decoder has been seen never to finish on a corrupt frame that passed the
+ * host's header checks, and cudaStreamSynchronize would then wait for ever. So every wait polls
+ * the stream with short sleeps up to a deadline of GZC_WATCHDOG_S plus the batch's bytes at
+ * GZC_WATCHDOG_BYTES_PER_S. On expiry the codec stops for good (gs_zcodec.stopped): a decode
+ * reports no frame done, so io/ decodes the batch, and every later one, with libzstd, which
+ * judges it; an encode fails. From then on nothing in the process calls CUDA on the device
+ * (gs_gpu_abandoned): teardown is skipped and a hung kernel ends with the process. Decoded bytes
+ * are copied back only once the decoder has finished, so nothing on the device writes into the
+ * caller's memory after a timeout. */
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <limits.h>
@@ -30,10 +40,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pipeline.h"
 #include "../common/pool.h"
+
+/* Set once a codec gave up on its device: CUDA is not called again in this process. */
+static volatile int gzc_abandoned;
+
+extern "C" int gs_gpu_abandoned(void) { return gzc_abandoned; }
 
 #ifdef GS_HAVE_NVCOMP
 #include <nvcomp.h>
@@ -165,6 +181,7 @@ typedef struct gs_gzc {
     unsigned char *d_temp; size_t d_temp_cap;
     unsigned char *h_meta; size_t meta_cap;     /* per-frame tables, pinned */
     unsigned char *d_meta; size_t d_meta_cap;   /* and on the device */
+    char why[160];                              /* gs_zcodec.stopped's text */
 } gs_gzc;
 
 static size_t al(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -191,6 +208,35 @@ static int gzc_nvc(gs_status *st, nvcompStatus_t e, const char *what, int dev)
         nvcompStatus_t e_ = (call);                                     \
         if (e_ != nvcompSuccess) return gzc_nvc(st, e_, what, z->dev);  \
     } while (0)
+
+/* The watchdog's deadline for a batch: this long, plus its bytes at this rate. */
+#define GZC_WATCHDOG_S 2.0
+#define GZC_WATCHDOG_BYTES_PER_S 1e9
+#define GS_GZC_STOPPED (-1) /* gzc_wait: the deadline passed (no gs_status code is negative) */
+
+/* Wait for the work queued on the codec's stream, polling up to the watchdog's deadline for
+ * `bytes`. GS_OK when done; GS_GZC_STOPPED (codec stopped, device abandoned) when the deadline
+ * passed; a CUDA error as a gs_status code. */
+static int gzc_wait(gs_gzc *z, size_t bytes, const char *what, gs_status *st)
+{
+    const double limit = GZC_WATCHDOG_S + (double)bytes / GZC_WATCHDOG_BYTES_PER_S, t0 = gs_now();
+    long nap = 10000; /* ns, doubling to 200 us */
+    for (;;) {
+        cudaError_t e = cudaStreamQuery(z->s);
+        if (e == cudaSuccess) return GS_OK;
+        if (e != cudaErrorNotReady) return gzc_cuda(st, e, what, z->dev);
+        if (gs_now() - t0 > limit) {
+            snprintf(z->why, sizeof z->why, "gpu %d: the GPU zstd %s did not finish within %.1f s; the GPU is no "
+                     "longer used", z->dev, what, limit);
+            z->base.stopped = z->why;
+            gzc_abandoned = 1;
+            return GS_GZC_STOPPED;
+        }
+        struct timespec ts = {0, nap};
+        nanosleep(&ts, NULL);
+        if (nap < 200000) nap *= 2;
+    }
+}
 
 /* Grow a device (pinned = 0) or pinned host (pinned = 1) buffer to at least need bytes. */
 static int gzc_grow(gs_gzc *z, unsigned char **p, size_t *cap, size_t need, int pinned, gs_status *st)
@@ -288,6 +334,11 @@ static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, c
            "DecompressAsync");
     GZC_CU(cudaMemcpyAsync(act, dm + up, n * (sizeof(size_t) + sizeof(nvcompStatus_t)), cudaMemcpyDeviceToHost, z->s),
            "D2H statuses");
+    if ((rc = gzc_wait(z, co + dof, "decoder", st))) {
+        if (rc != GS_GZC_STOPPED) return rc;
+        memset(ok, 0, n); /* stopped: libzstd decodes the batch */
+        return GS_OK;
+    }
     /* Decoded bytes come back into dst when it is pinned, else into pinned memory first and then
      * by the pool into dst (with the device layout: frame i at out_p[i] - d_b). */
     cudaPointerAttributes pa;
@@ -303,7 +354,8 @@ static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, c
         for (size_t i = 0; i < n; i++)
             GZC_CU(cudaMemcpyAsync(dst + doff[i], out_p[i], dsize[i], cudaMemcpyDeviceToHost, z->s), "D2H decoded");
     }
-    GZC_CU(cudaStreamSynchronize(z->s), "decode");
+    if ((rc = gzc_wait(z, dof, "decoder's copy back", st)))
+        return rc == GS_GZC_STOPPED ? gs_fail(st, GS_EDATA, "%s", z->why) : rc;
     if (!pinned) { /* frame i from its place in the device layout to doff[i] */
         const unsigned char **from = (const unsigned char **)malloc(n * sizeof *from);
         if (!from) return gs_fail(st, GS_ENOMEM, "out of memory");
@@ -372,7 +424,8 @@ static int gzc_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t
            "CompressAsync");
     GZC_CU(cudaMemcpyAsync(out_sz, dm + up, n * (sizeof(size_t) + sizeof(nvcompStatus_t)), cudaMemcpyDeviceToHost, z->s),
            "D2H sizes");
-    GZC_CU(cudaStreamSynchronize(z->s), "encode");
+    if ((rc = gzc_wait(z, len + n * dstride, "encoder", st)))
+        return rc == GS_GZC_STOPPED ? gs_fail(st, GS_EDATA, "%s", z->why) : rc;
     size_t total = 0;
     for (size_t f = 0; f < n; f++) {
         if (stat[f] != nvcompSuccess) return gzc_nvc(st, stat[f], "compressing a frame", z->dev);
@@ -394,7 +447,8 @@ static int gzc_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t
                                              z->d_pack);
     GZC_CU(cudaGetLastError(), "gather kernel");
     GZC_CU(cudaMemcpyAsync(z->h_stage, z->d_pack, total, cudaMemcpyDeviceToHost, z->s), "D2H frames");
-    GZC_CU(cudaStreamSynchronize(z->s), "encode");
+    if ((rc = gzc_wait(z, 2 * total, "encoder's copy back", st)))
+        return rc == GS_GZC_STOPPED ? gs_fail(st, GS_EDATA, "%s", z->why) : rc;
     *out = z->h_stage;
     return GS_OK;
 }
@@ -411,6 +465,10 @@ extern "C" void gs_gpu_zcodec_destroy(gs_zcodec *c)
 {
     gs_gzc *z = (gs_gzc *)c;
     if (!z) return;
+    if (gzc_abandoned) { /* the device may still run a hung kernel: leave everything to the process's end */
+        free(z);
+        return;
+    }
     if (cudaSetDevice(z->dev) == cudaSuccess) {
         if (z->s) cudaStreamSynchronize(z->s);
         cudaFreeHost(z->h_stage);

@@ -24,6 +24,13 @@ typedef enum gs_backend_kind { GS_BACKEND_AUTO = 0, GS_BACKEND_CPU, GS_BACKEND_G
  * STEPS=startup (CPU vs GPU wall time per op and input size, docs/PERFORMANCE.md) places it. */
 #define GS_AUTO_GPU_MIN_BYTES (64ull << 20)
 typedef enum gs_host_mem { GS_HOST_PINNED = 0, GS_HOST_PAGEABLE, GS_HOST_REGISTERED, GS_HOST_MAPPED } gs_host_mem;
+/* "pinned", "pageable", "registered", "mapped"; parse: 0, or -1 for another word */
+const char *gs_host_mem_name(gs_host_mem m);
+int gs_host_mem_parse(const char *s, gs_host_mem *m);
+
+/* Input bytes per chunk when none is asked for (gs_engine_opts.chunk_bytes = 0), and as --help says it. */
+#define GS_CHUNK_DEFAULT ((size_t)64 << 20)
+#define GS_CHUNK_DEFAULT_TEXT "64M"
 typedef enum gs_dev_alloc { GS_DEV_ONCE = 0, GS_DEV_PER_CHUNK, GS_DEV_ASYNC } gs_dev_alloc;
 #define GS_NDEV_ALLOC 3
 /* --device-alloc names, indexed by gs_dev_alloc (pipeline/job.c). */
@@ -45,7 +52,7 @@ typedef struct gs_job {
 typedef struct gs_engine_opts {
     gs_backend_kind backend;
     int device;
-    size_t chunk_bytes;        /* input bytes per chunk (0 = default 64 MiB) */
+    size_t chunk_bytes;        /* input bytes per chunk (0 = GS_CHUNK_DEFAULT) */
     int buffers;               /* staging buffers (2 = double buffering) */
     gs_host_mem host_mem;
     gs_dev_alloc dev_alloc;
@@ -68,6 +75,7 @@ typedef struct gs_stage_stat {
     double busy;
     uint64_t bytes;
 } gs_stage_stat;
+#define GS_STAGE_WRITE "encode+write" /* the writer's stage; its bytes are the output's */
 
 typedef struct gs_run_stats {
     double wall;
@@ -142,6 +150,8 @@ struct gs_backend {
     void (*stats)(gs_backend *b, gs_run_stats *s);
     void (*destroy)(gs_backend *b);
     int depth;               /* chunks that may be in flight at once (>= 1) */
+    size_t max_head;         /* 0: input buffers get cfg->halo elements of head room; else at most
+                                this many (the backend joins a longer halo to the chunk itself) */
     size_t chunk_elems;      /* input elements per chunk the backend accepts (<= cfg->chunk_elems);
                                 the engine sizes its staging buffers from this after create */
     void *impl;              /* backend state */
@@ -186,6 +196,9 @@ typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_
  * 1M / 16M frames. Each frame costs host work (header check, XXH64 call, one D2H copy when
  * encoding), so 256K until the device measurement of 64K against 256K says otherwise. */
 #define GS_GPU_ZSTD_FRAME ((size_t)256 << 10)
+/* 1 once a device codec gave up on its GPU (its watchdog expired, a kernel may still run there):
+ * nothing may call CUDA again in this process, teardown included; the process just exits. */
+int gs_gpu_abandoned(void);
 /* A device codec for io's readers and writers; GS_EDATA saying what is missing (CUDA, nvCOMP,
  * a GPU) when it cannot be had. One per reader or writer. */
 int gs_gpu_zcodec_create(gs_zcodec **c, int device, gs_status *st);

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # tests/gpu/run.sh - everything the GPU machine is needed for, in one call (device time is scarce):
-#   STEPS="build test sanitize anchors bench stream big" (default: all), logs under $OUT.
-#   build     make CUDA=1 GPU_ARCH=sm_90 (skipped when a carried ./gpustream has CUDA and runs)
+#   STEPS="build test sanitize bench blocks cpu io stream big startup" (default: all), logs under $OUT.
+#   build     make CUDA=1 GPU_ARCH=sm_90 TUNING=$TUNING (skipped when a carried ./gpustream has CUDA and runs)
 #   test      make test's runner: unit + CLI + every GPU variant and the streaming engine vs the CPU
 #   sanitize  compute-sanitizer memcheck + racecheck on a representative run of each default
-#   anchors   shared/anchors/baseline.cu (CUB, device copy, PCIe) when ../shared or anchors/ is here
-#   bench     gpustream bench --op all (+ types, windows) with CSV for make plots
+#   bench     gpustream bench --op all (+ types, windows) with CSV for make plots; its plain-cub rows and
+#             ceilings (device copy, PCIe) are the vendor reference, measured in the same run
 #   blocks    gpustream bench --block 32,...,1024 (i32, 2^28, density 0.5, W=500): block_sweep.png
+#             (a TUNING=1 build only: TUNING=1 bash tests/gpu/run.sh)
 #   cpu       the CPU variants on 1 and 16 threads (per-core figures)
 #   io        CSV ingest and zstd codec speed vs baselines; end-to-end compact on .zst vs convert
 #   stream    gpustream bench --stream (host-mem x buffers) and real pipelines with --stats
@@ -21,7 +22,8 @@ set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
 mkdir -p "$OUT"
-STEPS=${STEPS:-"build test sanitize anchors bench blocks cpu io stream codec big startup"}
+. tests/gpu/zstd_cli.sh
+STEPS=${STEPS:-"build test sanitize bench blocks cpu io stream codec big startup"}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
@@ -31,8 +33,8 @@ if has build; then
     if ./gpustream info 2>/dev/null | grep -q "CUDA compiled in" && ./gpustream info | grep -q "^devices    [1-9]"; then
         log "build: using the carried binaries"
     else
-        log "build: make CUDA=1 GPU_ARCH=sm_90"
-        make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+        log "build: make CUDA=1 GPU_ARCH=sm_90 TUNING=${TUNING:-0}"
+        make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 TUNING="${TUNING:-0}" all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
     fi
     make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 ${BUILD_TESTS:-build/cuda/test_kernels_gpu build/cuda/test_stream_gpu \
         build/cuda/test_kernels build/cuda/test_io build/cuda/test_csv} >>"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
@@ -70,15 +72,6 @@ if has sanitize && command -v compute-sanitizer >/dev/null; then
     } >"$OUT/sanitize.log" 2>&1
     grep -E "^-- |ERROR SUMMARY|exit" "$OUT/sanitize.log"
 fi
-if has anchors; then
-    A=""
-    for d in ../shared/anchors shared/anchors .anchors; do [ -f "$d/baseline.cu" ] && A=$d && break; done
-    if [ -n "$A" ]; then
-        log "anchors ($A)"
-        nvcc -O3 -arch=sm_90 -std=c++17 "$A/baseline.cu" -o /tmp/baseline >/dev/null 2>&1 && /tmp/baseline | tee "$OUT/anchors.txt"
-        [ -f "$A/peers.py" ] && [ -z "${NO_PEERS:-}" ] && timeout 300 python3 "$A/peers.py" 2>&1 | tail -12 | tee -a "$OUT/anchors.txt"
-    fi
-fi
 if has bench; then
     log "bench"
     timeout 600 ./gpustream bench --op all -t i32 --csv "$OUT/bench_all.csv" >"$OUT/bench_all.txt" 2>&1
@@ -86,7 +79,9 @@ if has bench; then
     timeout 300 ./gpustream bench --op scan --algo all -n 2^16,2^20,2^24,2^26 --reps 5 --csv "$OUT/bench_sizes.csv" >"$OUT/bench_sizes.txt" 2>&1
     grep -v "^mode" "$OUT/bench_all.txt"; grep -v "^#\|^mode" "$OUT/bench_types.txt"; grep -c passed "$OUT/bench_sizes.txt"
 fi
-if has blocks; then
+if has blocks && ! ./gpustream info | grep -q "^tuning .*built"; then
+    log "blocks: skipped (the block sizes need a make TUNING=1 build)"
+elif has blocks; then
     log "blocks: every GPU variant at each block size it takes"
     timeout 600 ./gpustream bench --op all -t i32 --block 32,64,128,256,512,1024 --density 0.5 --window 500 \
         --csv "$OUT/bench_blocks.csv" >"$OUT/bench_blocks.txt" 2>&1
@@ -122,12 +117,14 @@ if has io; then
             /usr/bin/time -f "zstd decode gpustream threads $th: %e s" $G convert $D/s.raw.zst --threads $th -t i32 --to raw -f /dev/null -q
         done
         ls -la $D/s.raw.zst
-        if command -v zstd >/dev/null; then
-            /usr/bin/time -f "zstd CLI -T1 encode: %e s" zstd -q -3 -T1 -f $D/s.raw -o $D/c1.zst
-            /usr/bin/time -f "zstd CLI -T16 encode: %e s" zstd -q -3 -T16 -f $D/s.raw -o $D/c16.zst
-            /usr/bin/time -f "zstd CLI -d (our multi-frame file): %e s" zstd -q -d -c $D/s.raw.zst >/dev/null
+        if [ $ZSTD_CLI = 0 ]; then
+            echo "SKIP io: zstd CLI timings: no zstd on PATH or in .deps/zstd-cli"
+        else
+            /usr/bin/time -f "zstd CLI -T1 encode: %e s" $ZSTD_EXE -q -3 -T1 -f $D/s.raw -o $D/c1.zst
+            /usr/bin/time -f "zstd CLI -T16 encode: %e s" $ZSTD_EXE -q -3 -T16 -f $D/s.raw -o $D/c16.zst
+            /usr/bin/time -f "zstd CLI -d (our multi-frame file): %e s" $ZSTD_EXE -q -d -c $D/s.raw.zst >/dev/null
             zstd -lv $D/s.raw.zst 2>&1 | grep -iE "frames|ratio" | head -3
-        else echo "no zstd CLI on this machine"; fi
+        fi
         for th in 16; do
             /usr/bin/time -f "convert .zst -> raw (codec only) threads $th: %e s" $G convert $D/s.raw.zst -t i32 --to raw -f /dev/null -q --threads $th
             /usr/bin/time -f "compact .zst -> .zst gpu threads $th: %e s" $G compact --pred nonzero $D/s.raw.zst -t i32 -f $D/c.zst -q --threads $th --stats
@@ -169,7 +166,7 @@ if has startup; then
         local ok=1 t0 t1 i
         for i in $(seq "$R"); do
             t0=$(date +%s.%N); "$@" >/dev/null 2>&1 || ok=0; t1=$(date +%s.%N)
-            echo "$t1 - $t0" | bc >>"$D/times"
+            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$D/times"
         done
         if [ $ok = 1 ]; then median <"$D/times"; else echo failed; fi
         rm -f "$D/times"
@@ -193,10 +190,15 @@ if has startup; then
             w=$(echo "$j" | grep -o '"wall_s":[0-9.]*' | cut -d: -f2)
             m=$(echo "$j" | grep -o '"busy_s":[0-9.]*' | cut -d: -f2 | sort -n | tail -1)
             ci=$(echo "$j" | grep -o '"cuda_init_s":[-0-9.]*' | cut -d: -f2)
-            echo "wall $w s, max stage busy $m s, cuda init $ci s: $(echo "$w <= $m + 0.15" | bc | sed 's/1/ok/;s/0/OVER/')"
+            echo "wall $w s, max stage busy $m s, cuda init $ci s: $(awk -v w="$w" -v m="$m" 'BEGIN { print (w <= m + 0.15) ? "ok" : "OVER" }')"
         done
         [ -f "$D/in_16G.raw" ] && ./gpustream scan -t i32 --backend gpu --stats "$D/in_16G.raw" 2>&1 >/dev/null
     } 2>&1 | tee "$OUT/startup.txt"
+    echo "-- the CPU default per thread count: cpu vs cpu-par (GS_CPU_PAR_FROM, kernels/registry.c)" | tee -a "$OUT/startup.txt"
+    for t in 1 2 3 4 8 16; do
+        ./gpustream bench --backend cpu --op scan,compact -t i32 -n 2^26 --algo cpu,cpu-par --density 0.5 --reps 5 \
+            --threads $t 2>&1 | grep "^cpu" | sed "s/^/threads=$t /"
+    done | tee -a "$OUT/startup.txt"
     echo "-- bench --stream across --device-alloc (and pinned vs pageable)" | tee -a "$OUT/startup.txt"
     timeout 300 ./gpustream bench --stream --op scan,compact --host-mem pinned,pageable --buffers 2 \
         --device-alloc once,per-chunk,async --csv "$OUT/bench_devalloc.csv" 2>&1 | tee -a "$OUT/startup.txt"
