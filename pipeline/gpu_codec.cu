@@ -46,10 +46,11 @@
 #include "pipeline.h"
 #include "../common/pool.h"
 
-/* Set once a codec gave up on its device: CUDA is not called again in this process. */
-static volatile int gzc_abandoned;
+/* Set once a codec gave up on its device: CUDA is not called again in this process. Read by
+ * other threads (the GPU backend's), hence atomic. */
+static int gzc_abandoned;
 
-extern "C" int gs_gpu_abandoned(void) { return gzc_abandoned; }
+extern "C" int gs_gpu_abandoned(void) { return __atomic_load_n(&gzc_abandoned, __ATOMIC_ACQUIRE); }
 
 #ifdef GS_HAVE_NVCOMP
 #include <nvcomp.h>
@@ -229,7 +230,7 @@ static int gzc_wait(gs_gzc *z, size_t bytes, const char *what, gs_status *st)
             snprintf(z->why, sizeof z->why, "gpu %d: the GPU zstd %s did not finish within %.1f s; the GPU is no "
                      "longer used", z->dev, what, limit);
             z->base.stopped = z->why;
-            gzc_abandoned = 1;
+            __atomic_store_n(&gzc_abandoned, 1, __ATOMIC_RELEASE);
             return GS_GZC_STOPPED;
         }
         struct timespec ts = {0, nap};
@@ -465,7 +466,7 @@ extern "C" void gs_gpu_zcodec_destroy(gs_zcodec *c)
 {
     gs_gzc *z = (gs_gzc *)c;
     if (!z) return;
-    if (gzc_abandoned) { /* the device may still run a hung kernel: leave everything to the process's end */
+    if (gs_gpu_abandoned()) { /* the device may still run a hung kernel: leave everything to the process's end */
         free(z);
         return;
     }
