@@ -239,6 +239,14 @@ static int gzc_wait(gs_gzc *z, size_t bytes, const char *what, gs_status *st)
     }
 }
 
+/* The other codec of the run (reader and writer have one each) gave up on the device: this one
+ * stops too, before any CUDA call. */
+static void gzc_abandon_too(gs_gzc *z)
+{
+    snprintf(z->why, sizeof z->why, "gpu %d: the other GPU zstd codec timed out; the GPU is no longer used", z->dev);
+    z->base.stopped = z->why;
+}
+
 /* Grow a device (pinned = 0) or pinned host (pinned = 1) buffer to at least need bytes. */
 static int gzc_grow(gs_gzc *z, unsigned char **p, size_t *cap, size_t need, int pinned, gs_status *st)
 {
@@ -288,6 +296,11 @@ static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, c
                       unsigned char *dst, const size_t *doff, unsigned char *ok, gs_status *st)
 {
     gs_gzc *z = (gs_gzc *)c;
+    if (gs_gpu_abandoned()) {
+        gzc_abandon_too(z);
+        memset(ok, 0, n);
+        return GS_OK;
+    }
     GZC_CU(cudaSetDevice(z->dev), "cudaSetDevice");
     size_t ctot = 0, dtot = 0, dmax = 0;
     int contiguous = 1; /* decoded frames land at doff: one copy back */
@@ -373,6 +386,10 @@ static int gzc_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t
                       size_t *off, size_t *clen, gs_status *st)
 {
     gs_gzc *z = (gs_gzc *)c;
+    if (gs_gpu_abandoned()) {
+        gzc_abandon_too(z);
+        return gs_fail(st, GS_EDATA, "%s", z->why);
+    }
     GZC_CU(cudaSetDevice(z->dev), "cudaSetDevice");
     size_t n = (len + frame - 1) / frame, cmax = 0, temp = 0;
     GZC_NV(nvc.cmax(frame, nvcompBatchedZstdCompressDefaultOpts, &cmax), "CompressGetMaxOutputChunkSize");
