@@ -5,9 +5,12 @@
 #   make bench        gpustream bench (benchmarks are never part of make test)
 #   make deps         install missing -dev packages with apt-get (root), else print the command
 #   make deps-local   unpack Debian's libcsv-dev/libzstd-dev into .deps/ (machines without apt)
+#   make deps-nvcomp  pip-install nvCOMP (nvidia-libnvcomp-cu13): GPU zstd in CUDA builds
+#   make deps-nvcomp-local  its headers and libnvcomp.so.6 only, into .deps/nvcomp (to carry offline)
 #   make man          regenerate gpustream.1 and completions/gpustream.bash from the tables in gpustream.c
 #   make install      PREFIX=/usr/local DESTDIR=: the stripped binary, the man page, the bash completion
 # Options: CUDA=auto|0|1  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  NVCC=path
+#          NVCOMP_HOME=dir (include/ and lib64/ of nvCOMP 6; default .deps/nvcomp, else the pip package)
 #          TUNING=1 (also build the block sizes of bench --block and the shapes of --tune: slow)
 # Runs on all cores unless -jN is given; a repeated make with nothing changed does nothing.
 
@@ -78,6 +81,12 @@ ifeq ($(CUDA),1)
               $(if $(filter 1,$(TUNING)),-DGS_TUNING)
   # Static cudart: the binary starts (and falls back to the CPU) on machines with no driver.
   LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+  # nvCOMP (optional): headers at build time; libnvcomp.so.6 is opened at run time (pipeline/gpu_codec.cu).
+  NVCOMP_HOME ?= $(firstword $(wildcard .deps/nvcomp) $(shell python3 -c 'import os, nvidia.libnvcomp as m; print(os.path.dirname(m.__file__))' 2>/dev/null))
+  ifneq ($(wildcard $(NVCOMP_HOME)/include/nvcomp/zstd.h),)
+    NVCOMP_LIBDIR := $(abspath $(firstword $(wildcard $(NVCOMP_HOME)/lib64 $(NVCOMP_HOME)/lib)))
+    NVFLAGS  += -DGS_HAVE_NVCOMP -I$(NVCOMP_HOME)/include -DGS_NVCOMP_LIBDIR='"$(NVCOMP_LIBDIR)"'
+  endif
 endif
 
 OBJ := $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC)) $(patsubst %.c,$(BUILD)/%.o,$(C_SRC))
@@ -87,7 +96,7 @@ GPU_TEST_C  := $(wildcard tests/gpu/test_*.c)
 GPU_TEST_CU := $(wildcard tests/gpu/test_*.cu)
 GPU_BIN := $(if $(filter 1,$(CUDA)),$(patsubst tests/gpu/%.c,$(BUILD)/%,$(GPU_TEST_C)) $(patsubst tests/gpu/%.cu,$(BUILD)/%,$(GPU_TEST_CU)))
 
-.PHONY: all test demo bench plots man install clean deps deps-local check-deps fuzz
+.PHONY: all test demo bench plots man install clean deps deps-local deps-nvcomp deps-nvcomp-local check-deps fuzz
 all: gpustream
 
 # Stamps, rewritten only when their text changes: $(BUILD)/flags holds the flags its objects were
@@ -167,8 +176,23 @@ deps:
 	fi
 
 deps-local:
-	@rm -rf .deps && mkdir -p .deps/debs
+	@rm -rf .deps/usr .deps/debs && mkdir -p .deps/debs
 	@cd .deps/debs && apt-get download libcsv-dev libcsv3 libzstd-dev >/dev/null
 	@for f in .deps/debs/*.deb; do dpkg -x $$f .deps; done
 	@rm -rf .deps/debs
 	@echo "deps-local: unpacked into .deps/ ($$(ls .deps/usr/include | tr '\n' ' '))"
+
+# nvCOMP 6 for CUDA 13 from PyPI. The local copy keeps what gpustream uses (headers, libnvcomp.so.6):
+# the folder can be copied to a machine without network, beside the binary or under NVCOMP_HOME.
+NVCOMP_PKG := nvidia-libnvcomp-cu13
+deps-nvcomp:
+	python3 -m pip install $(NVCOMP_PKG)
+
+deps-nvcomp-local:
+	@rm -rf .deps/nvcomp .deps/nvcomp-wheel && mkdir -p .deps/nvcomp-wheel
+	python3 -m pip download --no-deps -q -d .deps/nvcomp-wheel $(NVCOMP_PKG)
+	@python3 -c 'import sys, zipfile, os; z = zipfile.ZipFile(sys.argv[1]); p = "nvidia/libnvcomp/"; \
+	  [z.extract(m, ".deps/nvcomp-wheel") for m in z.namelist() if m.startswith(p + "include/") or m == p + "lib64/libnvcomp.so.6"]' \
+	  .deps/nvcomp-wheel/*.whl
+	@mv .deps/nvcomp-wheel/nvidia/libnvcomp .deps/nvcomp && rm -rf .deps/nvcomp-wheel
+	@echo "deps-nvcomp-local: .deps/nvcomp ($$(du -sh .deps/nvcomp | cut -f1))"

@@ -81,7 +81,7 @@ enum verb_bit {
 enum opt_id {
     O_TYPE, O_FROM, O_TO, O_ZSTD, O_LEVEL, O_FRAME, O_COL, O_HEADER, O_NOHEADER, O_DELIM, O_SKIPBAD,
     O_BACKEND, O_DEVICE, O_ALGO, O_CHUNK, O_BUFFERS, O_HOSTMEM, O_DEVALLOC, O_DEVLIMIT, O_THREADS,
-    O_FORCE, O_QUIET, O_VERBOSE, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
+    O_CODEC, O_FORCE, O_QUIET, O_VERBOSE, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
     O_OP, O_EXCLUSIVE, O_PRED, O_INVERT, O_INDICES, O_COUNT, O_WINDOW, O_PARTIAL, O_ONLY,
     O_N, O_DIST, O_SEED, O_HELP,
     O_BLOCK, O_DENSITY, O_REPS, O_STREAM, O_CHAIN, O_CSV, O_JSON,
@@ -122,7 +122,8 @@ static const opt_def opts[] = {
     {O_TO, "to", 0, 1, V_OUTPUT, "FMT", "output format: raw npy csv text (default: OUT's extension, else the input's)"},
     {O_ZSTD, "zstd", 'z', 0, V_OUTPUT, NULL, "compress the output with zstd (implied by OUT ending in .zst)"},
     {O_LEVEL, "level", 0, 1, V_OUTPUT, "N", "zstd level (default 3)"},
-    {O_FRAME, "frame-size", 0, 1, V_OUTPUT, "S", "uncompressed bytes per zstd frame: 1K to 1G (default 16M)"},
+    {O_FRAME, "frame-size", 0, 1, V_OUTPUT, "S", "uncompressed bytes per zstd frame: 1K to 1G (default 16M; 256K with --codec gpu)"},
+    {O_CODEC, "codec", 0, 1, V_ENGINE, "C", "zstd codec: auto (default: cpu until measured), gpu (nvCOMP) or cpu"},
     {O_COL, "col", 0, 1, V_COMPUTE, "C", "CSV column: 1-based index or header name (default 1)"},
     {O_HEADER, "header", 0, 0, V_COMPUTE, NULL, "the first CSV row is a header"},
     {O_NOHEADER, "no-header", 0, 0, V_COMPUTE, NULL, "the first CSV row is data (default: detect)"},
@@ -184,6 +185,8 @@ struct cli {
     gs_write_opts wr;
     gs_gen_opts gen;
     int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given;
+    int level_given, frame_given;
+    gs_codec_kind codec;
     gs_format to;
     gs_bench_opts bench;
     const char *bench_csv, *bench_chain;
@@ -609,12 +612,20 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
     case O_LEVEL:
         rc = parse_int(verb, "--level", val, -131072, gs_zstd_max_level(), &l);
         c->wr.level = (int)l;
+        c->level_given = 1;
         c->zstd = 1;
         break;
     case O_FRAME:
         rc = parse_size(verb, "--frame-size", val, &u);
         if (!rc && (u < 1024 || u > GS_ZSTD_FRAME_MAX)) rc = usage_error(verb, "--frame-size must be from 1K to 1G");
         c->wr.frame_size = (size_t)u;
+        c->frame_given = 1;
+        break;
+    case O_CODEC:
+        if (!strcmp(val, "auto")) c->codec = GS_CODEC_AUTO;
+        else if (!strcmp(val, "gpu")) c->codec = GS_CODEC_GPU;
+        else if (!strcmp(val, "cpu")) c->codec = GS_CODEC_CPU;
+        else rc = usage_error(verb, "unknown codec '%s' (auto, gpu or cpu)", val);
         break;
     case O_COL: {
         long k;
@@ -1020,7 +1031,18 @@ static void print_stats(const cli *c, const gs_run_stats *s)
             fprintf(stderr, "%s{\"name\":\"%s\",\"busy_s\":%.6f,\"bytes\":%llu,\"gb_per_s\":%s}", i ? "," : "",
                     s->stage[i].name, s->stage[i].busy, (unsigned long long)s->stage[i].bytes,
                     stage_rate[i] < 0 ? "null" : fmt_rate(r1, sizeof r1, "%.3f", stage_rate[i]));
-        fprintf(stderr, "]}\n");
+        fprintf(stderr, "]");
+        const gs_zcodec *zj[2] = {c->rd.zcodec, c->wr.zcodec};
+        for (int d = 0; d < 2; d++)
+            if (zj[d])
+                fprintf(stderr, ",\"zstd_%s_gpu\":{\"busy_s\":%.6f,\"bytes_in\":%llu,\"bytes_out\":%llu,\"frames\":%llu,"
+                        "\"frames_libzstd\":%llu}",
+                        d ? "enc" : "dec", d ? zj[d]->enc_s : zj[d]->dec_s,
+                        (unsigned long long)(d ? zj[d]->enc_in : zj[d]->dec_in),
+                        (unsigned long long)(d ? zj[d]->enc_out : zj[d]->dec_out),
+                        (unsigned long long)(d ? zj[d]->enc_frames : zj[d]->dec_frames),
+                        (unsigned long long)(d ? 0 : zj[d]->dec_cpu_frames));
+        fprintf(stderr, "}\n");
         return;
     }
     char bi[32], bo[32], rss[32], dev[32];
@@ -1039,6 +1061,21 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     for (int i = 0; i < s->nstages; i++)
         fprintf(stderr, "  %-12s busy %8.3f s  %8s GB/s\n", s->stage[i].name, s->stage[i].busy,
                 fmt_rate(r1, sizeof r1, "%.2f", stage_rate[i]));
+    const gs_zcodec *zd = c->rd.zcodec, *ze = c->wr.zcodec;
+    if (zd) {
+        human_bytes(bi, sizeof bi, (double)zd->dec_in);
+        human_bytes(bo, sizeof bo, (double)zd->dec_out);
+        fprintf(stderr, "  %-12s busy %8.3f s  %8.2f GB/s  %s -> %s, %llu frames (%llu more by libzstd)\n",
+                "zstd dec gpu", zd->dec_s, zd->dec_s > 0 ? zd->dec_out / zd->dec_s / 1e9 : 0, bi, bo,
+                (unsigned long long)zd->dec_frames, (unsigned long long)zd->dec_cpu_frames);
+    }
+    if (ze) {
+        human_bytes(bi, sizeof bi, (double)ze->enc_in);
+        human_bytes(bo, sizeof bo, (double)ze->enc_out);
+        fprintf(stderr, "  %-12s busy %8.3f s  %8.2f GB/s  %s -> %s, %llu frames, ratio %.3f\n", "zstd enc gpu",
+                ze->enc_s, ze->enc_s > 0 ? ze->enc_in / ze->enc_s / 1e9 : 0, bi, bo, (unsigned long long)ze->enc_frames,
+                ze->enc_out ? (double)ze->enc_in / ze->enc_out : 0);
+    }
     fprintf(stderr, "  overlap    %.2f (stage busy time / wall time)\n", overlap);
     fprintf(stderr, "  memory     peak RSS %s, device %s\n", rss, dev);
     if (s->skipped) fprintf(stderr, "  skipped    %llu bad fields\n", (unsigned long long)s->skipped);
@@ -1070,6 +1107,22 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
     c->wr.zstd = c->zstd || ext_zst;
     c->wr.force = c->force;
     return gs_writer_open(w, c->out, &c->wr, st);
+}
+
+/* ---- zstd codecs ----------------------------------------------------------------------------- */
+/* The device codec for each direction that runs on the GPU (--codec, or auto's choice). */
+static int setup_codecs(cli *c, int decode, int encode, gs_status *st)
+{
+    gs_codec_kind dk = c->codec == GS_CODEC_AUTO ? GS_CODEC_AUTO_DECODE : c->codec;
+    gs_codec_kind ek = c->codec == GS_CODEC_AUTO ? GS_CODEC_AUTO_ENCODE : c->codec;
+    if (encode && ek == GS_CODEC_GPU) {
+        if (c->level_given)
+            return gs_fail(st, GS_EUSAGE, "--level: the GPU zstd encoder (nvCOMP) has no levels; use --codec cpu for one");
+        if (!c->frame_given) c->wr.frame_size = GS_GPU_ZSTD_FRAME;
+        if (gs_gpu_zcodec_create(&c->wr.zcodec, c->eng.device, st)) return st->code;
+    }
+    if (decode && dk == GS_CODEC_GPU && gs_gpu_zcodec_create(&c->rd.zcodec, c->eng.device, st)) return st->code;
+    return GS_OK;
 }
 
 /* The engine counted the output before the writer's last flush; the writer's final count (taken
@@ -1159,6 +1212,7 @@ static int cmd_compute(cli *c)
         if ((rc = stage_setup(c, k, pre_t, &pre))) return rc;
         pre_t = gs_job_out_type(&pre, pre_t);
     }
+    if ((rc = setup_codecs(c, 1, 1, &st))) return finish_status(&st);
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r);
 
@@ -1244,6 +1298,7 @@ static int cmd_gen(cli *c)
     memset(&stats, 0, sizeof stats);
     if (!c->n_given) return usage_error("gen ", "gen needs -n N");
     if (!c->rd.type_given) c->gen.type = GS_I32;
+    if (setup_codecs(c, 0, 1, &st)) return finish_status(&st);
     if (gs_gen_source(&src, &c->gen, &st)) return finish_status(&st);
     c->job.op = GS_OP_NONE;
     c->job.out_type = c->gen.type;
@@ -1278,6 +1333,9 @@ static int cmd_info(cli *c)
     printf("build      CPU only (built without CUDA)\n");
 #endif
     printf("zstd       %s\n", gs_zstd_version());
+    char nvc[1024];
+    gs_nvcomp_describe(nvc, sizeof nvc);
+    printf("nvcomp     %s\n", nvc);
     printf("cpu        %d cores\n", gs_ncores());
     if (ndev > 0) printf("devices    %d\n%s", ndev, devs);
     else {
@@ -1287,7 +1345,10 @@ static int cmd_info(cli *c)
     }
     printf("tuning     %s\n", GS_HAVE_TUNING ? "block sizes and tune shapes built (make TUNING=1)"
                                             : "tuned launches only (make TUNING=1 builds the bench --block sizes)");
-    printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT ", buffers 2, host-mem pinned, zstd frames 16M level 3\n");
+    printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT ", buffers 2, host-mem pinned, zstd frames 16M level 3 (GPU codec: %zuK frames), "
+           "codec auto = %s decode, %s encode\n",
+           GS_GPU_ZSTD_FRAME >> 10, GS_CODEC_AUTO_DECODE == GS_CODEC_GPU ? "gpu" : "cpu",
+           GS_CODEC_AUTO_ENCODE == GS_CODEC_GPU ? "gpu" : "cpu");
     printf("\nvariants (--algo; * = default for its backend)\n");
     size_t nv;
     const gs_variant *v = gs_variants(&nv);
@@ -1588,6 +1649,14 @@ int main(int argc, char **argv)
     install_signals();
     gs_pool_start(c.eng.threads);
     rc = c.verb->fn(&c);
+    const gs_zcodec *zs[2] = {c.rd.zcodec, c.wr.zcodec};
+    for (int d = 0; d < 2; d++)
+        if (zs[d] && zs[d]->stopped && (verbose || c.stats)) say_note("%s", zs[d]->stopped);
+    gs_gpu_zcodec_destroy(c.rd.zcodec);
+    gs_gpu_zcodec_destroy(c.wr.zcodec);
     int rc2 = check_stdout();
+    /* A GPU given up on may still run a hung kernel: end without the CUDA runtime's own
+     * teardown, which could wait for it. */
+    if (gs_gpu_abandoned()) _exit(rc ? rc : rc2);
     return rc ? rc : rc2;
 }

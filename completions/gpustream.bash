@@ -93,6 +93,7 @@ _gpustream()
         return ;;
     --level) return ;;
     --frame-size) return ;;
+    --codec) return ;;
     --col) return ;;
     --delim) return ;;
     --backend)
@@ -132,11 +133,11 @@ _gpustream()
     esac
     if [[ $cur == -* ]]; then
         case $verb in
-        scan) words='-t --type --out-type --op --exclusive --from --to -z --zstd --level --frame-size --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
-        compact) words='-t --type --pred --invert --indices --count --from --to -z --zstd --level --frame-size --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
-        minmax) words='-t --type -w --window --partial --only --from --to -z --zstd --level --frame-size --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
-        convert) words='-t --type --out-type --from --to -z --zstd --level --frame-size --col --header --no-header --delim --skip-bad --backend --device --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
-        gen) words='-t --type -n --elements --dist --seed --to -z --zstd --level --frame-size --chunk --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        scan) words='-t --type --out-type --op --exclusive --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        compact) words='-t --type --pred --invert --indices --count --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        minmax) words='-t --type -w --window --partial --only --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        convert) words='-t --type --out-type --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --backend --device --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        gen) words='-t --type -n --elements --dist --seed --to -z --zstd --level --frame-size --codec --chunk --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
         bench) words='-t --type --op -w --window -n --elements --block --density --reps --stream --chain --csv --json --backend --device --algo --chunk --buffers --host-mem --device-alloc --threads -h --help' ;;
         info) words='--device -h --help' ;;
         esac

@@ -163,7 +163,7 @@ int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_
     }
     if (!rc && zstd) {
         r->compressed = 1;
-        rc = gs_bsrc_open_zstd(&src, src, o->threads, st);
+        rc = gs_bsrc_open_zstd(&src, src, o->threads, o->zcodec, st);
         if (rc) src = NULL; /* closed by the zstd layer */
     }
     gs_format f = o->format;
@@ -236,7 +236,7 @@ int gs_writer_open(gs_writer **out, const char *path, const gs_write_opts *o, gs
     int rc = gs_bsink_open_file(&k, path, o->force, binary, st);
     if (!rc) k->final_written = &w->final_bytes;
     if (!rc && o->zstd) {
-        rc = gs_bsink_open_zstd(&k, k, o->level, o->frame_size, o->threads, st);
+        rc = gs_bsink_open_zstd(&k, k, o->level, o->frame_size, o->threads, o->zcodec, st);
         if (rc) k = NULL; /* aborted by the zstd layer */
     }
     if (!rc) {

@@ -20,6 +20,39 @@ int gs_format_parse(const char *s, gs_format *f); /* raw, npy, csv, text (txt) *
  * *zst set to 1 when the name ends in .zst. */
 gs_format gs_format_from_name(const char *path, int *zst);
 
+/* A zstd codec for whole frames in batches (the device codec, pipeline/gpu_codec.cu); readers and
+ * writers use libzstd on the thread pool when none is given. io/ only calls it: frames handed to
+ * decode have passed io/zstd_frames.c's checks and carry a content size and a checksum, and
+ * io/ verifies each frame's checksum on what decode returns. One codec serves one reader or one
+ * writer (one thread at a time). */
+typedef struct gs_zcodec gs_zcodec;
+struct gs_zcodec {
+    /* Decode n frames, frame i from src[i] (csize[i] bytes) holding dsize[i] bytes, into dst at
+     * doff[i]; ok[i] = 1 where the codec reports success with exactly dsize[i] bytes (the rest
+     * are decoded again by libzstd, which judges them). Non-zero only when the codec itself
+     * failed (its device is unusable). */
+    int (*decode)(gs_zcodec *c, size_t n, const unsigned char *const *src, const size_t *csize,
+                  const size_t *dsize, unsigned char *dst, const size_t *doff, unsigned char *ok, gs_status *st);
+    /* Compress [src, src+len) as ceil(len / frame) frames of `frame` bytes (the last shorter): one
+     * zstd frame each, headers as the codec writes them (io/ adds content size and checksum),
+     * frame f at *out + off[f], clen[f] bytes long, in memory the codec owns until its next call. */
+    int (*encode)(gs_zcodec *c, const unsigned char *src, size_t len, size_t frame, const unsigned char **out,
+                  size_t *off, size_t *clen, gs_status *st);
+    /* The largest compressed frame encode can write for a frame of `frame` bytes. */
+    size_t (*bound)(gs_zcodec *c, size_t frame);
+    size_t frame_max;   /* the largest frame content the codec takes (decode and encode) */
+    size_t frame_align; /* encode: frames start at multiples of this in src */
+    const char *name;   /* "gpu" for messages and --stats */
+    /* counters, for --stats: seconds inside decode/encode, bytes in and out, frames */
+    double dec_s, enc_s;
+    uint64_t dec_in, dec_out, dec_frames, enc_in, enc_out, enc_frames;
+    uint64_t dec_cpu_frames; /* frames libzstd decoded instead (no checksum, too large, refused) */
+    /* Set by the codec, with the reason, when it gave up for good (its device did not finish a
+     * batch in time). A decode that stops reports no frame ok, and io/ decodes every later frame
+     * with libzstd; the codec's device is not used again, not even to tear the codec down. */
+    const char *stopped;
+};
+
 /* The largest --frame-size a zstd output takes. */
 #define GS_ZSTD_FRAME_MAX ((size_t)1 << 30)
 
@@ -39,6 +72,7 @@ typedef struct gs_read_opts {
     char delim;         /* 0 = ',' for csv */
     int skip_bad;       /* skip (and count) unparsable fields instead of failing */
     int threads;        /* decode workers; 0 = pool size */
+    gs_zcodec *zcodec;  /* zstd frames through this codec; NULL = libzstd */
 } gs_read_opts;
 
 typedef struct gs_reader gs_reader;
@@ -73,6 +107,7 @@ typedef struct gs_write_opts {
                             GS_ZSTD_FRAME_MAX) */
     int force;           /* overwrite an existing file; allow binary to a terminal */
     int threads;         /* encode workers; 0 = pool size */
+    gs_zcodec *zcodec;   /* zstd frames through this codec; NULL = libzstd */
 } gs_write_opts;
 
 typedef struct gs_writer gs_writer;

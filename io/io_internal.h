@@ -32,7 +32,7 @@ int gs_bsrc_peek(gs_bsrc *s, void *buf, size_t n, size_t *got, gs_status *st);
 /* Wrap a zstd-compressed source: decodes any valid zstd stream (frames, concatenations,
  * skippable frames); independent frames are decoded in parallel, order kept. A truncated or
  * corrupt stream is an error. Takes ownership of `in`. */
-int gs_bsrc_open_zstd(gs_bsrc **s, gs_bsrc *in, int threads, gs_status *st);
+int gs_bsrc_open_zstd(gs_bsrc **s, gs_bsrc *in, int threads, gs_zcodec *codec, gs_status *st);
 
 /* ---- byte sinks -------------------------------------------------------------------------- */
 typedef struct gs_bsink gs_bsink;
@@ -50,10 +50,10 @@ struct gs_bsink {
 
 /* File (atomic: temp beside target, rename on close) or stdout (NULL/"-"). */
 int gs_bsink_open_file(gs_bsink **k, const char *path, int force, int binary, gs_status *st);
-/* zstd compression in independent frames of frame_size input bytes, compressed in parallel.
- * Takes ownership of `out`. */
+/* zstd compression in independent frames of frame_size input bytes, compressed in parallel (or
+ * by the device codec, when given). Takes ownership of `out`. */
 int gs_bsink_open_zstd(gs_bsink **k, gs_bsink *out, int level, size_t frame_size, int threads,
-                       gs_status *st);
+                       gs_zcodec *codec, gs_status *st);
 
 /* ---- decoders (bytes -> elements) ---------------------------------------------------------- */
 typedef struct gs_decoder gs_decoder;

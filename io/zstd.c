@@ -9,11 +9,21 @@
  * Skippable frames are skipped. Anything else (garbage between frames, a frame cut short, a bad
  * checksum) is an error: a short output that looks complete would be worse.
  *
+ * With a device codec (gs_zcodec), a batch's frames go to it when io/zstd_frames.c finds them
+ * well formed, with a content size within the codec's limit, a checksum and no dictionary; what
+ * it returns is kept only where its status is good and the XXH64 of the output (computed here,
+ * on the pool) equals the frame's checksum. Every other frame of the batch is decoded by
+ * libzstd, which reports any corruption as above: the device never decides what is valid. A
+ * codec that stopped (its device timed out) leaves the batch, and every later one, to libzstd.
+ *
  * Encoding. Input is cut into frames of frame_size bytes; a batch of frames is compressed by the
  * pool (one ZSTD_CCtx per worker, content size and checksum in every frame) and written in
  * order by a writer thread while the next batch compresses. Independent frames are what lets
- * any reader, ours or `zstd -T`, decode in parallel. */
+ * any reader, ours or `zstd -T`, decode in parallel. With a device codec, the batch is compressed
+ * there and each frame's header is rewritten here (io/zstd_frames.c) to carry its content size
+ * and the XXH64 checksum of its input, computed on the pool, as libzstd's frames do. */
 #include "io_internal.h"
+#include "zstd_frames.h"
 #include "../common/pool.h"
 
 #include <pthread.h>
@@ -34,6 +44,9 @@
 /* The window's starting size in bytes; 0 = by thread count as above. Tests set it small to
  * cross window edges (refills, frames larger than the window) with little data. */
 size_t gs_zstd_window;
+/* With a device codec, a batch gathers at least this many decoded bytes: the default chunk, so
+ * one batch fills the engine's buffer and the device gets hundreds of frames at once. */
+#define GS_Z_DEV_BATCH ((size_t)64 << 20)
 #define GS_Z_COPY_PIECE ((size_t)4 << 20)  /* parallel copy-out granularity */
 #define GS_Z_HEADER_MAX 18 /* the longest frame header (format spec; the zstd.h macro is static-only) */
 #define GS_Z_SKIP_MAGIC 0x184D2A50u
@@ -81,7 +94,16 @@ static void gs_par_copy(void *dst, const void *src, size_t n, int threads)
 typedef struct gs_zframe {
     size_t off, csize;  /* in the window */
     size_t doff, dsize; /* in the batch output */
+    int cpu;            /* libzstd decodes it (the device codec did not, or not verifiably) */
+    uint32_t xxh;       /* the frame's checksum, for frames given to the device codec */
 } gs_zframe;
+
+/* A batch's frames as the device codec takes them (parallel arrays, frames_cap long). */
+typedef struct gs_zdev {
+    const unsigned char **src;
+    size_t *csize, *dsize, *doff, *idx;
+    unsigned char *ok;
+} gs_zdev;
 
 typedef struct gs_zsrc {
     gs_bsrc base;
@@ -94,6 +116,9 @@ typedef struct gs_zsrc {
     size_t out_cap, out_pos, out_len;
     gs_zframe *frames;
     size_t frames_cap;
+    gs_zcodec *codec; /* device codec, or NULL */
+    gs_zdev dev;      /* its batch arrays */
+    size_t dev_cap;
     ZSTD_DCtx **dctx; /* one per worker */
     ZSTD_DStream *ds; /* streaming fallback */
     int streaming;    /* inside a streamed frame */
@@ -177,15 +202,94 @@ static void gs_zdec_part(void *ctx, size_t part, size_t nparts)
     gs_split(j->nframes, nparts, part, &b, &e);
     for (size_t f = b; f < e; f++) {
         const gs_zframe *fr = &j->s->frames[f];
+        if (!fr->cpu) continue;
         j->rets[f] = ZSTD_decompressDCtx(j->s->dctx[part], j->dst + fr->doff, fr->dsize, j->s->win + fr->off,
                                          fr->csize);
         if (ZSTD_isError(j->rets[f])) return; /* the rest of this run is not needed */
     }
 }
 
-/* Decode frames [0, n) of the batch into dst in parallel. */
+/* Verification of the device codec's output: the checksum of every frame it reports done. */
+typedef struct gs_zverify_job {
+    gs_zsrc *s;
+    const unsigned char *dst;
+    size_t m;
+} gs_zverify_job;
+
+static void gs_zverify_part(void *ctx, size_t part, size_t nparts)
+{
+    gs_zverify_job *j = ctx;
+    const gs_zdev *d = &j->s->dev;
+    size_t b, e;
+    gs_split(j->m, nparts, part, &b, &e);
+    for (size_t i = b; i < e; i++) {
+        gs_zframe *fr = &j->s->frames[d->idx[i]];
+        if (d->ok[i] && (uint32_t)gs_xxh64(j->dst + fr->doff, fr->dsize, 0) == fr->xxh) fr->cpu = 0;
+    }
+}
+
+/* Give the device codec the frames of [0, n) it may decode; mark the ones it verifiably did. */
+static int gs_zsrc_device_batch(gs_zsrc *s, size_t n, unsigned char *dst, gs_status *st)
+{
+    gs_zcodec *c = s->codec;
+    gs_zdev *d = &s->dev;
+    if (c->stopped) return GS_OK;
+    if (s->dev_cap < n) {
+        gs_zdev nd = {malloc(n * sizeof *nd.src), malloc(n * sizeof *nd.csize), malloc(n * sizeof *nd.dsize),
+                      malloc(n * sizeof *nd.doff), malloc(n * sizeof *nd.idx), malloc(n)};
+        free(d->src), free(d->csize), free(d->dsize), free(d->doff), free(d->idx), free(d->ok);
+        *d = nd;
+        s->dev_cap = nd.src && nd.csize && nd.dsize && nd.doff && nd.idx && nd.ok ? n : 0;
+        if (!s->dev_cap) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+    }
+    double t0 = gs_now();
+    size_t m = 0;
+    for (size_t f = 0; f < n; f++) {
+        gs_zframe *fr = &s->frames[f];
+        gs_zfinfo fi;
+        if (fr->dsize == 0 || fr->dsize > c->frame_max) continue;
+        if (gs_zframe_parse(s->win + fr->off, fr->csize, &fi, NULL) != GS_ZF_OK || fi.skippable || !fi.checksum ||
+            fi.dict_id || fi.csize != fr->csize || fi.content != fr->dsize)
+            continue;
+        fr->xxh = fi.xxh;
+        d->src[m] = s->win + fr->off;
+        d->csize[m] = fr->csize;
+        d->dsize[m] = fr->dsize;
+        d->doff[m] = fr->doff;
+        d->idx[m] = f;
+        d->ok[m] = 0;
+        m++;
+    }
+    if (m == 0) return GS_OK;
+    int rc = c->decode(c, m, d->src, d->csize, d->dsize, dst, d->doff, d->ok, st);
+    if (rc) return rc;
+    size_t parts = m < (size_t)s->threads ? m : (size_t)s->threads;
+    gs_zverify_job j = {s, dst, m};
+    gs_parallel_for(parts, gs_zverify_part, &j);
+    for (size_t i = 0; i < m; i++) {
+        const gs_zframe *fr = &s->frames[d->idx[i]];
+        if (fr->cpu) continue;
+        c->dec_in += fr->csize;
+        c->dec_out += fr->dsize;
+        c->dec_frames++;
+    }
+    c->dec_s += gs_now() - t0;
+    return GS_OK;
+}
+
+/* Decode frames [0, n) of the batch into dst: the device codec's share first, then the rest in
+ * parallel with libzstd. */
 static int gs_zsrc_decode_batch(gs_zsrc *s, size_t n, unsigned char *dst, gs_status *st)
 {
+    for (size_t f = 0; f < n; f++) s->frames[f].cpu = 1;
+    if (s->codec) {
+        int rc = gs_zsrc_device_batch(s, n, dst, st);
+        if (rc) return rc;
+    }
+    size_t left = 0;
+    for (size_t f = 0; f < n; f++) left += (size_t)s->frames[f].cpu;
+    if (s->codec) s->codec->dec_cpu_frames += left;
+    if (left == 0) return GS_OK;
     size_t parts = n < (size_t)s->threads ? n : (size_t)s->threads;
     for (size_t p = 0; p < parts; p++)
         if (!s->dctx[p] && !(s->dctx[p] = ZSTD_createDCtx()))
@@ -197,6 +301,7 @@ static int gs_zsrc_decode_batch(gs_zsrc *s, size_t n, unsigned char *dst, gs_sta
     gs_parallel_for(parts, gs_zdec_part, &j);
     int rc = GS_OK;
     for (size_t f = 0; f < n && rc == GS_OK; f++) {
+        if (!s->frames[f].cpu) continue;
         if (ZSTD_isError(rets[f])) rc = gs_zsrc_corrupt(s, rets[f], st);
         else if (rets[f] != s->frames[f].dsize)
             rc = gs_fail(st, GS_EDATA, "%s: corrupt zstd data: frame size differs from its header", s->base.name);
@@ -309,6 +414,7 @@ static int gs_zsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_statu
         }
         /* Gather a batch: every worker a few MiB at least, fitting the caller's buffer if it can. */
         size_t n = 0, total = 0, enough = (size_t)s->threads << 22;
+        if (s->codec && enough < GS_Z_DEV_BATCH) enough = GS_Z_DEV_BATCH;
         for (;;) {
             int kind = GS_ZF_END;
             size_t csize = 0, dsize = 0;
@@ -335,7 +441,7 @@ static int gs_zsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_statu
                 s->frames = f;
                 s->frames_cap = nc;
             }
-            s->frames[n++] = (gs_zframe){s->win_pos, csize, total, dsize};
+            s->frames[n++] = (gs_zframe){s->win_pos, csize, total, dsize, 1, 0};
             s->win_pos += csize;
             total += dsize;
             if (n >= (size_t)s->threads && total >= enough) break;
@@ -375,12 +481,13 @@ static void gs_zsrc_close(gs_bsrc *b)
     ZSTD_freeDStream(s->ds);
     free(s->dctx);
     free(s->frames);
+    free(s->dev.src), free(s->dev.csize), free(s->dev.dsize), free(s->dev.doff), free(s->dev.idx), free(s->dev.ok);
     free(s->win);
     free(s->out);
     free(s);
 }
 
-int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_status *st)
+int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_zcodec *codec, gs_status *st)
 {
     *out = NULL;
     gs_zsrc *s = calloc(1, sizeof *s);
@@ -394,6 +501,7 @@ int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_status *st)
     s->base.size = -1;
     s->base.consumed = in->consumed;
     s->in = in;
+    s->codec = codec;
     s->threads = threads > 0 ? threads : gs_pool_threads();
     s->win_cap = GS_Z_WIN_PER_THREAD * (size_t)s->threads;
     if (s->win_cap < GS_Z_WIN_MIN) s->win_cap = GS_Z_WIN_MIN;
@@ -440,6 +548,7 @@ typedef struct gs_zsink {
     gs_zbatch set[2];
     int cur;              /* the set the next batch is compressed into */
     ZSTD_CCtx **cctx;     /* one per worker */
+    gs_zcodec *codec;     /* device codec, or NULL */
     uint64_t frames_out;
     /* the writer thread; guarded by mu */
     pthread_t writer;
@@ -507,18 +616,75 @@ static void gs_zenc_part(void *ctx, size_t part, size_t nparts)
     }
 }
 
+/* The device codec's frames, copied into the batch with their content size and checksum; 0 in
+ * clen where that failed. */
+typedef struct gs_zfinish_job {
+    gs_zsink *k;
+    gs_zbatch *b;
+    const unsigned char *src, *packed;
+    size_t len;
+    const size_t *off, *raw;
+} gs_zfinish_job;
+
+static void gs_zfinish_part(void *ctx, size_t part, size_t nparts)
+{
+    gs_zfinish_job *j = ctx;
+    gs_zsink *k = j->k;
+    size_t b, e;
+    gs_split(j->b->nframes, nparts, part, &b, &e);
+    for (size_t f = b; f < e; f++) {
+        size_t at = f * k->frame, n = j->len - at < k->frame ? j->len - at : k->frame;
+        j->b->clen[f] = gs_zframe_finish(j->packed + j->off[f], j->raw[f], n, (uint32_t)gs_xxh64(j->src + at, n, 0),
+                                         j->b->cbuf + f * k->cbound, k->cbound, NULL);
+    }
+}
+
+static int gs_zsink_device_batch(gs_zsink *k, gs_zbatch *b, const unsigned char *src, size_t len, gs_status *st)
+{
+    double t0 = gs_now();
+    const unsigned char *packed = NULL;
+    size_t *off = b->clen + b->nframes, *raw = off + b->nframes; /* clen holds 3 x batch_frames */
+    int rc = k->codec->encode(k->codec, src, len, k->frame, &packed, off, raw, st);
+    if (rc) return rc;
+    size_t parts = b->nframes < (size_t)k->threads ? b->nframes : (size_t)k->threads;
+    gs_zfinish_job j = {k, b, src, packed, len, off, raw};
+    gs_parallel_for(parts, gs_zfinish_part, &j);
+    uint64_t out = 0;
+    for (size_t f = 0; f < b->nframes; f++) {
+        if (!b->clen[f]) {
+            const char *why = "?";
+            size_t at = f * k->frame, n = len - at < k->frame ? len - at : k->frame;
+            gs_zframe_finish(packed + off[f], raw[f], n, 0, b->cbuf + f * k->cbound, k->cbound, &why);
+            return gs_fail(st, GS_EDATA, "%s: %s zstd encoder wrote an unusable frame: %s", k->base.name,
+                           k->codec->name, why);
+        }
+        out += b->clen[f];
+    }
+    k->codec->enc_in += len;
+    k->codec->enc_out += out;
+    k->codec->enc_frames += b->nframes;
+    k->codec->enc_s += gs_now() - t0;
+    return GS_OK;
+}
+
 /* Compress [src, src+len) as frames of k->frame bytes (at least one frame), then hand them to
  * the writer once it is done with the previous batch. */
 static int gs_zsink_batch(gs_zsink *k, const unsigned char *src, size_t len, gs_status *st)
 {
     gs_zbatch *b = &k->set[k->cur];
     b->nframes = len ? (len + k->frame - 1) / k->frame : 1;
-    size_t parts = b->nframes < (size_t)k->threads ? b->nframes : (size_t)k->threads;
-    gs_zenc_job j = {k, b, src, len};
-    gs_parallel_for(parts, gs_zenc_part, &j);
-    for (size_t f = 0; f < b->nframes; f++)
-        if (ZSTD_isError(b->clen[f]))
-            return gs_fail(st, GS_EDATA, "%s: zstd compression failed: %s", k->base.name, ZSTD_getErrorName(b->clen[f]));
+    if (k->codec && len) { /* an empty output's one empty frame comes from libzstd */
+        int rc = gs_zsink_device_batch(k, b, src, len, st);
+        if (rc) return rc;
+    } else {
+        size_t parts = b->nframes < (size_t)k->threads ? b->nframes : (size_t)k->threads;
+        gs_zenc_job j = {k, b, src, len};
+        gs_parallel_for(parts, gs_zenc_part, &j);
+        for (size_t f = 0; f < b->nframes; f++)
+            if (ZSTD_isError(b->clen[f]))
+                return gs_fail(st, GS_EDATA, "%s: zstd compression failed: %s", k->base.name,
+                               ZSTD_getErrorName(b->clen[f]));
+    }
     int rc = gs_zsink_drain(k, st);
     if (rc) return rc;
     pthread_mutex_lock(&k->mu);
@@ -611,9 +777,15 @@ static int gs_zsink_close(gs_bsink *b, gs_status *st)
     return out->close(out, st);
 }
 
-int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_size, int threads, gs_status *st)
+int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_size, int threads, gs_zcodec *codec,
+                       gs_status *st)
 {
     *res = NULL;
+    if (codec && (frame_size > codec->frame_max || frame_size % codec->frame_align)) {
+        out->abort(out);
+        return gs_fail(st, GS_EUSAGE, "--frame-size %zu: the %s zstd encoder takes frames of at most %zu bytes, a multiple of %zu",
+                       frame_size, codec->name, codec->frame_max, codec->frame_align);
+    }
     if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel()) {
         out->abort(out);
         return gs_fail(st, GS_EUSAGE, "--level %d: zstd levels run from %d to %d", level, ZSTD_minCLevel(),
@@ -641,6 +813,7 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     k->level = level;
     k->threads = threads > 0 ? threads : gs_pool_threads();
     k->frame = frame_size;
+    k->codec = codec;
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cv, NULL);
     /* Memory is bounded by configuration, not by the thread count: a batch holds at most
@@ -650,11 +823,15 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     k->batch_frames = most < GS_Z_ENC_FRAMES ? (most > 1 ? most : 1) : GS_Z_ENC_FRAMES;
     if ((size_t)k->threads > k->batch_frames) k->threads = (int)k->batch_frames;
     k->cbound = ZSTD_compressBound(frame_size);
+    if (codec) { /* the codec's bound, and room for the content size and checksum added to its frames */
+        size_t cb = codec->bound(codec, frame_size);
+        k->cbound = (cb > k->cbound ? cb : k->cbound) + 16;
+    }
     k->stage = malloc(k->batch_frames * frame_size);
     int ok = k->stage != NULL;
     for (int i = 0; i < 2 && ok; i++) {
         k->set[i].cbuf = malloc(k->batch_frames * k->cbound);
-        k->set[i].clen = calloc(k->batch_frames, sizeof *k->set[i].clen);
+        k->set[i].clen = calloc(3 * k->batch_frames, sizeof *k->set[i].clen); /* 3x: see gs_zsink_device_batch */
         ok = k->set[i].cbuf && k->set[i].clen;
     }
     k->cctx = ok ? calloc((size_t)k->threads, sizeof *k->cctx) : NULL;

@@ -315,4 +315,21 @@ int gs_gpu_describe(char *buf, size_t len)
     if (buf && len) buf[0] = 0;
     return 0;
 }
+
+int gs_gpu_zcodec_create(gs_zcodec **c, int device, gs_status *st)
+{
+    (void)device;
+    *c = NULL;
+    return gs_fail(st, GS_EDATA, "--codec gpu: this gpustream was built without CUDA (rebuild with nvcc on the PATH)");
+}
+
+void gs_gpu_zcodec_destroy(gs_zcodec *c) { (void)c; }
+
+int gs_gpu_abandoned(void) { return 0; }
+
+int gs_nvcomp_describe(char *buf, size_t len)
+{
+    if (buf && len) snprintf(buf, len, "not built in (built without CUDA)");
+    return 0;
+}
 #endif

@@ -458,6 +458,13 @@ static void gpu_chain_destroy(gs_gpu *g)
 
 /* ---- submit / retire ---------------------------------------------------------------------- */
 
+/* A device codec gave up on the GPU (pipeline/gpu_codec.cu's watchdog): no more work goes there. */
+static int gpu_abandoned_fail(const gs_gpu *g, gs_status *st)
+{
+    return gs_fail(st, GS_EDATA, "gpu %d: the GPU zstd codec timed out, the device is no longer used; use --codec cpu",
+                   g->dev);
+}
+
 static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
 {
     gs_gpu *g = (gs_gpu *)b->impl;
@@ -469,6 +476,7 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
     void *scratch;
     int rc;
 
+    if (gs_gpu_abandoned()) return gpu_abandoned_fail(g, st);
     GS_CU(g->dev, cudaSetDevice(g->dev));
     if (g->nsub - g->nret >= (uint64_t)g->depth)
         return gs_fail(st, GS_EDATA, "gpu backend: submit with %d chunks already in flight", g->depth);
@@ -562,6 +570,7 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
 
     *in = NULL;
     *out = NULL;
+    if (gs_gpu_abandoned()) return gpu_abandoned_fail(g, st);
     GS_CU(g->dev, cudaSetDevice(g->dev));
     if (g->nret >= g->nsub) return gs_fail(st, GS_EDATA, "gpu backend: retire with no chunk in flight");
     if (!sl->empty) {
@@ -636,6 +645,10 @@ static void gpu_destroy(gs_backend *b)
     int i;
     if (!b) return;
     g = (gs_gpu *)b->impl;
+    if (g && gs_gpu_abandoned()) { /* a kernel may hang there: the process's end frees it all */
+        free(g);
+        g = NULL;
+    }
     if (g) {
         memset(&ignore, 0, sizeof ignore);
         (void)cudaSetDevice(g->dev);

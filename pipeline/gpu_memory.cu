@@ -151,7 +151,7 @@ void *gs_gpu_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
 void gs_gpu_host_free(gs_backend *b, void *p)
 {
     gs_gpu *g = (gs_gpu *)b->impl;
-    if (!p) return;
+    if (!p || gs_gpu_abandoned()) return; /* abandoned: left to the process's end */
     (void)cudaSetDevice(g->dev);
     if (g->nsub > g->nret && g->streams_made) {
         /* the engine frees its chunks before destroy; after an error some may still be in flight */

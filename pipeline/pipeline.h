@@ -220,6 +220,28 @@ int gs_gpu_available(int device, char *desc, size_t desc_len);
 /* One line per device for `info` (empty string if none); returns device count (0 if none). */
 int gs_gpu_describe(char *buf, size_t len);
 
+/* ---- GPU zstd (pipeline/gpu_codec.cu: nvCOMP, loaded at run time) ------------------------------
+ * --codec auto|gpu|cpu picks the zstd codec for each direction. auto takes, per direction, the
+ * one measured faster; until that is measured on a GPU host, the CPU for both. */
+typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_codec_kind;
+#define GS_CODEC_AUTO_DECODE GS_CODEC_CPU
+#define GS_CODEC_AUTO_ENCODE GS_CODEC_CPU
+/* Uncompressed bytes per frame of GPU-encoded output when --frame-size is not given. nvCOMP asks
+ * for many small chunks per batch (its guide: 64 KiB). The ratio hardly depends on it here: libzstd
+ * level 3 on 2^24 i32 sparse:0.5 (67.1 MB) gives 15.09 / 15.37 / 15.09 / 15.19 MB with 64K / 256K /
+ * 1M / 16M frames. Each frame costs host work (header check, XXH64 call, one D2H copy when
+ * encoding), so 256K until the device measurement of 64K against 256K says otherwise. */
+#define GS_GPU_ZSTD_FRAME ((size_t)256 << 10)
+/* 1 once a device codec gave up on its GPU (its watchdog expired, a kernel may still run there):
+ * nothing may call CUDA again in this process, teardown included; the process just exits. */
+int gs_gpu_abandoned(void);
+/* A device codec for io's readers and writers; GS_EDATA saying what is missing (CUDA, nvCOMP,
+ * a GPU) when it cannot be had. One per reader or writer. */
+int gs_gpu_zcodec_create(gs_zcodec **c, int device, gs_status *st);
+void gs_gpu_zcodec_destroy(gs_zcodec *c);
+/* For info: "nvCOMP 6.0.0 (path)", or why it is not there. Returns 1 if the library is loaded. */
+int gs_nvcomp_describe(char *buf, size_t len);
+
 /* ---- generator (pipeline/gen.c) --------------------------------------------------------------- */
 typedef enum gs_dist { GS_DIST_UNIFORM = 0, GS_DIST_NORMAL, GS_DIST_WALK, GS_DIST_SPARSE, GS_DIST_SINE } gs_dist;
 typedef struct gs_gen_opts {

@@ -11,6 +11,8 @@
 #   cpu       the CPU variants on 1 and 16 threads (per-core figures)
 #   io        CSV ingest and zstd codec speed vs baselines; end-to-end compact on .zst vs convert
 #   stream    gpustream bench --stream (host-mem x buffers) and real pipelines with --stats
+#   codec     GPU zstd (nvCOMP): round trips, zstd CLI interop, corruption matrix, memcheck, speed
+#             (tests/gpu/codec.sh; needs nvCOMP: make deps-nvcomp-local, carried as .deps/nvcomp)
 #   big       200 GB through a pipe: gen -n 50e9 -t i32 | scan --stats, last value vs the CPU backend
 #   startup   wall time of scan, compact, minmax W=500 on files of 4K..16G (in /dev/shm) with --backend
 #             cpu, gpu and auto (median of STARTUP_REPS runs, a `date +%s.%N` loop), auto's choice and
@@ -24,7 +26,8 @@ set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
 mkdir -p "$OUT"
-STEPS=${STEPS:-"build test sanitize bench blocks cpu io stream big startup chains chainspeed"}
+. tests/gpu/zstd_cli.sh
+STEPS=${STEPS:-"build test sanitize bench blocks cpu io stream codec big startup chains chainspeed"}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
@@ -48,6 +51,11 @@ if has gputest; then
         timeout 400 $t --no-big >"$OUT/$(basename $t).log" 2>&1; echo "$(basename $t): exit $? $(grep -c '^PASS' "$OUT/$(basename $t).log") passed $(grep -c '^FAIL' "$OUT/$(basename $t).log") failed"
         grep '^FAIL' "$OUT/$(basename $t).log" | head -5
     done
+fi
+if has codec; then
+    log "codec"
+    timeout 580 bash tests/gpu/codec.sh "$OUT" >"$OUT/codec.log" 2>"$OUT/codec_speed.log"
+    grep -E "^FAIL|^SKIP|passed" "$OUT/codec.log" | tail -20; cat "$OUT/codec_speed.log"
 fi
 if has test; then
     log "test"
@@ -113,12 +121,14 @@ if has io; then
             /usr/bin/time -f "zstd decode gpustream threads $th: %e s" $G convert $D/s.raw.zst --threads $th -t i32 --to raw -f /dev/null -q
         done
         ls -la $D/s.raw.zst
-        if command -v zstd >/dev/null; then
-            /usr/bin/time -f "zstd CLI -T1 encode: %e s" zstd -q -3 -T1 -f $D/s.raw -o $D/c1.zst
-            /usr/bin/time -f "zstd CLI -T16 encode: %e s" zstd -q -3 -T16 -f $D/s.raw -o $D/c16.zst
-            /usr/bin/time -f "zstd CLI -d (our multi-frame file): %e s" zstd -q -d -c $D/s.raw.zst >/dev/null
+        if [ $ZSTD_CLI = 0 ]; then
+            echo "SKIP io: zstd CLI timings: no zstd on PATH or in .deps/zstd-cli"
+        else
+            /usr/bin/time -f "zstd CLI -T1 encode: %e s" $ZSTD_EXE -q -3 -T1 -f $D/s.raw -o $D/c1.zst
+            /usr/bin/time -f "zstd CLI -T16 encode: %e s" $ZSTD_EXE -q -3 -T16 -f $D/s.raw -o $D/c16.zst
+            /usr/bin/time -f "zstd CLI -d (our multi-frame file): %e s" $ZSTD_EXE -q -d -c $D/s.raw.zst >/dev/null
             zstd -lv $D/s.raw.zst 2>&1 | grep -iE "frames|ratio" | head -3
-        else echo "no zstd CLI on this machine"; fi
+        fi
         for th in 16; do
             /usr/bin/time -f "convert .zst -> raw (codec only) threads $th: %e s" $G convert $D/s.raw.zst -t i32 --to raw -f /dev/null -q --threads $th
             /usr/bin/time -f "compact .zst -> .zst gpu threads $th: %e s" $G compact --pred nonzero $D/s.raw.zst -t i32 -f $D/c.zst -q --threads $th --stats

@@ -1,0 +1,26 @@
+/* nvcomp_link.c - driver for test_nvcomp.sh: pipeline/gpu_codec.cu built against nvCOMP's headers,
+ * linked alone, loads libnvcomp.so.6 at run time. Prints the info line, then what asking for the
+ * GPU codec gives (a codec where a GPU is usable, else the reason). Exit 0 when the library loaded. */
+#include <stdio.h>
+#include "../../pipeline/pipeline.h"
+
+/* The device query lives in gpu_backend.cu, which this link leaves out: no device here. */
+int gs_gpu_available(int device, char *desc, size_t len)
+{
+    (void)device;
+    snprintf(desc, len, "no GPU in this link test");
+    return 0;
+}
+
+int main(void)
+{
+    char buf[4096];
+    int loaded = gs_nvcomp_describe(buf, sizeof buf);
+    printf("describe: %s\n", buf);
+    gs_zcodec *c = NULL;
+    gs_status st = {0};
+    int rc = gs_gpu_zcodec_create(&c, 0, &st);
+    printf("create: %d %s\n", rc, rc ? st.msg : "ok");
+    gs_gpu_zcodec_destroy(c);
+    return loaded ? 0 : 1;
+}

@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# tests/gpu/codec.sh - the GPU zstd codec (nvCOMP) on a GPU machine: round trips of every type x
+# format x frame size (GPU encode -> zstd CLI decode -> compare with the CPU codec's output, and
+# back through the GPU decoder); zstd CLI files concatenated (with a skippable frame and a frame
+# without checksum) -> GPU decode; a corruption matrix (bit flips in frame headers, block headers,
+# block bodies, checksums; truncations at and inside frame boundaries; declared sizes that lie):
+# every case exit 1 and no output file; compute-sanitizer memcheck on a few; a differential fuzz
+# of mutated zstd inputs (GPU codec vs CPU codec, CODEC_FUZZ_SECONDS, default 60); then the speed
+# table. Lines PASS/FAIL/SKIP; timings on stderr lines "speed ...". Every gpustream call runs
+# under `timeout` (60 s for the checks): a hang is a FAIL (exit 124), not a stuck run. The zstd
+# CLI comes from PATH or .deps/zstd-cli/ (tests/gpu/zstd_cli.sh); without it, its checks SKIP.
+# Usage: [CODEC_PARTS="check speed"] bash tests/gpu/codec.sh [OUTDIR]
+set -u
+cd "$(dirname "$0")/../.."
+GS=$PWD/gpustream
+G="timeout -k 5 60 $GS"
+. tests/gpu/zstd_cli.sh
+OUT=${1:-/tmp/gs-out}
+T=${TMPDIR:-/tmp}/gs-codec.$$
+mkdir -p "$OUT" "$T"
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
+
+if ! $G info | grep -q "^nvcomp     nvCOMP [0-9]"; then
+    bad "codec: nvCOMP not loadable" "$($G info | grep ^nvcomp)"
+    exit 1
+fi
+$G info | grep "^nvcomp"
+PARTS=${CODEC_PARTS:-"check speed"}
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if part check; then
+[ $ZSTD_CLI = 1 ] || echo "SKIP codec round trips through the zstd CLI, zstd CLI files: no zstd on PATH or in .deps/zstd-cli"
+# ---- round trips ------------------------------------------------------------------------------
+for t in i32 i64 u32 u64 f32 f64; do
+    for fmt in raw npy; do
+        $G gen -n 3000001 -t $t --dist uniform:0:1000 --to $fmt -f "$T/in.$fmt"
+        for fs in 1M 16M; do
+            name="codec round trip $t $fmt frames $fs"
+            $G convert --codec gpu --frame-size $fs -t $t "$T/in.$fmt" -f "$T/g.$fmt.zst" 2>"$T/err" ||
+                { bad "$name" "gpu encode: $(cat "$T/err")"; continue; }
+            $G convert --codec cpu --frame-size $fs -t $t "$T/in.$fmt" -f "$T/c.$fmt.zst"
+            if [ $ZSTD_CLI = 1 ]; then
+                zstd -q -t "$T/g.$fmt.zst" || { bad "$name" "zstd -t refuses"; continue; }
+                zstd -q -d -c "$T/g.$fmt.zst" >"$T/g.out" && zstd -q -d -c "$T/c.$fmt.zst" >"$T/c.out" &&
+                    cmp -s "$T/g.out" "$T/c.out" && cmp -s "$T/g.out" "$T/in.$fmt" || { bad "$name" "zstd -d differs"; continue; }
+            fi
+            $G convert --codec gpu -t $t --stats "$T/g.$fmt.zst" -f "$T/back.$fmt" 2>"$T/err" &&
+                cmp -s "$T/back.$fmt" "$T/in.$fmt" || { bad "$name" "gpu decode differs: $(tail -1 "$T/err")"; continue; }
+            grep -q "zstd dec gpu" "$T/err" && ! grep -q "zstd dec gpu.* 0 frames" "$T/err" ||
+                { bad "$name" "no frame decoded on the GPU: $(grep zstd "$T/err")"; continue; }
+            ok "$name"
+        done
+    done
+done
+
+# ---- zstd CLI files, concatenated -------------------------------------------------------------
+if [ $ZSTD_CLI = 1 ]; then
+$G gen -n 5000000 -t i32 --dist walk -f "$T/a.raw"
+$G gen -n 700000 -t i32 --dist sparse:0.3 --seed 2 -f "$T/b.raw"
+$G gen -n 1234567 -t i32 --seed 3 -f "$T/c.raw"
+split -b 1M "$T/a.raw" "$T/part."
+: >"$T/m.zst"
+for p in "$T"/part.*; do zstd -q -c "$p" >>"$T/m.zst"; done   # many 1 MiB frames with checksums
+printf '\x50\x2a\x4d\x18\x04\x00\x00\x00abcd' >>"$T/m.zst"   # a skippable frame
+zstd -q -c --no-check "$T/b.raw" >>"$T/m.zst"                 # no checksum: the CPU decodes it
+zstd -q -19 -c "$T/c.raw" >>"$T/m.zst"
+cat "$T/a.raw" "$T/b.raw" "$T/c.raw" >"$T/m.raw"
+$G convert --codec gpu -t i32 --stats "$T/m.zst" -f "$T/m.out" 2>"$T/err" && cmp -s "$T/m.out" "$T/m.raw" &&
+    grep -q "zstd dec gpu" "$T/err" && ok "codec zstd CLI frames concatenated, skippable, no checksum" ||
+    bad "codec zstd CLI frames concatenated" "$(grep -E 'error|zstd' "$T/err")"
+fi
+
+# ---- corruption matrix ------------------------------------------------------------------------
+# Frame offsets of our own file (GPU-written, 256 KiB frames), from the frame headers.
+$G gen -n 3000000 -t i32 --dist sparse:0.5 -f "$T/s.raw"
+$G convert --codec gpu --frame-size 256K -t i32 "$T/s.raw" -f "$T/s.zst"
+$G convert --codec gpu --frame-size 256K -t i32 "$T/s.raw" --to npy -f "$T/s.npy.zst"
+python3 - "$T/s.zst" >"$T/frames" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+pos = 0
+while pos < len(d):
+    fhd = d[pos + 4]
+    single, fcs_flag, dict_flag = (fhd >> 5) & 1, fhd >> 6, fhd & 3
+    hdr = 5 + (0 if single else 1) + [0, 1, 2, 4][dict_flag] + ([1 if single else 0, 2, 4, 8][fcs_flag])
+    p = pos + hdr
+    while True:
+        bh = int.from_bytes(d[p:p + 3], 'little')
+        p += 3 + (1 if (bh >> 1) & 3 == 1 else bh >> 3)
+        if bh & 1: break
+    if fhd & 4: p += 4
+    print(pos, hdr, p - pos)   # frame start, header length, frame length
+    pos = p
+PY
+nfr=$(wc -l <"$T/frames")
+read -r f1 h1 l1 < <(sed -n "$((nfr / 2))p" "$T/frames")   # a frame in the middle
+flip() { # file offset bitmask -> $T/bad.zst
+    python3 -c "import sys; d=bytearray(open(sys.argv[1],'rb').read()); d[int(sys.argv[2])]^=int(sys.argv[3]); open(sys.argv[4],'wb').write(d)" "$1" "$2" "$3" "$T/bad.zst"
+}
+refuse() { # name, then the file is $T/bad.zst (or $2)
+    local f=${2:-$T/bad.zst} e
+    rm -f "$T/o.raw"
+    $G convert --codec gpu -t i32 "$f" -f "$T/o.raw" 2>"$T/err"
+    e=$?
+    if [ $e = 1 ] && [ ! -e "$T/o.raw" ] && [ "$(wc -l <"$T/err")" = 1 ]; then ok "codec refuses: $1"
+    else bad "codec refuses: $1" "exit $e, output $([ -e "$T/o.raw" ] && echo present || echo absent): $(head -2 "$T/err")"; fi
+}
+[ "$nfr" -gt 4 ] && ok "codec corruption base: $nfr frames" || bad "codec corruption base" "$nfr frames"
+flip "$T/s.zst" $((f1 + 4)) 8;                 refuse "reserved frame header bit"
+flip "$T/s.zst" $((f1 + 1)) 1;                 refuse "frame magic"
+flip "$T/s.zst" $((f1 + h1 - 4)) 1;            refuse "declared content size lies (by 1)"
+flip "$T/s.zst" $((f1 + h1 - 1)) 2;            refuse "declared content size lies (by far)"
+flip "$T/s.zst" $((f1 + h1)) 6;                refuse "block header: reserved type"
+flip "$T/s.zst" $((f1 + h1 + 2)) 128;          refuse "block header: size"
+flip "$T/s.zst" $((f1 + h1 + 3)) 1;            refuse "literals header"
+for off in 40 1000 $((l1 / 2)) $((l1 - 12)); do
+    flip "$T/s.zst" $((f1 + h1 + off)) 4;      refuse "block body bit flip at +$off"
+done
+flip "$T/s.zst" $((f1 + l1 - 2)) 1;            refuse "checksum"
+# the case that once kept nvCOMP's decoder busy for ever: with -v, at most one note besides the error
+flip "$T/s.zst" $((f1 + h1 + l1 / 2)) 4
+rm -f "$T/o.raw"; $G convert --codec gpu -v -t i32 "$T/bad.zst" -f "$T/o.raw" 2>"$T/err"; e=$?
+notes=$(grep -c "did not finish" "$T/err")
+[ $e = 1 ] && [ ! -e "$T/o.raw" ] && [ "$notes" -le 1 ] && ok "codec refuses with -v: block body mid-frame ($notes watchdog notes)" ||
+    bad "codec refuses with -v: block body mid-frame" "exit $e: $(head -3 "$T/err")"
+head -c $((f1 + l1 / 2)) "$T/s.zst" >"$T/bad.zst"; refuse "truncated inside a frame"
+head -c $((f1 + h1 + 1)) "$T/s.zst" >"$T/bad.zst"; refuse "truncated inside a block header"
+head -c $((f1 + 3)) "$T/s.zst" >"$T/bad.zst";   refuse "truncated inside a frame header"
+fsz=$(stat -c %s "$T/s.npy.zst")
+head -c $((fsz - 1)) "$T/s.npy.zst" >"$T/bad.zst"; refuse "truncated in the last checksum (npy)"
+python3 - "$T/s.npy.zst" "$T/bad.zst" <<'PY'
+import sys  # drop the last frame: a frame boundary; the npy header's count says it is short
+d = open(sys.argv[1], 'rb').read(); pos = 0; starts = []
+while pos < len(d):
+    fhd = d[pos + 4]; single, fcs_flag, dict_flag = (fhd >> 5) & 1, fhd >> 6, fhd & 3
+    p = pos + 5 + (0 if single else 1) + [0, 1, 2, 4][dict_flag] + ([1 if single else 0, 2, 4, 8][fcs_flag])
+    while True:
+        bh = int.from_bytes(d[p:p + 3], 'little'); p += 3 + (1 if (bh >> 1) & 3 == 1 else bh >> 3)
+        if bh & 1: break
+    if fhd & 4: p += 4
+    starts.append(pos); pos = p
+open(sys.argv[2], 'wb').write(d[:starts[-1]])
+PY
+rm -f "$T/o.raw"; $G convert --codec gpu "$T/bad.zst" -f "$T/o.npy" 2>"$T/err"; e=$?
+[ $e = 1 ] && [ ! -e "$T/o.npy" ] && ok "codec refuses: truncated at a frame boundary (npy count)" ||
+    bad "codec refuses: truncated at a frame boundary (npy)" "exit $e $(cat "$T/err")"
+
+# ---- compute-sanitizer memcheck -----------------------------------------------------------------
+if command -v compute-sanitizer >/dev/null; then
+    for c in good body header; do
+        case $c in
+        good) cp "$T/s.zst" "$T/bad.zst" ;;
+        body) flip "$T/s.zst" $((f1 + h1 + 1000)) 4 ;;
+        header) flip "$T/s.zst" $((f1 + h1 + 2)) 128 ;;
+        esac
+        timeout -k 5 120 compute-sanitizer --tool memcheck --error-exitcode 9 $GS convert --codec gpu -t i32 "$T/bad.zst" \
+            -f "$T/o.raw" >"$T/san" 2>&1
+        e=$?
+        { [ $c = good ] && [ $e = 0 ]; } || { [ $c != good ] && [ $e = 1 ]; } && grep -q "ERROR SUMMARY: 0 errors" "$T/san" &&
+            ok "codec memcheck $c" || bad "codec memcheck $c" "exit $e: $(grep -E 'ERROR|error' "$T/san" | head -3)"
+    done
+    timeout -k 5 120 compute-sanitizer --tool memcheck --error-exitcode 9 $GS convert --codec gpu -t i32 "$T/s.raw" \
+        -f "$T/o.zst" >"$T/san" 2>&1 &&
+        ok "codec memcheck encode" || bad "codec memcheck encode" "$(grep -E 'ERROR' "$T/san" | head -3)"
+else
+    echo "SKIP codec memcheck: no compute-sanitizer"
+fi
+rm -f "$T"/*.raw "$T"/*.out "$T"/part.* "$T"/*.npy
+
+# ---- differential fuzz: mutated zstd inputs, GPU codec against the CPU codec (CODEC_FUZZ_SECONDS) ----
+# Each case: the same exit status, and the same output where both succeed.
+secs=${CODEC_FUZZ_SECONDS:-60}
+cp "$T/s.zst" "$T/seed.s.zst"
+seeds=("$T/seed.s.zst" tests/fuzz/corpus_zstd/*)
+n=0 diff=0 end=$((SECONDS + secs))
+while [ $SECONDS -lt $end ]; do
+    src=${seeds[$((RANDOM % ${#seeds[@]}))]}
+    python3 -c "
+import random, sys
+d = bytearray(open(sys.argv[1], 'rb').read()); r = random.Random(int(sys.argv[3]))
+for _ in range(r.choice([1, 1, 2, 4, 16])):
+    if not d: break
+    k = r.random()
+    if k < 0.6: d[r.randrange(len(d))] ^= 1 << r.randrange(8)
+    elif k < 0.8: d = d[:r.randrange(len(d) + 1)]
+    else: i = r.randrange(len(d)); d[i:i] = bytes(r.randrange(256) for _ in range(r.randrange(1, 9)))
+open(sys.argv[2], 'wb').write(d)" "$src" "$T/f.zst" "$n$RANDOM"
+    rm -f "$T/fg" "$T/fc"
+    $G convert --codec gpu -t i32 "$T/f.zst" -f "$T/fg" 2>/dev/null; eg=$?
+    $G convert --codec cpu -t i32 "$T/f.zst" -f "$T/fc" 2>/dev/null; ec=$?
+    if [ $eg != $ec ] || { [ $eg = 0 ] && ! cmp -s "$T/fg" "$T/fc"; } || { [ $eg != 0 ] && [ -e "$T/fg" ]; }; then
+        diff=$((diff + 1)); cp "$T/f.zst" "$OUT/codec_fuzz_diff_$diff.zst"
+    fi
+    n=$((n + 1))
+done
+[ $diff = 0 ] && ok "codec fuzz: $n mutated inputs, GPU and CPU codecs agree" ||
+    bad "codec fuzz" "$diff of $n differ (inputs in $OUT/codec_fuzz_diff_*.zst)"
+fi
+
+# ---- speed --------------------------------------------------------------------------------------
+if part speed; then
+    G="timeout -k 5 300 $GS" # the 4 and 16 GB runs
+    S=$T/speed
+    mkdir -p "$S"
+    $G gen -n 1e9 -t i32 --dist sparse:0.5 | $G convert -z -t i32 >"$S/s.zst"   # libzstd level 3, 16 MiB frames
+    $G convert --codec gpu -t i32 "$S/s.zst" -f "$S/s256.zst"                     # our GPU frames
+    $G convert --codec gpu --frame-size 64K -t i32 "$S/s.zst" -f "$S/s64.zst"
+    $G convert --codec cpu --frame-size 256K -t i32 "$S/s.zst" -f "$S/s256cpu.zst"
+    echo "speed sizes: libzstd-3 16M frames $(stat -c %s "$S/s.zst"), libzstd-3 256K frames $(stat -c %s "$S/s256cpu.zst"), nvCOMP 256K frames $(stat -c %s "$S/s256.zst"), nvCOMP 64K frames $(stat -c %s "$S/s64.zst") (4000000000 raw)" >&2
+    for run in "cpu s.zst" "gpu s.zst" "gpu s256.zst" "cpu s256.zst" "gpu s64.zst"; do
+        set -- $run
+        t0=$(date +%s.%N)
+        $G compact --pred nonzero --codec $1 --stats=json "$S/$2" -f "$S/c.$1.$2" 2>"$S/stats.$1.$2"
+        e=$?
+        t1=$(date +%s.%N)
+        echo "speed compact --codec $1 $2: exit $e, $(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }") s; $(cat "$S/stats.$1.$2")" >&2
+    done
+    if [ $ZSTD_CLI = 0 ]; then echo "SKIP codec speed runs: compact outputs compared: no zstd CLI"
+    elif zstd -q -d -c "$S/c.cpu.s.zst" | cmp -s - <(zstd -q -d -c "$S/c.gpu.s256.zst") &&
+        cmp -s <(zstd -q -d -c "$S/c.cpu.s.zst") <(zstd -q -d -c "$S/c.gpu.s.zst"); then
+        ok "codec speed runs: compact outputs identical after zstd -d"
+    else bad "codec speed runs: compact outputs differ"; fi
+    rm -f "$S"/*
+    $G gen -n 4e9 -t i32 --dist sparse:0.5 --codec gpu -z -f "$S/big.zst"
+    for c in cpu gpu; do
+        t0=$(date +%s.%N)
+        $G scan --codec $c -t i32 --stats "$S/big.zst" >/dev/null 2>"$S/stats"
+        t1=$(date +%s.%N)
+        echo "speed scan 16 GB i32 ($(stat -c %s "$S/big.zst") bytes .zst, GPU frames) --codec $c: $(awk "BEGIN { printf \"%.3f s = %.2f GB/s\", $t1 - $t0, 16 / ($t1 - $t0) }")" >&2
+        grep -E "wall|zstd" "$S/stats" >&2
+    done
+fi
+echo "codec: $pass passed, $fail failed"
+[ $fail = 0 ]

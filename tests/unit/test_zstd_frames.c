@@ -1,0 +1,513 @@
+/* test_zstd_frames.c - io/zstd_frames.c against libzstd: frames of many sizes, levels and
+ * header layouts (content size or not, checksum or not, single segment) parse to what libzstd
+ * says about them; concatenations with skippable frames walk frame by frame; every truncation is
+ * "more", never "ok"; bit flips and lying sizes are refused or at least never read past the
+ * buffer; XXH64 matches the checksums libzstd stores; the header rewrite gives frames libzstd
+ * decodes with their content size and checksum. Then io/zstd.c's device-codec path, with a codec
+ * made of libzstd here that can lie: frames it writes without content size or checksum come out
+ * complete; output it reports done but got wrong, or reports failed, is decoded again by libzstd;
+ * corrupt input is still an error. */
+#include "check.h"
+#include "../../io/io.h"
+#include "../../io/zstd_frames.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* kind 0: incompressible, 1: small numbers (compressible), 2: one byte repeated (RLE blocks). */
+static unsigned char *make_data(size_t n, int kind)
+{
+    unsigned char *d = malloc(n ? n : 1);
+    for (size_t i = 0; i < n; i++)
+        d[i] = kind == 0 ? (unsigned char)rnd() : kind == 1 ? (unsigned char)(rnd() % 7 * (i % 3)) : 42;
+    return d;
+}
+
+/* One frame: streamed (no content size) when pledge is 0, else with the size. */
+static size_t make_frame(const unsigned char *d, size_t n, int level, int checksum, int with_size,
+                         unsigned char **out)
+{
+    size_t cap = ZSTD_compressBound(n) + 64;
+    *out = malloc(cap);
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, checksum);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, with_size);
+    size_t r;
+    if (with_size) {
+        r = ZSTD_compress2(c, *out, cap, d, n);
+    } else { /* streaming without a pledged size: no content size in the header */
+        ZSTD_outBuffer ob = {*out, cap, 0};
+        ZSTD_inBuffer ib = {d, n, 0};
+        r = ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_end);
+        r = ZSTD_isError(r) || r ? 0 : ob.pos;
+    }
+    ZSTD_freeCCtx(c);
+    return ZSTD_isError(r) ? 0 : r;
+}
+
+static void test_frames(void)
+{
+    static const size_t sizes[] = {0, 1, 7, 255, 256, 300, 4096, 65535, 65536, 131073, 1 << 20};
+    int bad = 0, count = 0;
+    char why[200] = "";
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (int kind = 0; kind < 3; kind++)
+            for (int level = 1; level <= 19; level += 9)
+                for (int flags = 0; flags < 4; flags++) {
+                    int checksum = flags & 1, with_size = flags >> 1;
+                    size_t n = sizes[si];
+                    unsigned char *d = make_data(n, kind), *f = NULL;
+                    size_t len = make_frame(d, n, level, checksum, with_size, &f);
+                    gs_zfinfo fi;
+                    const char *w = NULL;
+                    int rc = gs_zframe_parse(f, len, &fi, &w);
+                    unsigned long long cs = ZSTD_getFrameContentSize(f, len);
+                    uint64_t want_content = cs == ZSTD_CONTENTSIZE_UNKNOWN ? GS_ZF_UNKNOWN : cs;
+                    int ok = len && rc == GS_ZF_OK && fi.csize == ZSTD_findFrameCompressedSize(f, len) &&
+                             fi.content == want_content && fi.checksum == checksum && !fi.skippable;
+                    if (ok && checksum) ok = fi.xxh == (uint32_t)gs_xxh64(d, n, 0);
+                    count++;
+                    if (!ok && !bad++)
+                        snprintf(why, sizeof why, "n=%zu kind=%d level=%d flags=%d: rc=%d (%s) csize=%llu content=%llu",
+                                 n, kind, level, flags, rc, w ? w : "", (unsigned long long)fi.csize,
+                                 (unsigned long long)fi.content);
+                    free(d);
+                    free(f);
+                }
+    CHECK(bad == 0, "zstd_frames parse matches libzstd (sizes x data x levels x header layouts)", "%d of %d: %s", bad,
+          count, why);
+}
+
+static void test_concat(void)
+{
+    /* skippable, frame, frame without size, skippable (empty payload), frame */
+    unsigned char *buf = malloc(1 << 22);
+    size_t len = 0, want_frames = 0, want_skips = 0;
+    uint64_t want_content = 0;
+    for (int part = 0; part < 5; part++) {
+        if (part == 0 || part == 3) {
+            uint32_t payload = part == 0 ? 13 : 0;
+            uint32_t m = GS_ZF_SKIP_MAGIC | (uint32_t)part;
+            memcpy(buf + len, &m, 4);
+            memcpy(buf + len + 4, &payload, 4);
+            memset(buf + len + 8, 0xAB, payload);
+            len += 8 + payload;
+            want_skips++;
+        } else {
+            size_t n = 100000 * (size_t)part;
+            unsigned char *d = make_data(n, 1), *f = NULL;
+            size_t fl = make_frame(d, n, 3, 1, part != 2, &f);
+            memcpy(buf + len, f, fl);
+            len += fl;
+            want_frames++;
+            want_content += part != 2 ? n : 0;
+            free(d);
+            free(f);
+        }
+    }
+    size_t pos = 0, frames = 0, skips = 0, unknown = 0;
+    uint64_t content = 0;
+    int rc = GS_ZF_OK;
+    while (pos < len) {
+        gs_zfinfo fi;
+        rc = gs_zframe_parse(buf + pos, len - pos, &fi, NULL);
+        if (rc) break;
+        if (fi.skippable) skips++;
+        else if (fi.content == GS_ZF_UNKNOWN) unknown++, frames++;
+        else frames++, content += fi.content;
+        pos += fi.csize;
+    }
+    CHECK(rc == GS_ZF_OK && pos == len && frames == want_frames && skips == want_skips && unknown == 1 &&
+              content == want_content,
+          "zstd_frames walk a concatenation with skippable frames", "rc=%d pos=%zu/%zu frames=%zu skips=%zu", rc, pos,
+          len, frames, skips);
+    free(buf);
+}
+
+static void test_truncation(void)
+{
+    int bad = 0;
+    size_t first = 0;
+    for (int kind = 0; kind < 3; kind++) {
+        size_t n = 300000;
+        unsigned char *d = make_data(n, kind), *f = NULL;
+        size_t len = make_frame(d, n, 3, 1, 1, &f);
+        /* every cut in the header and first blocks, then a spread over the rest and the last bytes */
+        for (size_t cut = 0; cut < len; cut += cut < 4096 || cut + 4096 > len ? 1 : 1021) {
+            unsigned char *t = malloc(cut ? cut : 1); /* exact size: ASan sees any over-read */
+            memcpy(t, f, cut);
+            gs_zfinfo fi;
+            int rc = gs_zframe_parse(t, cut, &fi, NULL);
+            if (rc != GS_ZF_MORE && !bad++) first = cut;
+            free(t);
+        }
+        free(d);
+        free(f);
+    }
+    CHECK(bad == 0, "zstd_frames every truncation is 'more'", "%d cuts, first at %zu", bad, first);
+}
+
+/* A frame whose header or block headers are altered: never "ok" with more bytes than exist, and
+ * never "ok" unless libzstd also finds a frame of that size there. */
+static void test_flips(void)
+{
+    int bad = 0, refused = 0, total = 0;
+    char why[160] = "";
+    for (int kind = 0; kind < 3; kind++) {
+        size_t n = 200000;
+        unsigned char *d = make_data(n, kind), *f = NULL;
+        size_t len = make_frame(d, n, 3, 1, 1, &f);
+        size_t span = len < 64 ? len : 64;
+        for (size_t byte = 0; byte < span; byte++)
+            for (int bit = 0; bit < 8; bit++) {
+                unsigned char *t = malloc(len);
+                memcpy(t, f, len);
+                t[byte] ^= (unsigned char)(1u << bit);
+                gs_zfinfo fi;
+                int rc = gs_zframe_parse(t, len, &fi, NULL);
+                total++;
+                if (rc != GS_ZF_OK) refused++;
+                else if (!fi.skippable && (fi.csize > len || (ZSTD_findFrameCompressedSize(t, len) != fi.csize &&
+                                                              !ZSTD_isError(ZSTD_findFrameCompressedSize(t, len))))) {
+                    if (!bad++) snprintf(why, sizeof why, "kind %d byte %zu bit %d: csize %llu", kind, byte, bit,
+                                         (unsigned long long)fi.csize);
+                }
+                free(t);
+            }
+        free(d);
+        free(f);
+    }
+    CHECK(bad == 0 && refused > 0, "zstd_frames header bit flips: refused or consistent with libzstd",
+          "%d inconsistent of %d (%d refused): %s", bad, total, refused, why);
+}
+
+/* Sizes that lie: a declared content size other than what the blocks hold. */
+static void test_lies(void)
+{
+    size_t n = 500000;
+    unsigned char *d = make_data(n, 0), *f = NULL; /* incompressible: raw blocks, exact sizes */
+    size_t len = make_frame(d, n, 3, 1, 1, &f);
+    gs_zfinfo fi;
+    const char *w = NULL;
+    int ok0 = gs_zframe_parse(f, len, &fi, &w) == GS_ZF_OK;
+    size_t fcs_at = fi.header - 4; /* a 4-byte content size ends the header here */
+    uint32_t orig;
+    memcpy(&orig, f + fcs_at, 4);
+    int results[2];
+    uint32_t lies[2] = {orig + 1, orig - 1};
+    for (int i = 0; i < 2; i++) {
+        memcpy(f + fcs_at, &lies[i], 4);
+        results[i] = gs_zframe_parse(f, len, &fi, &w);
+    }
+    memcpy(f + fcs_at, &orig, 4);
+    CHECK(ok0 && results[0] == GS_ZF_BAD && results[1] == GS_ZF_BAD, "zstd_frames declared content size that lies",
+          "ok0=%d +1:%d -1:%d", ok0, results[0], results[1]);
+
+    /* a block size that claims more than the frame has, and a reserved block type */
+    size_t bh = fi.header;
+    unsigned char save = f[bh + 2];
+    f[bh + 2] = 0xFF; /* block size far past 128 KiB */
+    int big = gs_zframe_parse(f, len, &fi, &w);
+    f[bh + 2] = save;
+    save = f[bh];
+    f[bh] |= 6; /* type 3 */
+    int reserved = gs_zframe_parse(f, len, &fi, &w);
+    f[bh] = save;
+    save = f[4];
+    f[4] |= 8; /* reserved header bit */
+    int rbit = gs_zframe_parse(f, len, &fi, &w);
+    f[4] = save;
+    CHECK(big == GS_ZF_BAD && reserved == GS_ZF_BAD && rbit == GS_ZF_BAD,
+          "zstd_frames block size over the limit, reserved block type, reserved header bit",
+          "big=%d reserved=%d rbit=%d", big, reserved, rbit);
+    unsigned char junk[16] = "not a zstd file";
+    CHECK(gs_zframe_parse(junk, sizeof junk, &fi, &w) == GS_ZF_BAD, "zstd_frames unknown magic", "accepted");
+    free(d);
+    free(f);
+}
+
+static void test_xxh64(void)
+{
+    /* The published value for the empty input, and agreement with libzstd across lengths. */
+    int ok = gs_xxh64("", 0, 0) == 0xEF46DB3751D8E999ull;
+    int agree = 1;
+    for (size_t n = 1; n < 100 && agree; n++) {
+        unsigned char *d = make_data(n, 0), *f = NULL;
+        size_t len = make_frame(d, n, 1, 1, 1, &f);
+        gs_zfinfo fi;
+        agree = gs_zframe_parse(f, len, &fi, NULL) == GS_ZF_OK && fi.xxh == (uint32_t)gs_xxh64(d, n, 0);
+        free(d);
+        free(f);
+    }
+    CHECK(ok && agree, "zstd_frames xxh64 (empty input; libzstd's checksums for lengths 1..99)", "ok=%d agree=%d", ok,
+          agree);
+}
+
+static void test_finish(void)
+{
+    int bad = 0, count = 0;
+    char why[200] = "";
+    static const size_t sizes[] = {0, 5, 255, 256, 70000, 1 << 20};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (int flags = 0; flags < 4; flags++) {
+            size_t n = sizes[si];
+            unsigned char *d = make_data(n, 1), *f = NULL;
+            size_t len = make_frame(d, n, 3, flags & 1, flags >> 1, &f);
+            size_t cap = len + 32;
+            unsigned char *o = malloc(cap), *back = malloc(n + 1);
+            const char *w = "";
+            size_t m = gs_zframe_finish(f, len, n, (uint32_t)gs_xxh64(d, n, 0), o, cap, &w);
+            unsigned long long cs = m ? ZSTD_getFrameContentSize(o, m) : 0;
+            size_t r = m ? ZSTD_decompress(back, n + 1, o, m) : 0;
+            gs_zfinfo fi;
+            int ok = m && cs == n && r == n && !memcmp(back, d, n) && gs_zframe_parse(o, m, &fi, NULL) == GS_ZF_OK &&
+                     fi.checksum && fi.csize == m;
+            /* in place, as the encoder does it */
+            memcpy(o, f, len);
+            ok = ok && gs_zframe_finish(o, len, n, (uint32_t)gs_xxh64(d, n, 0), o, cap, &w) == m;
+            ok = ok && ZSTD_decompress(back, n + 1, o, m) == n && !memcmp(back, d, n);
+            count++;
+            if (!ok && !bad++)
+                snprintf(why, sizeof why, "n=%zu flags=%d: m=%zu cs=%llu r=%zu %s", n, flags, m, cs, r, w);
+            /* a wrong checksum given for a frame without one: libzstd must refuse the result */
+            if (!(flags & 1) && n) {
+                m = gs_zframe_finish(f, len, n, (uint32_t)gs_xxh64(d, n, 0) ^ 1, o, cap, &w);
+                if (!m || !ZSTD_isError(ZSTD_decompress(back, n + 1, o, m))) {
+                    if (!bad++) snprintf(why, sizeof why, "n=%zu: wrong checksum accepted", n);
+                }
+            }
+            /* a content size that is not the frame's */
+            if (flags >> 1 && gs_zframe_finish(f, len, n + 1, 0, o, cap, &w) != 0) {
+                if (!bad++) snprintf(why, sizeof why, "n=%zu: content size n+1 accepted", n);
+            }
+            free(o);
+            free(back);
+            free(d);
+            free(f);
+        }
+    CHECK(bad == 0, "zstd_frames finish: content size and checksum added, libzstd decodes and checks them",
+          "%d of %d: %s", bad, count, why);
+}
+
+/* ---- io/zstd.c with a device codec -------------------------------------------------------- */
+typedef struct fake_codec {
+    gs_zcodec base;
+    int mode; /* 0 honest, 1 wrong output reported done on every third frame, 2 every frame reported failed,
+               * 3 stops at its first call (as after a watchdog's expiry): garbage in dst, nothing done */
+    size_t calls;
+    unsigned char *packed; /* encode's output */
+} fake_codec;
+
+static int fake_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, const size_t *csize,
+                       const size_t *dsize, unsigned char *dst, const size_t *doff, unsigned char *ok, gs_status *st)
+{
+    fake_codec *f = (fake_codec *)c;
+    (void)st;
+    f->calls++;
+    if (f->mode == 3) {
+        for (size_t i = 0; i < n; i++) {
+            memset(dst + doff[i], 0xa5, dsize[i]);
+            ok[i] = 0;
+        }
+        c->stopped = "test codec stopped";
+        return GS_OK;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t r = ZSTD_decompress(dst + doff[i], dsize[i], src[i], csize[i]);
+        ok[i] = !ZSTD_isError(r) && r == dsize[i] && f->mode != 2;
+        if (f->mode == 1 && i % 3 == 0 && dsize[i]) dst[doff[i]] ^= 1;
+    }
+    return GS_OK;
+}
+
+/* Frames as a device encoder might write them: no content size, no checksum, packed one after
+ * another in the codec's own buffer. */
+static int fake_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t frame, const unsigned char **out,
+                       size_t *off, size_t *clen, gs_status *st)
+{
+    fake_codec *fc = (fake_codec *)c;
+    size_t nf = (len + frame - 1) / frame, cap = nf * ZSTD_compressBound(frame), at = 0;
+    free(fc->packed);
+    fc->packed = malloc(cap);
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0);
+    for (size_t f = 0; f < nf; f++) {
+        size_t n = len - f * frame < frame ? len - f * frame : frame;
+        ZSTD_outBuffer ob = {fc->packed + at, cap - at, 0};
+        ZSTD_inBuffer ib = {src + f * frame, n, 0};
+        size_t r = ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_end);
+        if (ZSTD_isError(r) || r) {
+            ZSTD_freeCCtx(cc);
+            return gs_fail(st, GS_EDATA, "fake encoder failed");
+        }
+        off[f] = at;
+        clen[f] = ob.pos;
+        at += ob.pos;
+    }
+    ZSTD_freeCCtx(cc);
+    *out = fc->packed;
+    return GS_OK;
+}
+
+static size_t fake_bound(gs_zcodec *c, size_t frame)
+{
+    (void)c;
+    return ZSTD_compressBound(frame) + 32;
+}
+
+static void fake_init(fake_codec *f, int mode)
+{
+    memset(f, 0, sizeof *f);
+    f->base.decode = fake_decode;
+    f->base.encode = fake_encode;
+    f->base.bound = fake_bound;
+    f->base.frame_max = 16u << 20;
+    f->base.frame_align = 4;
+    f->base.name = "test";
+    f->mode = mode;
+}
+
+static int read_all(const char *path, gs_zcodec *c, int32_t *out, size_t cap, size_t *n, gs_status *st)
+{
+    gs_read_opts ro = {0};
+    ro.format = GS_FMT_RAW;
+    ro.type = GS_I32;
+    ro.type_given = 1;
+    ro.zcodec = c;
+    gs_reader *r = NULL;
+    int rc = gs_reader_open(&r, path, &ro, st);
+    *n = 0;
+    while (!rc) {
+        size_t got = 0;
+        rc = gs_reader_read(r, out + *n, cap - *n, &got, st);
+        if (!got) break;
+        *n += got;
+    }
+    gs_reader_close(r);
+    return rc;
+}
+
+static void test_codec_path(void)
+{
+    char dir[] = "/tmp/gs_test_zframes.XXXXXX", path[64], cmd[200];
+    if (!mkdtemp(dir)) {
+        CHECK(0, "zstd_frames codec path: temp dir", "mkdtemp failed");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/a.i32.zst", dir);
+    size_t n = 700001; /* 43 frames of 64 KiB and a short one */
+    int32_t *v = malloc(n * sizeof *v), *back = malloc((n + 16) * sizeof *back);
+    for (size_t i = 0; i < n; i++) v[i] = (int32_t)(rnd() % 1000) * (int32_t)(i % 2);
+    fake_codec enc;
+    fake_init(&enc, 0);
+    gs_write_opts wo = {0};
+    wo.format = GS_FMT_RAW;
+    wo.type = GS_I32;
+    wo.ncols = 1;
+    wo.rows = -1;
+    wo.zstd = 1;
+    wo.level = 3;
+    wo.frame_size = 64u << 10;
+    wo.force = 1;
+    wo.zcodec = &enc.base;
+    gs_status st = {0};
+    gs_writer *w = NULL;
+    int rc = gs_writer_open(&w, path, &wo, &st);
+    if (!rc) rc = gs_writer_write(w, v, n, &st);
+    if (!rc) rc = gs_writer_close(w, &st);
+    else gs_writer_abort(w);
+    size_t frames = (n * 4 + wo.frame_size - 1) / wo.frame_size;
+    CHECK(!rc && enc.base.enc_frames == frames && enc.base.enc_in == n * 4, "zstd_frames codec encode: all frames",
+          "rc=%d %s frames=%llu", rc, st.msg, (unsigned long long)enc.base.enc_frames);
+    free(enc.packed);
+    /* every frame now has its content size and checksum */
+    FILE *fp = fopen(path, "rb");
+    unsigned char *file = malloc(n * 8);
+    size_t flen = fp ? fread(file, 1, n * 8, fp) : 0;
+    if (fp) fclose(fp);
+    size_t pos = 0, good = 0;
+    while (pos < flen) {
+        gs_zfinfo fi;
+        if (gs_zframe_parse(file + pos, flen - pos, &fi, NULL) != GS_ZF_OK) break;
+        good += fi.checksum && fi.content != GS_ZF_UNKNOWN;
+        pos += fi.csize;
+    }
+    CHECK(pos == flen && good == frames, "zstd_frames codec encode: frames carry content size and checksum",
+          "pos=%zu/%zu good=%zu/%zu", pos, flen, good, frames);
+    if (system("zstd --version > /dev/null 2>&1") == 0) {
+        snprintf(cmd, sizeof cmd, "zstd -q -t '%s'", path);
+        CHECK(system(cmd) == 0, "zstd_frames codec encode: zstd -t accepts the file", "zstd -t failed");
+    } else {
+        printf("SKIP zstd_frames codec encode zstd -t: no zstd CLI\n");
+    }
+    for (int mode = -1; mode <= 3; mode++) {
+        fake_codec dec;
+        fake_init(&dec, mode < 0 ? 0 : mode);
+        size_t got = 0;
+        st = (gs_status){0};
+        rc = read_all(path, mode < 0 ? NULL : &dec.base, back, n + 16, &got, &st);
+        int same = !rc && got == n && !memcmp(back, v, n * sizeof *v);
+        uint64_t want_cpu = mode <= 0 ? 0 : mode == 1 ? (frames + 2) / 3 : frames;
+        /* a stopped codec is called once, then libzstd decodes that batch and every later one */
+        char name[120];
+        snprintf(name, sizeof name, "zstd_frames codec decode mode %d: same values, %llu frames redone by libzstd",
+                 mode, (unsigned long long)want_cpu);
+        int counts = mode < 0 || (dec.base.dec_cpu_frames >= want_cpu && dec.base.dec_frames + dec.base.dec_cpu_frames == frames &&
+                                   (mode != 0 || dec.base.dec_cpu_frames == 0) && dec.calls > 0 &&
+                                   (mode != 3 || dec.calls == 1));
+        CHECK(same && counts, name, "rc=%d %s got=%zu device=%llu cpu=%llu", rc, st.msg, got,
+              (unsigned long long)dec.base.dec_frames, (unsigned long long)dec.base.dec_cpu_frames);
+    }
+    /* a flipped bit in a block body: the codec's output fails the checksum, libzstd refuses */
+    pos = 0;
+    gs_zfinfo fi;
+    for (int k = 0; k < 5 && gs_zframe_parse(file + pos, flen - pos, &fi, NULL) == GS_ZF_OK; k++) pos += fi.csize;
+    gs_zframe_parse(file + pos, flen - pos, &fi, NULL);
+    file[pos + fi.header + 40] ^= 0x10;
+    snprintf(path, sizeof path, "%s/bad.i32.zst", dir);
+    fp = fopen(path, "wb");
+    if (fp) fwrite(file, 1, flen, fp), fclose(fp);
+    for (int mode = 0; mode <= 3; mode += 3) {
+        fake_codec dec;
+        fake_init(&dec, mode);
+        size_t got = 0;
+        st = (gs_status){0};
+        rc = read_all(path, &dec.base, back, n + 16, &got, &st);
+        CHECK(rc == GS_EDATA && strstr(st.msg, "corrupt"), mode ? "zstd_frames codec decode: corrupt block body after "
+              "the codec stopped is an error" : "zstd_frames codec decode: corrupt block body is an error",
+              "rc=%d msg=%s", rc, st.msg);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) printf("# could not remove %s\n", dir);
+    free(file);
+    free(v);
+    free(back);
+}
+
+int main(void)
+{
+    test_frames();
+    test_concat();
+    test_truncation();
+    test_flips();
+    test_lies();
+    test_xxh64();
+    test_finish();
+    test_codec_path();
+    return CHECK_DONE();
+}
