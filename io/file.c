@@ -330,6 +330,21 @@ int gs_bsrc_open_file(gs_bsrc **out, const char *path, int threads, gs_status *s
     return GS_OK;
 }
 
+int gs_bsrc_file_seek(gs_bsrc *b, uint64_t off, gs_status *st)
+{
+    gs_fsrc *s = (gs_fsrc *)b;
+    if (s->is_stdin || b->peek || s->blk_len || b->consumed)
+        return gs_fail(st, GS_EUSAGE, "%s: cannot seek this input", b->name);
+    if (!s->seekable) { /* empty file: only offset 0 exists */
+        if (off) return gs_fail(st, GS_EDATA, "%s: offset %llu is past the end", b->name, (unsigned long long)off);
+        return GS_OK;
+    }
+    if (off > (uint64_t)b->size) /* size counts from offset 0 (not stdin) */
+        return gs_fail(st, GS_EDATA, "%s: offset %llu is past the end", b->name, (unsigned long long)off);
+    s->off = off;
+    return GS_OK;
+}
+
 /* ---- the table of temporary outputs ---------------------------------------------------------
  * A slot is claimed under a mutex; `live` is what the signal handler reads, set only after the
  * path is complete and cleared before the path is renamed or reused, so the handler never

@@ -77,6 +77,43 @@ int gs_writer_close(gs_writer *w, gs_status *st);
 void gs_writer_abort(gs_writer *w);
 uint64_t gs_writer_bytes(const gs_writer *w); /* bytes written to the file or pipe so far */
 
+/* ---- parts of one file, for several processes (MPI ranks) ----------------------------------
+ * A regular file's layout tells where its elements lie: uncompressed raw/npy at data_off + i x
+ * size in the file; zstd as frames, each with its file offset and the decompressed offset of its
+ * first byte (content sizes from the frame headers), element i at data_off + i x size of the
+ * decompressed stream. A process opens a range of elements and reads it as any reader. */
+typedef struct gs_layout {
+    gs_format format;    /* raw or npy (csv and text have no element offsets) */
+    int compressed;
+    gs_type type;
+    uint64_t n;          /* elements */
+    uint64_t data_off;   /* element 0: byte offset in the file, or in the decompressed stream */
+    size_t nframes;      /* zstd frames (skippable ones included) */
+    uint64_t *frame_off; /* file offset of frame f */
+    uint64_t *frame_pos; /* decompressed offset of frame f's first byte; [nframes] = the total */
+} gs_layout;
+
+/* GS_EUSAGE for stdin, csv/text, or zstd frames that do not give their content size. */
+int gs_layout_read(gs_layout *L, const char *path, const gs_read_opts *o, gs_status *st);
+void gs_layout_free(gs_layout *L);
+/* A reader of elements [first, first + count) of path, whose layout is L. */
+int gs_reader_open_range(gs_reader **r, const char *path, const gs_read_opts *o, const gs_layout *L,
+                         uint64_t first, uint64_t count, gs_status *st);
+
+/* A byte sink of the caller's (an MPI file at an offset, a temp file). */
+typedef struct gs_byte_sink {
+    int (*write)(void *ctx, const void *buf, size_t n, gs_status *st);
+    void *ctx;
+    const char *name; /* for messages */
+} gs_byte_sink;
+/* A writer into k: o->format raw, csv or text (npy data is raw: its header goes in head),
+ * compressed when o->zstd; head[0..head_len) is written first (inside the compression). */
+int gs_writer_open_sink(gs_writer **w, const gs_byte_sink *k, const gs_write_opts *o, const void *head,
+                        size_t head_len, gs_status *st);
+/* The npy header gs_writer_open writes for rows x ncols of type t, into out (256 bytes are
+ * enough); returns its length. */
+size_t gs_npy_header_bytes(char *out, size_t cap, gs_type t, uint64_t rows, int ncols);
+
 /* Remove every temp output still open. Async-signal-safe (unlink only): for signal handlers. */
 void gs_io_remove_temps(void);
 

@@ -147,7 +147,8 @@ int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *
     s->in_type = c->in_type;
     s->out_type = c->out_type;
     s->in_size = gs_type_size(c->in_type);
-    if (c->job->op == GS_OP_SCAN) gs_scan_identity(c->job->scan.op, c->job->scan.out_type, &s->carry);
+    if (c->job->op == GS_OP_SCAN) gs_job_scan_start(c->job, &s->carry);
+    s->base = c->job->index_base;
     if (c->job->op == GS_OP_MINMAX && c->halo) {
         s->halo = malloc(c->halo * s->in_size);
         if (!s->halo) {

@@ -759,13 +759,14 @@ static int gpu_create(gs_gpu *g, const gs_backend_cfg *c, gs_status *st)
     if (g->op == GS_OP_SCAN) {
         gs_value id;
         if ((rc = gpu_dmalloc(g, &g->d_carry, g->osz, GS_DEV_ONCE, 0, st))) return rc;
-        gs_scan_identity(g->job.scan.op, g->job.scan.out_type, &id);
+        gs_job_scan_start(&g->job, &id);
         /* the initial carry, ahead of kernel(0) on the k stream; synchronised once because `id` is
          * on the stack */
         GS_CU(g->dev, cudaMemcpyAsync(g->d_carry, &id, g->osz, cudaMemcpyHostToDevice, g->s_k));
         GS_CU(g->dev, cudaStreamSynchronize(g->s_k));
     }
     if (g->op == GS_OP_COMPACT) {
+        g->base = g->job.index_base;
         if ((rc = gpu_dmalloc(g, (void **)&g->d_count, sizeof(uint64_t), GS_DEV_ONCE, 0, st))) return rc;
         GS_CU(g->dev, cudaHostAlloc((void **)&g->h_count, (size_t)g->depth * sizeof(uint64_t), cudaHostAllocMapped));
         memset(g->h_count, 0, (size_t)g->depth * sizeof(uint64_t));

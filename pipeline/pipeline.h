@@ -29,6 +29,11 @@ typedef struct gs_job {
     int count_only;  /* compact --count: no output, count reported */
     const char *algo;/* --algo, NULL = default */
     gs_type out_type;/* convert: output type */
+    /* Where this run starts inside a longer stream (an MPI rank's shard): the scan carry on
+     * entry when has_carry (else the identity), and the index of compact's first element. */
+    int has_carry;
+    gs_value carry;
+    uint64_t index_base;
 } gs_job;
 
 /* How to run it. */
@@ -86,6 +91,9 @@ gs_type gs_job_out_type(const gs_job *j, gs_type in);
 int gs_job_out_cols(const gs_job *j);
 /* Rows the job will output for n inputs (n known), or -1 if it depends on the data. */
 int64_t gs_job_out_rows(const gs_job *j, int64_t n);
+
+/* The scan carry a run starts with: j->carry, or the identity of the op. */
+void gs_job_scan_start(const gs_job *j, gs_value *carry);
 
 /* Parse a --pred text ("nonzero", "gt:5", "range:A:B", ...) with operands in type t into p->pred,
  * p->a, p->b. GS_EUSAGE with a message on anything else. */

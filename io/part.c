@@ -1,0 +1,263 @@
+/* part.c - parts of one file for several processes (MPI ranks): the layout of a regular file
+ * (where element i lies: in the file for raw/npy, in the decompressed stream for zstd, with every
+ * frame's file offset and content size from its header), a reader of a range of elements, and a
+ * writer into a caller's byte sink.
+ *
+ * A range of a zstd file is read from the frame holding its first byte: the frames from there on
+ * are a valid zstd stream, decoded as usual (in parallel), the bytes before the range skipped and
+ * the stream cut after it. */
+#include "io_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+void gs_layout_free(gs_layout *L)
+{
+    free(L->frame_off);
+    free(L->frame_pos);
+    L->frame_off = L->frame_pos = NULL;
+    L->nframes = 0;
+}
+
+/* Walk the frame headers of a mapped zstd file. */
+static int gs_layout_frames(gs_layout *L, const unsigned char *p, uint64_t size, const char *path, gs_status *st)
+{
+    size_t cap = 0;
+    uint64_t off = 0, pos = 0;
+    while (off < size) {
+        size_t avail = size - off > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)(size - off);
+        size_t len = ZSTD_findFrameCompressedSize(p + off, avail);
+        if (ZSTD_isError(len))
+            return gs_fail(st, GS_EDATA, "%s: corrupt or truncated zstd frame at byte %llu: %s", path,
+                           (unsigned long long)off, ZSTD_getErrorName(len));
+        unsigned long long cs = ZSTD_getFrameContentSize(p + off, avail);
+        if (cs == ZSTD_CONTENTSIZE_ERROR)
+            return gs_fail(st, GS_EDATA, "%s: corrupt zstd frame header at byte %llu", path, (unsigned long long)off);
+        if (cs == ZSTD_CONTENTSIZE_UNKNOWN)
+            return gs_fail(st, GS_EUSAGE,
+                           "%s: a zstd frame at byte %llu does not give its size, so the file cannot be split across "
+                           "ranks (recompress it with gpustream convert, or run one process)",
+                           path, (unsigned long long)off);
+        if (L->nframes + 2 > cap) {
+            cap = cap ? 2 * cap : 64;
+            uint64_t *a = realloc(L->frame_off, cap * sizeof *a);
+            if (a) L->frame_off = a;
+            uint64_t *b = a ? realloc(L->frame_pos, cap * sizeof *b) : NULL;
+            if (!b) return gs_fail(st, GS_ENOMEM, "out of memory");
+            L->frame_pos = b;
+        }
+        L->frame_off[L->nframes] = off;
+        L->frame_pos[L->nframes] = pos;
+        L->nframes++;
+        off += len;
+        pos += cs;
+    }
+    if (!L->frame_pos && !(L->frame_pos = malloc(sizeof *L->frame_pos))) return gs_fail(st, GS_ENOMEM, "out of memory");
+    L->frame_pos[L->nframes] = pos;
+    return GS_OK;
+}
+
+int gs_layout_read(gs_layout *L, const char *path, const gs_read_opts *o, gs_status *st)
+{
+    memset(L, 0, sizeof *L);
+    if (!path || !strcmp(path, "-")) return gs_fail(st, GS_EUSAGE, "stdin cannot be split across ranks: give a file");
+    gs_reader *r = NULL;
+    int rc = gs_reader_open(&r, path, o, st); /* detection, npy header, type checks */
+    if (rc) return rc;
+    L->format = gs_reader_format(r);
+    L->compressed = gs_reader_compressed(r);
+    L->type = gs_reader_type(r);
+    int64_t count = gs_reader_count(r);
+    gs_reader_close(r);
+    if (L->format != GS_FMT_RAW && L->format != GS_FMT_NPY)
+        return gs_fail(st, GS_EUSAGE, "%s: %s input cannot be split across ranks yet (convert it to raw or npy first)",
+                       path, gs_format_name(L->format));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb)) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        return gs_fail_errno(st, e, "%s", path);
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return gs_fail(st, GS_EUSAGE, "%s: not a regular file, so it cannot be split across ranks", path);
+    }
+    uint64_t size = (uint64_t)sb.st_size, total = size;
+    size_t esize = gs_type_size(L->type);
+    if (L->compressed) {
+        void *p = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+        if (p == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return gs_fail_errno(st, e, "%s: mmap", path);
+        }
+        rc = gs_layout_frames(L, p, size, path, st);
+        if (p) munmap(p, size);
+        total = L->frame_pos[L->nframes];
+        if (rc) {
+            close(fd);
+            gs_layout_free(L);
+            return rc;
+        }
+    }
+    close(fd);
+    /* npy: the data end the file; raw: the whole of it (stray bytes were refused at open). */
+    uint64_t n = count >= 0 ? (uint64_t)count : total / esize;
+    if (n > total / esize || (L->format == GS_FMT_RAW && total % esize)) {
+        gs_layout_free(L);
+        return gs_fail(st, GS_EDATA, "%s: %llu bytes do not hold %llu elements of %s", path,
+                       (unsigned long long)total, (unsigned long long)n, gs_type_name(L->type));
+    }
+    L->n = n;
+    L->data_off = total - n * esize;
+    return GS_OK;
+}
+
+/* ---- a window of a byte source: skip, then at most limit bytes ----------------------------------- */
+typedef struct gs_wsrc {
+    gs_bsrc base;
+    gs_bsrc *in;
+    uint64_t skip, left;
+} gs_wsrc;
+
+static int gs_wsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_status *st)
+{
+    gs_wsrc *s = (gs_wsrc *)b;
+    *got = 0;
+    while (s->skip) {
+        size_t want = s->skip < cap ? (size_t)s->skip : cap, g = 0;
+        int rc = s->in->read(s->in, buf, want, &g, st);
+        if (rc) return rc;
+        if (!g) return gs_fail(st, GS_EDATA, "%s: ends before the range to read", b->name);
+        s->skip -= g;
+    }
+    if (cap > s->left) cap = (size_t)s->left;
+    size_t n = 0;
+    while (n < cap) { /* the end of the range is not the end of the input: fill cap */
+        size_t g = 0;
+        int rc = s->in->read(s->in, (char *)buf + n, cap - n, &g, st);
+        if (rc) return rc;
+        if (!g) return gs_fail(st, GS_EDATA, "%s: ends %llu bytes before the range to read does", b->name,
+                               (unsigned long long)(s->left - n));
+        n += g;
+    }
+    s->left -= n;
+    *got = n;
+    b->consumed = s->in->consumed;
+    return GS_OK;
+}
+
+static void gs_wsrc_close(gs_bsrc *b)
+{
+    gs_wsrc *s = (gs_wsrc *)b;
+    s->in->close(s->in);
+    free(s);
+}
+
+int gs_reader_open_range(gs_reader **r, const char *path, const gs_read_opts *o, const gs_layout *L,
+                         uint64_t first, uint64_t count, gs_status *st)
+{
+    *r = NULL;
+    size_t esize = gs_type_size(L->type);
+    if (first > L->n || count > L->n - first)
+        return gs_fail(st, GS_EUSAGE, "%s: range %llu+%llu is outside its %llu elements", path,
+                       (unsigned long long)first, (unsigned long long)count, (unsigned long long)L->n);
+    uint64_t at = L->data_off + first * esize, skip = 0, file_off = at;
+    if (L->compressed) { /* the frame holding byte `at`; a range that is empty starts anywhere */
+        size_t f = 0;
+        while (f + 1 < L->nframes && L->frame_pos[f + 1] <= at) f++;
+        file_off = L->nframes ? L->frame_off[f] : 0;
+        skip = L->nframes ? at - L->frame_pos[f] : 0;
+    }
+    gs_bsrc *src = NULL;
+    gs_wsrc *w = NULL;
+    int rc = gs_bsrc_open_file(&src, path, o->threads, st);
+    if (!rc) rc = gs_bsrc_file_seek(src, count ? file_off : 0, st);
+    if (!rc && L->compressed && count) {
+        rc = gs_bsrc_open_zstd(&src, src, o->threads, st);
+        if (rc) src = NULL; /* closed by the zstd layer */
+    }
+    if (!rc && !(w = calloc(1, sizeof *w))) rc = gs_fail(st, GS_ENOMEM, "out of memory");
+    if (rc) {
+        if (src) src->close(src);
+        return rc;
+    }
+    w->base.read = gs_wsrc_read;
+    w->base.close = gs_wsrc_close;
+    w->base.name = src->name;
+    w->base.size = (int64_t)(count * esize);
+    w->in = src;
+    w->skip = count ? skip : 0;
+    w->left = count * esize;
+    gs_decoder *dec = NULL;
+    if ((rc = gs_dec_open_raw(&dec, &w->base, L->type, st))) {
+        gs_wsrc_close(&w->base);
+        return rc;
+    }
+    if ((rc = gs_reader_from_decoder(r, dec, L->format, L->compressed, path, st))) dec->close(dec);
+    return rc;
+}
+
+/* ---- a byte sink of the caller's ------------------------------------------------------------------ */
+typedef struct gs_csink {
+    gs_bsink base;
+    gs_byte_sink k;
+} gs_csink;
+
+static int gs_csink_write(gs_bsink *b, const void *buf, size_t n, gs_status *st)
+{
+    gs_csink *c = (gs_csink *)b;
+    int rc = n ? c->k.write(c->k.ctx, buf, n, st) : GS_OK;
+    if (!rc) b->written += n;
+    return rc;
+}
+
+static int gs_csink_pwrite(gs_bsink *b, const void *buf, size_t n, uint64_t off, gs_status *st)
+{
+    (void)buf, (void)n, (void)off;
+    return gs_fail(st, GS_EUSAGE, "%s: output is not seekable", b->name);
+}
+
+static int gs_csink_close(gs_bsink *b, gs_status *st)
+{
+    (void)st;
+    free(b);
+    return GS_OK;
+}
+
+static void gs_csink_abort(gs_bsink *b) { free(b); }
+
+int gs_writer_open_sink(gs_writer **w, const gs_byte_sink *k, const gs_write_opts *o, const void *head,
+                        size_t head_len, gs_status *st)
+{
+    *w = NULL;
+    if (o->format == GS_FMT_NPY) return gs_fail(st, GS_EUSAGE, "npy into a byte sink: write its header as head");
+    gs_csink *c = calloc(1, sizeof *c);
+    if (!c) return gs_fail(st, GS_ENOMEM, "out of memory");
+    c->base.write = gs_csink_write;
+    c->base.pwrite = gs_csink_pwrite;
+    c->base.close = gs_csink_close;
+    c->base.abort = gs_csink_abort;
+    c->base.name = k->name;
+    c->k = *k;
+    gs_write_opts plain = *o;
+    plain.zstd = 0;
+    gs_bsink *b = &c->base;
+    int rc = GS_OK;
+    if (o->zstd) {
+        rc = gs_bsink_open_zstd(&b, b, o->level, o->frame_size, o->threads, st);
+        if (rc) return rc; /* aborted by the zstd layer */
+    }
+    if (head_len && (rc = b->write(b, head, head_len, st))) {
+        b->abort(b);
+        return rc;
+    }
+    return gs_writer_from_sink(w, b, &plain, st);
+}
