@@ -6,11 +6,12 @@
 #   make deps         install missing -dev packages with apt-get (root), else print the command
 #   make deps-local   unpack Debian's libcsv-dev/libzstd-dev into .deps/ (machines without apt)
 #   make install      PREFIX=/usr/local DESTDIR=
-# Options: CUDA=auto|0|1  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  NVCC=path
+# Options: CUDA=auto|0|1  MPI=auto|0|1 (Open MPI's mpicc)  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  NVCC=path
 
 CC      ?= cc
 PREFIX  ?= /usr/local
 CUDA    ?= auto
+MPI     ?= auto
 SANITIZE ?= 0
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
@@ -21,8 +22,14 @@ ifeq ($(CUDA),auto)
     CUDA := 0
   endif
 endif
+# MPI: auto when mpicc is on the PATH; only pipeline/mpi.c is compiled with its flags.
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+ifeq ($(MPI),auto)
+  MPI := $(if $(MPICC),1,0)
+endif
 ifeq ($(SANITIZE),1)
   CUDA := 0
+  MPI := 0
 endif
 # CUDA and CPU-only objects differ (GS_HAVE_CUDA): keep them apart.
 BUILD := build/$(if $(filter 1,$(CUDA)),cuda,cpu)
@@ -44,7 +51,13 @@ ifeq ($(SANITIZE),1)
   BUILD   := build/san
 endif
 
-C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(wildcard pipeline/*.c)
+C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(filter-out pipeline/mpi.c,$(wildcard pipeline/*.c))
+# With and without MPI, mpi.c builds to different objects (GS_HAVE_MPI); nothing else differs.
+MPI_OBJ := $(BUILD)/pipeline/mpi$(if $(filter 1,$(MPI)),-mpi).o
+ifeq ($(MPI),1)
+  MPI_CFLAGS := $(shell $(MPICC) --showme:compile) -DGS_HAVE_MPI
+  LIBS     += $(shell $(MPICC) --showme:link)
+endif
 CU_SRC :=
 ifeq ($(CUDA),1)
   CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -63,7 +76,7 @@ ifeq ($(CUDA),1)
   LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
 endif
 
-OBJ := $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC))
+OBJ := $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) $(MPI_OBJ) $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/%,$(UNIT_SRC))
 GPU_TEST_C  := $(wildcard tests/gpu/test_*.c)
@@ -80,6 +93,10 @@ gpustream: $(BUILD)/gpustream.o $(OBJ)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(MPI_OBJ): pipeline/mpi.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(MPI_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/%.cu.o: %.cu
 	@mkdir -p $(dir $@)

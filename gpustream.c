@@ -4,6 +4,7 @@
  *   gpustream VERB [OPTIONS] [IN [OUT]]
  */
 #include "pipeline/pipeline.h"
+#include "pipeline/mpi.h"
 #include "io/io.h"
 #include "common/pool.h"
 #include "pipeline/bench.h"
@@ -26,11 +27,12 @@ enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
 
 /* ---- messages ---------------------------------------------------------------------------- */
 static int quiet;
+static int mute; /* MPI ranks other than 0: rank 0 says what all agreed on */
 
 /* One line on stderr: "gpustream: KIND: message". Notes and warnings obey -q; errors never do. */
 static void vsay(const char *kind, int always, const char *fmt, va_list ap)
 {
-    if (quiet && !always) return;
+    if ((quiet && !always) || mute) return;
     fprintf(stderr, "gpustream: %s: ", kind);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -56,7 +58,7 @@ static int usage_error(const char *verb, const char *fmt, ...)
     va_start(ap, fmt);
     vsay("error", 1, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "Try 'gpustream %s--help' for more information.\n", verb ? verb : "");
+    if (!mute) fprintf(stderr, "Try 'gpustream %s--help' for more information.\n", verb ? verb : "");
     return EXIT_USAGE;
 }
 
@@ -157,7 +159,7 @@ struct cli {
     gs_read_opts rd;
     gs_write_opts wr;
     gs_gen_opts gen;
-    int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given;
+    int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given, device_given;
     gs_format to;
     gs_bench_opts bench;
     const char *bench_csv;
@@ -450,6 +452,7 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
     case O_DEVICE:
         rc = parse_int(verb, "--device", val, 0, 1023, &l);
         c->eng.device = (int)l;
+        c->device_given = 1;
         break;
     case O_ALGO: c->job.algo = val; break;
     case O_CHUNK:
@@ -713,9 +716,8 @@ static int finish_status(const gs_status *st)
     }
 }
 
-/* Resolve the output's format and compression and open it. */
-static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames,
-                       gs_writer **w, gs_status *st)
+/* Resolve the output's format and compression into c->wr. */
+static void resolve_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames)
 {
     int ext_zst = 0;
     gs_format ext = c->out ? gs_format_from_name(c->out, &ext_zst) : GS_FMT_AUTO;
@@ -727,6 +729,13 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
     c->wr.colnames = (fmt == GS_FMT_CSV || fmt == GS_FMT_TEXT) ? colnames : NULL;
     c->wr.zstd = c->zstd || ext_zst;
     c->wr.force = c->force;
+}
+
+/* Resolve the output and open it. */
+static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames,
+                       gs_writer **w, gs_status *st)
+{
+    resolve_output(c, in_fmt, out_type, cols, rows, colnames);
     return gs_writer_open(w, c->out, &c->wr, st);
 }
 
@@ -743,6 +752,43 @@ static int run_engine(cli *c, gs_source *src, gs_writer *w, gs_run_stats *stats,
     return rc;
 }
 
+/* The job as MPI ranks over shards of IN (pipeline/mpi.c); rank 0 alone prints. */
+static int cmd_compute_ranks(cli *c, gs_format in_fmt, gs_type out_type, int cols, const char *names)
+{
+    gs_status st = {0};
+    gs_run_stats stats;
+    gs_mpi_report rep;
+    memset(&stats, 0, sizeof stats);
+    int root = 0;
+    gs_mpi_job m = {c->in, c->out, c->rd, {0}, c->job, c->eng, c->device_given};
+    if (!c->job.count_only) {
+        resolve_output(c, in_fmt, out_type, cols, -1, names);
+        m.wr = c->wr;
+    }
+    m.eng.progress = NULL;
+    int rc = gs_mpi_run(&m, &stats, &rep, &root, &st);
+    if (rc || !root) return finish_status(&st); /* printed by rank 0 alone */
+    if (!root) return EXIT_OK;
+    if (rep.note[0]) say_note("%s", rep.note);
+    const gs_job *j = &c->job;
+    if (j->op == GS_OP_MINMAX && !j->partial && rep.n < j->minmax.window)
+        say_warning("window %llu is longer than the input (%llu elements): no output",
+                    (unsigned long long)j->minmax.window, (unsigned long long)rep.n);
+    if (j->count_only) printf("%llu\n", (unsigned long long)rep.count);
+    if (c->stats) {
+        print_stats(c, &stats);
+        if (!c->stats_json) {
+            fprintf(stderr, "  ranks      %d: wall %.3f to %.3f s; stage times above are summed over ranks, per rank:\n",
+                    rep.ranks, rep.wall_min, rep.wall_max);
+            for (int i = 0; i < stats.nstages && i < 8; i++)
+                fprintf(stderr, "  %-12s busy %8.3f to %.3f s\n", stats.stage[i].name, rep.busy_min[i], rep.busy_max[i]);
+        } else
+            fprintf(stderr, "{\"ranks\":%d,\"wall_min_s\":%.6f,\"wall_max_s\":%.6f}\n", rep.ranks, rep.wall_min,
+                    rep.wall_max);
+    }
+    return EXIT_OK;
+}
+
 static int cmd_compute(cli *c)
 {
     gs_status st = {0};
@@ -755,6 +801,12 @@ static int cmd_compute(cli *c)
 
     if (c->verb->bit == V_MINMAX && !c->window_given)
         return usage_error("minmax ", "minmax needs --window W (-w W)");
+    gs_ranks ranks = gs_ranks_detect();
+    if (ranks.size > 1 && (!c->in || (!c->out && !c->job.count_only))) {
+        say_error("with %d MPI ranks, IN and OUT must be files (ranks read shards of IN and write parts of OUT)",
+                      ranks.size);
+        return EXIT_USAGE;
+    }
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r);
 
@@ -800,6 +852,11 @@ static int cmd_compute(cli *c)
         else
             snprintf(colnames, sizeof colnames, "%s", in_col);
         names = colnames;
+    }
+    if (ranks.size > 1) {
+        gs_format in_fmt = gs_reader_format(r);
+        gs_reader_close(r);
+        return cmd_compute_ranks(c, in_fmt, out_type, cols, names);
     }
     if (!j->count_only && (rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st))) {
         gs_reader_close(r);
@@ -868,6 +925,9 @@ static int cmd_info(cli *c)
     printf("build      CPU only (built without CUDA)\n");
 #endif
     printf("zstd       %s\n", ZSTD_versionString());
+    char mpi[256];
+    gs_mpi_describe(mpi, sizeof mpi);
+    printf("mpi        %s\n", mpi);
     printf("cpu        %d cores\n", gs_ncores());
     if (ndev > 0) printf("devices    %d\n%s", ndev, devs);
     else {
@@ -1065,6 +1125,8 @@ int main(int argc, char **argv)
         printf("gpustream %s\n", GS_VERSION);
         return check_stdout();
     }
+    gs_ranks ranks = gs_ranks_detect();
+    mute = ranks.size > 1 && ranks.rank > 0;
     cli c;
     memset(&c, 0, sizeof c);
     for (size_t i = 0; i < NVERBS; i++)

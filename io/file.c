@@ -622,3 +622,43 @@ int gs_bsink_open_file(gs_bsink **out, const char *path, int force, int binary, 
     *out = &k->base;
     return GS_OK;
 }
+
+/* ---- an output file that other processes write ------------------------------------------------ */
+struct gs_outfile {
+    gs_bsink *k; /* a file sink never written through: it owns the temp name, its cleanup and rename */
+};
+
+int gs_outfile_open(gs_outfile **out, const char *path, int force, gs_status *st)
+{
+    *out = NULL;
+    if (!path || !strcmp(path, "-")) return gs_fail(st, GS_EUSAGE, "an output that other processes write must be a file");
+    gs_outfile *f = calloc(1, sizeof *f);
+    if (!f) return gs_fail(st, GS_ENOMEM, "out of memory");
+    int rc = gs_bsink_open_file(&f->k, path, force, 1, st);
+    if (rc) {
+        free(f);
+        return rc;
+    }
+    *out = f;
+    return GS_OK;
+}
+
+const char *gs_outfile_path(const gs_outfile *f)
+{
+    const gs_fsink *k = (const gs_fsink *)f->k;
+    return k->slot >= 0 ? gs_temps[k->slot].path : k->path;
+}
+
+int gs_outfile_commit(gs_outfile *f, gs_status *st)
+{
+    int rc = f->k->close(f->k, st);
+    free(f);
+    return rc;
+}
+
+void gs_outfile_abort(gs_outfile *f)
+{
+    if (!f) return;
+    f->k->abort(f->k);
+    free(f);
+}

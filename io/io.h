@@ -114,6 +114,15 @@ int gs_writer_open_sink(gs_writer **w, const gs_byte_sink *k, const gs_write_opt
  * enough); returns its length. */
 size_t gs_npy_header_bytes(char *out, size_t cap, gs_type t, uint64_t rows, int ncols);
 
+/* An output file that other processes write (MPI ranks): the temp name beside the target (the
+ * target itself for a device or FIFO such as /dev/null) for them to open, renamed into place by
+ * commit; abort removes it. Refuses an existing file without force, as gs_writer_open does. */
+typedef struct gs_outfile gs_outfile;
+int gs_outfile_open(gs_outfile **f, const char *path, int force, gs_status *st);
+const char *gs_outfile_path(const gs_outfile *f);
+int gs_outfile_commit(gs_outfile *f, gs_status *st); /* frees f */
+void gs_outfile_abort(gs_outfile *f);               /* frees f; safe on NULL */
+
 /* Remove every temp output still open. Async-signal-safe (unlink only): for signal handlers. */
 void gs_io_remove_temps(void);
 
