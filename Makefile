@@ -1,6 +1,6 @@
 # gpustream - build, test, demo, bench, install.
 #   make [all]        build ./gpustream (CUDA auto-detected: CUDA=auto|0|1)
-#   make test         unit + CLI tests (+ GPU tests where a GPU is present); ends "N passed, N failed"
+#   make test         unit + CLI tests (+ GPU tests where a GPU is present); ends "N passed, N failed, N skipped"
 #   make demo         the main job on the sample data in data/
 #   make bench        gpustream bench (benchmarks are never part of make test)
 #   make deps         install missing -dev packages with apt-get (root), else print the command

@@ -27,7 +27,8 @@ enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
 
 /* ---- messages ---------------------------------------------------------------------------- */
 static int quiet;
-static int mute; /* MPI ranks other than 0: rank 0 says what all agreed on */
+static int mute;       /* MPI ranks other than 0: rank 0 says what all agreed on */
+static int ranks_ran;  /* cmd_compute_ranks ran (MPI initialised and finalised) */
 
 /* One line on stderr: "gpustream: KIND: message". Notes and warnings obey -q; errors never do. */
 static void vsay(const char *kind, int always, const char *fmt, va_list ap)
@@ -752,6 +753,8 @@ static int run_engine(cli *c, gs_source *src, gs_writer *w, gs_run_stats *stats,
     return rc;
 }
 
+static int check_stdout(void);
+
 /* The job as MPI ranks over shards of IN (pipeline/mpi.c); rank 0 alone prints. */
 static int cmd_compute_ranks(cli *c, gs_format in_fmt, gs_type out_type, int cols, const char *names)
 {
@@ -766,27 +769,33 @@ static int cmd_compute_ranks(cli *c, gs_format in_fmt, gs_type out_type, int col
         m.wr = c->wr;
     }
     m.eng.progress = NULL;
+    ranks_ran = 1;
     int rc = gs_mpi_run(&m, &stats, &rep, &root, &st);
-    if (rc || !root) return finish_status(&st); /* printed by rank 0 alone */
-    if (!root) return EXIT_OK;
-    if (rep.note[0]) say_note("%s", rep.note);
-    const gs_job *j = &c->job;
-    if (j->op == GS_OP_MINMAX && !j->partial && rep.n < j->minmax.window)
-        say_warning("window %llu is longer than the input (%llu elements): no output",
-                    (unsigned long long)j->minmax.window, (unsigned long long)rep.n);
-    if (j->count_only) printf("%llu\n", (unsigned long long)rep.count);
-    if (c->stats) {
-        print_stats(c, &stats);
-        if (!c->stats_json) {
-            fprintf(stderr, "  ranks      %d: wall %.3f to %.3f s; stage times above are summed over ranks, per rank:\n",
-                    rep.ranks, rep.wall_min, rep.wall_max);
-            for (int i = 0; i < stats.nstages && i < 8; i++)
-                fprintf(stderr, "  %-12s busy %8.3f to %.3f s\n", stats.stage[i].name, rep.busy_min[i], rep.busy_max[i]);
-        } else
-            fprintf(stderr, "{\"ranks\":%d,\"wall_min_s\":%.6f,\"wall_max_s\":%.6f}\n", rep.ranks, rep.wall_min,
-                    rep.wall_max);
+    int code = finish_status(&st); /* says the error on rank 0 alone (the others are mute) */
+    if (!rc && root) {
+        if (rep.note[0]) say_note("%s", rep.note);
+        const gs_job *j = &c->job;
+        if (j->op == GS_OP_MINMAX && !j->partial && rep.n < j->minmax.window)
+            say_warning("window %llu is longer than the input (%llu elements): no output",
+                        (unsigned long long)j->minmax.window, (unsigned long long)rep.n);
+        if (j->count_only) printf("%llu\n", (unsigned long long)rep.count);
+        if (c->stats) {
+            print_stats(c, &stats);
+            if (!c->stats_json) {
+                fprintf(stderr, "  ranks      %d: wall %.3f to %.3f s; stage times above are summed over ranks, per rank:\n",
+                        rep.ranks, rep.wall_min, rep.wall_max);
+                for (int i = 0; i < stats.nstages && i < 8; i++)
+                    fprintf(stderr, "  %-12s busy %8.3f to %.3f s\n", stats.stage[i].name, rep.busy_min[i],
+                            rep.busy_max[i]);
+            } else
+                fprintf(stderr, "{\"ranks\":%d,\"wall_min_s\":%.6f,\"wall_max_s\":%.6f}\n", rep.ranks, rep.wall_min,
+                        rep.wall_max);
+        }
     }
-    return EXIT_OK;
+    if (root && code == EXIT_OK) code = check_stdout();
+    fflush(stderr);
+    gs_mpi_finish();
+    return code;
 }
 
 static int cmd_compute(cli *c)
@@ -1148,11 +1157,14 @@ int main(int argc, char **argv)
     c.progress = isatty(STDERR_FILENO);
 
     int rc = parse_args(&c, argc, argv);
-    if (rc) return rc;
+    if (rc) return mute ? EXIT_OK : rc; /* rank 0 reports it (see below) */
     if (!isatty(STDERR_FILENO) || quiet) c.progress = 0;
     install_signals();
     gs_pool_start(c.eng.threads);
     rc = c.verb->fn(&c);
     int rc2 = check_stdout();
+    /* A usage error found before the ranks met is rank 0's to report: the others end quietly,
+     * since a rank ending first with an error has mpirun stop rank 0 before it says why. */
+    if (mute && !ranks_ran) return EXIT_OK;
     return rc ? rc : rc2;
 }

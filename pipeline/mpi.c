@@ -57,6 +57,8 @@ int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_r
     return gs_fail(st, GS_EUSAGE, "started as several MPI ranks, but this gpustream was built without MPI "
                                   "(rebuild with mpicc on the PATH)");
 }
+
+void gs_mpi_finish(void) {}
 #else
 #include "../common/pool.h"
 #include "../kernels/ops.h"
@@ -518,8 +520,14 @@ int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_r
         int ndev = gs_gpu_describe(NULL, 0);
         if (ndev > 0) m->eng.device = rk.local_rank % ndev;
     }
-    int rc = run_ranks(&x, m, stats, rep, st);
-    MPI_Finalize();
-    return rc;
+    return run_ranks(&x, m, stats, rep, st);
+}
+
+void gs_mpi_finish(void)
+{
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin) MPI_Finalize();
 }
 #endif

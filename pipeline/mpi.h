@@ -42,10 +42,13 @@ typedef struct gs_mpi_report {
     char note[256];        /* a note to show once (e.g. one zstd frame: rank 0 reads it alone) */
 } gs_mpi_report;
 
-/* Run m as this process's rank: initialises MPI, runs, finalises. Every rank returns the same code
- * and status (the first failing rank's message). On rank 0, stats holds the sums over ranks (wall:
- * the longest) and rep the rest; *is_root is 1 on rank 0, which alone should print. */
+/* Run m as this process's rank (initialising MPI). Every rank returns the same code and status
+ * (the first failing rank's message). On rank 0, stats holds the sums over ranks (wall: the
+ * longest) and rep the rest; *is_root is 1 on rank 0, which alone should print. */
 int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_root, gs_status *st);
+/* MPI_Finalize, after rank 0 printed: it waits for every rank, so no rank ends (and has mpirun
+ * stop the others) before rank 0's message is out. */
+void gs_mpi_finish(void);
 
 #ifdef __cplusplus
 }
