@@ -11,6 +11,9 @@
 #   io        CSV ingest and zstd codec speed vs baselines; end-to-end compact on .zst vs convert
 #   stream    gpustream bench --stream (host-mem x buffers) and real pipelines with --stats
 #   big       200 GB through a pipe: gen -n 50e9 -t i32 | scan --stats, last value vs the CPU backend
+#   mpi       (not in the default list) 1 and 2 MPI ranks, one per GPU, on a 32 GB raw i32 file in
+#             /dev/shm -> /dev/null: wall times of scan, compact and minmax W=500; outputs of 1 and 2
+#             ranks compared on a 1 GB file first (docs/SCALING.md)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
@@ -142,5 +145,42 @@ if has big; then
     # The same stream on the CPU backend (BIG_CPU=0 leaves it to a machine without the GPU).
     [ "${BIG_CPU:-1}" = 1 ] && ./gpustream gen -n 50e9 -t i32 --dist uniform:-100:100 | ./gpustream scan -t i32 --backend cpu | tail -c 4 | od -An -td4 >>"$OUT/big.txt" 2>&1
     grep -E "wall|Maximum resident|GB/s|^ +-?[0-9]+$" "$OUT/big.txt"
+fi
+if has mpi; then
+    log "mpi: 1 and 2 ranks (one per GPU), 32 GB raw i32 in /dev/shm -> /dev/null"
+    {
+        INC=$(mpicc --showme:incdirs 2>/dev/null | tr ' ' '\n' | head -1)
+        echo "mpi.h: $(ls "$INC/mpi.h" 2>&1)"; mpirun --version | head -1; ./gpustream info | grep -E '^(mpi|devices|build)'
+        # --bind-to none: mpirun binds each of 2 ranks to one core by default, starving the pools.
+        R="mpirun --oversubscribe --allow-run-as-root --bind-to none"
+        NT=$(nproc)
+        D=/dev/shm/gsmpi; rm -rf $D; mkdir -p $D
+        ./gpustream gen -q -n 256M -t i32 --dist sparse:0.5 -f $D/small.raw
+        for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
+            ./gpustream $op -q -t i32 $D/small.raw -f $D/o1.raw
+            $R -n 2 ./gpustream $op -q -t i32 $D/small.raw -f $D/o2.raw
+            if cmp -s $D/o1.raw $D/o2.raw; then echo "same output, 1 vs 2 ranks, 1 GB: $op ($(stat -c %s $D/o1.raw) bytes)"
+            else echo "OUTPUTS DIFFER, 1 vs 2 ranks: $op"; fi
+        done
+        rm -f $D/o1.raw $D/o2.raw $D/small.raw
+        ./gpustream gen -q -n 8e9 -t i32 --dist sparse:0.5 -f $D/big.raw
+        ls -la $D/big.raw; free -g | head -2
+        wall() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>>$D/err || echo "FAILED: $* ($(tail -2 $D/err))"; t1=$(date +%s.%N); awk "BEGIN { print $t1 - $t0 }"; }
+        printf '%-24s %10s %10s %10s %14s %8s\n' op "1 plain" "1 mpirun" "2 ranks" "2 ranks t/2" speedup
+        for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
+            ./gpustream $op -q -t i32 $D/big.raw -f /dev/null # page cache and GPU warm
+            a=$(wall ./gpustream $op -q -t i32 $D/big.raw -f /dev/null)
+            b=$(wall $R -n 1 ./gpustream $op -q -t i32 $D/big.raw -f /dev/null)
+            c=$(wall $R -n 2 ./gpustream $op -q -t i32 $D/big.raw -f /dev/null)
+            d=$(wall $R -n 2 ./gpustream $op -q -t i32 --threads $((NT / 2)) $D/big.raw -f /dev/null)
+            printf '%-24s %10.2f %10.2f %10.2f %14.2f %7.2fx\n' "$op" "$a" "$b" "$c" "$d" "$(awk "BEGIN { print $a / $c }")"
+        done
+        echo "-- stats, 2 ranks:"
+        for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
+            $R -n 2 ./gpustream $op -q -t i32 $D/big.raw -f /dev/null --stats 2>&1 | grep -vE '^ *$'
+        done
+        rm -rf $D
+    } >"$OUT/mpi.txt" 2>&1
+    cat "$OUT/mpi.txt"
 fi
 log "done"
