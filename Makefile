@@ -22,10 +22,15 @@ ifeq ($(CUDA),auto)
     CUDA := 0
   endif
 endif
-# MPI: auto when mpicc is on the PATH; only pipeline/mpi.c is compiled with its flags.
+# MPI: auto when mpicc is on the PATH and its mpi.h compiles; only pipeline/mpi.c is compiled with
+# its flags. MPI_INC=DIR names a directory holding mpi.h where mpicc's own has none.
 MPICC ?= $(shell command -v mpicc 2>/dev/null)
+MPI_CFLAGS := $(if $(MPICC),$(shell $(MPICC) --showme:compile 2>/dev/null)) $(if $(MPI_INC),-I$(MPI_INC)) -DGS_HAVE_MPI
 ifeq ($(MPI),auto)
-  MPI := $(if $(MPICC),1,0)
+  MPI := $(if $(MPICC),$(shell printf '\#include <mpi.h>\n' | $(CC) $(MPI_CFLAGS) -E -x c - >/dev/null 2>&1 && echo 1),0)
+  ifeq ($(MPI),)
+    MPI := 0
+  endif
 endif
 ifeq ($(SANITIZE),1)
   CUDA := 0
@@ -55,7 +60,6 @@ C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(fi
 # With and without MPI, mpi.c builds to different objects (GS_HAVE_MPI); nothing else differs.
 MPI_OBJ := $(BUILD)/pipeline/mpi$(if $(filter 1,$(MPI)),-mpi).o
 ifeq ($(MPI),1)
-  MPI_CFLAGS := $(shell $(MPICC) --showme:compile) -DGS_HAVE_MPI
   LIBS     += $(shell $(MPICC) --showme:link)
 endif
 CU_SRC :=
@@ -96,7 +100,7 @@ $(BUILD)/%.o: %.c
 
 $(MPI_OBJ): pipeline/mpi.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(MPI_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(if $(filter 1,$(MPI)),$(MPI_CFLAGS)) -MMD -MP -c $< -o $@
 
 $(BUILD)/%.cu.o: %.cu
 	@mkdir -p $(dir $@)

@@ -774,6 +774,7 @@ static int cmd_compute_ranks(cli *c, gs_format in_fmt, gs_type out_type, int col
     int code = finish_status(&st); /* says the error on rank 0 alone (the others are mute) */
     if (!rc && root) {
         if (rep.note[0]) say_note("%s", rep.note);
+        if (stats.note[0] && c->eng.backend != GS_BACKEND_CPU) say_note("%s (rank 0)", stats.note);
         const gs_job *j = &c->job;
         if (j->op == GS_OP_MINMAX && !j->partial && rep.n < j->minmax.window)
             say_warning("window %llu is longer than the input (%llu elements): no output",
