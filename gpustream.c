@@ -769,7 +769,7 @@ static int cmd_compute_ranks(cli *c, gs_format in_fmt, gs_type out_type, int col
         m.wr = c->wr;
     }
     m.eng.progress = NULL;
-    ranks_ran = 1;
+    ranks_ran = gs_mpi_built(); /* else nothing waits for rank 0 to print: see main */
     int rc = gs_mpi_run(&m, &stats, &rep, &root, &st);
     int code = finish_status(&st); /* says the error on rank 0 alone (the others are mute) */
     if (!rc && root) {
