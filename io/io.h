@@ -32,6 +32,7 @@ typedef struct gs_read_opts {
     char delim;         /* 0 = ',' for csv */
     int skip_bad;       /* skip (and count) unparsable fields instead of failing */
     int threads;        /* decode workers; 0 = pool size */
+    uint64_t line_offset; /* csv/text: lines before the first line read (a range of a file), for messages */
 } gs_read_opts;
 
 typedef struct gs_reader gs_reader;
@@ -83,22 +84,33 @@ uint64_t gs_writer_bytes(const gs_writer *w); /* bytes written to the file or pi
  * first byte (content sizes from the frame headers), element i at data_off + i x size of the
  * decompressed stream. A process opens a range of elements and reads it as any reader. */
 typedef struct gs_layout {
-    gs_format format;    /* raw or npy (csv and text have no element offsets) */
-    int compressed;
+    gs_format format;    /* raw, npy, csv or text */
+    int compressed;      /* zstd (raw and npy only) */
     gs_type type;
-    uint64_t n;          /* elements */
+    uint64_t n;          /* elements (raw, npy) */
+    uint64_t size;       /* csv/text: file bytes */
+    uint64_t head_len;   /* csv: bytes of the header line (0 if none), read before any range */
     uint64_t data_off;   /* element 0: byte offset in the file, or in the decompressed stream */
     size_t nframes;      /* zstd frames (skippable ones included) */
     uint64_t *frame_off; /* file offset of frame f */
     uint64_t *frame_pos; /* decompressed offset of frame f's first byte; [nframes] = the total */
 } gs_layout;
 
-/* GS_EUSAGE for stdin, csv/text, or zstd frames that do not give their content size. */
+/* GS_EUSAGE for stdin, compressed csv/text, or zstd frames that do not give their content size. */
 int gs_layout_read(gs_layout *L, const char *path, const gs_read_opts *o, gs_status *st);
 void gs_layout_free(gs_layout *L);
-/* A reader of elements [first, first + count) of path, whose layout is L. */
+/* raw/npy: a reader of elements [first, first + count) of path, whose layout is L. */
 int gs_reader_open_range(gs_reader **r, const char *path, const gs_read_opts *o, const gs_layout *L,
                          uint64_t first, uint64_t count, gs_status *st);
+/* csv/text: the offset of the first line that starts at or after off (past the header), or the
+ * file size. Lines are cut at '\n': a quoted field holding a line break must not straddle it. */
+int gs_layout_line_start(const gs_layout *L, const char *path, uint64_t off, uint64_t *at, gs_status *st);
+/* csv/text: the '\n' in bytes [from, to) of path. */
+int gs_layout_count_lines(const char *path, uint64_t from, uint64_t to, uint64_t *lines, gs_status *st);
+/* csv/text: a reader of the lines in bytes [from, to) (to = UINT64_MAX: to the end), read after the
+ * header line as a whole file would be, yielding at most max elements. */
+int gs_reader_open_lines(gs_reader **r, const char *path, const gs_read_opts *o, const gs_layout *L,
+                         uint64_t from, uint64_t to, uint64_t max, gs_status *st);
 
 /* A byte sink of the caller's (an MPI file at an offset, a temp file). */
 typedef struct gs_byte_sink {

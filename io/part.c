@@ -74,9 +74,11 @@ int gs_layout_read(gs_layout *L, const char *path, const gs_read_opts *o, gs_sta
     L->compressed = gs_reader_compressed(r);
     L->type = gs_reader_type(r);
     int64_t count = gs_reader_count(r);
+    int has_header = gs_reader_colname(r) != NULL;
     gs_reader_close(r);
-    if (L->format != GS_FMT_RAW && L->format != GS_FMT_NPY)
-        return gs_fail(st, GS_EUSAGE, "%s: %s input cannot be split across ranks yet (convert it to raw or npy first)",
+    int text = L->format != GS_FMT_RAW && L->format != GS_FMT_NPY;
+    if (text && L->compressed)
+        return gs_fail(st, GS_EUSAGE, "%s: compressed %s input cannot be split across ranks (decompress it first)",
                        path, gs_format_name(L->format));
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
@@ -91,6 +93,20 @@ int gs_layout_read(gs_layout *L, const char *path, const gs_read_opts *o, gs_sta
     }
     uint64_t size = (uint64_t)sb.st_size, total = size;
     size_t esize = gs_type_size(L->type);
+    if (text) { /* the header is the first line (ended by the first '\n') */
+        L->size = size;
+        for (uint64_t at = 0; has_header && !L->head_len && at < size;) {
+            char buf[4096];
+            ssize_t got = pread(fd, buf, sizeof buf, (off_t)at);
+            if (got <= 0) break;
+            char *nl = memchr(buf, '\n', (size_t)got);
+            if (nl) L->head_len = at + (uint64_t)(nl - buf) + 1;
+            at += (uint64_t)got;
+        }
+        if (has_header && !L->head_len) L->head_len = size;
+        close(fd);
+        return GS_OK;
+    }
     if (L->compressed) {
         void *p = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
         if (p == MAP_FAILED) {
@@ -120,17 +136,27 @@ int gs_layout_read(gs_layout *L, const char *path, const gs_read_opts *o, gs_sta
     return GS_OK;
 }
 
-/* ---- a window of a byte source: skip, then at most limit bytes ----------------------------------- */
+/* ---- a window of a byte source: a prefix, then skip, then at most left bytes --------------------- */
 typedef struct gs_wsrc {
     gs_bsrc base;
     gs_bsrc *in;
     uint64_t skip, left;
+    int to_end;          /* left is not a promise: the input may end before */
+    char *prefix;        /* served first (a csv header line) */
+    size_t prefix_len, prefix_pos;
 } gs_wsrc;
 
 static int gs_wsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_status *st)
 {
     gs_wsrc *s = (gs_wsrc *)b;
     *got = 0;
+    if (s->prefix_pos < s->prefix_len) {
+        size_t n = s->prefix_len - s->prefix_pos < cap ? s->prefix_len - s->prefix_pos : cap;
+        memcpy(buf, s->prefix + s->prefix_pos, n);
+        s->prefix_pos += n;
+        *got = n;
+        return GS_OK;
+    }
     while (s->skip) {
         size_t want = s->skip < cap ? (size_t)s->skip : cap, g = 0;
         int rc = s->in->read(s->in, buf, want, &g, st);
@@ -144,6 +170,7 @@ static int gs_wsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_statu
         size_t g = 0;
         int rc = s->in->read(s->in, (char *)buf + n, cap - n, &g, st);
         if (rc) return rc;
+        if (!g && s->to_end) break;
         if (!g) return gs_fail(st, GS_EDATA, "%s: ends %llu bytes before the range to read does", b->name,
                                (unsigned long long)(s->left - n));
         n += g;
@@ -158,6 +185,7 @@ static void gs_wsrc_close(gs_bsrc *b)
 {
     gs_wsrc *s = (gs_wsrc *)b;
     s->in->close(s->in);
+    free(s->prefix);
     free(s);
 }
 
@@ -202,6 +230,144 @@ int gs_reader_open_range(gs_reader **r, const char *path, const gs_read_opts *o,
         return rc;
     }
     if ((rc = gs_reader_from_decoder(r, dec, L->format, L->compressed, path, st))) dec->close(dec);
+    return rc;
+}
+
+/* ---- csv and text: ranges of lines --------------------------------------------------------------- */
+int gs_layout_line_start(const gs_layout *L, const char *path, uint64_t off, uint64_t *at, gs_status *st)
+{
+    if (off <= L->head_len) {
+        *at = L->head_len < L->size ? L->head_len : L->size;
+        return GS_OK;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return gs_fail_errno(st, errno, "%s", path);
+    char buf[65536];
+    uint64_t pos = off - 1; /* a line starts at off if the byte before it ends one */
+    *at = L->size;
+    while (pos < L->size) {
+        ssize_t got = pread(fd, buf, sizeof buf, (off_t)pos);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            int e = errno;
+            close(fd);
+            return gs_fail_errno(st, e, "%s", path);
+        }
+        if (got == 0) break;
+        char *nl = memchr(buf, '\n', (size_t)got);
+        if (nl) {
+            *at = pos + (uint64_t)(nl - buf) + 1;
+            break;
+        }
+        pos += (uint64_t)got;
+    }
+    close(fd);
+    return GS_OK;
+}
+
+int gs_layout_count_lines(const char *path, uint64_t from, uint64_t to, uint64_t *lines, gs_status *st)
+{
+    *lines = 0;
+    if (from >= to) return GS_OK;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return gs_fail_errno(st, errno, "%s", path);
+    size_t cap = (size_t)1 << 20;
+    char *buf = malloc(cap);
+    int rc = buf ? GS_OK : gs_fail(st, GS_ENOMEM, "out of memory");
+    while (!rc && from < to) {
+        ssize_t got = pread(fd, buf, to - from < cap ? (size_t)(to - from) : cap, (off_t)from);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            rc = gs_fail_errno(st, got < 0 ? errno : EIO, "%s", path);
+            break;
+        }
+        for (char *p = buf, *end = buf + got; (p = memchr(p, '\n', (size_t)(end - p))); p++) ++*lines;
+        from += (uint64_t)got;
+    }
+    free(buf);
+    close(fd);
+    return rc;
+}
+
+/* A decoder that stops after max elements. */
+typedef struct gs_capdec {
+    gs_decoder base;
+    gs_decoder *in;
+    uint64_t left;
+} gs_capdec;
+
+static int gs_capdec_read(gs_decoder *d, void *buf, size_t cap, size_t *got, gs_status *st)
+{
+    gs_capdec *c = (gs_capdec *)d;
+    *got = 0;
+    if (cap > c->left) cap = (size_t)c->left;
+    if (!cap) return GS_OK;
+    int rc = c->in->read(c->in, buf, cap, got, st);
+    c->left -= *got;
+    d->skipped = c->in->skipped;
+    return rc;
+}
+
+static void gs_capdec_close(gs_decoder *d)
+{
+    gs_capdec *c = (gs_capdec *)d;
+    c->in->close(c->in);
+    free(c);
+}
+
+int gs_reader_open_lines(gs_reader **r, const char *path, const gs_read_opts *o, const gs_layout *L,
+                         uint64_t from, uint64_t to, uint64_t max, gs_status *st)
+{
+    *r = NULL;
+    if (to > L->size) to = L->size;
+    if (from < L->head_len) from = L->head_len < L->size ? L->head_len : L->size;
+    if (to < from) to = from;
+    gs_bsrc *src = NULL;
+    gs_wsrc *w = NULL;
+    int rc = gs_bsrc_open_file(&src, path, o->threads, st);
+    if (!rc && !(w = calloc(1, sizeof *w))) rc = gs_fail(st, GS_ENOMEM, "out of memory");
+    if (!rc && L->head_len && !(w->prefix = malloc(L->head_len))) rc = gs_fail(st, GS_ENOMEM, "out of memory");
+    if (!rc && L->head_len) { /* the header line, for the decoder to resolve --col as on the whole file */
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t g = fd < 0 ? -1 : pread(fd, w->prefix, L->head_len, 0);
+        if (g != (ssize_t)L->head_len) rc = gs_fail_errno(st, g < 0 ? errno : EIO, "%s: reading the header", path);
+        if (fd >= 0) close(fd);
+        w->prefix_len = L->head_len;
+    }
+    if (!rc) rc = gs_bsrc_file_seek(src, from, st);
+    if (rc) {
+        if (w) free(w->prefix);
+        free(w);
+        if (src) src->close(src);
+        return rc;
+    }
+    w->base.read = gs_wsrc_read;
+    w->base.close = gs_wsrc_close;
+    w->base.name = src->name;
+    w->base.size = (int64_t)(L->head_len + (to - from));
+    w->in = src;
+    w->left = to - from;
+    w->to_end = 1;
+    gs_read_opts ro = *o;
+    ro.type = L->type;
+    gs_decoder *dec = NULL;
+    rc = L->format == GS_FMT_CSV ? gs_dec_open_csv(&dec, &w->base, &ro, st) : gs_dec_open_text(&dec, &w->base, &ro, st);
+    if (rc) {
+        gs_wsrc_close(&w->base);
+        return rc;
+    }
+    gs_capdec *c = calloc(1, sizeof *c);
+    if (!c) {
+        dec->close(dec);
+        return gs_fail(st, GS_ENOMEM, "out of memory");
+    }
+    c->base = *dec;
+    c->base.read = gs_capdec_read;
+    c->base.close = gs_capdec_close;
+    c->base.count = -1;
+    c->in = dec;
+    c->left = max;
+    if ((rc = gs_reader_from_decoder(r, &c->base, L->format, 0, path, st))) gs_capdec_close(&c->base);
     return rc;
 }
 

@@ -125,6 +125,36 @@ static uint64_t shard_start(const gs_layout *L, int K, int r)
     return e < L->n ? e : L->n;
 }
 
+/* A rank's shard: elements [s, e) of the input; csv/text: also the bytes [b0, b1) of its lines,
+ * whose element numbers are known only after a pass over them. */
+typedef struct shard {
+    uint64_t s, e, b0, b1;
+    int text;
+} shard;
+
+/* A reader of elements [rs, re) of the input, rs = the shard's start (re may pass its end). */
+static int open_shard(const gs_mpi_job *m, const gs_layout *L, const shard *h, uint64_t rs, uint64_t re, gs_reader **r,
+                      gs_status *st)
+{
+    if (!h->text) return gs_reader_open_range(r, m->in, &m->rd, L, rs, re - rs, st);
+    return gs_reader_open_lines(r, m->in, &m->rd, L, h->b0, re > h->e ? UINT64_MAX : h->b1, re - rs, st);
+}
+
+/* csv/text: elements in the shard's lines (the whole of them: e is not known yet). */
+static int count_elems(const gs_mpi_job *m, const gs_layout *L, const shard *h, uint64_t *count, gs_status *st)
+{
+    gs_reader *r = NULL;
+    *count = 0;
+    int rc = gs_reader_open_lines(&r, m->in, &m->rd, L, h->b0, h->b1, UINT64_MAX, st);
+    void *buf = rc ? NULL : malloc(FOLD_BLOCK);
+    if (!rc && !buf) rc = gs_fail(st, GS_ENOMEM, "out of host memory");
+    size_t got = 0, cap = FOLD_BLOCK / gs_type_size(L->type);
+    while (!rc && !(rc = gs_reader_read(r, buf, cap, &got, st)) && got) *count += got;
+    free(buf);
+    gs_reader_close(r);
+    return rc;
+}
+
 /* ---- the scan reduce pass ------------------------------------------------------------------ */
 #define GS_FOLD(T, F)                                                                 \
     static T fold_##F(gs_scan_op op, const T *x, size_t n, T a)                       \
@@ -190,18 +220,21 @@ static void fold_block(fold_job *j, const void *in, size_t n, gs_value *total)
 
 /* The shard's total (in out_type), folded block by block, each block in FOLD_PARTS parts.
  * Uncompressed files are folded where they lie (mapped: no copy); zstd through a range reader. */
-static int shard_total(const gs_mpi_job *m, const gs_layout *L, uint64_t s, uint64_t e, gs_value *total,
+static int shard_total(const gs_mpi_job *m, const gs_layout *L, const shard *h, gs_value *total, uint64_t *count,
                        gs_status *st)
 {
     const gs_scan_params *p = &m->job.scan;
+    uint64_t s = h->s, e = h->e;
     gs_scan_identity(p->op, p->out_type, total);
-    if (s == e) return GS_OK;
+    *count = 0;
+    if (s == e && !h->text) return GS_OK;
     size_t isz = gs_type_size(p->type), cap = FOLD_BLOCK / isz;
     void *conv = p->out_type != p->type ? malloc(cap * gs_type_size(p->out_type)) : NULL;
     if (p->out_type != p->type && !conv) return gs_fail(st, GS_ENOMEM, "out of host memory");
     fold_job j = {p, NULL, conv, 0, {{0}}};
     int rc = GS_OK;
-    if (!L->compressed) {
+    if (!L->compressed && !h->text) {
+        *count = e - s;
         uint64_t at = L->data_off + s * isz, len = (e - s) * isz;
         uint64_t lead = at % (uint64_t)sysconf(_SC_PAGESIZE);
         int fd = open(m->in, O_RDONLY | O_CLOEXEC);
@@ -220,12 +253,14 @@ static int shard_total(const gs_mpi_job *m, const gs_layout *L, uint64_t s, uint
     gs_reader *r = NULL;
     void *buf = malloc(FOLD_BLOCK);
     if (!buf) rc = gs_fail(st, GS_ENOMEM, "out of host memory");
-    if (!rc) rc = gs_reader_open_range(&r, m->in, &m->rd, L, s, e - s, st);
+    if (!rc) rc = h->text ? gs_reader_open_lines(&r, m->in, &m->rd, L, h->b0, h->b1, UINT64_MAX, st)
+                          : gs_reader_open_range(&r, m->in, &m->rd, L, s, e - s, st);
     while (!rc) {
         size_t n = 0, got = 0;
         while (n < cap && !(rc = gs_reader_read(r, (char *)buf + n * isz, cap - n, &got, st)) && got) n += got;
         if (rc || !n) break;
         fold_block(&j, buf, n, total);
+        *count += n;
     }
     free(buf);
     free(conv);
@@ -396,20 +431,61 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
         return st->code;
     }
     if (job.op == GS_OP_NONE) job.out_type = m->wr.type;
-    uint64_t s = shard_start(&L, x->size, x->rank), e = shard_start(&L, x->size, x->rank + 1);
+    shard h = {0, 0, 0, 0, L.format == GS_FMT_CSV || L.format == GS_FMT_TEXT};
+    if (h.text) { /* line-aligned byte ranges; element numbers after the first pass */
+        uint64_t t0b = (uint64_t)((unsigned __int128)L.size * (unsigned)x->rank / (unsigned)x->size);
+        uint64_t t1b = (uint64_t)((unsigned __int128)L.size * (unsigned)(x->rank + 1) / (unsigned)x->size);
+        rc = x->rank ? gs_layout_line_start(&L, m->in, t0b, &h.b0, st) : GS_OK;
+        if (!rc) rc = x->rank + 1 < x->size ? gs_layout_line_start(&L, m->in, t1b, &h.b1, st) : (h.b1 = L.size, GS_OK);
+        /* Messages name lines of the whole file: the lines before this range. */
+        uint64_t lines = 0, before = 0;
+        if (!rc) rc = gs_layout_count_lines(m->in, h.b0 > L.head_len ? h.b0 : L.head_len, h.b1, &lines, st);
+        MPI_Exscan(&lines, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        m->rd.line_offset = x->rank ? before : 0;
+    } else {
+        h.s = shard_start(&L, x->size, x->rank);
+        h.e = shard_start(&L, x->size, x->rank + 1);
+    }
+    if (agree(x, st)) goto out;
     if (x->rank == 0 && L.compressed && L.nframes == 1 && L.n)
         snprintf(rep->note, sizeof rep->note, "%s is one zstd frame: rank 0 reads it alone", m->in);
     if (job.op == GS_OP_MINMAX && x->rank) job.partial = 0;
-    job.index_base = s;
 
-    /* Carries: the scan total of the shards before this one; compact's kept count. */
+    /* Carries: the scan total of the shards before this one; compact's kept count; csv/text: the
+     * elements before this shard (counted in the same pass). */
     double tc = MPI_Wtime();
-    uint64_t kept = 0;
+    uint64_t kept = 0, nelem = 0;
     int carry_pass = 0;
+    gs_value total;
+    if (job.op == GS_OP_SCAN) rc = shard_total(m, &L, &h, &total, &nelem, st);
+    else if (job.op == GS_OP_COMPACT) {
+        gs_job cj = job;
+        cj.count_only = 1;
+        gs_reader *r = NULL;
+        gs_run_stats cs;
+        memset(&cs, 0, sizeof cs);
+        rc = h.text ? gs_reader_open_lines(&r, m->in, &m->rd, &L, h.b0, h.b1, UINT64_MAX, st)
+                    : gs_reader_open_range(&r, m->in, &m->rd, &L, h.s, h.e - h.s, st);
+        if (!rc) {
+            gs_source src = gs_source_from_reader(r);
+            rc = gs_engine_run(&cj, &m->eng, &src, NULL, &kept, &cs, st);
+            gs_reader_close(r);
+        }
+        nelem = cs.elems_in;
+    } else if (h.text)
+        rc = count_elems(m, &L, &h, &nelem, st);
+    carry_pass = job.op == GS_OP_SCAN || job.op == GS_OP_COMPACT || h.text;
+    if (agree(x, st)) goto out;
+    if (h.text) {
+        MPI_Exscan(&nelem, &h.s, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(&nelem, &L.n, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        if (x->rank == 0) h.s = 0; /* undefined there */
+        h.e = h.s + nelem;
+    }
+    uint64_t s = h.s, e = h.e;
+    job.index_base = s;
     if (job.op == GS_OP_SCAN) {
-        gs_value total, carry;
-        rc = shard_total(m, &L, s, e, &total, st);
-        if (agree(x, st)) goto out;
+        gs_value carry;
         MPI_Op op;
         carry_op_kind = job.scan.op;
         carry_op_type = job.scan.out_type;
@@ -420,19 +496,6 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
         if (agree(x, st)) goto out;
         job.has_carry = x->rank > 0;
         job.carry = carry;
-        carry_pass = 1;
-    } else if (job.op == GS_OP_COMPACT) {
-        gs_job cj = job;
-        cj.count_only = 1;
-        gs_reader *r = NULL;
-        rc = gs_reader_open_range(&r, m->in, &m->rd, &L, s, e - s, st);
-        if (!rc) {
-            gs_source src = gs_source_from_reader(r);
-            rc = gs_engine_run(&cj, &m->eng, &src, NULL, &kept, NULL, st);
-            gs_reader_close(r);
-        }
-        if (agree(x, st)) goto out;
-        carry_pass = 1;
     }
     tc = MPI_Wtime() - tc;
 
@@ -490,7 +553,7 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
     gs_writer *w = NULL;
     if (!rc) rc = gs_writer_open_sink(&w, &bk, &wo, head, head_len, st);
     gs_reader *r = NULL;
-    if (!rc) rc = gs_reader_open_range(&r, m->in, &m->rd, &L, rs, re - rs, st);
+    if (!rc) rc = open_shard(m, &L, &h, rs, re, &r, st);
     uint64_t done = 0;
     if (!rc) {
         gs_source src = gs_source_from_reader(r);
@@ -505,7 +568,7 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
         else rc = gs_writer_close(w, st);
     }
     gs_reader_close(r);
-    if (carry_pass) add_stage(stats, job.op == GS_OP_SCAN ? "carry pass" : "count pass", tc, (e - s) * gs_type_size(L.type));
+    if (carry_pass) add_stage(stats, job.op == GS_OP_SCAN ? "carry pass" : "count pass", tc, h.text ? h.b1 - h.b0 : (e - s) * gs_type_size(L.type));
     if (!agree(x, st) && deferred) { /* place each rank's bytes */
         uint64_t size = fk.size, at = 0;
         MPI_Exscan(&size, &at, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);

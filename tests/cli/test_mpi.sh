@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/test_mpi.sh - MPI ranks over shards of one file: `mpirun -n K gpustream VERB IN OUT`
 # gives the bytes one process gives, for K = 1..4 CPU ranks on inputs of odd sizes (shards
-# shorter than the window, empty shards when K > n, n = 0), raw, npy and multi-frame zstd input.
+# shorter than the window, empty shards when K > n, n = 0), raw, npy and multi-frame zstd input,
+# and CSV/text input (line-aligned ranges, a header line).
 # zstd output is compared decompressed: each rank writes its own frames, so frame boundaries
 # (and the compressed bytes) follow the shards. Float sums are compared between runs of the
 # same K only (the carry between ranks reassociates the sum; see docs/SCALING.md).
@@ -71,7 +72,7 @@ cases=(
     "minmax -w 40 --only max"
     "minmax -w 400 --partial"
 )
-# n1001: every verb on every format; the small files (K > n, shards shorter than the window,
+# n1001: every verb on two formats of three (rotating); the small files (K > n, shards shorter than the window,
 # n = 0) and the sparse one: every verb on one format each, the format and K rotating.
 i=0
 fi=0
@@ -81,7 +82,8 @@ for f in n1001 n0 n1 n3 n17 s2999; do
         ci=$((ci + 1)); fm=0
         for fmt in raw npy raw.zst; do
             fm=$((fm + 1))
-            [ "$f" = n1001 ] || [ $(((ci + fi) % 3 + 1)) = "$fm" ] || continue
+            if [ "$f" = n1001 ]; then [ $((ci % 3 + 1)) != "$fm" ] || continue
+            else [ $(((ci + fi) % 3 + 1)) = "$fm" ] || continue; fi
             i=$((i + 1)); k=$((i % 4 + 1))
             case $f in n0 | n1 | n3) [ "$k" -gt 2 ] || k=$((k + 2)) ;; esac
             # shellcheck disable=SC2086
@@ -114,6 +116,21 @@ done
 # Text output: one header line, rank 0's.
 same "scan --to csv n1001 K=3" 3 scan --to csv n1001.raw csv
 
+# CSV and text input: line-aligned byte ranges, the header line read once per rank and kept once.
+"$G" convert -q -t i32 --to csv n1001.raw c.csv
+"$G" convert -q -t i32 --to text n1001.raw c.txt
+awk 'NR == 1 { print "id,price"; next } { print NR ",  " $1 "\r" }' c.csv >h.csv # header by name, CRLF, spaces
+printf '5\n' >one.txt
+: >empty.csv
+same "scan -t i32 c.csv K=2" 2 scan -t i32 c.csv csv
+same "scan --op min --exclusive c.txt K=3" 3 scan --op min --exclusive -t i32 c.txt raw
+same "compact --pred lt:0 --indices c.csv K=4" 4 compact --pred lt:0 --indices -t i32 c.csv csv
+same "minmax -w 300 c.txt K=4" 4 minmax -w 300 -t i32 c.txt text
+same "minmax -w 3 --partial --col price h.csv K=3" 3 minmax -w 3 --partial --col price h.csv csv
+same "scan --col 2 h.csv K=2" 2 scan --col 2 h.csv csv
+same "scan one.txt K=4" 4 scan -t i32 one.txt text
+same "minmax -w 2 empty.csv K=3" 3 minmax -w 2 -t i32 empty.csv raw
+
 # One zstd frame: rank 0 reads it alone, said once.
 "$G" convert -q --frame-size 1G n1001.raw single.raw.zst
 same "scan one-frame zstd K=3" 3 scan single.raw.zst raw.zst
@@ -134,11 +151,15 @@ bad() { # NAME WANT -- ARGS...
     elif [ -n "$(ls -A bad)" ]; then fail "$name" "left behind: $(ls -A bad)"
     else pass "$name"; fi
 }
-printf 'x\n1\n2\n3\n' >in.csv
+printf 'x\n1\n2\n3\n4\n5\n6\n7\n8\nabc\n9\n' >in.csv
+"$G" convert -q -t i32 --to csv -z n1001.raw c.csv.zst
 head -c $(($(stat -c %s n1001.raw.zst) - 1)) n1001.raw.zst >trunc.raw.zst
 bad "stdin with K=2" 2 -- 2 scan - out.raw
 bad "stdout with K=2" 2 -- 2 scan ../n1001.raw
-bad "csv input with K=2" 2 -- 2 scan ../in.csv out.raw
+bad "csv with a bad field, K=2" 1 -- 2 scan ../in.csv out.raw
+if grep -q "^gpustream: error: ../in.csv: line 10 field 1: invalid number 'abc'" err; then pass "bad field: its line in the whole file"
+else fail "bad field: its line in the whole file" "$(grep gpustream err)"; fi
+bad "compressed csv input, K=2" 2 -- 2 scan ../c.csv.zst out.raw
 bad "unwritable output K=3" 1 -- 3 scan ../n1001.raw nodir/out.raw
 bad "full disk K=3" 1 -- 3 scan ../n1001.raw /dev/full
 bad "bad zstd input K=2" 1 -- 2 scan ../trunc.raw.zst out.raw
