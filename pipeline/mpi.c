@@ -5,10 +5,13 @@
  *             from the file's layout, so no message is needed to agree on them.
  *   carries   scan: a reduce pass over the shard, then MPI_Exscan of the totals (a user op in
  *             rank order: sums wrap, floats added as (((T0 + T1) + T2) ...)); the scan then
- *             starts from that carry. compact: a counting pass (the usual engine, --count),
- *             MPI_Exscan of the counts for the output offsets; --indices start at the shard's
- *             first element. minmax: the rank also reads the W-1 elements after its shard from
- *             the file; --partial applies to rank 0's start only.
+ *             starts from that carry. compact: a counting pass, MPI_Exscan of the counts for the
+ *             output offsets; --indices start at the shard's first element. Both passes run on
+ *             the CPU over the mapped file where it is uncompressed raw/npy (memory-bound, no
+ *             copy), else through a range reader (compact: the usual engine with --count).
+ *             minmax: the rank also reads the W-1 elements after its shard from the file;
+ *             --partial applies to rank 0's start only. csv/text: line-aligned byte ranges, the
+ *             elements of each counted in the first pass (MPI_Exscan numbers them).
  *   output    one file opened by all ranks with MPI-IO. raw/npy: each rank writes at its
  *             offset as it goes (npy header by rank 0, for the total rows). zstd, csv and text:
  *             each rank writes its bytes (its own zstd frames) to an unlinked temp file, then
@@ -210,6 +213,64 @@ static void fold_part(void *ctx, size_t part, size_t nparts)
     fold(j->p->op, j->p->out_type, &j->part[part], x, e - b);
 }
 
+/* An uncompressed shard, mapped: read where it lies (the page cache), no copy. */
+static int map_shard(const gs_mpi_job *m, const gs_layout *L, const shard *h, const char **x, gs_status *st)
+{
+    size_t isz = gs_type_size(L->type);
+    uint64_t at = L->data_off + h->s * isz, len = (h->e - h->s) * isz;
+    uint64_t lead = at % (uint64_t)sysconf(_SC_PAGESIZE);
+    int fd = open(m->in, O_RDONLY | O_CLOEXEC);
+    void *map = fd < 0 ? MAP_FAILED : mmap(NULL, len + lead, PROT_READ, MAP_SHARED, fd, (off_t)(at - lead));
+    int rc = map == MAP_FAILED ? gs_fail_errno(st, errno, "%s", m->in) : GS_OK;
+    if (fd >= 0) close(fd);
+    if (rc) return rc;
+    madvise(map, len + lead, MADV_SEQUENTIAL);
+    *x = (const char *)map + lead;
+    return GS_OK;
+}
+
+static void unmap_shard(const gs_layout *L, const shard *h, const char *x)
+{
+    size_t isz = gs_type_size(L->type);
+    uint64_t lead = (L->data_off + h->s * isz) % (uint64_t)sysconf(_SC_PAGESIZE);
+    munmap((void *)(x - lead), (h->e - h->s) * isz + lead);
+}
+
+/* compact's counting pass over a mapped shard, in parallel parts. */
+typedef struct count_job {
+    const gs_compact_params *p;
+    const char *in;
+    size_t n;
+    size_t part[FOLD_PARTS];
+} count_job;
+
+static void count_part(void *ctx, size_t part, size_t nparts)
+{
+    count_job *j = ctx;
+    size_t b, e;
+    gs_split(j->n, nparts, part, &b, &e);
+    j->part[part] = gs_compact_count_cpu(j->p, j->in + b * gs_type_size(j->p->type), e - b);
+}
+
+static int shard_kept(const gs_mpi_job *m, const gs_layout *L, const shard *h, uint64_t *kept, gs_status *st)
+{
+    const char *x = NULL;
+    size_t isz = gs_type_size(L->type), cap = FOLD_BLOCK / isz;
+    *kept = 0;
+    if (h->e == h->s) return GS_OK;
+    int rc = map_shard(m, L, h, &x, st);
+    if (rc) return rc;
+    count_job j = {&m->job.compact, NULL, 0, {0}};
+    for (uint64_t i = 0; i < h->e - h->s; i += cap) {
+        j.in = x + i * isz;
+        j.n = h->e - h->s - i < cap ? (size_t)(h->e - h->s - i) : cap;
+        gs_parallel_for(FOLD_PARTS, count_part, &j);
+        for (int k = 0; k < FOLD_PARTS; k++) *kept += j.part[k];
+    }
+    unmap_shard(L, h, x);
+    return GS_OK;
+}
+
 static void fold_block(fold_job *j, const void *in, size_t n, gs_value *total)
 {
     j->in = in;
@@ -235,18 +296,10 @@ static int shard_total(const gs_mpi_job *m, const gs_layout *L, const shard *h, 
     int rc = GS_OK;
     if (!L->compressed && !h->text) {
         *count = e - s;
-        uint64_t at = L->data_off + s * isz, len = (e - s) * isz;
-        uint64_t lead = at % (uint64_t)sysconf(_SC_PAGESIZE);
-        int fd = open(m->in, O_RDONLY | O_CLOEXEC);
-        void *map = fd < 0 ? MAP_FAILED : mmap(NULL, len + lead, PROT_READ, MAP_SHARED, fd, (off_t)(at - lead));
-        if (map == MAP_FAILED) rc = gs_fail_errno(st, errno, "%s", m->in);
-        if (fd >= 0) close(fd);
-        if (!rc) {
-            madvise(map, len + lead, MADV_SEQUENTIAL);
-            const char *x = (const char *)map + lead;
-            for (uint64_t i = 0; i < e - s; i += cap) fold_block(&j, x + i * isz, e - s - i < cap ? (size_t)(e - s - i) : cap, total);
-            munmap(map, len + lead);
-        }
+        const char *x = NULL;
+        rc = map_shard(m, L, h, &x, st);
+        for (uint64_t i = 0; !rc && i < e - s; i += cap) fold_block(&j, x + i * isz, e - s - i < cap ? (size_t)(e - s - i) : cap, total);
+        if (!rc) unmap_shard(L, h, x);
         free(conv);
         return rc;
     }
@@ -458,7 +511,10 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
     int carry_pass = 0;
     gs_value total;
     if (job.op == GS_OP_SCAN) rc = shard_total(m, &L, &h, &total, &nelem, st);
-    else if (job.op == GS_OP_COMPACT) {
+    else if (job.op == GS_OP_COMPACT && !L.compressed && !h.text) {
+        rc = shard_kept(m, &L, &h, &kept, st);
+        nelem = h.e - h.s;
+    } else if (job.op == GS_OP_COMPACT) {
         gs_job cj = job;
         cj.count_only = 1;
         gs_reader *r = NULL;
