@@ -91,6 +91,11 @@ for f in n1001 n0 n1 n3 n17 s2999; do
         done
     done
 done
+# zstd-compressed npy: the header in the first frame, data_off in the decompressed stream.
+"$G" convert -q --frame-size 1K n1001.npy n1001.npy.zst
+same "scan n1001.npy.zst K=3" 3 scan n1001.npy.zst npy.zst
+same "minmax -w 33 n1001.npy.zst K=4" 4 minmax -w 33 n1001.npy.zst npy.zst
+
 # Widening, floats (exact operators), a type other than i32 on minmax.
 same "scan --out-type i64 n1001 K=3" 3 scan --out-type i64 n1001.raw raw
 same "scan --op min f1003.npy K=4" 4 scan --op min f1003.npy npy
