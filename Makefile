@@ -60,7 +60,7 @@ C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(fi
 # With and without MPI, mpi.c builds to different objects (GS_HAVE_MPI); nothing else differs.
 MPI_OBJ := $(BUILD)/pipeline/mpi$(if $(filter 1,$(MPI)),-mpi).o
 ifeq ($(MPI),1)
-  LIBS     += $(shell $(MPICC) --showme:link)
+  LIBS     += $(if $(MPICC),$(shell $(MPICC) --showme:link),-lmpi)
 endif
 CU_SRC :=
 ifeq ($(CUDA),1)
