@@ -96,6 +96,11 @@ done
 same "scan n1001.npy.zst K=3" 3 scan n1001.npy.zst npy.zst
 same "minmax -w 33 n1001.npy.zst K=4" 4 minmax -w 33 n1001.npy.zst npy.zst
 
+# zstd frames that cut elements (1025-byte frames of i32): shards start at the next whole element.
+"$G" convert -q --frame-size 1025 n1001.raw cut.raw.zst
+same "scan cut frames K=3" 3 scan -t i32 cut.raw.zst raw.zst
+same "minmax -w 9 --partial cut frames K=4" 4 minmax -w 9 --partial -t i32 cut.raw.zst raw.zst
+
 # Widening, floats (exact operators), a type other than i32 on minmax.
 same "scan --out-type i64 n1001 K=3" 3 scan --out-type i64 n1001.raw raw
 same "scan --op min f1003.npy K=4" 4 scan --op min f1003.npy npy
