@@ -170,7 +170,7 @@ if has mpi; then
         rm -f $D/o1.raw $D/o2.raw $D/small.raw
         ./gpustream gen -q -n 8e9 -t i32 --dist sparse:0.5 -f $D/big.raw
         ls -la $D/big.raw; free -g | head -2
-        wall() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>>$D/err || echo "FAILED: $* ($(tail -2 $D/err))"; t1=$(date +%s.%N); awk "BEGIN { print $t1 - $t0 }"; }
+        wall() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>>$D/err || echo "FAILED: $* ($(tail -2 $D/err))" >&2; t1=$(date +%s.%N); awk "BEGIN { print $t1 - $t0 }"; }
         printf '%-24s %10s %10s %10s %14s %8s\n' op "1 plain" "1 mpirun" "2 ranks" "2 ranks t/2" speedup
         for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
             ./gpustream $op -q -t i32 $D/big.raw -f /dev/null # page cache and GPU warm
