@@ -5,14 +5,20 @@
 #   make bench        gpustream bench (benchmarks are never part of make test)
 #   make deps         install missing -dev packages with apt-get (root), else print the command
 #   make deps-local   unpack Debian's libcsv-dev/libzstd-dev into .deps/ (machines without apt)
-#   make install      PREFIX=/usr/local DESTDIR=
+#   make man          regenerate gpustream.1 and completions/gpustream.bash from the tables in gpustream.c
+#   make install      PREFIX=/usr/local DESTDIR=: the stripped binary, the man page, the bash completion
 # Options: CUDA=auto|0|1  MPI=auto|0|1 (Open MPI's mpicc)  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  NVCC=path
+#          TUNING=1 (also build the block sizes of bench --block and the shapes of --tune: slow)
+# Runs on all cores unless -jN is given; a repeated make with nothing changed does nothing.
+
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 
 CC      ?= cc
 PREFIX  ?= /usr/local
 CUDA    ?= auto
 MPI     ?= auto
 SANITIZE ?= 0
+TUNING  ?= 0
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 ifeq ($(CUDA),auto)
@@ -56,6 +62,11 @@ ifeq ($(SANITIZE),1)
   BUILD   := build/san
 endif
 
+ifeq ($(TUNING),1)
+  CPPFLAGS += -DGS_TUNING
+  BUILD    := $(BUILD)-tuning
+endif
+
 C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(filter-out pipeline/mpi.c,$(wildcard pipeline/*.c))
 # With and without MPI, mpi.c builds to different objects (GS_HAVE_MPI); nothing else differs.
 MPI_OBJ := $(BUILD)/pipeline/mpi$(if $(filter 1,$(MPI)),-mpi).o
@@ -75,7 +86,8 @@ ifeq ($(CUDA),1)
   CU_SRC   := $(wildcard kernels/*.cu) $(wildcard pipeline/*.cu)
   CPPFLAGS += -DGS_HAVE_CUDA
   NVFLAGS  ?= -O3
-  NVFLAGS  += -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -DGS_HAVE_CUDA -D_GNU_SOURCE $(if $(DEPS_INC),-I$(DEPS_INC))
+  NVFLAGS  += -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -DGS_HAVE_CUDA -D_GNU_SOURCE $(if $(DEPS_INC),-I$(DEPS_INC)) \
+              $(if $(filter 1,$(TUNING)),-DGS_TUNING)
   # Static cudart: the binary starts (and falls back to the CPU) on machines with no driver.
   LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
 endif
@@ -87,22 +99,29 @@ GPU_TEST_C  := $(wildcard tests/gpu/test_*.c)
 GPU_TEST_CU := $(wildcard tests/gpu/test_*.cu)
 GPU_BIN := $(if $(filter 1,$(CUDA)),$(patsubst tests/gpu/%.c,$(BUILD)/%,$(GPU_TEST_C)) $(patsubst tests/gpu/%.cu,$(BUILD)/%,$(GPU_TEST_CU)))
 
-.PHONY: all test demo bench plots install clean deps deps-local check-deps fuzz gpustream
-# gpustream is relinked every time: the same path serves CUDA=0, CUDA=1 and SANITIZE=1 builds.
-all: check-deps gpustream
+.PHONY: all test demo bench plots man install clean deps deps-local check-deps fuzz
+all: gpustream
 
-gpustream: $(BUILD)/gpustream.o $(OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+# Stamps, rewritten only when their text changes: $(BUILD)/flags holds the flags its objects were
+# built with (a change rebuilds them); build/linked names the build ./gpustream comes from, so that
+# switching CUDA=0/1, SANITIZE or TUNING relinks it and a repeated make does not.
+BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS) | $(NVCC) $(NVFLAGS) | $(LDFLAGS) $(LIBS)
+$(shell mkdir -p $(BUILD) && { echo '$(BUILD_FLAGS)' | cmp -s - $(BUILD)/flags || echo '$(BUILD_FLAGS)' >$(BUILD)/flags; })
+$(shell echo '$(BUILD)' | cmp -s - build/linked || echo '$(BUILD)' >build/linked)
 
-$(BUILD)/%.o: %.c
+gpustream: $(BUILD)/gpustream.o $(BUILD)/gpustream_doc.o $(OBJ) build/linked
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS)
+
+# check-deps first: a missing library is installed (root) before anything includes it.
+$(BUILD)/%.o: %.c $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(MPI_OBJ): pipeline/mpi.c
+$(MPI_OBJ): pipeline/mpi.c $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(if $(filter 1,$(MPI)),$(MPI_CFLAGS)) -MMD -MP -c $< -o $@
 
-$(BUILD)/%.cu.o: %.cu
+$(BUILD)/%.cu.o: %.cu $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
 
@@ -115,7 +134,7 @@ $(BUILD)/test_%: tests/gpu/test_%.c $(OBJ)
 $(BUILD)/test_%: $(BUILD)/tests/gpu/test_%.cu.o $(OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
--include $(OBJ:.o=.d) $(BUILD)/gpustream.d
+-include $(OBJ:.o=.d) $(BUILD)/gpustream.d $(BUILD)/gpustream_doc.d
 
 test: all $(UNIT_BIN) $(GPU_BIN)
 	@BUILD=$(BUILD) G=$(CURDIR)/gpustream $(if $(filter 1,$(SANITIZE)),ASAN_OPTIONS=exitcode=86:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86) bash tests/run.sh
@@ -132,9 +151,18 @@ plots:
 fuzz:
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-300} bash tests/fuzz/run.sh
 
+# The man page and the completion are generated from the CLI's tables and committed;
+# tests/cli/test_docs.sh fails when they differ from what the binary generates.
+man: all
+	./gpustream --generate man > gpustream.1
+	@mkdir -p completions
+	./gpustream --generate complete-bash > completions/gpustream.bash
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 gpustream $(DESTDIR)$(PREFIX)/bin/gpustream
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -s -m 755 gpustream $(DESTDIR)$(PREFIX)/bin/gpustream
+	install -m 644 gpustream.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpustream.1
+	install -m 644 completions/gpustream.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpustream
 
 clean:
 	rm -rf build gpustream tests/out

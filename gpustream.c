@@ -8,6 +8,7 @@
 #include "io/io.h"
 #include "common/pool.h"
 #include "pipeline/bench.h"
+#include "gpustream_doc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,8 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #ifndef GS_VERSION
 #define GS_VERSION "0.1.0"
@@ -29,6 +30,7 @@ enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
 static int quiet;
 static int mute;       /* MPI ranks other than 0: rank 0 says what all agreed on */
 static int ranks_ran;  /* cmd_compute_ranks ran (MPI initialised and finalised) */
+static int verbose;    /* -v: notes that are otherwise shown only with --stats */
 
 /* One line on stderr: "gpustream: KIND: message". Notes and warnings obey -q; errors never do. */
 static void vsay(const char *kind, int always, const char *fmt, va_list ap)
@@ -75,7 +77,7 @@ enum verb_bit {
 enum opt_id {
     O_TYPE, O_FROM, O_TO, O_ZSTD, O_LEVEL, O_FRAME, O_COL, O_HEADER, O_NOHEADER, O_DELIM, O_SKIPBAD,
     O_BACKEND, O_DEVICE, O_ALGO, O_CHUNK, O_BUFFERS, O_HOSTMEM, O_DEVALLOC, O_DEVLIMIT, O_THREADS,
-    O_FORCE, O_QUIET, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
+    O_FORCE, O_QUIET, O_VERBOSE, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
     O_OP, O_EXCLUSIVE, O_PRED, O_INVERT, O_INDICES, O_COUNT, O_WINDOW, O_PARTIAL, O_ONLY,
     O_N, O_DIST, O_SEED, O_HELP,
     O_BLOCK, O_DENSITY, O_REPS, O_STREAM, O_CSV, O_JSON,
@@ -92,17 +94,17 @@ typedef struct opt_def {
 
 static const opt_def opts[] = {
     {O_TYPE, "type", 't', 1, V_ENGINE | V_BENCH, "T", "element type: i32 i64 u32 u64 f32 f64 (raw default i32, csv/text f64)"},
-    {O_OUTTYPE, "out-type", 0, 1, V_SCAN | V_CONVERT, "T", "output type (scan: i32->i64, u32->u64, f32->f64 widen)"},
+    {O_OUTTYPE, "out-type", 0, 1, V_SCAN | V_CONVERT, "T", "output type (scan: i32->i64, u32->u64, f32->f64 widen; convert: narrowing saturates to the type's min/max, NaN -> 0)"},
     {O_OP, "op", 0, 1, V_SCAN | V_BENCH, "OP", "scan: sum (default), min or max; bench: scan, compact, minmax or all"},
     {O_EXCLUSIVE, "exclusive", 0, 0, V_SCAN, NULL, "exclusive scan: out[i] combines x[0..i-1]"},
     {O_PRED, "pred", 0, 1, V_COMPACT, "P", "nonzero eq:V ne:V gt:V ge:V lt:V le:V range:A:B finite nan"},
     {O_INVERT, "invert", 0, 0, V_COMPACT, NULL, "keep the elements the predicate rejects"},
     {O_INDICES, "indices", 0, 0, V_COMPACT, NULL, "write the u64 positions of kept elements"},
     {O_COUNT, "count", 0, 0, V_COMPACT, NULL, "print only the number of kept elements"},
-    {O_WINDOW, "window", 'w', 1, V_MINMAX | V_BENCH, "W", "window length (required, >= 1); bench: a list"},
+    {O_WINDOW, "window", 'w', 1, V_MINMAX | V_BENCH, "W", "window length, at least 1 (minmax needs it); bench: a list (default 2,64,500,4096,1e6 on a GPU, 2,500,4096 on the CPU)"},
     {O_PARTIAL, "partial", 0, 0, V_MINMAX, NULL, "n outputs: the first W-1 over partial windows"},
     {O_ONLY, "only", 0, 1, V_MINMAX, "min|max", "write one of the two columns"},
-    {O_N, "elements", 'n', 1, V_GEN | V_BENCH, "N", "number of elements (suffixes: 64M, 2^28, 4e9); bench: a list"},
+    {O_N, "elements", 'n', 1, V_GEN | V_BENCH, "N", "number of elements (suffixes: 64M, 2^28, 4e9); bench: a list (default 2^28 on a GPU, 2^24 on the CPU, 2^30 with --stream)"},
     {O_BLOCK, "block", 0, 1, V_BENCH, "LIST", "GPU threads per block to sweep: powers of two, 32 to 1024 (default: tuned shapes)"},
     {O_DENSITY, "density", 0, 1, V_BENCH, "LIST", "compact: fractions kept (default 0.01,0.5,0.99)"},
     {O_REPS, "reps", 0, 1, V_BENCH, "N", "timed repeats per case, after one warm-up (default 10); the median is reported"},
@@ -111,11 +113,11 @@ static const opt_def opts[] = {
     {O_JSON, "json", 0, 0, V_BENCH, NULL, "print rows as JSON lines instead of a table"},
     {O_DIST, "dist", 0, 1, V_GEN, "D", "uniform:A:B (default uniform:0:100) normal:MU:SIGMA walk sparse:P sine:PERIOD"},
     {O_SEED, "seed", 0, 1, V_GEN, "S", "random seed (default 1); output depends only on seed and n"},
-    {O_FROM, "from", 0, 1, V_COMPUTE, "FMT", "input format: raw npy csv text (default: magic, extension, raw)"},
+    {O_FROM, "from", 0, 1, V_COMPUTE, "FMT", "input format: raw npy csv text (default: magic, extension, raw); raw = not compressed (no zstd detection unless IN ends in .zst)"},
     {O_TO, "to", 0, 1, V_OUTPUT, "FMT", "output format: raw npy csv text (default: OUT's extension, else the input's)"},
     {O_ZSTD, "zstd", 'z', 0, V_OUTPUT, NULL, "compress the output with zstd (implied by OUT ending in .zst)"},
     {O_LEVEL, "level", 0, 1, V_OUTPUT, "N", "zstd level (default 3)"},
-    {O_FRAME, "frame-size", 0, 1, V_OUTPUT, "S", "uncompressed bytes per zstd frame (default 16M)"},
+    {O_FRAME, "frame-size", 0, 1, V_OUTPUT, "S", "uncompressed bytes per zstd frame: 1K to 1G (default 16M)"},
     {O_COL, "col", 0, 1, V_COMPUTE, "C", "CSV column: 1-based index or header name (default 1)"},
     {O_HEADER, "header", 0, 0, V_COMPUTE, NULL, "the first CSV row is a header"},
     {O_NOHEADER, "no-header", 0, 0, V_COMPUTE, NULL, "the first CSV row is data (default: detect)"},
@@ -124,14 +126,15 @@ static const opt_def opts[] = {
     {O_BACKEND, "backend", 0, 1, V_COMPUTE | V_BENCH, "B", "auto (default: GPU if usable), gpu or cpu"},
     {O_DEVICE, "device", 0, 1, V_COMPUTE | V_BENCH | V_INFO, "N", "GPU to use (default 0)"},
     {O_ALGO, "algo", 0, 1, (V_COMPUTE & ~V_CONVERT) | V_BENCH, "NAME", "kernel variant (default: the fastest; see gpustream info)"},
-    {O_CHUNK, "chunk", 0, 1, V_ENGINE | V_BENCH, "S", "input bytes per chunk (default 64M)"},
+    {O_CHUNK, "chunk", 0, 1, V_ENGINE | V_BENCH, "S", "input bytes per chunk (default " GS_CHUNK_DEFAULT_TEXT ")"},
     {O_BUFFERS, "buffers", 0, 1, V_COMPUTE | V_BENCH, "N", "host staging buffers / chunks in flight (default 2)"},
     {O_HOSTMEM, "host-mem", 0, 1, V_COMPUTE | V_BENCH, "M", "pinned (default), pageable, registered or mapped"},
-    {O_DEVALLOC, "device-alloc", 0, 1, V_COMPUTE, "A", "once (default), per-chunk or async"},
+    {O_DEVALLOC, "device-alloc", 0, 1, V_COMPUTE | V_BENCH, "A", "once (default), per-chunk or async; bench --stream: a list"},
     {O_DEVLIMIT, "device-mem-limit", 0, 1, V_COMPUTE, "S", "cap on device memory used (forces chunking)"},
     {O_THREADS, "threads", 0, 1, V_ENGINE | V_BENCH, "N", "CPU threads (default: all cores)"},
     {O_FORCE, "force", 'f', 0, V_OUTPUT, NULL, "overwrite OUT; allow binary output to a terminal"},
     {O_QUIET, "quiet", 'q', 0, V_ENGINE, NULL, "no notes or warnings"},
+    {O_VERBOSE, "verbose", 'v', 0, V_ENGINE, NULL, "notes about the run, e.g. falling back to the CPU for lack of a GPU"},
     {O_PROGRESS, "progress", 0, 0, V_ENGINE, NULL, "progress line on stderr (default when it is a terminal)"},
     {O_NOPROGRESS, "no-progress", 0, 0, V_ENGINE, NULL, "no progress line"},
     {O_STATS, "stats", 0, 2, V_ENGINE, "json", "timing and throughput summary on stderr (text or json)"},
@@ -200,36 +203,105 @@ static const verb_def verbs[] = {
      "  gpustream gen -n 1000 -t f64 --dist normal:0:1 --to csv walk.csv\n"},
     {"bench", V_BENCH, cmd_bench, "time every variant, verified against the CPU reference",
      "gpustream bench [--op scan|compact|minmax|all] [-n SIZES] [-t TYPES] [--algo LIST|all] [--window LIST]\n"
-     "                [--density LIST] [--block LIST] [--reps N] [--stream [--host-mem LIST] [--buffers LIST]]\n"
+     "                [--density LIST] [--block LIST] [--reps N]\n"
+     "                [--stream [--host-mem LIST] [--buffers LIST] [--device-alloc LIST]]\n"
      "                [--csv FILE] [--json]",
      "  gpustream bench --op all\n"
      "  gpustream bench --op scan -n 2^20,2^24,2^28 -t i32,f64 --csv scan.csv\n"
      "  gpustream bench --op all --block 64,128,256,512 --density 0.5 --window 500 --csv blocks.csv\n"
      "  gpustream bench --op minmax --window 2,64,500,4096,1e6\n"
-     "  gpustream bench --stream --host-mem pinned,pageable,registered,mapped --buffers 1,2,3\n"},
+     "  gpustream bench --stream --host-mem pinned,pageable,registered,mapped --buffers 1,2,3\n"
+     "  gpustream bench --stream --host-mem pinned --buffers 2 --device-alloc once,per-chunk,async\n"},
     {"info", V_INFO, cmd_info, "build options, devices, limits and kernel variants", "gpustream info",
      "  gpustream info\n"},
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 
 /* ---- help -------------------------------------------------------------------------------- */
+/* The main help's parts, shared with the man page. */
+static const char main_description[] = "stream arrays of numbers far larger than memory through the GPU (or CPU)";
+static const char main_notes[] =
+    "IN/OUT: a missing name or '-' means stdin/stdout; '--' ends options.\n"
+    "Formats: raw (native little-endian), npy, csv, text; zstd input is detected, output with -z or .zst.\n"
+    "Sizes take suffixes: 64M, 1G, 2^28, 4e9.\n"
+    "Exit status: 0 ok, 1 data or runtime error, 2 usage error.\n";
+static const char main_examples[] =
+    "  gpustream compact --pred nonzero in.zst out.zst\n"
+    "  gpustream scan --op max data.csv --col price --to csv > runmax.csv\n"
+    "  gpustream gen -n 1e8 -t f32 --dist walk | gpustream minmax -w 500 -t f32 > env.raw\n";
+
 static void print_main_help(FILE *f)
 {
-    fprintf(f,
-            "gpustream %s - stream arrays of numbers far larger than memory through the GPU (or CPU)\n\n"
-            "usage: gpustream VERB [OPTIONS] [IN [OUT]]\n\n"
-            "verbs:\n",
-            GS_VERSION);
+    fprintf(f, "gpustream %s - %s\n\nusage: gpustream VERB [OPTIONS] [IN [OUT]]\n\nverbs:\n", GS_VERSION,
+            main_description);
     for (size_t i = 0; i < NVERBS; i++) fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
-    fprintf(f, "\nIN/OUT: a missing name or '-' means stdin/stdout; '--' ends options.\n"
-               "Formats: raw (native little-endian), npy, csv, text; zstd input is detected, output with -z or .zst.\n"
-               "Sizes take suffixes: 64M, 1G, 2^28, 4e9.\n"
-               "Exit status: 0 ok, 1 data or runtime error, 2 usage error.\n\n"
-               "examples:\n"
-               "  gpustream compact --pred nonzero in.zst out.zst\n"
-               "  gpustream scan --op max data.csv --col price --to csv > runmax.csv\n"
-               "  gpustream gen -n 1e8 -t f32 --dist walk | gpustream minmax -w 500 -t f32 > env.raw\n\n"
-               "'gpustream VERB --help' shows a verb's options and examples.\n");
+    fprintf(f, "\n%s\nexamples:\n%s\n"
+               "'gpustream VERB --help' shows a verb's options and examples;\n"
+               "'gpustream --generate man|complete-bash' prints the man page or the bash completion.\n",
+            main_notes, main_examples);
+}
+
+/* ---- man page and completion (gpustream_doc.c renders them from the tables above) --------- */
+/* The words an option's value can be, per verb (~0u: every verb the option applies to).
+ * "@type", "@format" and "@pred" are filled in from the lists the parsers use; "@algo" is the
+ * verb's --algo names. tests/cli/test_docs.sh checks that the parsers accept every word. */
+static const gs_doc_values opt_values[] = {
+    {"type", ~0u, "@type"},
+    {"out-type", ~0u, "@type"},
+    {"from", ~0u, "@format"},
+    {"to", ~0u, "@format"},
+    {"pred", ~0u, "@pred"},
+    {"algo", ~0u, "@algo"},
+    {"op", V_SCAN, "sum min max"},
+    {"op", V_BENCH, "scan compact minmax all"},
+    {"backend", ~0u, "auto gpu cpu"},
+    {"host-mem", ~0u, "pinned pageable registered mapped"},
+    {"device-alloc", ~0u, "once per-chunk async"},
+    {"only", ~0u, "min max"},
+    {"dist", ~0u, "uniform: normal: walk sparse: sine:"},
+    {"stats", ~0u, "json"},
+    {"csv", ~0u, "@file"},
+};
+#define NVALUES (sizeof opt_values / sizeof opt_values[0])
+
+/* Append a word to a space-separated list. */
+static void add_word(char *buf, size_t len, const char *w, const char *suffix)
+{
+    size_t k = strlen(buf);
+    snprintf(buf + k, len - k, "%s%s%s", k ? " " : "", w, suffix);
+}
+
+static int cmd_generate(const char *what)
+{
+    static char types[64], formats[64], preds[160];
+    static gs_doc_verb dv[NVERBS];
+    static gs_doc_opt dop[NOPTS];
+    static gs_doc_values dval[NVALUES];
+    if (what && !strcmp(what, "algo-names")) { /* "op name" lines: this build's variants, for the completion */
+        size_t nv;
+        const gs_variant *var = gs_variants(&nv);
+        for (size_t k = 0; k < nv; k++) printf("%s %s\n", gs_op_name(var[k].op), var[k].name);
+        return EXIT_OK;
+    }
+    for (int t = 0; t < GS_NTYPES; t++) add_word(types, sizeof types, gs_type_name((gs_type)t), "");
+    for (int f = GS_FMT_RAW; strcmp(gs_format_name((gs_format)f), "?"); f++)
+        add_word(formats, sizeof formats, gs_format_name((gs_format)f), "");
+    for (int k = 0; k <= GS_PRED_NAN; k++)
+        add_word(preds, sizeof preds, gs_pred_name((gs_pred_kind)k), gs_pred_nargs((gs_pred_kind)k) ? ":" : "");
+    for (size_t i = 0; i < NVERBS; i++)
+        dv[i] = (gs_doc_verb){verbs[i].name, verbs[i].summary, verbs[i].usage, verbs[i].examples, verbs[i].bit};
+    for (size_t i = 0; i < NOPTS; i++)
+        dop[i] = (gs_doc_opt){opts[i].lng, opts[i].shrt, opts[i].arg, opts[i].verbs, opts[i].meta, opts[i].help};
+    for (size_t i = 0; i < NVALUES; i++) {
+        dval[i] = opt_values[i];
+        if (!strcmp(dval[i].words, "@type")) dval[i].words = types;
+        else if (!strcmp(dval[i].words, "@format")) dval[i].words = formats;
+        else if (!strcmp(dval[i].words, "@pred")) dval[i].words = preds;
+    }
+    const gs_doc d = {GS_VERSION, main_description, main_notes, main_examples, dv, NVERBS, dop, NOPTS, dval, NVALUES};
+    if (what && !strcmp(what, "man")) return gs_doc_man(stdout, &d) ? EXIT_DATA : EXIT_OK;
+    if (what && !strcmp(what, "complete-bash")) return gs_doc_bash(stdout, &d) ? EXIT_DATA : EXIT_OK;
+    return usage_error(NULL, "--generate takes man or complete-bash");
 }
 
 static void print_verb_help(const verb_def *v)
@@ -341,14 +413,27 @@ static int bench_block(cli *c, const char *s)
 }
 static int bench_hostmem(cli *c, const char *s)
 {
-    static const char *names[] = {"pinned", "pageable", "registered", "mapped"};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(s, names[i])) {
-            if (c->bench.nhost_mems == 4) return usage_error("bench ", "at most 4 host-mem modes");
-            c->bench.host_mems[c->bench.nhost_mems++] = (gs_host_mem)i;
-            return 0;
-        }
+    gs_host_mem m;
+    if (!gs_host_mem_parse(s, &m)) {
+        if (c->bench.nhost_mems == 4) return usage_error("bench ", "at most 4 host-mem modes");
+        c->bench.host_mems[c->bench.nhost_mems++] = m;
+        return 0;
+    }
     return usage_error("bench ", "unknown --host-mem '%s' (pinned, pageable, registered or mapped)", s);
+}
+static int dev_alloc_parse(const char *s)
+{
+    for (int i = 0; i < GS_NDEV_ALLOC; i++)
+        if (!strcmp(s, gs_dev_alloc_names[i])) return i;
+    return -1;
+}
+static int bench_devalloc(cli *c, const char *s)
+{
+    int k = dev_alloc_parse(s);
+    if (k < 0) return usage_error("bench ", "unknown --device-alloc '%s' (once, per-chunk or async)", s);
+    if (c->bench.ndev_allocs == GS_NDEV_ALLOC) return usage_error("bench ", "at most %d device-alloc modes", GS_NDEV_ALLOC);
+    c->bench.dev_allocs[c->bench.ndev_allocs++] = (gs_dev_alloc)k;
+    return 0;
 }
 static int bench_buffers(cli *c, const char *s)
 {
@@ -381,6 +466,7 @@ static int apply_bench_opt(cli *c, const opt_def *o, const char *val)
     case O_BLOCK: return for_each_item(val, bench_block, c);
     case O_HOSTMEM: return for_each_item(val, bench_hostmem, c);
     case O_BUFFERS: return for_each_item(val, bench_buffers, c);
+    case O_DEVALLOC: return for_each_item(val, bench_devalloc, c);
     case O_ALGO: c->bench.algos = val; return 0;
     case O_REPS:
         if (parse_int("bench ", "--reps", val, 1, 10000, &l)) return EXIT_USAGE;
@@ -425,16 +511,22 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
         break;
     case O_ZSTD: c->zstd = 1; break;
     case O_LEVEL:
-        rc = parse_int(verb, "--level", val, -131072, ZSTD_maxCLevel(), &l);
+        rc = parse_int(verb, "--level", val, -131072, gs_zstd_max_level(), &l);
         c->wr.level = (int)l;
         c->zstd = 1;
         break;
     case O_FRAME:
         rc = parse_size(verb, "--frame-size", val, &u);
-        if (!rc && (u < 1024 || u > (1ull << 31))) rc = usage_error(verb, "--frame-size must be from 1K to 2G");
+        if (!rc && (u < 1024 || u > GS_ZSTD_FRAME_MAX)) rc = usage_error(verb, "--frame-size must be from 1K to 1G");
         c->wr.frame_size = (size_t)u;
         break;
-    case O_COL: c->rd.col = val; break;
+    case O_COL: {
+        long k;
+        c->rd.col = val;
+        if (gs_col_number(val, &k) && (k < 1 || k > INT32_MAX - 1))
+            rc = usage_error(verb, "invalid column '%s' (columns are counted from 1)", val);
+        break;
+    }
     case O_HEADER: c->rd.header = GS_HDR_YES; break;
     case O_NOHEADER: c->rd.header = GS_HDR_NO; break;
     case O_DELIM:
@@ -466,19 +558,12 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
         c->eng.buffers = (int)l;
         break;
     case O_HOSTMEM: {
-        static const char *names[] = {"pinned", "pageable", "registered", "mapped"};
-        int k = -1;
-        for (int i = 0; i < 4; i++)
-            if (!strcmp(val, names[i])) k = i;
-        if (k < 0) rc = usage_error(verb, "unknown --host-mem '%s' (pinned, pageable, registered or mapped)", val);
-        else c->eng.host_mem = (gs_host_mem)k;
+        if (gs_host_mem_parse(val, &c->eng.host_mem))
+            rc = usage_error(verb, "unknown --host-mem '%s' (pinned, pageable, registered or mapped)", val);
         break;
     }
     case O_DEVALLOC: {
-        static const char *names[] = {"once", "per-chunk", "async"};
-        int k = -1;
-        for (int i = 0; i < 3; i++)
-            if (!strcmp(val, names[i])) k = i;
+        int k = dev_alloc_parse(val);
         if (k < 0) rc = usage_error(verb, "unknown --device-alloc '%s' (once, per-chunk or async)", val);
         else c->eng.dev_alloc = (gs_dev_alloc)k;
         break;
@@ -493,6 +578,7 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
         break;
     case O_FORCE: c->force = 1; break;
     case O_QUIET: quiet = 1; break;
+    case O_VERBOSE: verbose = 1; break;
     case O_PROGRESS: c->progress = 1; break;
     case O_NOPROGRESS: c->progress = 0; break;
     case O_STATS:
@@ -545,6 +631,25 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
     return rc;
 }
 
+/* Options as given, applied once argv is walked: a repeated option takes its last value (as git
+ * and zstd do: `minmax -w 0 -w 3` runs with 3), and a list option (bench) its last list. */
+typedef struct given_opt {
+    const opt_def *o;
+    const char *val;
+} given_opt;
+
+static int apply_given(cli *c, const given_opt *g, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int later = 0;
+        for (int k = i + 1; k < n && !later; k++) later = g[k].o->id == g[i].o->id;
+        if (later) continue;
+        int rc = apply_opt(c, g[i].o, g[i].val);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 /* Walk argv once: options (long, long=value, short, short+value, bundled flags), '--', and up
  * to two positionals. */
 static int parse_args(cli *c, int argc, char **argv)
@@ -553,10 +658,20 @@ static int parse_args(cli *c, int argc, char **argv)
     const char *pos[2] = {NULL, NULL};
     char verb[32];
     snprintf(verb, sizeof verb, "%s ", c->verb->name);
+    /* at most one option per argv word, plus bundled flags: argc * (flags in a word) bounds it */
+    int ngiven = 0, cap = 16;
+    for (int i = 2; i < argc; i++) cap += (int)strlen(argv[i]);
+    given_opt *given = malloc((size_t)cap * sizeof *given);
+    if (!given) {
+        say_error("out of memory");
+        return EXIT_DATA;
+    }
+#define GIVE(opt, v) (given[ngiven].o = (opt), given[ngiven].val = (v), ngiven++)
+#define parse_fail(x) (free(given), (x))
     for (int i = 2; i < argc; i++) {
         char *a = argv[i];
         if (only_pos || a[0] != '-' || !strcmp(a, "-")) {
-            if (npos == 2) return usage_error(verb, "unexpected argument '%s' (at most IN and OUT)", a);
+            if (npos == 2) return parse_fail(usage_error(verb, "unexpected argument '%s' (at most IN and OUT)", a));
             pos[npos++] = a;
             continue;
         }
@@ -573,20 +688,20 @@ static int parse_args(cli *c, int argc, char **argv)
             snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), a + 2);
             for (size_t k = 0; k < NOPTS; k++)
                 if (!strcmp(opts[k].lng, name)) o = &opts[k];
-            if (!o || !(o->verbs & c->verb->bit)) return usage_error(verb, "unknown option '--%s' for %s", name, c->verb->name);
+            if (!o || !(o->verbs & c->verb->bit))
+                return parse_fail(usage_error(verb, "unknown option '--%s' for %s", name, c->verb->name));
             if (eq) {
-                if (!o->arg) return usage_error(verb, "option '--%s' takes no value", name);
+                if (!o->arg) return parse_fail(usage_error(verb, "option '--%s' takes no value", name));
                 val = eq + 1;
             } else if (o->arg == 1) {
-                if (i + 1 >= argc) return usage_error(verb, "option '--%s' needs a value", name);
+                if (i + 1 >= argc) return parse_fail(usage_error(verb, "option '--%s' needs a value", name));
                 val = argv[++i];
             }
             if (o->id == O_HELP) {
                 print_verb_help(c->verb);
                 exit(EXIT_OK);
             }
-            int rc = apply_opt(c, o, val);
-            if (rc) return rc;
+            GIVE(o, val);
             continue;
         }
         /* Short options, possibly bundled (-zf) or with an attached value (-ti64, -w500). */
@@ -594,7 +709,8 @@ static int parse_args(cli *c, int argc, char **argv)
             o = NULL;
             for (size_t k = 0; k < NOPTS; k++)
                 if (opts[k].shrt == *p) o = &opts[k];
-            if (!o || !(o->verbs & c->verb->bit)) return usage_error(verb, "unknown option '-%c' for %s", *p, c->verb->name);
+            if (!o || !(o->verbs & c->verb->bit))
+                return parse_fail(usage_error(verb, "unknown option '-%c' for %s", *p, c->verb->name));
             if (o->id == O_HELP) {
                 print_verb_help(c->verb);
                 exit(EXIT_OK);
@@ -602,15 +718,20 @@ static int parse_args(cli *c, int argc, char **argv)
             if (o->arg == 1) {
                 if (p[1]) val = p + 1;
                 else if (i + 1 < argc) val = argv[++i];
-                else return usage_error(verb, "option '-%c' needs a value", *p);
-                int rc = apply_opt(c, o, val);
-                if (rc) return rc;
+                else return parse_fail(usage_error(verb, "option '-%c' needs a value", *p));
+                GIVE(o, val);
                 break;
             }
-            int rc = apply_opt(c, o, NULL);
-            if (rc) return rc;
+            GIVE(o, NULL);
         }
     }
+#undef GIVE
+    int arc = apply_given(c, given, ngiven);
+    free(given);
+#undef parse_fail
+    if (arc) return arc;
+    for (int k = 0; k < npos; k++) /* '' is no file name; open("") would name nothing useful */
+        if (!pos[k][0]) return usage_error(verb, "invalid file name '' (use '-' for stdin or stdout)");
     if (c->verb->bit == V_GEN) {
         if (npos > 1) return usage_error(verb, "gen takes one argument, OUT");
         c->out = pos[0];
@@ -623,7 +744,10 @@ static int parse_args(cli *c, int argc, char **argv)
     return 0;
 }
 
-/* ---- signals: remove partial outputs ------------------------------------------------------ */
+/* ---- signals: remove partial outputs ------------------------------------------------------
+ * Every signal whose default action ends the process removes the named temporary outputs first
+ * (unnamed ones vanish by themselves, SIGKILL included). The crash signals (SEGV, BUS, FPE, ILL,
+ * ABRT, TRAP, SYS) are left to their defaults and to the sanitizers. */
 static void on_signal(int sig)
 {
     gs_io_remove_temps();
@@ -631,16 +755,29 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* SIGPIPE from our own write to a closed pipe is ignored (the write fails with EPIPE and the run
+ * ends quietly); one sent by another process ends the run like SIGTERM. */
+static void on_sigpipe(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (si && si->si_pid == getpid()) return;
+    on_signal(sig);
+}
+
 static void install_signals(void)
 {
+    static const int fatal[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+                                SIGXCPU, SIGXFSZ, SIGIO, SIGPWR, SIGSTKFLT};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN); /* EPIPE comes back as an error code and ends the run quietly */
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) sigaction(fatal[i], &sa, NULL);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) sigaction(sig, &sa, NULL);
+    sa.sa_handler = NULL;
+    sa.sa_sigaction = on_sigpipe;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGPIPE, &sa, NULL);
 }
 
 /* ---- progress and stats ------------------------------------------------------------------- */
@@ -652,17 +789,43 @@ static void human_bytes(char *buf, size_t len, double b)
     snprintf(buf, len, k ? "%.1f %s" : "%.0f %s", b, u[k]);
 }
 
+/* The progress line names the verb, so two gpustream processes in one pipe can be told apart. */
 static void on_progress(void *ctx, uint64_t bytes, int64_t total, double elapsed)
 {
-    (void)ctx;
+    const cli *c = ctx;
     char a[32], r[32];
     human_bytes(a, sizeof a, (double)bytes);
     human_bytes(r, sizeof r, elapsed > 0 ? bytes / elapsed : 0);
     if (total > 0 && bytes > 0) {
         double eta = elapsed * ((double)total / bytes - 1);
-        fprintf(stderr, "\r%s  %5.1f%%  %s/s  ETA %.0f s   ", a, 100.0 * bytes / total, r, eta > 0 ? eta : 0);
+        fprintf(stderr, "\r%s: %s  %5.1f%%  %s/s  ETA %.0f s   ", c->verb->name, a, 100.0 * bytes / total, r,
+                eta > 0 ? eta : 0);
     } else
-        fprintf(stderr, "\r%s  %s/s   ", a, r);
+        fprintf(stderr, "\r%s: %s  %s/s   ", c->verb->name, a, r);
+}
+
+/* A rate is printed only where it means something: over at least a millisecond, and never for
+ * bytes thrown away by /dev/null. Returns the rate, or -1 (printed as "-", json null). */
+#define GS_MIN_RATE_S 1e-3
+static double rate(double amount, double secs)
+{
+    return secs >= GS_MIN_RATE_S && amount > 0 ? amount / secs : -1;
+}
+
+static const char *fmt_rate(char *buf, size_t len, const char *fmt, double r)
+{
+    if (r < 0) snprintf(buf, len, "-");
+    else snprintf(buf, len, fmt, r);
+    return buf;
+}
+
+/* Whether OUT (or stdout) is /dev/null. */
+static int output_is_null(const cli *c)
+{
+    struct stat a, n;
+    if (stat("/dev/null", &n) || !S_ISCHR(n.st_mode)) return 0;
+    if (c->out ? stat(c->out, &a) : fstat(STDOUT_FILENO, &a)) return 0;
+    return S_ISCHR(a.st_mode) && a.st_rdev == n.st_rdev;
 }
 
 static void print_stats(const cli *c, const gs_run_stats *s)
@@ -670,20 +833,28 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     double busy = 0;
     for (int i = 0; i < s->nstages; i++) busy += s->stage[i].busy;
     double overlap = s->wall > 0 ? busy / s->wall : 0;
+    const int out_null = output_is_null(c);
+    double stage_rate[8];
+    for (int i = 0; i < s->nstages; i++)
+        stage_rate[i] = out_null && !strcmp(s->stage[i].name, GS_STAGE_WRITE) ? -1
+                                                                              : rate(s->stage[i].bytes / 1e9, s->stage[i].busy);
+    const double gelem = rate(s->elems_in / 1e9, s->wall), gbs_in = rate(s->bytes_in / 1e9, s->wall);
+    char r1[32], r2[32], r3[32];
     if (c->stats_json) {
         fprintf(stderr,
-                "{\"verb\":\"%s\",\"backend\":\"%s\",\"algo\":\"%s\",\"wall_s\":%.6f,\"elements_in\":%llu,"
-                "\"elements_out\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"chunks\":%llu,\"gelem_per_s\":%.4f,"
+                "{\"verb\":\"%s\",\"backend\":\"%s\",\"backend_why\":\"%s\",\"cuda_init_s\":%.6f,\"algo\":\"%s\","
+                "\"wall_s\":%.6f,\"elements_in\":%llu,"
+                "\"elements_out\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"chunks\":%llu,\"gelem_per_s\":%s,"
                 "\"overlap\":%.3f,\"peak_rss_bytes\":%llu,\"peak_device_bytes\":%llu,\"skipped\":%llu,\"stages\":[",
-                c->verb->name, s->backend ? s->backend : "?", s->algo ? s->algo : "?", s->wall,
+                c->verb->name, s->backend ? s->backend : "?", s->why, s->cuda_init, s->algo ? s->algo : "?", s->wall,
                 (unsigned long long)s->elems_in, (unsigned long long)s->elems_out, (unsigned long long)s->bytes_in,
                 (unsigned long long)s->bytes_out, (unsigned long long)s->chunks,
-                s->wall > 0 ? s->elems_in / s->wall / 1e9 : 0, overlap, (unsigned long long)s->peak_rss,
+                gelem < 0 ? "null" : fmt_rate(r1, sizeof r1, "%.4f", gelem), overlap, (unsigned long long)s->peak_rss,
                 (unsigned long long)s->peak_device_mem, (unsigned long long)s->skipped);
         for (int i = 0; i < s->nstages; i++)
-            fprintf(stderr, "%s{\"name\":\"%s\",\"busy_s\":%.6f,\"bytes\":%llu,\"gb_per_s\":%.3f}", i ? "," : "",
+            fprintf(stderr, "%s{\"name\":\"%s\",\"busy_s\":%.6f,\"bytes\":%llu,\"gb_per_s\":%s}", i ? "," : "",
                     s->stage[i].name, s->stage[i].busy, (unsigned long long)s->stage[i].bytes,
-                    s->stage[i].busy > 0 ? s->stage[i].bytes / s->stage[i].busy / 1e9 : 0);
+                    stage_rate[i] < 0 ? "null" : fmt_rate(r1, sizeof r1, "%.3f", stage_rate[i]));
         fprintf(stderr, "]}\n");
         return;
     }
@@ -692,15 +863,17 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     human_bytes(bo, sizeof bo, (double)s->bytes_out);
     human_bytes(rss, sizeof rss, (double)s->peak_rss);
     human_bytes(dev, sizeof dev, (double)s->peak_device_mem);
-    fprintf(stderr, "gpustream %s: backend %s, algo %s\n", c->verb->name, s->backend ? s->backend : "?",
-            s->algo ? s->algo : "?");
-    fprintf(stderr, "  elements   %llu in, %llu out, %llu chunks%s\n", (unsigned long long)s->elems_in,
-            (unsigned long long)s->elems_out, (unsigned long long)s->chunks, "");
-    fprintf(stderr, "  wall       %.3f s  %.3f Gelem/s  in %s (%.2f GB/s)  out %s\n", s->wall,
-            s->wall > 0 ? s->elems_in / s->wall / 1e9 : 0, bi, s->wall > 0 ? s->bytes_in / s->wall / 1e9 : 0, bo);
+    fprintf(stderr, "gpustream %s: backend %s%s%s%s, algo %s\n", c->verb->name, s->backend ? s->backend : "?",
+            s->why[0] ? " (" : "", s->why, s->why[0] ? ")" : "", s->algo ? s->algo : "?");
+    if (s->cuda_init >= 0) fprintf(stderr, "  cuda init  %.3f s on its own thread, beside reading\n", s->cuda_init);
+    fprintf(stderr, "  elements   %llu in, %llu out, %llu chunks\n", (unsigned long long)s->elems_in,
+            (unsigned long long)s->elems_out, (unsigned long long)s->chunks);
+    fprintf(stderr, "  wall       %.3f s  %s Gelem/s  in %s (%s GB/s)  out %s%s\n", s->wall,
+            fmt_rate(r2, sizeof r2, "%.3f", gelem), bi, fmt_rate(r3, sizeof r3, "%.2f", gbs_in), bo,
+            out_null ? " (/dev/null)" : "");
     for (int i = 0; i < s->nstages; i++)
-        fprintf(stderr, "  %-12s busy %8.3f s  %8.2f GB/s\n", s->stage[i].name, s->stage[i].busy,
-                s->stage[i].busy > 0 ? s->stage[i].bytes / s->stage[i].busy / 1e9 : 0);
+        fprintf(stderr, "  %-12s busy %8.3f s  %8s GB/s\n", s->stage[i].name, s->stage[i].busy,
+                fmt_rate(r1, sizeof r1, "%.2f", stage_rate[i]));
     fprintf(stderr, "  overlap    %.2f (stage busy time / wall time)\n", overlap);
     fprintf(stderr, "  memory     peak RSS %s, device %s\n", rss, dev);
     if (s->skipped) fprintf(stderr, "  skipped    %llu bad fields\n", (unsigned long long)s->skipped);
@@ -740,16 +913,31 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
     return gs_writer_open(w, c->out, &c->wr, st);
 }
 
+/* The engine counted the output before the writer's last flush; the writer's final count (taken
+ * at close) is the output's size, and the write stage's bytes with it. */
+static void set_write_stage(gs_run_stats *s)
+{
+    for (int i = 0; i < s->nstages; i++)
+        if (!strcmp(s->stage[i].name, GS_STAGE_WRITE)) s->stage[i].bytes = s->bytes_out;
+}
+
 /* ---- verbs --------------------------------------------------------------------------------- */
+/* A fallback to the CPU, at the start of the run: shown with -v or --stats (never with -q). */
+static void on_note(void *ctx, const char *msg)
+{
+    (void)ctx;
+    say_note("%s", msg);
+}
+
 static int run_engine(cli *c, gs_source *src, gs_writer *w, gs_run_stats *stats, uint64_t *count, gs_status *st)
 {
     if (c->progress) {
         c->eng.progress = on_progress;
         c->eng.progress_ctx = c;
     }
+    if (verbose || c->stats) c->eng.note = on_note;
     int rc = gs_engine_run(&c->job, &c->eng, src, w, count, stats, st);
     if (c->progress) fputs("\r\033[K", stderr);
-    if (stats->note[0] && (c->eng.backend != GS_BACKEND_CPU)) say_note("%s", stats->note);
     return rc;
 }
 
@@ -769,12 +957,12 @@ static int cmd_compute_ranks(cli *c, gs_format in_fmt, gs_type out_type, int col
         m.wr = c->wr;
     }
     m.eng.progress = NULL;
+    if (verbose || c->stats) m.eng.note = on_note; /* heard from rank 0 alone (the others are mute) */
     ranks_ran = gs_mpi_built(); /* else nothing waits for rank 0 to print: see main */
     int rc = gs_mpi_run(&m, &stats, &rep, &root, &st);
     int code = finish_status(&st); /* says the error on rank 0 alone (the others are mute) */
     if (!rc && root) {
         if (rep.note[0]) say_note("%s", rep.note);
-        if (stats.note[0] && c->eng.backend != GS_BACKEND_CPU) say_note("%s (rank 0)", stats.note);
         const gs_job *j = &c->job;
         if (j->op == GS_OP_MINMAX && !j->partial && rep.n < j->minmax.window)
             say_warning("window %llu is longer than the input (%llu elements): no output",
@@ -814,8 +1002,15 @@ static int cmd_compute(cli *c)
     gs_ranks ranks = gs_ranks_detect();
     if (ranks.size > 1 && (!c->in || (!c->out && !c->job.count_only))) {
         say_error("with %d MPI ranks, IN and OUT must be files (ranks read shards of IN and write parts of OUT)",
-                      ranks.size);
+                  ranks.size);
         return EXIT_USAGE;
+    }
+    if (c->verb->bit == V_COMPACT) {
+        /* Everything that needs no input is checked before it is opened: the predicate's shape and
+         * numbers now (in -t's type, else f64, the widest), its range for the input's type below. */
+        gs_compact_params pre = c->job.compact;
+        if (gs_pred_parse(pred_text, c->rd.type_given ? c->rd.type : GS_F64, &pre, &st))
+            return usage_error("compact ", "%s", st.msg);
     }
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r);
@@ -879,10 +1074,11 @@ static int cmd_compute(cli *c)
         gs_reader_close(r);
         return finish_status(&st);
     }
-    if (w && (rc = gs_writer_close(w, &st))) {
+    if (w && (rc = gs_writer_finish(w, &stats.bytes_out, &st))) {
         gs_reader_close(r);
         return finish_status(&st);
     }
+    set_write_stage(&stats);
     gs_reader_close(r);
     if (j->op == GS_OP_MINMAX && !j->partial && stats.elems_in < j->minmax.window)
         say_warning("window %llu is longer than the input (%llu elements): no output",
@@ -915,9 +1111,10 @@ static int cmd_gen(cli *c)
         gs_gen_source_free(&src);
         return finish_status(&st);
     }
-    rc = gs_writer_close(w, &st);
+    rc = gs_writer_finish(w, &stats.bytes_out, &st);
     gs_gen_source_free(&src);
     if (rc) return finish_status(&st);
+    set_write_stage(&stats);
     stats.algo = "gen";
     if (c->stats) print_stats(c, &stats);
     return EXIT_OK;
@@ -934,7 +1131,7 @@ static int cmd_info(cli *c)
 #else
     printf("build      CPU only (built without CUDA)\n");
 #endif
-    printf("zstd       %s\n", ZSTD_versionString());
+    printf("zstd       %s\n", gs_zstd_version());
     char mpi[256];
     gs_mpi_describe(mpi, sizeof mpi);
     printf("mpi        %s\n", mpi);
@@ -945,11 +1142,12 @@ static int cmd_info(cli *c)
         gs_gpu_available(0, why, sizeof why);
         printf("devices    none (%s): the CPU backend runs every verb\n", why[0] ? why : "no GPU");
     }
-    printf("defaults   chunk 64M, buffers 2, host-mem pinned, zstd frames 16M level 3\n");
+    printf("tuning     %s\n", GS_HAVE_TUNING ? "block sizes and tune shapes built (make TUNING=1)"
+                                            : "tuned launches only (make TUNING=1 builds the bench --block sizes)");
+    printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT ", buffers 2, host-mem pinned, zstd frames 16M level 3\n");
     printf("\nvariants (--algo; * = default for its backend)\n");
     size_t nv;
     const gs_variant *v = gs_variants(&nv);
-    static const char *ops[] = {"scan", "compact", "minmax"};
     for (size_t i = 0; i < nv; i++) {
         char types[64] = "";
         for (int t = 0; t < GS_NTYPES; t++)
@@ -957,13 +1155,16 @@ static int cmd_info(cli *c)
                 strcat(types, gs_type_name((gs_type)t));
                 strcat(types, " ");
             }
-        printf("  %-8s %-14s %s %-4s %-24s %s\n", ops[v[i].op], v[i].name, (v[i].flags & GS_V_DEFAULT) ? "*" : " ",
+        printf("  %-8s %-14s %s %-4s %-24s %s\n", gs_op_name(v[i].op), v[i].name, (v[i].flags & GS_V_DEFAULT) ? "*" : " ",
                v[i].where == GS_GPU ? "gpu" : "cpu", types, v[i].desc ? v[i].desc : "");
         if (v[i].where == GS_GPU) {
             char sizes[64];
             if (v[i].blocks)
                 printf("  %-8s %-14s   threads per block: %d; bench --block takes %s\n", "", "", v[i].block_default,
                        gs_blocks_str(v[i].blocks, sizes, sizeof sizes));
+            else if (v[i].block_default)
+                printf("  %-8s %-14s   threads per block: %d (other sizes: make TUNING=1)\n", "", "",
+                       v[i].block_default);
             else
                 printf("  %-8s %-14s   threads per block: its own launch shapes (bench --block does not apply)\n", "",
                        "");
@@ -984,19 +1185,23 @@ static void bench_row(void *ctx, const gs_bench_row *r)
     bench_out *b = ctx;
     b->rows++;
     if (!r->passed) b->failed++;
-    char ratio[16] = "-", block[16] = "-";
+    char ratio[16] = "-", block[16] = "-", ceil[16] = "-", ceil_json[16] = "null";
     if (r->vs_cub > 0) snprintf(ratio, sizeof ratio, "%.2fx", r->vs_cub);
+    if (r->pct_ceiling > 0) { /* CPU rows have no ceiling */
+        snprintf(ceil, sizeof ceil, "%.1f%%", r->pct_ceiling);
+        snprintf(ceil_json, sizeof ceil_json, "%.1f", r->pct_ceiling);
+    }
     if (r->block > 0) snprintf(block, sizeof block, "%d", r->block);
     if (b->json)
         printf("{\"mode\":\"%s\",\"op\":\"%s\",\"variant\":\"%s\",\"type\":\"%s\",\"n\":%llu,\"param\":\"%s\","
-               "\"block\":%d,\"ms\":%.4f,\"gelem_s\":%.3f,\"gb_s\":%.2f,\"pct_ceiling\":%.1f,\"vs_cub\":%.3f,"
+               "\"block\":%d,\"ms\":%.4f,\"gelem_s\":%.3f,\"gb_s\":%.2f,\"pct_ceiling\":%s,\"vs_cub\":%.3f,"
                "\"passed\":%s}\n",
                r->mode, r->op, r->variant, gs_type_name(r->type), (unsigned long long)r->n, r->param, r->block, r->ms,
-               r->gelem_s, r->gb_s, r->pct_ceiling, r->vs_cub, r->passed ? "true" : "false");
+               r->gelem_s, r->gb_s, ceil_json, r->vs_cub, r->passed ? "true" : "false");
     else
-        printf("%-6s %-7s %-14s %-4s %11llu %-22s %5s %10.4f %9.3f %9.1f %6.1f%% %7s  %s%s%s\n", r->mode, r->op,
+        printf("%-6s %-7s %-14s %-4s %11llu %-22s %5s %10.4f %9.3f %9.1f %7s %7s  %s%s%s\n", r->mode, r->op,
                r->variant, gs_type_name(r->type), (unsigned long long)r->n, r->param, block, r->ms, r->gelem_s,
-               r->gb_s, r->pct_ceiling, ratio, r->passed ? "passed" : "FAILED", r->passed ? "" : ": ",
+               r->gb_s, ceil, ratio, r->passed ? "passed" : "FAILED", r->passed ? "" : ": ",
                r->passed ? "" : r->why);
     if (b->csv)
         fprintf(b->csv, "%s,%s,%s,%s,%llu,%s,%d,%.5f,%.4f,%.3f,%.2f,%.4f,%s\n", r->mode, r->op, r->variant,
@@ -1010,7 +1215,6 @@ static void bench_block_notes(const gs_bench_opts *o)
 {
     size_t nv;
     const gs_variant *v = gs_variants(&nv);
-    static const char *ops[] = {"scan", "compact", "minmax"};
     for (size_t i = 0; i < nv; i++) {
         int blocks[GS_BENCH_MAXBLOCKS];
         const int k = gs_bench_plan(o, 1, &v[i], blocks);
@@ -1022,12 +1226,12 @@ static void bench_block_notes(const gs_bench_opts *o)
                 len += (size_t)snprintf(skipped + len, sizeof skipped - len, "%s%d", len ? "," : "", o->blocks[b]);
         if (!blocks[0] && !v[i].blocks)
             printf("# %s %s: its own launch shapes, --block does not apply: one run (the vs cub reference)\n",
-                   ops[v[i].op], v[i].name);
+                   gs_op_name(v[i].op), v[i].name);
         else if (!blocks[0])
             printf("# %s %s: takes none of --block %s (it takes %s): one run at its default, %d threads\n",
-                   ops[v[i].op], v[i].name, skipped, gs_blocks_str(v[i].blocks, sizes, sizeof sizes), v[i].block_default);
+                   gs_op_name(v[i].op), v[i].name, skipped, gs_blocks_str(v[i].blocks, sizes, sizeof sizes), v[i].block_default);
         else
-            printf("# %s %s: skips --block %s (it takes %s)\n", ops[v[i].op], v[i].name, skipped,
+            printf("# %s %s: skips --block %s (it takes %s)\n", gs_op_name(v[i].op), v[i].name, skipped,
                    gs_blocks_str(v[i].blocks, sizes, sizeof sizes));
     }
 }
@@ -1037,9 +1241,22 @@ static int cmd_bench(cli *c)
     gs_bench_opts *o = &c->bench;
     gs_status st = {0};
     gs_bench_env env;
+    if (o->algos && strcmp(o->algos, "all")) {
+        size_t nv;
+        const gs_variant *v = gs_variants(&nv);
+        for (const char *p = o->algos; *p;) {
+            const char *e = strchr(p, ',');
+            size_t l = e ? (size_t)(e - p) : strlen(p), k = 0;
+            while (k < nv && (strlen(v[k].name) != l || strncmp(v[k].name, p, l))) k++;
+            if (k == nv) return usage_error("bench ", "unknown --algo '%.*s' (gpustream info lists them)", (int)l, p);
+            p += l + (e ? 1 : 0);
+        }
+    }
     o->backend = c->eng.backend;
     o->device = c->eng.device;
     o->chunk_bytes = c->eng.chunk_bytes;
+    if (o->nblocks && !GS_HAVE_TUNING)
+        return usage_error("bench ", "--block needs the block sizes this build leaves out: rebuild with make TUNING=1");
     if (gs_bench_ceilings(o, &env, &st)) return finish_status(&st);
     int gpu = env.gpu[0] != 0;
     if (o->nblocks && (!gpu || o->backend == GS_BACKEND_CPU))
@@ -1079,12 +1296,20 @@ static int cmd_bench(cli *c)
             printf("# ceilings: device copy %.0f GB/s (read+write); pinned H2D %.1f, D2H %.1f, both at once %.1f GB/s each; "
                    "pageable H2D %.1f, D2H %.1f GB/s\n",
                    env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs, env.d2h_pageable_gbs);
+            if (!o->stream)
+                printf("# vs CUB: time of %s (a direct cub::DeviceScan::InclusiveSum/InclusiveScan or "
+                       "cub::DeviceSelect::If call on the same device buffers) / time of the row\n",
+                       GS_BENCH_PLAIN_CUB);
         } else
             printf("# no GPU: CPU variants on %d threads\n", gs_pool_threads());
         if (gpu && o->nblocks && !o->stream) bench_block_notes(o);
         printf("%-6s %-7s %-14s %-4s %11s %-22s %5s %10s %9s %9s %7s %7s  %s\n", "mode", "op", "variant", "type", "n",
-               "param", "block", "ms", "Gelem/s", "GB/s", "%ceil", "vs cub", "check");
-    }
+               "param", "block", "ms", "Gelem/s", "GB/s", "%ceil", "vs CUB", "check");
+    } else if (gpu)
+        printf("{\"mode\":\"ceilings\",\"gpu\":\"%s\",\"copy_gb_s\":%.1f,\"h2d_gb_s\":%.1f,\"d2h_gb_s\":%.1f,"
+               "\"both_gb_s\":%.1f,\"pageable_h2d_gb_s\":%.1f,\"pageable_d2h_gb_s\":%.1f}\n",
+               env.gpu, env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs,
+               env.d2h_pageable_gbs);
     if (b.csv) {
         fprintf(b.csv, "# gpu=%s copy_gbs=%.1f h2d=%.1f d2h=%.1f both=%.1f pageable_h2d=%.1f pageable_d2h=%.1f\n",
                 gpu ? env.gpu : "none", env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs,
@@ -1130,6 +1355,11 @@ int main(int argc, char **argv)
         }
         print_main_help(stdout);
         return check_stdout();
+    }
+    if (!strcmp(argv[1], "--generate")) {
+        if (argc != 3) return usage_error(NULL, "--generate takes man or complete-bash");
+        int rc = cmd_generate(argv[2]);
+        return rc ? rc : check_stdout();
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("gpustream %s\n", GS_VERSION);

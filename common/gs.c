@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -159,17 +160,21 @@ void gs_convert(const void *in, gs_type tin, void *out, gs_type tout, size_t n)
         }
         switch (tout) {
         case GS_I32:
-            ((int32_t *)out)[i] = kind == 0 ? (int32_t)si : kind == 1 ? (int32_t)ui : (int32_t)sat_i64(f, INT32_MIN, INT32_MAX);
+            ((int32_t *)out)[i] = kind == 0 ? (int32_t)(si < INT32_MIN ? INT32_MIN : si > INT32_MAX ? INT32_MAX : si)
+                                 : kind == 1 ? (int32_t)(ui > INT32_MAX ? INT32_MAX : ui)
+                                             : (int32_t)sat_i64(f, INT32_MIN, INT32_MAX);
             break;
         case GS_I64:
-            ((int64_t *)out)[i] = kind == 0 ? si : kind == 1 ? (int64_t)ui : sat_i64(f, -9223372036854775808.0, 9223372036854775807.0);
+            ((int64_t *)out)[i] = kind == 0 ? si : kind == 1 ? (int64_t)(ui > INT64_MAX ? INT64_MAX : ui)
+                                 : sat_i64(f, -9223372036854775808.0, 9223372036854775807.0);
             break;
         case GS_U32:
-            ((uint32_t *)out)[i] = kind == 0 ? (uint32_t)si : kind == 1 ? (uint32_t)ui
+            ((uint32_t *)out)[i] = kind == 0 ? (uint32_t)(si < 0 ? 0 : si > UINT32_MAX ? UINT32_MAX : si)
+                                 : kind == 1 ? (uint32_t)(ui > UINT32_MAX ? UINT32_MAX : ui)
                                  : (f != f || f <= 0) ? 0 : f >= 4294967295.0 ? UINT32_MAX : (uint32_t)f;
             break;
         case GS_U64:
-            ((uint64_t *)out)[i] = kind == 0 ? (uint64_t)si : kind == 1 ? ui
+            ((uint64_t *)out)[i] = kind == 0 ? (uint64_t)(si < 0 ? 0 : si) : kind == 1 ? ui
                                  : (f != f || f <= 0) ? 0 : f >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)f;
             break;
         case GS_F32: ((float *)out)[i] = kind == 0 ? (float)si : kind == 1 ? (float)ui : (float)f; break;
@@ -188,6 +193,15 @@ int gs_size_parse(const char *s, uint64_t *out)
         unsigned long p = strtoul(s + 2, &e2, 10);
         if (e2 == s + 2 || *e2 || p > 63) return -1;
         *out = 1ull << p;
+        return 0;
+    }
+    /* Plain digits are read exactly (a double would turn 2^63-1 into 2^63). */
+    size_t nd = strspn(s, "0123456789");
+    if (nd && !s[nd]) {
+        errno = 0;
+        unsigned long long u = strtoull(s, &end, 10);
+        if (errno == ERANGE || u == ULLONG_MAX) return -1; /* the same range as below: < 2^64 - 1 */
+        *out = u;
         return 0;
     }
     errno = 0;

@@ -69,13 +69,32 @@ typedef union gs_value {
  * strtod/strtof semantics plus nan, inf, -inf). 0 ok, -1 invalid, -2 out of range. */
 int gs_value_parse(const char *s, gs_type t, gs_value *v);
 
-/* Convert n elements from one type to another (C conversion; float -> int saturates, NaN -> 0). */
+/* Convert n elements from one type to another. Narrowing saturates, for integers and floats
+ * alike: a value beyond the output type becomes its minimum or maximum; NaN -> 0 in an integer
+ * type; f64 -> f32 rounds (beyond f32's range to +-inf, as IEEE says). */
 void gs_convert(const void *in, gs_type tin, void *out, gs_type tout, size_t n);
 
 /* ---- sizes ---------------------------------------------------------------------------- */
 /* Parse "64M", "1G", "2^28", "4e9", "1000", "16KiB". Suffixes K M G T (x1024) and
  * k (x1000) ; e-notation and 2^N accepted. 0 ok, -1 invalid. */
 int gs_size_parse(const char *s, uint64_t *out);
+
+/* Checked size arithmetic: 0 and *r = a*b (a+b), or -1 when the result does not fit. Every
+ * count x element size that comes from the user goes through these. */
+static inline int gs_mul_size(uint64_t a, uint64_t b, size_t *r)
+{
+    uint64_t x;
+    if (__builtin_mul_overflow(a, b, &x) || x > (uint64_t)SIZE_MAX) return -1;
+    *r = (size_t)x;
+    return 0;
+}
+static inline int gs_add_size(uint64_t a, uint64_t b, size_t *r)
+{
+    uint64_t x;
+    if (__builtin_add_overflow(a, b, &x) || x > (uint64_t)SIZE_MAX) return -1;
+    *r = (size_t)x;
+    return 0;
+}
 
 /* Monotonic seconds. */
 double gs_now(void);

@@ -21,6 +21,7 @@
 #include "lines.h"
 
 #include <csv.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -196,6 +197,9 @@ typedef struct ldec {
     /* libcsv path (csv only) */
     struct csv_parser cp;
     int cp_ready;
+    int cr_lines;        /* csv: -1 undecided, 1 when lines end in a lone '\r' (read as '\n') */
+    int held;            /* a byte read ahead to decide cr_lines, handed out by the next read */
+    char held_c;
     int field;           /* fields seen in the current row */
     int row_open;        /* some field of the current row was seen */
     int midrow;          /* the last libcsv block ended inside a row (a quoted line break) */
@@ -267,6 +271,43 @@ static int piece_fail(ldec *L, const gs_piece *pc, uint64_t earlier, gs_status *
 
 /* Move the unparsed bytes to the front and read until there are `want` of them, the buffer is
  * full or the source ends. */
+/* Read from the source. CSV whose first line ends in a lone '\r' (old Mac and Excel exports)
+ * has every '\r' read as '\n'; a '\r' is surrounding space otherwise, so the rest of the
+ * parser sees '\n' line ends only. Deciding may need the byte after a '\r' that ends a read: it
+ * is read on its own and handed out first by the next call, so the decision never depends on
+ * how the source cuts its reads. */
+static int src_read(ldec *L, char *buf, size_t cap, size_t *got, gs_status *st)
+{
+    size_t n = 0, g = 0;
+    *got = 0;
+    if (!cap) return GS_OK;
+    if (L->held) {
+        buf[n++] = L->held_c;
+        L->held = 0;
+    }
+    int r = L->base.src->read(L->base.src, buf + n, cap - n, &g, st);
+    if (r) return r;
+    n += g;
+    *got = n;
+    if (L->cr_lines == 0 || !n) return GS_OK;
+    char *p = buf, *end = buf + n;
+    if (L->cr_lines < 0) {
+        while (p < end && *p != '\r' && *p != '\n') p++;
+        if (p == end) return GS_OK;
+        if (*p == '\n') L->cr_lines = 0;
+        else if (p + 1 < end) L->cr_lines = p[1] != '\n';
+        else { /* the '\r' ends this read: look at the next byte */
+            size_t g1 = 0;
+            if ((r = L->base.src->read(L->base.src, &L->held_c, 1, &g1, st))) return r;
+            L->held = g1 == 1;
+            L->cr_lines = !L->held || L->held_c != '\n';
+        }
+        if (!L->cr_lines) return GS_OK;
+    }
+    while ((p = memchr(p, '\r', (size_t)(end - p)))) *p++ = '\n';
+    return GS_OK;
+}
+
 static int fill(ldec *L, size_t want, gs_status *st)
 {
     if (L->pos) {
@@ -276,7 +317,7 @@ static int fill(ldec *L, size_t want, gs_status *st)
     }
     while (L->len < want && L->len < L->cap && !L->eof) {
         size_t got = 0;
-        int r = L->base.src->read(L->base.src, L->buf + L->len, L->cap - L->len, &got, st);
+        int r = src_read(L, L->buf + L->len, L->cap - L->len, &got, st);
         if (r) { /* the source said why in st; keep a copy for later reads */
             L->fail.code = r;
             snprintf(L->fail.msg, sizeof L->fail.msg, "%s", st ? st->msg : "read error");
@@ -353,7 +394,7 @@ static void read_ahead(ldec *L)
     L->rd_eof = 0;
     while (L->alen < L->acap) {
         size_t got = 0;
-        L->rd_rc = L->base.src->read(L->base.src, L->abuf + L->alen, L->acap - L->alen, &got, &L->rd_st);
+        L->rd_rc = src_read(L, L->abuf + L->alen, L->acap - L->alen, &got, &L->rd_st);
         if (L->rd_rc) return;
         if (got == 0) {
             L->rd_eof = 1;
@@ -649,11 +690,18 @@ static void hdr_end(int c, void *data)
     ((hdr_row *)data)->rows++;
 }
 
-static int all_digits(const char *s)
+int gs_col_number(const char *col, long *index)
 {
-    if (!*s) return 0;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9') return 0;
+    const char *p = col;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == '+' || *p == '-') p++;
+    if (*p < '0' || *p > '9') return 0;
+    while (*p >= '0' && *p <= '9') p++;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p) return 0;
+    errno = 0;
+    long v = strtol(col, NULL, 10);
+    *index = errno ? -1 : v; /* out of range: invalid like 0 */
     return 1;
 }
 
@@ -661,10 +709,9 @@ static int all_digits(const char *s)
 static int header_stage(ldec *L, const gs_read_opts *o, gs_status *st)
 {
     const char *name = L->base.src->name;
-    int by_name = o->col && *o->col && !all_digits(o->col);
+    long v = 1;
+    int by_name = o->col && *o->col && !gs_col_number(o->col, &v);
     if (o->col && *o->col && !by_name) {
-        char *e;
-        long v = strtol(o->col, &e, 10);
         if (v < 1 || v > INT_MAX - 1)
             return dec_fail(L, st, GS_EUSAGE, "invalid column '%s' (columns are counted from 1)", o->col);
         L->cfg.col = (int)v;
@@ -676,14 +723,22 @@ static int header_stage(ldec *L, const gs_read_opts *o, gs_status *st)
 
     struct csv_parser hp;
     hdr_row h = {.cfg = &L->cfg};
-    size_t off = 0; /* bytes of the first row fed, from pos */
+    size_t off = 0;     /* bytes of the first row fed, from pos */
+    size_t scanned = 0; /* bytes after off known to hold no '\n' (each byte is looked at once) */
     uint64_t nl = 0, row_line = 0;
     int r = GS_OK;
     if (csv_setup(&hp, &L->cfg) != 0) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", name);
     for (;;) {
         size_t avail = L->len - L->pos;
         const char *p = L->buf + L->pos + off;
-        const char *e = off < avail ? memchr(p, '\n', avail - off) : NULL;
+        const char *e = off + scanned < avail ? memchr(p + scanned, '\n', avail - off - scanned) : NULL;
+        scanned = e ? 0 : avail - off;
+        if (!e && scanned > MAX_FIELD && !memchr(p, '"', scanned)) {
+            /* No quote, so no field may hold a line break: this is one line, and too long a row. */
+            r = dec_fail(L, st, GS_EDATA, "%s: line %llu: a row longer than %zu MiB (no line end)", name,
+                         (unsigned long long)nl + 1, MAX_FIELD >> 20);
+            break;
+        }
         if (!e && !L->eof) { /* want whole lines: read more, growing when full */
             if (L->len == L->cap && L->pos == 0 && (r = grow(L, st))) break;
             if ((r = fill(L, L->len - L->pos + 1, st))) break; /* at least one more read */
@@ -751,6 +806,7 @@ int gs_lines_dec_open(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, int t
     L->base.count = -1;
     L->base.src = src;
     L->text = text;
+    L->cr_lines = text ? 0 : -1;
     L->fn = text ? gs_text_piece : csv_piece;
     L->cfg.type = o->type;
     L->cfg.esize = gs_type_size(o->type);

@@ -73,12 +73,68 @@ struct gs_reader {
     char *name;
 };
 
-/* A zstd frame or a skippable frame (magic 0x184D2A5?), little-endian. */
-static int gs_is_zstd_magic(const unsigned char *p, size_t n)
+static uint32_t gs_le32(const unsigned char *p)
 {
-    if (n < 4) return 0;
-    uint32_t m = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    return m == 0xFD2FB528u || (m & 0xFFFFFFF0u) == 0x184D2A50u;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A zstd frame, or a legacy one (v0.5 to v0.7: what libzstd's legacy support decodes). */
+static int gs_is_zstd_frame(uint32_t m)
+{
+    return m == 0xFD2FB528u || (m >= 0xFD2FB525u && m <= 0xFD2FB527u);
+}
+
+#define GS_SKIP_PEEK ((size_t)64 << 10) /* how far detection looks past skippable frames */
+
+/* Is the input zstd? A zstd (or legacy) frame magic says yes. Skippable frames (magic 0x184D2A5?)
+ * carry no data, so they count only when a zstd frame follows them within the first 64 KiB (or
+ * they run past it, where the decoder then judges what follows): raw values that happen to begin
+ * with a skippable magic are never read as an empty stream. */
+static int gs_detect_zstd(gs_bsrc *src, int *yes, gs_status *st)
+{
+    unsigned char head[8];
+    size_t got = 0;
+    *yes = 0;
+    int rc = gs_bsrc_peek(src, head, 4, &got, st);
+    if (rc || got < 4) return rc;
+    uint32_t m = gs_le32(head);
+    if (gs_is_zstd_frame(m)) {
+        *yes = 1;
+        return GS_OK;
+    }
+    if ((m & 0xFFFFFFF0u) != 0x184D2A50u) return GS_OK;
+    unsigned char *buf = malloc(GS_SKIP_PEEK);
+    if (!buf) return gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
+    rc = gs_bsrc_peek(src, buf, GS_SKIP_PEEK, &got, st);
+    size_t at = 0;
+    while (!rc) {
+        if (got - at < 4) break; /* the input ends right after the chain: not zstd */
+        m = gs_le32(buf + at);
+        if (gs_is_zstd_frame(m)) {
+            *yes = 1;
+            break;
+        }
+        if ((m & 0xFFFFFFF0u) != 0x184D2A50u || got - at < 8) break;
+        uint64_t next = at + 8 + (uint64_t)gs_le32(buf + at + 4);
+        if (next + 4 > GS_SKIP_PEEK) { /* past what detection looks at */
+            *yes = got == GS_SKIP_PEEK;
+            break;
+        }
+        at = (size_t)next;
+    }
+    free(buf);
+    return rc;
+}
+
+/* For a name ending in .zst that holds something else: what it is, for the message. */
+static const char *gs_other_format(const unsigned char *p, size_t n)
+{
+    if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) return " (it is gzip)";
+    if (n >= 6 && !memcmp(p, "\xFD" "7zXZ\0", 6)) return " (it is xz)";
+    if (n >= 3 && !memcmp(p, "BZh", 3)) return " (it is bzip2)";
+    if (n >= 4 && gs_le32(p) == 0x184D2204u) return " (it is lz4)";
+    if (n >= 4 && (gs_le32(p) & 0xFFFFFFF0u) == 0xFD2FB520u) return " (a zstd format older than v0.5)";
+    return "";
 }
 
 int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_status *st)
@@ -92,9 +148,20 @@ int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_
     gs_bsrc *src = NULL;
     unsigned char magic[6];
     size_t got = 0;
+    int named_zst = 0, zstd = 0;
+    gs_format_from_name(path, &named_zst);
     int rc = gs_bsrc_open_file(&src, path, o->threads, st);
-    if (!rc) rc = gs_bsrc_peek(src, magic, 4, &got, st);
-    if (!rc && gs_is_zstd_magic(magic, got)) {
+    /* A .zst name says compressed; an explicit --from raw says not; else the magic decides. */
+    if (!rc && !named_zst && o->format != GS_FMT_RAW) rc = gs_detect_zstd(src, &zstd, st);
+    if (!rc && named_zst) {
+        rc = gs_bsrc_peek(src, magic, 6, &got, st);
+        uint32_t m = got >= 4 ? gs_le32(magic) : 0;
+        if (!rc && got == 0) rc = gs_fail(st, GS_EDATA, "%s: empty file, not in zstd format", r->name);
+        else if (!rc && !gs_is_zstd_frame(m) && (m & 0xFFFFFFF0u) != 0x184D2A50u)
+            rc = gs_fail(st, GS_EDATA, "%s: not in zstd format%s", r->name, gs_other_format(magic, got));
+        zstd = 1;
+    }
+    if (!rc && zstd) {
         r->compressed = 1;
         rc = gs_bsrc_open_zstd(&src, src, o->threads, st);
         if (rc) src = NULL; /* closed by the zstd layer */
@@ -105,6 +172,9 @@ int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_
         if (!rc) f = got == 6 && !memcmp(magic, "\x93NUMPY", 6) ? GS_FMT_NPY : gs_format_from_name(path, NULL);
         if (f == GS_FMT_AUTO) f = GS_FMT_RAW;
     }
+    if (!rc && o->col && f != GS_FMT_CSV)
+        rc = gs_fail(st, GS_EUSAGE, "%s: --col applies to CSV input, and this input is %s", r->name,
+                     gs_format_name(f));
     if (!rc) {
         /* Text columns are usually decimals: without -t they are read as f64 (raw stays i32). */
         gs_read_opts to = *o;
@@ -168,6 +238,7 @@ void gs_reader_close(gs_reader *r)
 /* ---- writer ---------------------------------------------------------------------------------- */
 struct gs_writer {
     gs_encoder *enc;
+    uint64_t final_bytes; /* the file sink's count after its last flush (set by its close) */
 };
 
 int gs_writer_open(gs_writer **out, const char *path, const gs_write_opts *o, gs_status *st)
@@ -190,6 +261,7 @@ int gs_writer_from_sink(gs_writer **out, gs_bsink *k, const gs_write_opts *o, gs
         return gs_fail(st, GS_ENOMEM, "out of memory");
     }
     int rc = GS_OK;
+    k->final_written = &w->final_bytes;
     if (o->zstd) {
         rc = gs_bsink_open_zstd(&k, k, o->level, o->frame_size, o->threads, st);
         if (rc) k = NULL; /* aborted by the zstd layer */
@@ -217,12 +289,15 @@ int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st)
     return n ? w->enc->write(w->enc, vals, n, st) : GS_OK;
 }
 
-int gs_writer_close(gs_writer *w, gs_status *st)
+int gs_writer_finish(gs_writer *w, uint64_t *bytes_out, gs_status *st)
 {
     int rc = w->enc->close(w->enc, st);
+    if (!rc && bytes_out) *bytes_out = w->final_bytes;
     free(w);
     return rc;
 }
+
+int gs_writer_close(gs_writer *w, gs_status *st) { return gs_writer_finish(w, NULL, st); }
 
 void gs_writer_abort(gs_writer *w)
 {

@@ -20,6 +20,13 @@ int gs_format_parse(const char *s, gs_format *f); /* raw, npy, csv, text (txt) *
  * *zst set to 1 when the name ends in .zst. */
 gs_format gs_format_from_name(const char *path, int *zst);
 
+/* The largest --frame-size a zstd output takes. */
+#define GS_ZSTD_FRAME_MAX ((size_t)1 << 30)
+
+/* A CSV column given as a number ("3", "+3", " 3 "): 1 and *index set (0 or negative is not
+ * checked here); 0 for a name. */
+int gs_col_number(const char *col, long *index);
+
 typedef enum gs_header_mode { GS_HDR_AUTO = 0, GS_HDR_YES, GS_HDR_NO } gs_header_mode;
 
 typedef struct gs_read_opts {
@@ -42,6 +49,9 @@ int gs_reader_open(gs_reader **r, const char *path, const gs_read_opts *o, gs_st
 gs_type gs_reader_type(const gs_reader *r);
 gs_format gs_reader_format(const gs_reader *r);   /* the format detected (never AUTO) */
 int gs_reader_compressed(const gs_reader *r);     /* input was zstd */
+/* libzstd's version ("1.5.4") and its highest compression level (for --level) */
+const char *gs_zstd_version(void);
+int gs_zstd_max_level(void);
 int64_t gs_reader_count(const gs_reader *r);      /* elements, if known in advance; else -1 */
 const char *gs_reader_colname(const gs_reader *r);/* csv header name of the column, or NULL */
 const char *gs_reader_name(const gs_reader *r);   /* for messages: the path or "stdin" */
@@ -60,7 +70,8 @@ typedef struct gs_write_opts {
     char delim;          /* csv delimiter; 0 = ',' */
     int zstd;            /* compress */
     int level;           /* zstd level (default 3) */
-    size_t frame_size;   /* uncompressed bytes per independent zstd frame (default 16 MiB) */
+    size_t frame_size;   /* uncompressed bytes per independent zstd frame (default 16 MiB, at most
+                            GS_ZSTD_FRAME_MAX) */
     int force;           /* overwrite an existing file; allow binary to a terminal */
     int threads;         /* encode workers; 0 = pool size */
 } gs_write_opts;
@@ -74,6 +85,9 @@ int gs_writer_open(gs_writer **w, const char *path, const gs_write_opts *o, gs_s
 int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st);
 /* Flush, finish (npy header patch, zstd frames), fsync-free close, rename into place. Frees w. */
 int gs_writer_close(gs_writer *w, gs_status *st);
+/* gs_writer_close, and the bytes written to the file or pipe in all (*bytes_out, final flushes
+ * and the zstd epilogue included; left alone on failure). */
+int gs_writer_finish(gs_writer *w, uint64_t *bytes_out, gs_status *st);
 /* Drop everything: remove the temp file. Frees w. Safe on NULL. */
 void gs_writer_abort(gs_writer *w);
 uint64_t gs_writer_bytes(const gs_writer *w); /* bytes written to the file or pipe so far */
@@ -126,9 +140,11 @@ int gs_writer_open_sink(gs_writer **w, const gs_byte_sink *k, const gs_write_opt
  * enough); returns its length. */
 size_t gs_npy_header_bytes(char *out, size_t cap, gs_type t, uint64_t rows, int ncols);
 
-/* An output file that other processes write (MPI ranks): the temp name beside the target (the
- * target itself for a device or FIFO such as /dev/null) for them to open, renamed into place by
- * commit; abort removes it. Refuses an existing file without force, as gs_writer_open does. */
+/* An output file that other processes write (MPI ranks): a named temp file beside the target
+ * (never an unnamed O_TMPFILE one, which they could not open; the target itself for a device or
+ * FIFO such as /dev/null; a symlink's end, as gs_writer_open writes through it) for them to open,
+ * renamed into place by commit; abort removes it, as does a signal. Refuses an existing file
+ * without force, as gs_writer_open does. */
 typedef struct gs_outfile gs_outfile;
 int gs_outfile_open(gs_outfile **f, const char *path, int force, gs_status *st);
 const char *gs_outfile_path(const gs_outfile *f);

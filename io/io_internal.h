@@ -47,6 +47,7 @@ struct gs_bsink {
     const char *name;                         /* "out.zst", "stdout" */
     int seekable;
     uint64_t written;                         /* bytes handed to the file/pipe so far */
+    uint64_t *final_written;                  /* if set, close stores the final count here */
 };
 
 /* File (atomic: temp beside target, rename on close) or stdout (NULL/"-"). */

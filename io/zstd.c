@@ -24,6 +24,7 @@
 
 #define GS_Z_FRAME_MAX ((size_t)256 << 20) /* larger frames are streamed, not batched */
 #define GS_Z_BATCH_MAX ((size_t)256 << 20) /* decoded bytes per batch (the batch buffer) */
+#define GS_Z_ENC_FRAMES 16                 /* frames compressed at once, and encoder contexts */
 /* The compressed read-ahead window holds a batch: a default 16 MiB frame of incompressible data
  * per worker, so each worker gets a frame whatever the ratio. */
 #define GS_Z_WIN_MIN ((size_t)16 << 20)
@@ -36,6 +37,12 @@ size_t gs_zstd_window;
 #define GS_Z_COPY_PIECE ((size_t)4 << 20)  /* parallel copy-out granularity */
 #define GS_Z_HEADER_MAX 18 /* the longest frame header (format spec; the zstd.h macro is static-only) */
 #define GS_Z_SKIP_MAGIC 0x184D2A50u
+/* Legacy frames (v0.5 to v0.7) that libzstd's legacy support decodes, streamed. */
+#define GS_Z_LEGACY_MIN 0xFD2FB525u
+#define GS_Z_LEGACY_MAX 0xFD2FB527u
+/* Windows up to 2 GiB (frames written with zstd --long=31) are decoded; that much memory is the
+ * stated limit for one streamed frame. */
+#define GS_Z_WINDOW_LOG_MAX 31
 #define GS_Z_SKIP_MASK 0xFFFFFFF0u
 
 static uint32_t gs_le32(const unsigned char *p)
@@ -132,6 +139,9 @@ static int gs_zsrc_truncated(gs_zsrc *s, gs_status *st)
 static int gs_zsrc_corrupt(gs_zsrc *s, size_t err, gs_status *st)
 {
     if (ZSTD_getErrorCode(err) == ZSTD_error_srcSize_wrong) return gs_zsrc_truncated(s, st);
+    if (ZSTD_getErrorCode(err) == ZSTD_error_frameParameter_windowTooLarge)
+        return gs_fail(st, GS_EDATA, "%s: zstd frame needs a window larger than the %u MiB limit (zstd --long=%d)",
+                       s->base.name, 1u << (GS_Z_WINDOW_LOG_MAX - 20), GS_Z_WINDOW_LOG_MAX);
     return gs_fail(st, GS_EDATA, "%s: corrupt zstd data: %s", s->base.name, ZSTD_getErrorName(err));
 }
 
@@ -216,6 +226,10 @@ static int gs_zsrc_next(gs_zsrc *s, int may_move, int *kind, size_t *csize, size
     uint32_t magic = gs_le32(p);
     if ((magic & GS_Z_SKIP_MASK) == GS_Z_SKIP_MAGIC) {
         *kind = GS_ZF_SKIP;
+        return GS_OK;
+    }
+    if (magic >= GS_Z_LEGACY_MIN && magic <= GS_Z_LEGACY_MAX) {
+        *kind = GS_ZF_STREAM;
         return GS_OK;
     }
     if (magic != ZSTD_MAGICNUMBER) return gs_zsrc_corrupt(s, ZSTD_findFrameCompressedSize(p, avail), st);
@@ -391,6 +405,11 @@ int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_status *st)
     s->win = malloc(s->win_cap);
     s->dctx = calloc((size_t)s->threads, sizeof *s->dctx);
     s->ds = ZSTD_createDStream();
+    if (s->ds && ZSTD_isError(ZSTD_DCtx_setParameter(s->ds, ZSTD_d_windowLogMax, GS_Z_WINDOW_LOG_MAX))) {
+        gs_zsrc_close(&s->base);
+        return gs_fail(st, GS_EDATA, "%s: this libzstd cannot decode windows of 2^%d bytes", in->name,
+                       GS_Z_WINDOW_LOG_MAX);
+    }
     if (!s->win || !s->dctx || !s->ds) {
         gs_zsrc_close(&s->base);
         return gs_fail(st, GS_ENOMEM, "out of memory");
@@ -601,9 +620,9 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
                        ZSTD_maxCLevel());
     }
     if (frame_size == 0) frame_size = (size_t)16 << 20;
-    if (frame_size > ((size_t)1 << 30)) {
+    if (frame_size > GS_ZSTD_FRAME_MAX) {
         out->abort(out);
-        return gs_fail(st, GS_EUSAGE, "--frame-size %zu: at most 1 GiB", frame_size);
+        return gs_fail(st, GS_EUSAGE, "--frame-size %zu: at most 1G", frame_size);
     }
     gs_zsink *k = calloc(1, sizeof *k);
     if (!k) {
@@ -624,12 +643,12 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     k->frame = frame_size;
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cv, NULL);
-    /* A batch gives every worker a few MiB at least, and holds at most 256 MiB of input unless
-     * that would leave workers idle. */
-    size_t per = ((size_t)4 << 20) / frame_size, most = GS_Z_BATCH_MAX / frame_size;
-    if (frame_size <= ((size_t)64 << 20) && most < (size_t)k->threads) most = (size_t)k->threads;
-    k->batch_frames = (size_t)k->threads * (per > 1 ? per : 1);
-    if (k->batch_frames > most) k->batch_frames = most > 1 ? most : 1;
+    /* Memory is bounded by configuration, not by the thread count: a batch holds at most
+     * GS_Z_ENC_FRAMES frames and 256 MiB of input (one frame if a frame is larger), and at most
+     * GS_Z_ENC_FRAMES encoder contexts exist, however many threads there are. */
+    size_t most = GS_Z_BATCH_MAX / frame_size;
+    k->batch_frames = most < GS_Z_ENC_FRAMES ? (most > 1 ? most : 1) : GS_Z_ENC_FRAMES;
+    if ((size_t)k->threads > k->batch_frames) k->threads = (int)k->batch_frames;
     k->cbound = ZSTD_compressBound(frame_size);
     k->stage = malloc(k->batch_frames * frame_size);
     int ok = k->stage != NULL;
@@ -656,3 +675,6 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     *res = &k->base;
     return GS_OK;
 }
+
+const char *gs_zstd_version(void) { return ZSTD_versionString(); }
+int gs_zstd_max_level(void) { return ZSTD_maxCLevel(); }

@@ -11,11 +11,11 @@
  *                       the counts, scatter each block at its offset in parallel. Blocks go in
  *                       rounds of a few per thread so the scatter re-reads from cache.
  *
- * Predicates compare in the element type with C semantics: a NaN fails every comparison, so
- * `ne:V` holds for NaN and `nonzero` too; for integer types `finite` always holds and `nan`
- * never does. The predicate switch sits outside each loop; the loops are generated per type.
+ * Predicates are those of pred.h (shared with the GPU kernels): C comparisons in the element type.
+ * The predicate switch sits outside each loop; the loops are generated per type.
  * in == out is allowed for value output (not with indices). */
 #include "kernels.h"
+#include "pred.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,34 +27,23 @@
 #define GS_COMPACT_BLOCK ((size_t)1 << 16)   /* parallel work unit */
 #define GS_COMPACT_BLOCKS_PER_THREAD 2       /* blocks per thread per round */
 
-/* finite / nan per type, as 0 or 1. fabs(x) < inf is false for inf and NaN alike. */
-#define GS_ISFIN_i32(x) ((void)(x), 1)
-#define GS_ISFIN_i64(x) ((void)(x), 1)
-#define GS_ISFIN_u32(x) ((void)(x), 1)
-#define GS_ISFIN_u64(x) ((void)(x), 1)
-#define GS_ISFIN_f32(x) (fabsf(x) < INFINITY)
-#define GS_ISFIN_f64(x) (fabs(x) < (double)INFINITY)
-#define GS_ISNAN_i32(x) ((void)(x), 0)
-#define GS_ISNAN_i64(x) ((void)(x), 0)
-#define GS_ISNAN_u32(x) ((void)(x), 0)
-#define GS_ISNAN_u64(x) ((void)(x), 0)
-#define GS_ISNAN_f32(x) ((x) != (x))
-#define GS_ISNAN_f64(x) ((x) != (x))
-
-/* Expand LOOP(cond) once per predicate; cond reads x, a, b. The loop macros name the element
- * type gs_elem, a typedef local to each generated function. */
-#define GS_PRED_SWITCH(S, LOOP)                                     \
-    switch (p->pred) {                                              \
-    case GS_PRED_NONZERO: LOOP((x != 0)); break;                    \
-    case GS_PRED_EQ: LOOP((x == a)); break;                         \
-    case GS_PRED_NE: LOOP((x != a)); break;                         \
-    case GS_PRED_GT: LOOP((x > a)); break;                          \
-    case GS_PRED_GE: LOOP((x >= a)); break;                         \
-    case GS_PRED_LT: LOOP((x < a)); break;                          \
-    case GS_PRED_LE: LOOP((x <= a)); break;                         \
-    case GS_PRED_RANGE: LOOP(((a <= x) & (x <= b))); break;         \
-    case GS_PRED_FINITE: LOOP(GS_ISFIN_##S(x)); break;              \
-    case GS_PRED_NAN: LOOP(GS_ISNAN_##S(x)); break;                 \
+/* Expand LOOP(cond) once per predicate, cond the predicate of pred.h for that constant kind (one
+ * comparison, inlined); cond reads x, a, b. The loop macros name the element type gs_elem, a
+ * typedef local to each generated function. */
+#define GS_PRED_CASE(S, K, LOOP) \
+    case K: LOOP(gs_pred_test_##S(K, x, a, b)); break;
+#define GS_PRED_SWITCH(S, LOOP)                        \
+    switch (p->pred) {                                 \
+        GS_PRED_CASE(S, GS_PRED_NONZERO, LOOP)         \
+        GS_PRED_CASE(S, GS_PRED_EQ, LOOP)              \
+        GS_PRED_CASE(S, GS_PRED_NE, LOOP)              \
+        GS_PRED_CASE(S, GS_PRED_GT, LOOP)              \
+        GS_PRED_CASE(S, GS_PRED_GE, LOOP)              \
+        GS_PRED_CASE(S, GS_PRED_LT, LOOP)              \
+        GS_PRED_CASE(S, GS_PRED_LE, LOOP)              \
+        GS_PRED_CASE(S, GS_PRED_RANGE, LOOP)           \
+        GS_PRED_CASE(S, GS_PRED_FINITE, LOOP)          \
+        GS_PRED_CASE(S, GS_PRED_NAN, LOOP)             \
     }
 
 typedef size_t (*count_fn)(const gs_compact_params *p, const void *in, size_t n);
@@ -63,11 +52,7 @@ typedef size_t (*scatter_fn)(const gs_compact_params *p, const void *in, size_t 
 #define GS_COMPACT_GEN(S, T)                                                                     \
     static int pred_##S(const gs_compact_params *p, T x)                                        \
     {                                                                                            \
-        const T a = p->a.S, b = p->b.S;                                                          \
-        int r = 0;                                                                               \
-        (void)a, (void)b, (void)x;                                                               \
-        GS_PRED_SWITCH(S, GS_PRED_ONE)                                                           \
-        return r != (p->invert != 0);                                                            \
+        return gs_pred_test_##S((int)p->pred, x, p->a.S, p->b.S) != (p->invert != 0);           \
     }                                                                                            \
     static size_t count_##S(const gs_compact_params *p, const void *vin, size_t n)               \
     {                                                                                            \
@@ -99,8 +84,6 @@ typedef size_t (*scatter_fn)(const gs_compact_params *p, const void *in, size_t 
         return kept;                                                                             \
     }
 
-#define GS_PRED_ONE(COND) r = (COND)
-
 #define GS_COUNT_LOOP(COND)                                  \
     for (size_t i = 0; i < n; i++) {                         \
         const gs_elem x = in[i];                             \
@@ -124,16 +107,12 @@ typedef size_t (*scatter_fn)(const gs_compact_params *p, const void *in, size_t 
 #define GS_SCATTER_VAL_LOOP(COND) GS_SCATTER_LOOP(COND, x)
 #define GS_SCATTER_IDX_LOOP(COND) GS_SCATTER_LOOP(COND, base + t0 + i)
 
-/* Comparisons like `x >= 0` on unsigned types are meant (they follow the user's predicate). */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wtype-limits"
 GS_COMPACT_GEN(i32, int32_t)
 GS_COMPACT_GEN(i64, int64_t)
 GS_COMPACT_GEN(u32, uint32_t)
 GS_COMPACT_GEN(u64, uint64_t)
 GS_COMPACT_GEN(f32, float)
 GS_COMPACT_GEN(f64, double)
-#pragma GCC diagnostic pop
 
 static const count_fn count_fns[GS_NTYPES] = {count_i32, count_i64, count_u32, count_u64, count_f32, count_f64};
 static const scatter_fn scatter_fns[GS_NTYPES] = {scatter_i32, scatter_i64, scatter_u32,

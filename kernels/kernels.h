@@ -60,6 +60,12 @@ typedef struct gs_minmax_params {
     int block;       /* GPU threads per block; 0 = the variant's tuned default */
 } gs_minmax_params;
 
+/* Names of the operations ("scan", "compact", "minmax"; "none" for GS_OP_NONE), the predicates
+ * ("nonzero", "eq", ..., the --pred words) and how many values each predicate takes (0, 1, 2). */
+const char *gs_op_name(gs_op op);
+const char *gs_pred_name(gs_pred_kind k);
+int gs_pred_nargs(gs_pred_kind k);
+
 /* Scan identity for an op and type, written into *v. */
 void gs_scan_identity(gs_scan_op op, gs_type t, gs_value *v);
 /* Evaluate a predicate on one element (reference semantics, used by the CPU kernels and tests). */
@@ -108,14 +114,23 @@ enum {
     GS_V_INDICES = 1u << 5,    /* compact --indices accepted */
     GS_V_ALLPRED = 1u << 6,    /* every predicate (else nonzero only) */
     GS_V_REFERENCE = 1u << 7,  /* the reference other variants are checked against */
+    GS_V_DEFAULT_SEQ = 1u << 8, /* the CPU default below its op's thread crossover (gs_variant_default_for) */
 };
 
 /* Threads per block a GPU variant can be launched with (gs_variant.blocks, the params' block):
  * bit k set = 32 << k threads, k = 0..5 (32..1024). Grid-stride and runtime-sized kernels take
  * any of them; kernels whose thread count is a template argument are instantiated for 64, 128,
- * 256 and 512 (kernels/gpu_common.cuh, gs_dispatch_block). */
+ * 256 and 512 (gs_dispatch_block in kernels/gpu_common.cuh). Only a make TUNING=1 build has them
+ * (kernels/tuning.h); a default build runs each variant at its tuned shape. */
 #define GS_BLOCK_BIT(t)                                                                           \
     ((t) == 32 ? 1u : (t) == 64 ? 2u : (t) == 128 ? 4u : (t) == 256 ? 8u : (t) == 512 ? 16u : (t) == 1024 ? 32u : 0u)
+/* 1 in a make TUNING=1 build (GS_TUNING): GPU variants take the sizes of their blocks mask; else
+ * none (blocks 0: each variant runs at its tuned shape) */
+#ifdef GS_TUNING
+#define GS_HAVE_TUNING 1
+#else
+#define GS_HAVE_TUNING 0
+#endif
 #define GS_BLOCKS_ANY 0x3fu /* 32, 64, 128, 256, 512, 1024 */
 #define GS_BLOCKS_TPL 0x1eu /* 64, 128, 256, 512 */
 
@@ -143,6 +158,9 @@ typedef struct gs_variant {
         gs_compact_gpu_scratch_fn compact;
         gs_minmax_gpu_scratch_fn minmax;
     } scratch;
+    /* minmax variants whose default launch depends on the params (vhgw: by window and type): its
+     * threads per block; NULL = block_default */
+    int (*minmax_threads)(const gs_minmax_params *p);
 } gs_variant;
 
 /* All variants compiled into this build (GPU ones only with CUDA), NULL-terminated order. */
@@ -151,6 +169,8 @@ const gs_variant *gs_variants(size_t *count);
 const gs_variant *gs_variant_find(gs_op op, const char *name);
 /* The default variant for an op and backend; NULL if none compiled in. */
 const gs_variant *gs_variant_default(gs_op op, gs_where where);
+/* The same at `threads` CPU threads: on the CPU below the op's crossover, the GS_V_DEFAULT_SEQ row. */
+const gs_variant *gs_variant_default_for(gs_op op, gs_where where, int threads);
 /* GS_OK if v accepts these parameters, else GS_EUSAGE with a message naming what it lacks. */
 int gs_variant_check_scan(const gs_variant *v, const gs_scan_params *p, gs_status *st);
 int gs_variant_check_compact(const gs_variant *v, const gs_compact_params *p, gs_status *st);
@@ -162,8 +182,7 @@ int gs_variant_block_ok(const gs_variant *v, int block);
 /* The threads per block v runs with for block: block itself, or its default when 0 (0 for
  * variants without one, such as cub and the CPU variants). */
 int gs_variant_block(const gs_variant *v, int block);
-/* The same for a minmax launch: the GPU vhgw default depends on the window and type (its mid
- * shape, GS_MINMAX_VHGW_MID_THREADS, for 4-byte types with 16 < W-1 <= 1024). */
+/* The same for a minmax launch, whose default may depend on the window and type (minmax_threads). */
 int gs_variant_block_minmax(const gs_variant *v, int block, const gs_minmax_params *p);
 /* The sizes of a GS_BLOCK_BIT mask as text, "64, 128, 256, 512" ("none" for 0); returns buf. */
 const char *gs_blocks_str(unsigned mask, char *buf, size_t len);

@@ -18,58 +18,62 @@
 
 /* CPU rows take no block size (blocks 0, block_default 0). */
 #define CPU_SCAN(name, fn, flags, desc) \
-    {name, GS_OP_SCAN, GS_CPU, GS_ALL_TYPES, SCAN_ALL | (flags), 0, 0, desc, {.scan = fn}, {.scan = NULL}, {.scan = NULL}}
+    {name, GS_OP_SCAN, GS_CPU, GS_ALL_TYPES, SCAN_ALL | (flags), 0, 0, desc, {.scan = fn}, {.scan = NULL}, {.scan = NULL}, NULL}
 #define CPU_COMPACT(name, fn, flags, desc)                                                                  \
     {name, GS_OP_COMPACT, GS_CPU, GS_ALL_TYPES, COMPACT_ALL | (flags), 0, 0, desc, {.compact = fn}, {.compact = NULL}, \
-     {.compact = NULL}}
+     {.compact = NULL}, NULL}
 #define CPU_MINMAX(name, fn, flags, desc) \
-    {name, GS_OP_MINMAX, GS_CPU, GS_ALL_TYPES, (flags), 0, 0, desc, {.minmax = fn}, {.minmax = NULL}, {.minmax = NULL}}
+    {name, GS_OP_MINMAX, GS_CPU, GS_ALL_TYPES, (flags), 0, 0, desc, {.minmax = fn}, {.minmax = NULL}, {.minmax = NULL}, NULL}
 
 #ifdef GS_HAVE_CUDA
 /* blocks: GS_BLOCKS_ANY for grid-stride / runtime-sized kernels, GS_BLOCKS_TPL (or, for vhgw, a part
- * of it) where a thread count is a template argument, 0 for a fixed shape; dflt: the threads of the default launch
- * (kernels_gpu.h, checked against the kernels' own shapes in the .cu files). */
+ * of it) where a thread count is a template argument, 0 for a fixed shape; none unless built with
+ * make TUNING=1 (GS_BUILT_BLOCKS). dflt: the threads of the default launch (tuning.h). */
 #define GPU_SCAN(name, sym, flags, blocks, dflt, desc)                                                   \
     {name, GS_OP_SCAN, GS_GPU, GS_ALL_TYPES, SCAN_ALL | (flags), blocks, dflt, desc, {.scan = NULL},       \
-     {.scan = gs_scan_gpu_##sym}, {.scan = gs_scan_gpu_##sym##_scratch}}
+     {.scan = gs_scan_gpu_##sym}, {.scan = gs_scan_gpu_##sym##_scratch}, NULL}
 #define GPU_COMPACT(name, sym, flags, blocks, dflt, desc)                                                \
     {name, GS_OP_COMPACT, GS_GPU, GS_ALL_TYPES, COMPACT_ALL | (flags), blocks, dflt, desc, {.compact = NULL}, \
-     {.compact = gs_compact_gpu_##sym}, {.compact = gs_compact_gpu_##sym##_scratch}}
+     {.compact = gs_compact_gpu_##sym}, {.compact = gs_compact_gpu_##sym##_scratch}, NULL}
 #define GPU_MINMAX(name, sym, flags, blocks, dflt, desc)                                                 \
     {name, GS_OP_MINMAX, GS_GPU, GS_ALL_TYPES, (flags), blocks, dflt, desc, {.minmax = NULL},              \
-     {.minmax = gs_minmax_gpu_##sym}, {.minmax = gs_minmax_gpu_##sym##_scratch}}
+     {.minmax = gs_minmax_gpu_##sym}, {.minmax = gs_minmax_gpu_##sym##_scratch}, NULL}
+/* a minmax variant whose default launch depends on the window: gs_minmax_gpu_<sym>_threads says it */
+#define GPU_MINMAX_SHAPED(name, sym, flags, blocks, dflt, desc)                                          \
+    {name, GS_OP_MINMAX, GS_GPU, GS_ALL_TYPES, (flags), blocks, dflt, desc, {.minmax = NULL},              \
+     {.minmax = gs_minmax_gpu_##sym}, {.minmax = gs_minmax_gpu_##sym##_scratch}, gs_minmax_gpu_##sym##_threads}
 #endif
 
 static const gs_variant variants[] = {
-    CPU_SCAN("cpu", gs_scan_cpu, GS_V_REFERENCE, "sequential left fold (reference)"),
+    CPU_SCAN("cpu", gs_scan_cpu, GS_V_REFERENCE | GS_V_DEFAULT_SEQ, "sequential left fold (reference)"),
     CPU_SCAN("cpu-par", gs_scan_cpu_par, GS_V_DEFAULT,
              "threaded reduce-then-scan over fixed 64Ki blocks (same floats for any thread count)"),
-    CPU_COMPACT("cpu", gs_compact_cpu, GS_V_REFERENCE, "sequential branch-free compaction (reference)"),
+    CPU_COMPACT("cpu", gs_compact_cpu, GS_V_REFERENCE | GS_V_DEFAULT_SEQ, "sequential branch-free compaction (reference)"),
     CPU_COMPACT("cpu-par", gs_compact_cpu_par, GS_V_DEFAULT, "threaded count, prefix of counts, scatter"),
     CPU_MINMAX("cpu-naive", gs_minmax_cpu_naive, GS_V_REFERENCE, "O(nW) fold over each window (reference)"),
     CPU_MINMAX("cpu-lemire", gs_minmax_cpu_lemire, 0, "Lemire monotonic wedges, one thread, O(1) amortized"),
-    CPU_MINMAX("cpu-vhgw", gs_minmax_cpu_vhgw, GS_V_DEFAULT,
+    CPU_MINMAX("cpu-vhgw", gs_minmax_cpu_vhgw, GS_V_DEFAULT | GS_V_DEFAULT_SEQ,
                "van Herk/Gil-Werman block prefix/suffix, threaded, min and max in one pass"),
 #ifdef GS_HAVE_CUDA
-    GPU_SCAN("naive", naive, 0, GS_BLOCKS_ANY, GS_GRID_THREADS, "Hillis-Steele, double-buffered, one launch per step"),
-    GPU_SCAN("blelloch", blelloch, 0, GS_BLOCKS_ANY, GS_GRID_THREADS, "work-efficient up/down sweep, a grid per level"),
-    GPU_SCAN("blelloch-smem", blelloch_smem, 0, GS_BLOCKS_TPL, GS_BS_THREADS,
+    GPU_SCAN("naive", naive, 0, GS_BUILT_BLOCKS(GS_BLOCKS_ANY), GS_GRID_THREADS, "Hillis-Steele, double-buffered, one launch per step"),
+    GPU_SCAN("blelloch", blelloch, 0, GS_BUILT_BLOCKS(GS_BLOCKS_ANY), GS_GRID_THREADS, "work-efficient up/down sweep, a grid per level"),
+    GPU_SCAN("blelloch-smem", blelloch_smem, 0, GS_BUILT_BLOCKS(GS_BLOCKS_TPL), GS_BS_THREADS,
              "shared-memory tiles, bank-conflict-free, recursive block sums"),
-    GPU_SCAN("lookback", lookback, GS_V_DEFAULT, GS_BLOCKS_TPL, GS_SCAN_LOOKBACK_THREADS,
+    GPU_SCAN("lookback", lookback, GS_V_DEFAULT, GS_BUILT_BLOCKS(GS_BLOCKS_TPL), GS_SCAN_LOOKBACK_THREADS,
              "single-pass decoupled look-back"),
     GPU_SCAN("cub", cub, 0, 0, 0, "cub::DeviceScan (vendor baseline)"),
-    GPU_COMPACT("scan", scan, 0, GS_BLOCKS_ANY, GS_GRID_THREADS, "flag, scan, scatter"),
-    GPU_COMPACT("ballot", ballot, 0, GS_BLOCKS_TPL, GS_BALLOT_THREADS,
+    GPU_COMPACT("scan", scan, 0, GS_BUILT_BLOCKS(GS_BLOCKS_ANY), GS_GRID_THREADS, "flag, scan, scatter"),
+    GPU_COMPACT("ballot", ballot, 0, GS_BUILT_BLOCKS(GS_BLOCKS_TPL), GS_BALLOT_THREADS,
                 "block counts with __syncthreads_count, warp ballot/popc offsets"),
-    GPU_COMPACT("lookback", lookback, GS_V_DEFAULT, GS_BLOCKS_TPL, GS_COMPACT_LOOKBACK_THREADS,
+    GPU_COMPACT("lookback", lookback, GS_V_DEFAULT, GS_BUILT_BLOCKS(GS_BLOCKS_TPL), GS_COMPACT_LOOKBACK_THREADS,
                 "single pass with decoupled look-back"),
     GPU_COMPACT("cub", cub, 0, 0, 0, "cub::DeviceSelect (vendor baseline)"),
-    GPU_MINMAX("linear", linear, 0, GS_BLOCKS_ANY, GS_GRID_THREADS, "one thread per output, O(W) each"),
-    GPU_MINMAX("tiled", tiled, 0, GS_BLOCKS_TPL, GS_GRID_THREADS, "shared-memory tiles, log-linear"),
-    GPU_MINMAX("vhgw", vhgw, GS_V_DEFAULT, GS_VHGW_BLOCKS, GS_MINMAX_VHGW_THREADS,
+    GPU_MINMAX("linear", linear, 0, GS_BUILT_BLOCKS(GS_BLOCKS_ANY), GS_GRID_THREADS, "one thread per output, O(W) each"),
+    GPU_MINMAX("tiled", tiled, 0, GS_BUILT_BLOCKS(GS_BLOCKS_TPL), GS_GRID_THREADS, "shared-memory tiles, log-linear"),
+    GPU_MINMAX_SHAPED("vhgw", vhgw, GS_V_DEFAULT, GS_BUILT_BLOCKS(GS_VHGW_BLOCKS_ALL), GS_MINMAX_VHGW_THREADS,
                "van Herk/Gil-Werman block prefix/suffix (64 threads for 4-byte types, 16 < W-1 <= 1024)"),
 #endif
-    {NULL, GS_OP_NONE, GS_CPU, 0, 0, 0, 0, NULL, {.scan = NULL}, {.scan = NULL}, {.scan = NULL}}, /* end mark */
+    {NULL, GS_OP_NONE, GS_CPU, 0, 0, 0, 0, NULL, {.scan = NULL}, {.scan = NULL}, {.scan = NULL}, NULL}, /* end mark */
 };
 
 /* Rows before the end mark: callers may walk by count or up to the NULL name. */
@@ -91,15 +95,44 @@ const gs_variant *gs_variant_find(gs_op op, const char *name)
 
 const gs_variant *gs_variant_default(gs_op op, gs_where where)
 {
+    return gs_variant_default_for(op, where, 0);
+}
+
+/* The one rule for the CPU default: below GS_CPU_PAR_FROM threads the sequential variant (the
+ * GS_V_DEFAULT_SEQ row), from there on the threaded one (GS_V_DEFAULT). The threaded scan and
+ * compaction make extra passes (reduce then scan; count, prefix, scatter) that only a free core
+ * pays for. At 2^24 i32 on a shared 2-core machine (bench --backend cpu, median of 5-10):
+ * --threads 1: scan cpu 34-37 ms, cpu-par 45-52; compact cpu 48-66 ms, cpu-par 121-178;
+ * --threads 2: scan cpu 37-49 ms, cpu-par 53-70; compact cpu 43-57 ms, cpu-par 127-151 in 4 of 5
+ * runs (the other, with a core free, had cpu-par ahead), so the sequential ones stay the default
+ * up to 2 (docs/PERFORMANCE.md).
+ * minmax: cpu-vhgw at both (110 ms vs cpu-lemire 768 at one thread, W=500), so it carries both
+ * flags. tests/gpu/run.sh STEPS=startup records the same comparison at 1..16 threads. */
+#define GS_CPU_PAR_FROM 3
+
+const gs_variant *gs_variant_default_for(gs_op op, gs_where where, int threads)
+{
+    const unsigned flag = where == GS_CPU && threads > 0 && threads < GS_CPU_PAR_FROM ? GS_V_DEFAULT_SEQ : GS_V_DEFAULT;
     for (size_t i = 0; i < NVARIANTS; i++)
-        if (variants[i].op == op && variants[i].where == where && (variants[i].flags & GS_V_DEFAULT))
-            return &variants[i];
+        if (variants[i].op == op && variants[i].where == where && (variants[i].flags & flag)) return &variants[i];
     return NULL;
 }
 
 static const char *const scan_op_names[] = {"sum", "min", "max"};
 
-static const char *const pred_names[] = {"nonzero", "eq", "ne", "gt", "ge", "lt", "le", "range", "finite", "nan"};
+static const char *const op_names[] = {"scan", "compact", "minmax", "none"};
+
+const char *gs_op_name(gs_op op) { return (unsigned)op <= GS_OP_NONE ? op_names[op] : "none"; }
+
+/* the --pred words, by gs_pred_kind, and how many values each takes */
+static const struct {
+    const char *name;
+    int nargs;
+} preds[] = {{"nonzero", 0}, {"eq", 1}, {"ne", 1}, {"gt", 1}, {"ge", 1},
+             {"lt", 1},      {"le", 1}, {"range", 2}, {"finite", 0}, {"nan", 0}};
+
+const char *gs_pred_name(gs_pred_kind k) { return (unsigned)k <= GS_PRED_NAN ? preds[k].name : "?"; }
+int gs_pred_nargs(gs_pred_kind k) { return (unsigned)k <= GS_PRED_NAN ? preds[k].nargs : 0; }
 
 static int check_type(const gs_variant *v, gs_type t, gs_status *st)
 {
@@ -126,13 +159,7 @@ int gs_variant_block(const gs_variant *v, int block)
 
 int gs_variant_block_minmax(const gs_variant *v, int block, const gs_minmax_params *p)
 {
-#ifdef GS_HAVE_CUDA
-    if (!block && v->where == GS_GPU && !strcmp(v->name, "vhgw") && gs_type_size(p->type) == 4 &&
-        p->window - 1 > GS_MINMAX_VHGW_MID_LO && p->window - 1 <= GS_MINMAX_VHGW_MID_HI)
-        return GS_MINMAX_VHGW_MID_THREADS;
-#else
-    (void)p;
-#endif
+    if (!block && v->minmax_threads) return v->minmax_threads(p);
     return gs_variant_block(v, block);
 }
 
@@ -154,6 +181,9 @@ static int check_block(const gs_variant *v, int block, gs_status *st)
     if (v->where == GS_CPU)
         return gs_fail(st, GS_EUSAGE, "variant '%s' runs on the CPU: it takes no block size (asked for %d)", v->name,
                        block);
+    if (!v->blocks && v->block_default)
+        return gs_fail(st, GS_EUSAGE, "variant '%s' runs %d threads per block in this build (asked for %d; other "
+                       "sizes: make TUNING=1)", v->name, v->block_default, block);
     if (!v->blocks)
         return gs_fail(st, GS_EUSAGE, "variant '%s' has its own launch shapes: it takes no block size (asked for %d)",
                        v->name, block);
@@ -161,11 +191,21 @@ static int check_block(const gs_variant *v, int block, gs_status *st)
                    gs_blocks_str(v->blocks, sizes, sizeof sizes));
 }
 
+/* What every check starts with: the element type and the block size. */
+static int check_type_block(const gs_variant *v, gs_type t, int block, gs_status *st)
+{
+    const int rc = check_type(v, t, st);
+    return rc ? rc : check_block(v, block, st);
+}
+#define GS_RETURN_IF(expr)                                                                                    \
+    do {                                                                                                     \
+        const int rc_ = (expr);                                                                              \
+        if (rc_) return rc_;                                                                                 \
+    } while (0)
+
 int gs_variant_check_scan(const gs_variant *v, const gs_scan_params *p, gs_status *st)
 {
-    int rc = check_type(v, p->type, st);
-    if (!rc) rc = check_block(v, p->block, st);
-    if (rc) return rc;
+    GS_RETURN_IF(check_type_block(v, p->type, p->block, st));
     if ((unsigned)p->op > GS_SCAN_MAX) return gs_fail(st, GS_EUSAGE, "unknown scan op %d", (int)p->op);
     const unsigned need = p->op == GS_SCAN_SUM ? GS_V_SCAN_SUM : GS_V_SCAN_MINMAX;
     if (!(v->flags & need))
@@ -189,13 +229,11 @@ int gs_variant_check_scan(const gs_variant *v, const gs_scan_params *p, gs_statu
 
 int gs_variant_check_compact(const gs_variant *v, const gs_compact_params *p, gs_status *st)
 {
-    int rc = check_type(v, p->type, st);
-    if (!rc) rc = check_block(v, p->block, st);
-    if (rc) return rc;
+    GS_RETURN_IF(check_type_block(v, p->type, p->block, st));
     if ((unsigned)p->pred > GS_PRED_NAN) return gs_fail(st, GS_EUSAGE, "unknown predicate %d", (int)p->pred);
     if (p->pred != GS_PRED_NONZERO && !(v->flags & GS_V_ALLPRED))
         return gs_fail(st, GS_EUSAGE, "variant '%s' does not support --pred %s; see gpustream info", v->name,
-                       pred_names[p->pred]);
+                       gs_pred_name(p->pred));
     if (p->indices && !(v->flags & GS_V_INDICES))
         return gs_fail(st, GS_EUSAGE, "variant '%s' does not support --indices; see gpustream info", v->name);
     return GS_OK;
@@ -203,9 +241,7 @@ int gs_variant_check_compact(const gs_variant *v, const gs_compact_params *p, gs
 
 int gs_variant_check_minmax(const gs_variant *v, const gs_minmax_params *p, gs_status *st)
 {
-    int rc = check_type(v, p->type, st);
-    if (!rc) rc = check_block(v, p->block, st);
-    if (rc) return rc;
+    GS_RETURN_IF(check_type_block(v, p->type, p->block, st));
     if (p->window < 1) return gs_fail(st, GS_EUSAGE, "--window must be at least 1");
     if ((unsigned)p->only > GS_MM_MAX) return gs_fail(st, GS_EUSAGE, "unknown --only value %d", (int)p->only);
     return GS_OK;

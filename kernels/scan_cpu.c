@@ -171,6 +171,7 @@ typedef struct scan_par_ctx {
     const char *in;
     char *out;
     size_t n, isz, osz;
+    int exclusive;
     size_t blk0;    /* first block of the current round */
     gs_value ident; /* op identity in out_type */
     gs_value *off;  /* per block of the round: its total (pass 1), then its offset (pass 2) */
@@ -199,17 +200,7 @@ static void scan_par_scan(void *vctx, size_t part, size_t nparts)
     (void)nparts;
     scan_par_block_range(c, part, &b, &e);
     gs_value acc = c->off[part];
-    c->scan(c->in + b * c->isz, c->out + b * c->osz, e - b, &acc, 0);
-}
-
-static void scan_par_scan_excl(void *vctx, size_t part, size_t nparts)
-{
-    scan_par_ctx *c = vctx;
-    size_t b, e;
-    (void)nparts;
-    scan_par_block_range(c, part, &b, &e);
-    gs_value acc = c->off[part];
-    c->scan(c->in + b * c->isz, c->out + b * c->osz, e - b, &acc, 1);
+    c->scan(c->in + b * c->isz, c->out + b * c->osz, e - b, &acc, c->exclusive);
 }
 
 int gs_scan_cpu_par(const gs_scan_params *p, const void *in, void *out, size_t n, gs_value *carry,
@@ -230,7 +221,7 @@ int gs_scan_cpu_par(const gs_scan_params *p, const void *in, void *out, size_t n
     if (!off) return gs_fail(st, GS_ENOMEM, "scan: out of host memory");
 
     scan_par_ctx c = {.scan = k->scan[p->op], .reduce = k->reduce[p->op], .in = in, .out = out, .n = n,
-                      .isz = gs_type_size(p->type), .osz = gs_type_size(p->out_type), .off = off};
+                      .isz = gs_type_size(p->type), .osz = gs_type_size(p->out_type), .exclusive = p->exclusive, .off = off};
     gs_scan_identity(p->op, p->out_type, &c.ident);
     /* Folding one out_type value into the running offset is a reduce of length 1. */
     const reduce_fn combine = scan_kernels[p->out_type].reduce[p->op];
@@ -244,7 +235,7 @@ int gs_scan_cpu_par(const gs_scan_params *p, const void *in, void *out, size_t n
             off[i] = run;
             combine(&total, 1, &run);
         }
-        gs_parallel_for(nb, p->exclusive ? scan_par_scan_excl : scan_par_scan, &c);
+        gs_parallel_for(nb, scan_par_scan, &c);
     }
     *carry = run;
     free(off);

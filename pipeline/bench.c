@@ -7,6 +7,7 @@
 #include "../common/pool.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,9 +139,9 @@ static uint64_t bytes_moved(const gs_job *j, gs_type t, uint64_t n, uint64_t out
     return n * es + out_n * os;
 }
 
-/* The reference for a case: the CPU reference variant, except minmax with long windows where
- * the O(nW) naive variant would take hours: there cpu-vhgw, which the unit tests check against
- * naive and Lemire on every window shape. */
+/* The reference for a case: the CPU reference variant, except minmax with windows over 16, where
+ * the O(nW) naive variant would take hours on long ones: there cpu-lemire (O(1) amortized, one
+ * thread), which the unit tests check against naive on every window shape. */
 static const gs_variant *reference_for(const gs_job *j)
 {
     if (j->op == GS_OP_SCAN) return gs_variant_find(GS_OP_SCAN, "cpu");
@@ -168,6 +169,19 @@ static gs_job with_block(const gs_job *j, int block)
     return b;
 }
 
+static void new_row(gs_bench_row *row, const char *mode, const gs_job *j, const char *variant, gs_type t, uint64_t n,
+                    const char *param, int block)
+{
+    memset(row, 0, sizeof *row);
+    row->mode = mode;
+    row->op = gs_op_name(j->op);
+    row->variant = variant;
+    row->type = t;
+    row->n = n;
+    row->block = block;
+    snprintf(row->param, sizeof row->param, "%s", param);
+}
+
 typedef struct case_ctx {
     const gs_bench_opts *o;
     const gs_bench_env *env;
@@ -176,12 +190,43 @@ typedef struct case_ctx {
     int use_gpu;
 } case_ctx;
 
+/* Verify a timed row against the reference and fill its rates. A failed run (rc) makes a FAILED
+ * row, not a failed bench; returns GS_OK. */
+static int check_row(const case_ctx *c, gs_bench_row *row, const gs_job *j, gs_type t, const void *in, uint64_t n,
+                     const void *ref, uint64_t ref_n, const void *out, uint64_t out_n, int rc, const gs_status *vst)
+{
+    if (rc) {
+        row->passed = 0;
+        snprintf(row->why, sizeof row->why, "%s", vst->msg);
+    } else
+        row->passed = outputs_match(j, j->op == GS_OP_SCAN ? j->scan.out_type : t, in, n, ref, ref_n, out, out_n,
+                                    row->why, sizeof row->why);
+    if (row->ms > 0) {
+        row->gelem_s = n / row->ms / 1e6;
+        row->gb_s = bytes_moved(j, t, n, out_n) / row->ms / 1e6;
+        if (!strcmp(row->mode, "device") && c->env->copy_gbs > 0) row->pct_ceiling = 100 * row->gb_s / c->env->copy_gbs;
+    }
+    return GS_OK;
+}
+
+int gs_bench_plain_cub_applies(const gs_job *j, uint64_t n)
+{
+    if (n > (uint64_t)INT32_MAX) return 0;
+    if (j->op == GS_OP_SCAN) return !j->scan.exclusive && j->scan.out_type == j->scan.type;
+    return j->op == GS_OP_COMPACT && j->compact.pred == GS_PRED_NONZERO && !j->compact.invert && !j->compact.indices;
+}
+
 static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double density, const char *param, gs_status *st)
 {
     size_t es = gs_type_size(t);
-    uint64_t out_cap = j->op == GS_OP_MINMAX ? 2 * n : n;
     size_t os = 8; /* room for any output type */
-    void *in = malloc(n * es + 64), *ref = malloc(out_cap * os + 64), *out = malloc(out_cap * os + 64);
+    size_t in_bytes, out_bytes, out_cap;
+    /* Sizes the machine cannot address are refused before anything is allocated or filled. */
+    if (gs_mul_size(n, j->op == GS_OP_MINMAX ? 2 : 1, &out_cap) || gs_mul_size(n, es, &in_bytes) ||
+        gs_add_size(in_bytes, 64, &in_bytes) || gs_mul_size(out_cap, os, &out_bytes) ||
+        gs_add_size(out_bytes, 64, &out_bytes))
+        return gs_fail(st, GS_ENOMEM, "bench: out of host memory for n = %llu", (unsigned long long)n);
+    void *in = malloc(in_bytes), *ref = malloc(out_bytes), *out = malloc(out_bytes);
     if (!in || !ref || !out) {
         free(in), free(ref), free(out);
         return gs_fail(st, GS_ENOMEM, "bench: out of host memory for n = %llu", (unsigned long long)n);
@@ -195,7 +240,20 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
     size_t nv;
     const gs_variant *vs = gs_variants(&nv);
     double cub_ms = 0;
-    /* cub first, so every other row can say how it compares. */
+    /* The plain CUB call first, so every other row can say how it compares. */
+    if (c->use_gpu && gs_bench_plain_cub_applies(j, n)) {
+        gs_bench_row row;
+        uint64_t out_n = 0;
+        gs_status vst = {0};
+        new_row(&row, "device", j, GS_BENCH_PLAIN_CUB, t, n, param, 0);
+        memset(out, 0xA5, out_cap * os);
+        rc = gs_bench_gpu_plain_cub(c->o->device, j, in, n, c->o->reps > 0 ? c->o->reps : 10, &row.ms, out, &out_n, &vst);
+        rc = check_row(c, &row, j, t, in, n, ref, ref_n, out, out_n, rc, &vst);
+        cub_ms = row.passed ? row.ms : 0;
+        row.vs_cub = cub_ms > 0 ? 1 : 0;
+        c->cb(c->cb_ctx, &row);
+    }
+    /* cub first among the variants (it runs whatever --algo says). */
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < nv; i++) {
             const gs_variant *v = &vs[i];
@@ -210,15 +268,9 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
             for (int bi = 0; bi < nblocks; bi++) {
                 const gs_job jb = with_block(j, blocks[bi]);
                 gs_bench_row row;
-                memset(&row, 0, sizeof row);
-                row.mode = v->where == GS_GPU ? "device" : "cpu";
-                row.op = j->op == GS_OP_SCAN ? "scan" : j->op == GS_OP_COMPACT ? "compact" : "minmax";
-                row.variant = v->name;
-                row.type = t;
-                row.n = n;
-                row.block = j->op == GS_OP_MINMAX ? gs_variant_block_minmax(v, blocks[bi], &j->minmax)
-                                                  : gs_variant_block(v, blocks[bi]);
-                snprintf(row.param, sizeof row.param, "%s", param);
+                new_row(&row, v->where == GS_GPU ? "device" : "cpu", j, v->name, t, n, param,
+                        j->op == GS_OP_MINMAX ? gs_variant_block_minmax(v, blocks[bi], &j->minmax)
+                                              : gs_variant_block(v, blocks[bi]));
                 uint64_t out_n = 0;
                 gs_status vst = {0};
                 int reps = c->o->reps > 0 ? c->o->reps : 10;
@@ -236,19 +288,7 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
                     row.ms = ts && !rc ? median(ts, reps) : 0;
                     free(ts);
                 }
-                if (rc) {
-                    row.passed = 0;
-                    snprintf(row.why, sizeof row.why, "%s", vst.msg);
-                    rc = GS_OK;
-                } else
-                    row.passed = outputs_match(j, j->op == GS_OP_SCAN ? j->scan.out_type : t, in, n, ref, ref_n, out,
-                                               out_n, row.why, sizeof row.why);
-                if (row.ms > 0) {
-                    row.gelem_s = n / row.ms / 1e6;
-                    row.gb_s = bytes_moved(j, t, n, out_n) / row.ms / 1e6;
-                    if (v->where == GS_GPU && c->env->copy_gbs > 0) row.pct_ceiling = 100 * row.gb_s / c->env->copy_gbs;
-                }
-                if (pass == 0) cub_ms = row.ms; /* cub runs once, at its own shape */
+                rc = check_row(c, &row, j, t, in, n, ref, ref_n, out, out_n, rc, &vst);
                 row.vs_cub = (cub_ms > 0 && row.ms > 0) ? cub_ms / row.ms : 0;
                 c->cb(c->cb_ctx, &row);
             }
@@ -262,7 +302,8 @@ done:
 }
 
 /* Stream mode: chunks filled once, then submitted round-robin for `total` elements. */
-static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host_mem hm, int buffers, gs_status *st)
+static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host_mem hm, int buffers, gs_dev_alloc da,
+                      gs_status *st)
 {
     gs_engine_opts eo;
     memset(&eo, 0, sizeof eo);
@@ -270,12 +311,13 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
     eo.device = c->o->device;
     eo.buffers = buffers;
     eo.host_mem = hm;
-    eo.chunk_bytes = c->o->chunk_bytes ? c->o->chunk_bytes : (64u << 20);
+    eo.dev_alloc = da;
+    eo.chunk_bytes = c->o->chunk_bytes ? c->o->chunk_bytes : GS_CHUNK_DEFAULT;
     size_t es = gs_type_size(t);
     gs_type ot = gs_job_out_type(j, t);
     size_t chunk = eo.chunk_bytes / es;
     const gs_variant *v = NULL;
-    int rc = gs_job_resolve(j, c->use_gpu ? GS_GPU : GS_CPU, &v, st);
+    int rc = gs_job_resolve(j, c->use_gpu ? GS_GPU : GS_CPU, 0, &v, st);
     if (rc) return rc;
     gs_backend_cfg cfg = {j, v, t, ot, chunk, 0, chunk, &eo};
     gs_backend *b = NULL;
@@ -297,13 +339,13 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
     }
     /* A CPU backend on the same chunk sequence checks the result: the sum over every output
      * value's bits must agree (integers; the stream benches use i32 and u32). */
-    uint64_t gpu_sig = 0, cpu_sig = 0, chunks_total = (total + chunk - 1) / chunk;
+    uint64_t gpu_sig = 0, cpu_sig = 0, chunks_total = total / chunk + (total % chunk != 0);
     double t0 = 0, wall = 0;
     for (int pass = 0; pass < 2 && !rc; pass++) {
         gs_backend *bb = b;
         if (pass == 1) {
             const gs_variant *cv = NULL;
-            rc = gs_job_resolve(j, GS_CPU, &cv, st);
+            rc = gs_job_resolve(j, GS_CPU, 0, &cv, st);
             gs_backend_cfg cc = cfg;
             cc.variant = cv;
             if (!rc) rc = gs_backend_cpu_create(&bb, &cc, st);
@@ -337,13 +379,13 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
     if (!rc) {
         gs_bench_row row;
         memset(&row, 0, sizeof row);
-        static const char *hms[] = {"pinned", "pageable", "registered", "mapped"};
         row.mode = "stream";
-        row.op = j->op == GS_OP_SCAN ? "scan" : j->op == GS_OP_COMPACT ? "compact" : "minmax";
+        row.op = gs_op_name(j->op);
         row.variant = v->name;
         row.type = t;
         row.n = chunks_total * chunk;
-        snprintf(row.param, sizeof row.param, "%s buffers=%d", hms[hm], buffers);
+        snprintf(row.param, sizeof row.param, "%s buffers=%d%s%s", gs_host_mem_name(hm), buffers,
+                 da == GS_DEV_ONCE ? "" : " alloc=", da == GS_DEV_ONCE ? "" : gs_dev_alloc_names[da]);
         row.ms = wall * 1e3;
         row.gelem_s = row.n / wall / 1e9;
         row.gb_s = row.n * es / wall / 1e9; /* input bytes per second, each way */
@@ -364,8 +406,13 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
 int gs_bench_ceilings(const gs_bench_opts *o, gs_bench_env *env, gs_status *st)
 {
     memset(env, 0, sizeof *env);
-    char desc[128];
-    if (o->backend == GS_BACKEND_CPU || !gs_gpu_available(o->device, desc, sizeof desc)) return GS_OK;
+    char desc[128] = "";
+    if (o->backend == GS_BACKEND_CPU) return GS_OK;
+    if (!gs_gpu_available(o->device, desc, sizeof desc)) {
+        if (o->backend == GS_BACKEND_GPU) return gs_fail(st, GS_EDATA, "bench --backend gpu: no usable GPU (%s)", desc[0] ? desc : "none found");
+        if (o->stream) return gs_fail(st, GS_EDATA, "bench --stream measures the GPU schedule: no usable GPU (%s)", desc[0] ? desc : "none found");
+        return GS_OK;
+    }
     return gs_bench_gpu_ceilings(o->device, env, st);
 }
 
@@ -386,9 +433,11 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
             j.scan = (gs_scan_params){t, t, GS_SCAN_SUM, 0, 0};
             j.compact.type = t;
             j.compact.pred = GS_PRED_NONZERO;
-            for (int h = 0; h < o->nhost_mems && !rc; h++)
-                for (int bi = 0; bi < o->nbuffers && !rc; bi++)
-                    rc = run_stream(&c, &j, t, o->nsizes ? o->sizes[0] : (1ull << 31), o->host_mems[h], o->buffers[bi], st);
+            for (int d = 0; d < (o->ndev_allocs ? o->ndev_allocs : 1) && !rc; d++)
+                for (int h = 0; h < o->nhost_mems && !rc; h++)
+                    for (int bi = 0; bi < o->nbuffers && !rc; bi++)
+                        rc = run_stream(&c, &j, t, o->nsizes ? o->sizes[0] : (1ull << 31), o->host_mems[h],
+                                        o->buffers[bi], o->ndev_allocs ? o->dev_allocs[d] : GS_DEV_ONCE, st);
         }
         return rc;
     }
@@ -431,6 +480,13 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
 }
 
 #ifndef GS_HAVE_CUDA
+int gs_bench_gpu_plain_cub(int device, const gs_job *job, const void *h_in, uint64_t n, int reps, double *ms,
+                           void *h_out, uint64_t *out_n, gs_status *st)
+{
+    (void)device, (void)job, (void)h_in, (void)n, (void)reps, (void)ms, (void)h_out, (void)out_n;
+    return gs_fail(st, GS_EDATA, "built without CUDA");
+}
+
 int gs_bench_gpu_ceilings(int device, gs_bench_env *env, gs_status *st)
 {
     (void)device;

@@ -36,6 +36,8 @@ typedef struct gs_bench_opts {
     int nhost_mems;
     int buffers[4];
     int nbuffers;
+    gs_dev_alloc dev_allocs[GS_NDEV_ALLOC]; /* stream mode: --device-alloc list (none = once) */
+    int ndev_allocs;
     size_t chunk_bytes;     /* stream mode chunk */
     gs_backend_kind backend;/* auto: GPU variants if a GPU is usable, else CPU variants */
     int device;
@@ -53,7 +55,8 @@ typedef struct gs_bench_row {
     double ms;             /* median */
     double gelem_s, gb_s;  /* elements / s; bytes moved (in + out) / s */
     double pct_ceiling;    /* % of the measured device copy (device) or PCIe (stream) */
-    double vs_cub;         /* time of cub / time of this (> 1 = faster than cub); 0 = n/a */
+    double vs_cub;         /* time of plain CUB / time of this (> 1 = faster than CUB); 0 = no
+                              plain-CUB row in the case (minmax, CPU, a case CUB has no call for) */
     int passed;            /* 1 passed, 0 FAILED */
     char why[512];         /* what failed */
 } gs_bench_row;
@@ -75,11 +78,18 @@ int gs_bench_ceilings(const gs_bench_opts *o, gs_bench_env *env, gs_status *st);
 /* Run every selected case, calling cb once per row. */
 int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb, void *ctx, gs_status *st);
 /* How variant v takes part in device or cpu mode (use_gpu: GPU variants, else CPU ones): 0 if it
- * does not (its op or --algo not selected; cub always runs, as the reference of vs_cub), else the
+ * does not (its op or --algo not selected; cub always runs, beside the plain CUB call), else the
  * number of runs per case, with the params' block of each in blocks[]: the listed block sizes it
  * accepts, or one run at its default (0) when none are listed, it accepts none of them, or it is
  * a CPU variant. */
 int gs_bench_plan(const gs_bench_opts *o, int use_gpu, const gs_variant *v, int blocks[GS_BENCH_MAXBLOCKS]);
+
+/* The vendor reference of a device case: a direct CUB call on the same buffers, reported as the
+ * row "plain-cub" before the variants and the reference of every row's vs_cub. It exists for
+ * inclusive scans (sum, min, max; output type = input type) and for compaction with --pred
+ * nonzero (values, not indices), on n < 2^31 (CUB's int item count, as its users call it). */
+#define GS_BENCH_PLAIN_CUB "plain-cub"
+int gs_bench_plain_cub_applies(const gs_job *job, uint64_t n);
 
 /* ---- GPU half (pipeline/bench_gpu.cu; stubs without CUDA) -------------------------------- */
 int gs_bench_gpu_ceilings(int device, gs_bench_env *env, gs_status *st);
@@ -88,6 +98,9 @@ int gs_bench_gpu_ceilings(int device, gs_bench_env *env, gs_status *st);
  * output), values written into *out_n. */
 int gs_bench_gpu_variant(int device, const gs_variant *v, const gs_job *job, const void *h_in, uint64_t n, int reps,
                          double *ms, void *h_out, uint64_t *out_n, gs_status *st);
+/* The same for the plain CUB call (gs_bench_plain_cub_applies must hold). */
+int gs_bench_gpu_plain_cub(int device, const gs_job *job, const void *h_in, uint64_t n, int reps, double *ms,
+                           void *h_out, uint64_t *out_n, gs_status *st);
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,16 @@
 /* bench_gpu.cu - the device half of `gpustream bench`: the ceilings (device-to-device copy,
- * PCIe H2D / D2H / both at once, pinned and pageable) and the timing of one GPU variant on
- * data in device memory. Timing follows METHOD.md: a warm-up call, CUDA events around each
- * repeat, the median; when the working set fits in L2 it is flushed before each repeat. */
+ * PCIe H2D / D2H / both at once, pinned and pageable), the timing of one GPU variant on data in
+ * device memory, and the vendor reference on the same data: a plain CUB call
+ * (cub::DeviceScan::InclusiveSum / InclusiveScan, cub::DeviceSelect::If), no carry, no pieces,
+ * its scratch allocated outside the timed region. Every timing is the same: a warm-up call, CUDA
+ * events around each repeat, the median; when the working set fits in L2 it is flushed before
+ * each repeat. */
 #include "bench.h"
 
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
+#include <climits>
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -147,69 +153,177 @@ static int launch(const gs_variant *v, const gs_job *j, const void *d_in, uint64
     }
 }
 
+/* Device buffers for one case: input copied in, room for the op's output, 16 bytes of aux (the
+ * scan carry or the compaction count), scratch, and an L2 flush buffer when the working set fits. */
+typedef struct dev_case {
+    void *d_in, *d_out, *d_aux, *d_scratch, *d_flush;
+    size_t scratch, flush_bytes, os;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+} dev_case;
+
+static void dev_case_free(dev_case *d)
+{
+    if (d->d_in) cudaFree(d->d_in);
+    if (d->d_out) cudaFree(d->d_out);
+    if (d->d_aux) cudaFree(d->d_aux);
+    if (d->d_scratch) cudaFree(d->d_scratch);
+    if (d->d_flush) cudaFree(d->d_flush);
+    if (d->s) cudaStreamDestroy(d->s);
+    if (d->e0) cudaEventDestroy(d->e0);
+    if (d->e1) cudaEventDestroy(d->e1);
+}
+
+static int dev_case_init(dev_case *d, int device, const gs_job *j, const void *h_in, uint64_t n, size_t scratch,
+                         gs_status *st)
+{
+    int rc = GS_OK, l2 = 0;
+    gs_type t = j->op == GS_OP_SCAN ? j->scan.type : j->op == GS_OP_COMPACT ? j->compact.type : j->minmax.type;
+    gs_type ot = j->op == GS_OP_SCAN ? j->scan.out_type : (j->op == GS_OP_COMPACT && j->compact.indices) ? GS_U64 : t;
+    size_t es = gs_type_size(t);
+    uint64_t out_cap = j->op == GS_OP_MINMAX ? 2 * n : n;
+    memset(d, 0, sizeof *d);
+    d->os = gs_type_size(ot);
+    d->scratch = scratch;
+    CK(cudaSetDevice(device));
+    CK(cudaStreamCreateWithFlags(&d->s, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&d->e0));
+    CK(cudaEventCreate(&d->e1));
+    CK(cudaMalloc(&d->d_in, n * es + 16));
+    CK(cudaMalloc(&d->d_out, out_cap * d->os + 16));
+    CK(cudaMalloc(&d->d_aux, 16));
+    if (scratch) CK(cudaMalloc(&d->d_scratch, scratch));
+    CK(cudaMemcpy(d->d_in, h_in, n * es, cudaMemcpyHostToDevice));
+    cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
+    if ((n * es + out_cap * d->os) < (uint64_t)l2 * 4) {
+        d->flush_bytes = (size_t)l2 * 2;
+        CK(cudaMalloc(&d->d_flush, d->flush_bytes));
+    }
+out:
+    return rc;
+}
+
+/* Warm-up, then reps timed with events around launch(), the median into *ms. */
+template <class Launch>
+static int dev_case_time(dev_case *d, const gs_job *j, int reps, double *ms_out, Launch launch, gs_status *st)
+{
+    int rc = GS_OK;
+    std::vector<float> times;
+    gs_value ident;
+    gs_scan_identity(j->scan.op, j->scan.out_type, &ident);
+    for (int r = -1; r < reps; r++) {
+        float ms;
+        if (j->op == GS_OP_SCAN) CK(cudaMemcpyAsync(d->d_aux, &ident, sizeof ident, cudaMemcpyHostToDevice, d->s));
+        if (d->flush_bytes) CK(cudaMemsetAsync(d->d_flush, r & 0xff, d->flush_bytes, d->s));
+        CK(cudaEventRecord(d->e0, d->s));
+        if ((rc = launch())) goto out;
+        CK(cudaEventRecord(d->e1, d->s));
+        CK(cudaEventSynchronize(d->e1));
+        CK(cudaEventElapsedTime(&ms, d->e0, d->e1));
+        if (r >= 0) times.push_back(ms);
+    }
+    CK(cudaStreamSynchronize(d->s));
+    *ms_out = median_ms(times);
+out:
+    return rc;
+}
+
 extern "C" int gs_bench_gpu_variant(int device, const gs_variant *v, const gs_job *j, const void *h_in, uint64_t n,
                                     int reps, double *ms_out, void *h_out, uint64_t *out_n, gs_status *st)
 {
     int rc = GS_OK;
-    gs_type t = j->op == GS_OP_SCAN ? j->scan.type : j->op == GS_OP_COMPACT ? j->compact.type : j->minmax.type;
-    gs_type ot = j->op == GS_OP_SCAN ? j->scan.out_type : (j->op == GS_OP_COMPACT && j->compact.indices) ? GS_U64 : t;
-    size_t es = gs_type_size(t), os = gs_type_size(ot);
-    uint64_t out_cap = j->op == GS_OP_MINMAX ? 2 * n : n;
     size_t scratch = j->op == GS_OP_SCAN      ? v->scratch.scan(&j->scan, n)
                      : j->op == GS_OP_COMPACT ? v->scratch.compact(&j->compact, n)
                                               : v->scratch.minmax(&j->minmax, n);
-    void *d_in = nullptr, *d_out = nullptr, *d_aux = nullptr, *d_scratch = nullptr, *d_flush = nullptr;
-    cudaStream_t s = nullptr;
-    cudaEvent_t e0 = nullptr, e1 = nullptr;
-    std::vector<float> times;
-    gs_value ident;
-    size_t flush_bytes = 0;
-    int l2 = 0;
-    CK(cudaSetDevice(device));
-    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    CK(cudaMalloc(&d_in, n * es + 16));
-    CK(cudaMalloc(&d_out, out_cap * os + 16));
-    CK(cudaMalloc(&d_aux, 16));
-    if (scratch) CK(cudaMalloc(&d_scratch, scratch));
-    CK(cudaMemcpy(d_in, h_in, n * es, cudaMemcpyHostToDevice));
-    cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
-    if ((n * es + out_cap * os) < (uint64_t)l2 * 4) {
-        flush_bytes = (size_t)l2 * 2;
-        CK(cudaMalloc(&d_flush, flush_bytes));
-    }
-    gs_scan_identity(j->scan.op, j->scan.out_type, &ident);
-    for (int r = -1; r < reps; r++) {
-        float ms;
-        if (j->op == GS_OP_SCAN) CK(cudaMemcpyAsync(d_aux, &ident, sizeof ident, cudaMemcpyHostToDevice, s));
-        if (flush_bytes) CK(cudaMemsetAsync(d_flush, r & 0xff, flush_bytes, s));
-        CK(cudaEventRecord(e0, s));
-        if ((rc = launch(v, j, d_in, n, d_out, d_aux, d_scratch, scratch, s, st))) goto out;
-        CK(cudaEventRecord(e1, s));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 0) times.push_back(ms);
-    }
-    CK(cudaStreamSynchronize(s));
-    *ms_out = median_ms(times);
+    dev_case d;
+    if ((rc = dev_case_init(&d, device, j, h_in, n, scratch, st))) goto out;
+    rc = dev_case_time(&d, j, reps, ms_out,
+                       [&] { return launch(v, j, d.d_in, n, d.d_out, d.d_aux, d.d_scratch, d.scratch, d.s, st); }, st);
+    if (rc) goto out;
     if (j->op == GS_OP_COMPACT) {
         uint64_t c = 0;
-        CK(cudaMemcpy(&c, d_aux, sizeof c, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(&c, d.d_aux, sizeof c, cudaMemcpyDeviceToHost));
         *out_n = c;
     } else if (j->op == GS_OP_SCAN)
         *out_n = n;
     else
         *out_n = n > j->minmax.window - 1 ? (n - (j->minmax.window - 1)) * 2 : 0;
-    CK(cudaMemcpy(h_out, d_out, *out_n * os, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(h_out, d.d_out, *out_n * d.os, cudaMemcpyDeviceToHost));
 out:
-    if (d_in) cudaFree(d_in);
-    if (d_out) cudaFree(d_out);
-    if (d_aux) cudaFree(d_aux);
-    if (d_scratch) cudaFree(d_scratch);
-    if (d_flush) cudaFree(d_flush);
-    if (s) cudaStreamDestroy(s);
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
+    dev_case_free(&d);
+    return rc;
+}
+
+/* ---- the vendor reference: plain CUB ------------------------------------------------------- */
+struct plain_nonzero {
+    template <class T> __device__ __forceinline__ bool operator()(const T &x) const { return x != T(0); }
+};
+struct plain_min {
+    template <class T> __device__ __forceinline__ T operator()(const T &a, const T &b) const { return b < a ? b : a; }
+};
+struct plain_max {
+    template <class T> __device__ __forceinline__ T operator()(const T &a, const T &b) const { return a < b ? b : a; }
+};
+
+/* One direct CUB call, as a user of CUB would write it (int item counts and an int selection
+ * count); tmp == NULL asks for the scratch size. */
+template <class T>
+static cudaError_t plain_cub(void *tmp, size_t &bytes, const gs_job *j, const void *in, void *out, void *d_count,
+                             int n, cudaStream_t s)
+{
+    const T *i = (const T *)in;
+    T *o = (T *)out;
+    if (j->op == GS_OP_COMPACT) return cub::DeviceSelect::If(tmp, bytes, i, o, (int *)d_count, n, plain_nonzero(), s);
+    switch (j->scan.op) {
+    case GS_SCAN_SUM: return cub::DeviceScan::InclusiveSum(tmp, bytes, i, o, n, s);
+    case GS_SCAN_MIN: return cub::DeviceScan::InclusiveScan(tmp, bytes, i, o, plain_min(), n, s);
+    default: return cub::DeviceScan::InclusiveScan(tmp, bytes, i, o, plain_max(), n, s);
+    }
+}
+
+static cudaError_t plain_cub_t(gs_type t, void *tmp, size_t &bytes, const gs_job *j, const void *in, void *out,
+                               void *d_count, int n, cudaStream_t s)
+{
+    switch (t) {
+    case GS_I32: return plain_cub<int32_t>(tmp, bytes, j, in, out, d_count, n, s);
+    case GS_I64: return plain_cub<int64_t>(tmp, bytes, j, in, out, d_count, n, s);
+    case GS_U32: return plain_cub<uint32_t>(tmp, bytes, j, in, out, d_count, n, s);
+    case GS_U64: return plain_cub<uint64_t>(tmp, bytes, j, in, out, d_count, n, s);
+    case GS_F32: return plain_cub<float>(tmp, bytes, j, in, out, d_count, n, s);
+    default: return plain_cub<double>(tmp, bytes, j, in, out, d_count, n, s);
+    }
+}
+
+extern "C" int gs_bench_gpu_plain_cub(int device, const gs_job *j, const void *h_in, uint64_t n, int reps,
+                                      double *ms_out, void *h_out, uint64_t *out_n, gs_status *st)
+{
+    int rc = GS_OK;
+    const gs_type t = j->op == GS_OP_SCAN ? j->scan.type : j->compact.type;
+    size_t scratch = 0;
+    dev_case d;
+    memset(&d, 0, sizeof d);
+    if (!gs_bench_plain_cub_applies(j, n)) return gs_fail(st, GS_EUSAGE, "plain CUB: no direct call for this case");
+    CK(cudaSetDevice(device));
+    CK(plain_cub_t(t, NULL, scratch, j, NULL, NULL, NULL, (int)n, 0));
+    if ((rc = dev_case_init(&d, device, j, h_in, n, scratch, st))) goto out;
+    rc = dev_case_time(&d, j, reps, ms_out,
+                       [&]() -> int {
+                           size_t b = d.scratch;
+                           cudaError_t e = plain_cub_t(t, d.d_scratch, b, j, d.d_in, d.d_out, d.d_aux, (int)n, d.s);
+                           if (e == cudaSuccess) e = cudaGetLastError();
+                           return e == cudaSuccess ? GS_OK
+                                                   : gs_fail(st, GS_EDATA, "plain CUB: %s", cudaGetErrorString(e));
+                       },
+                       st);
+    if (rc) goto out;
+    if (j->op == GS_OP_COMPACT) {
+        int c = 0;
+        CK(cudaMemcpy(&c, d.d_aux, sizeof c, cudaMemcpyDeviceToHost));
+        *out_n = (uint64_t)c;
+    } else
+        *out_n = n;
+    CK(cudaMemcpy(h_out, d.d_out, *out_n * d.os, cudaMemcpyDeviceToHost));
+out:
+    dev_case_free(&d);
     return rc;
 }

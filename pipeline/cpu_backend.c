@@ -15,8 +15,11 @@ typedef struct cpu_state {
     size_t in_size;
     gs_value carry;   /* scan */
     uint64_t base;    /* compact: inputs before this chunk */
-    char *halo;       /* minmax: the last halo_len inputs, W-1 at most */
-    size_t halo_len;
+    char *halo;       /* minmax: the last halo_len inputs, W-1 at most (grown as inputs come) */
+    size_t halo_len, halo_cap;
+    size_t head;      /* head room elements before each input chunk */
+    char *joined;     /* [halo | chunk] when the halo is longer than the head room */
+    size_t joined_cap; /* elements */
     gs_chunk *pend_in, *pend_out; /* the one chunk in flight */
 } cpu_state;
 
@@ -58,10 +61,24 @@ static int cpu_minmax(cpu_state *s, gs_chunk *in, gs_chunk *out, gs_status *st)
 {
     const gs_minmax_params *p = &s->job->minmax;
     size_t w1 = (size_t)(p->window - 1);
-    /* [halo | chunk] contiguous in the head room the engine left before the data. */
-    char *start = (char *)in->data - s->halo_len * s->in_size;
+    size_t m = s->halo_len + in->n; /* both in memory already: cannot overflow */
+    /* [halo | chunk] contiguous: in the head room the engine left before the data, or, for a
+     * halo longer than that (windows longer than a chunk), in a buffer of its own. */
+    char *start;
+    if (s->halo_len <= s->head) {
+        start = (char *)in->data - s->halo_len * s->in_size;
+    } else {
+        if (s->joined_cap < m) {
+            char *j = realloc(s->joined, m * s->in_size);
+            if (!j) return gs_fail(st, GS_ENOMEM, "out of host memory for a window of %llu elements",
+                                   (unsigned long long)p->window);
+            s->joined = j;
+            s->joined_cap = m;
+        }
+        start = s->joined;
+        memcpy(start + s->halo_len * s->in_size, in->data, in->n * s->in_size);
+    }
     if (s->halo_len) memcpy(start, s->halo, s->halo_len * s->in_size); /* W = 1: no halo buffer */
-    size_t m = s->halo_len + in->n;
     size_t first = s->job->partial ? s->halo_len : (s->halo_len > w1 ? s->halo_len : w1);
     size_t cols = p->only == GS_MM_BOTH ? 2 : 1;
     out->n = 0;
@@ -72,6 +89,15 @@ static int cpu_minmax(cpu_state *s, gs_chunk *in, gs_chunk *out, gs_status *st)
     }
     /* Keep the last W-1 inputs for the next chunk. */
     size_t keep = m < w1 ? m : w1;
+    if (keep > s->halo_cap) { /* grows with the input seen, so a huge W on a short input costs little */
+        size_t cap = s->halo_cap > keep / 2 ? s->halo_cap * 2 : keep;
+        if (cap > w1) cap = w1;
+        char *h = realloc(s->halo, cap * s->in_size);
+        if (!h) return gs_fail(st, GS_ENOMEM, "out of host memory for a window of %llu elements",
+                               (unsigned long long)p->window);
+        s->halo = h;
+        s->halo_cap = cap;
+    }
     if (keep) memmove(s->halo, start + (m - keep) * s->in_size, keep * s->in_size);
     s->halo_len = keep;
     return GS_OK;
@@ -129,6 +155,7 @@ static void cpu_destroy(gs_backend *b)
 {
     cpu_state *s = b->impl;
     free(s->halo);
+    free(s->joined);
     free(s);
     free(b);
 }
@@ -149,14 +176,8 @@ int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *
     s->in_size = gs_type_size(c->in_type);
     if (c->job->op == GS_OP_SCAN) gs_job_scan_start(c->job, &s->carry);
     s->base = c->job->index_base;
-    if (c->job->op == GS_OP_MINMAX && c->halo) {
-        s->halo = malloc(c->halo * s->in_size);
-        if (!s->halo) {
-            free(b);
-            free(s);
-            return gs_fail(st, GS_ENOMEM, "out of host memory for a window of %zu elements", c->halo + 1);
-        }
-    }
+    /* minmax: head room for halos up to a chunk; longer ones are joined in s->joined. */
+    s->head = c->halo < c->chunk_elems ? c->halo : c->chunk_elems;
     b->name = "cpu";
     b->host_alloc = cpu_host_alloc;
     b->host_free = cpu_host_free;
@@ -165,6 +186,7 @@ int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *
     b->stats = cpu_stats;
     b->destroy = cpu_destroy;
     b->depth = 1;
+    b->max_head = s->head ? s->head : 1; /* nonzero: the engine never leaves more than s->head */
     b->chunk_elems = c->chunk_elems;
     b->impl = s;
     *out = b;
@@ -178,6 +200,22 @@ int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st
     (void)b;
     (void)c;
     return gs_fail(st, GS_EDATA, "this gpustream was built without CUDA (rebuild with nvcc on the PATH)");
+}
+
+void gs_gpu_init_start(int device)
+{
+    /* the same test hook as the CUDA build: a run that would start CUDA stops here */
+    const char *fail = getenv("GS_FAIL_ON_CUDA_INIT");
+    (void)device;
+    if (fail && fail[0] == '1') abort();
+}
+
+int gs_gpu_init_wait(int device, char *why, size_t len, double *secs)
+{
+    gs_gpu_init_start(device);
+    if (why && len) snprintf(why, len, "built without CUDA");
+    if (secs) *secs = -1; /* nothing was started */
+    return 0;
 }
 
 int gs_gpu_available(int device, char *desc, size_t len)

@@ -4,18 +4,19 @@
  *   caller thread:  ready queue -> backend submit ... retire -> write queue
  *   writer thread:  write queue -> gs_writer (encode uses the pool) -> free output chunk
  *
- * Chunks are allocated once (by the backend: pinned for the GPU) and cycle through bounded
- * queues, so host memory is (depth + 2) x (input chunk + output chunk) whatever the input
- * size. The first error anywhere closes every queue; each thread then drains and exits. */
+ * Chunks get their buffers as first needed (by the backend: pinned for the GPU; see "Start-up"
+ * below) and cycle through bounded queues, so host memory is (depth + 2) x (input chunk + output
+ * chunk) whatever the input size. The first error anywhere closes every queue; each thread then
+ * drains and exits. */
 #include "pipeline.h"
 #include "../common/pool.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
-#define DEFAULT_CHUNK_BYTES (64u << 20)
 
 /* ---- a bounded blocking queue of chunk pointers -------------------------------------------- */
 typedef struct queue {
@@ -111,7 +112,7 @@ void gs_job_scan_start(const gs_job *j, gs_value *carry)
     else gs_scan_identity(j->scan.op, j->scan.out_type, carry);
 }
 
-int gs_job_resolve(const gs_job *j, gs_where where, const gs_variant **v, gs_status *st)
+int gs_job_resolve(const gs_job *j, gs_where where, int threads, const gs_variant **v, gs_status *st)
 {
     const gs_variant *var;
     if (j->op == GS_OP_NONE) {
@@ -126,7 +127,7 @@ int gs_job_resolve(const gs_job *j, gs_where where, const gs_variant **v, gs_sta
             return gs_fail(st, GS_EUSAGE, "--algo %s runs on the %s; it needs --backend %s", j->algo,
                            var->where == GS_GPU ? "GPU" : "CPU", var->where == GS_GPU ? "gpu" : "cpu");
     } else {
-        var = gs_variant_default(j->op, where);
+        var = gs_variant_default_for(j->op, where, threads > 0 ? threads : gs_ncores());
         if (!var) return gs_fail(st, GS_EDATA, "no %s variant compiled in", where == GS_GPU ? "GPU" : "CPU");
     }
     int rc = j->op == GS_OP_SCAN      ? gs_variant_check_scan(var, &j->scan, st)
@@ -153,16 +154,41 @@ gs_source gs_source_from_reader(gs_reader *r)
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
+
+/* Start-up. The reader starts at once. A run whose backend is known before reading (--backend,
+ * --algo, or an input of known size against GS_AUTO_GPU_MIN_BYTES) starts CUDA on its own thread
+ * right away (gs_gpu_init_start); a stream of unknown size under auto decides when its first chunk
+ * is in (filled: GPU; ended: CPU, CUDA never touched). Until the backend exists, the reader fills
+ * engine-owned pageable buffers (in the pinned and pageable modes; registered and mapped need the
+ * backend's memory, so there the reader waits). With the GPU backend, each engine-owned input buffer
+ * is replaced by a pinned one as it comes back, and output buffers are pinned as first needed: the
+ * pinning is spread over the run instead of paid before the first copy. */
+typedef enum pick { PICK_CPU, PICK_GPU, PICK_LATER } pick;
+
+/* A chunk read before the backend's chunk size was known may be larger than it (a GPU short of
+ * device memory shrinks its chunk): it is submitted as views of at most b->chunk_elems elements. */
+typedef struct piece {
+    gs_chunk view;
+    gs_chunk *whole; /* NULL: slot free */
+    int last;        /* the whole chunk's last view: it goes back to the reader when this retires */
+} piece;
+
 typedef struct run {
     const gs_job *job;
     gs_source *src;
     gs_writer *w;
-    gs_backend *b;
-    size_t chunk_elems, in_size, out_size;
+    gs_backend *b;            /* set once, under mu, when the backend exists */
+    int b_pin;                /* the backend pins its staging: engine-owned input buffers get replaced */
+    int early_ok;             /* the reader may fill engine-owned buffers before the backend exists */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;        /* b set, or the run failed */
+    size_t chunk_elems, in_size, out_size, halo, nchunks;
+    gs_chunk *ins, *outs;
+    unsigned char *in_own;    /* per input chunk: 1 = engine-owned (posix_memalign), 0 = backend's */
     queue free_in, ready, free_out, written;
     pthread_mutex_t err_mu;
     gs_status err; /* the first failure */
-    volatile int failed;
+    atomic_int failed; /* read by the driving loop without the lock */
     double read_busy, write_busy;
     uint64_t elems_in, values_out;
 } run;
@@ -170,15 +196,70 @@ typedef struct run {
 static void run_fail(run *r, const gs_status *st)
 {
     pthread_mutex_lock(&r->err_mu);
-    if (!r->failed) {
+    if (!atomic_load(&r->failed)) {
         r->err = *st;
-        r->failed = 1;
+        atomic_store(&r->failed, 1);
     }
     pthread_mutex_unlock(&r->err_mu);
+    pthread_mutex_lock(&r->mu);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
     q_close(&r->free_in);
     q_close(&r->ready);
     q_close(&r->free_out);
     q_close(&r->written);
+}
+
+static void run_set_backend(run *r, gs_backend *b, int pin)
+{
+    pthread_mutex_lock(&r->mu);
+    r->b = b;
+    r->b_pin = pin;
+    /* a reader that waited for the backend reads the chunk it takes */
+    if (!r->early_ok && b->chunk_elems && b->chunk_elems < r->chunk_elems) r->chunk_elems = b->chunk_elems;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Give input chunk c a buffer: the backend's once it exists (replacing an engine-owned one when
+ * the backend pins its staging), else an engine-owned one where early reading is allowed, else wait. */
+static int in_buffer(run *r, gs_chunk *c, gs_status *st)
+{
+    const size_t i = (size_t)(c - r->ins);
+    size_t bytes;
+    gs_backend *b;
+    int pin;
+    pthread_mutex_lock(&r->mu);
+    while (!r->b && !r->early_ok && !atomic_load(&r->failed)) pthread_cond_wait(&r->cv, &r->mu);
+    b = r->b;
+    pin = r->b_pin;
+    /* head room for the halo: what the backend asks for, at most a chunk before it exists (a
+     * backend that needs more, the mapped GPU one, never lets the reader start early) */
+    size_t head = r->halo;
+    if (b ? b->max_head && b->max_head < head : head > r->chunk_elems) head = b ? b->max_head : r->chunk_elems;
+    int over = gs_add_size(head, r->chunk_elems, &bytes) || gs_mul_size(bytes, r->in_size, &bytes);
+    pthread_mutex_unlock(&r->mu);
+    if (over)
+        return gs_fail(st, GS_ENOMEM, "out of host memory for chunks of %zu + %zu elements", head, r->chunk_elems);
+    if (atomic_load(&r->failed)) return GS_EDATA;
+    if (c->buf && !(r->in_own[i] && b && pin)) return GS_OK;
+    if (c->buf) free(c->buf);
+    c->buf = NULL;
+    if (b) {
+        c->buf = b->host_alloc(b, bytes, st);
+        r->in_own[i] = 0;
+        if (!c->buf) return st->code ? st->code : GS_ENOMEM;
+    } else {
+        if (posix_memalign(&c->buf, 4096, bytes ? bytes : 4096)) {
+            c->buf = NULL;
+            return gs_fail(st, GS_ENOMEM, "out of host memory allocating a %zu-byte chunk (use a smaller --chunk)",
+                           bytes);
+        }
+        r->in_own[i] = 1;
+    }
+    c->data = (char *)c->buf + head * r->in_size;
+    c->cap = r->chunk_elems;
+    return GS_OK;
 }
 
 /* Fill chunks until the source ends: a chunk is full unless it is the last one, so chunk
@@ -192,6 +273,10 @@ static void *reader_main(void *arg)
     while (!eof) {
         gs_chunk *c = q_pop(&r->free_in);
         if (!c) break;
+        if (in_buffer(r, c, &st)) {
+            if (st.code) run_fail(r, &st);
+            return NULL;
+        }
         double t0 = gs_now();
         size_t n = 0;
         while (n < r->chunk_elems) {
@@ -213,7 +298,6 @@ static void *reader_main(void *arg)
         }
         c->n = n;
         c->seq = seq++;
-        c->last = 0;
         r->elems_in += n;
         q_push(&r->ready, c);
     }
@@ -248,70 +332,128 @@ static uint64_t peak_rss(void)
     return (uint64_t)ru.ru_maxrss * 1024;
 }
 
-static gs_chunk *chunks_alloc(gs_backend *b, size_t count, size_t head, size_t cap, size_t esize, gs_status *st)
+static void chunks_free(run *r)
 {
-    gs_chunk *cs = calloc(count, sizeof *cs);
-    if (!cs) {
-        gs_fail(st, GS_ENOMEM, "out of host memory for chunk descriptors");
-        return NULL;
+    for (size_t i = 0; r->ins && i < r->nchunks; i++) {
+        if (!r->ins[i].buf) continue;
+        if (r->in_own[i]) free(r->ins[i].buf);
+        else r->b->host_free(r->b, r->ins[i].buf);
     }
-    for (size_t i = 0; i < count; i++) {
-        cs[i].buf = b->host_alloc(b, (head + cap) * esize, st);
-        if (!cs[i].buf) {
-            for (size_t k = 0; k < i; k++) b->host_free(b, cs[k].buf);
-            free(cs);
-            return NULL;
-        }
-        cs[i].data = (char *)cs[i].buf + head * esize;
-        cs[i].cap = cap;
-    }
-    return cs;
+    for (size_t i = 0; r->outs && i < r->nchunks; i++)
+        if (r->outs[i].buf) r->b->host_free(r->b, r->outs[i].buf);
+    free(r->ins);
+    free(r->outs);
+    free(r->in_own);
 }
 
-static void chunks_free(gs_backend *b, gs_chunk *cs, size_t count)
+static void human_size(char *buf, size_t len, uint64_t b)
 {
-    if (!cs) return;
-    for (size_t i = 0; i < count; i++) b->host_free(b, cs[i].buf);
-    free(cs);
+    if (b >= (1ull << 30) && b % (1ull << 30) == 0) snprintf(buf, len, "%llu GiB", (unsigned long long)(b >> 30));
+    else if (b >= (1ull << 20) && b % (1ull << 20) == 0) snprintf(buf, len, "%llu MiB", (unsigned long long)(b >> 20));
+    else snprintf(buf, len, "%llu B", (unsigned long long)b);
 }
 
-/* Pick the backend: --backend gpu must get one; auto falls back to the CPU with a note. */
-static int make_backend(const gs_job *job, const gs_engine_opts *o, gs_backend_cfg *cfg, gs_backend **b,
-                        gs_run_stats *stats, gs_status *st)
+/* What can be decided before reading: the backend and why. */
+static pick pick_early(const gs_job *job, const gs_engine_opts *o, const gs_source *src, size_t in_size, int early_ok,
+                       char *why, size_t len)
+{
+    const gs_variant *named = job->algo ? gs_variant_find(job->op, job->algo) : NULL;
+    char cross[32];
+    human_size(cross, sizeof cross, GS_AUTO_GPU_MIN_BYTES);
+    if (job->op == GS_OP_NONE) { /* convert and gen compute nothing: no GPU round trip */
+        snprintf(why, len, "nothing to compute; CUDA not initialised");
+        return PICK_CPU;
+    }
+    if (o->backend == GS_BACKEND_CPU) {
+        snprintf(why, len, "--backend cpu; CUDA not initialised");
+        return PICK_CPU;
+    }
+    if (named) {
+        snprintf(why, len, "--algo %s runs on the %s%s", named->name, named->where == GS_GPU ? "GPU" : "CPU",
+                 named->where == GS_GPU ? "" : "; CUDA not initialised");
+        return named->where == GS_GPU ? PICK_GPU : PICK_CPU;
+    }
+    if (o->backend == GS_BACKEND_GPU) {
+        snprintf(why, len, "--backend gpu");
+        return PICK_GPU;
+    }
+    if (src->count >= 0) {
+        uint64_t bytes = (uint64_t)src->count * in_size;
+        int small = bytes < GS_AUTO_GPU_MIN_BYTES;
+        snprintf(why, len, "auto: input %llu B %s crossover %s%s", (unsigned long long)bytes, small ? "<" : ">=", cross,
+                 small ? "; CUDA not initialised" : "");
+        return small ? PICK_CPU : PICK_GPU;
+    }
+    if (!early_ok) {
+        snprintf(why, len, "auto: input of unknown size (the --host-mem mode needs the backend before reading)");
+        return PICK_GPU;
+    }
+    return PICK_LATER;
+}
+
+static int cpu_backend(const gs_job *job, gs_backend_cfg *cfg, gs_backend **b, gs_status *st)
 {
     const gs_variant *v = NULL;
-    int want_gpu = o->backend == GS_BACKEND_GPU;
-    int try_gpu = want_gpu;
-    char desc[256] = "";
-    if (job->op == GS_OP_NONE) { /* convert and gen compute nothing: no GPU round trip */
-        cfg->variant = NULL;
-        return gs_backend_cpu_create(b, cfg, st);
-    }
-    if (o->backend == GS_BACKEND_AUTO) {
-        /* An explicit CPU --algo means the CPU backend. */
-        const gs_variant *named = job->algo ? gs_variant_find(job->op, job->algo) : NULL;
-        try_gpu = named ? named->where == GS_GPU : gs_gpu_available(o->device, desc, sizeof desc);
-        if (!try_gpu && !named && stats)
-            snprintf(stats->note, sizeof stats->note, "%s: using the CPU backend",
-                     desc[0] ? desc : "no GPU available");
-    }
-    if (try_gpu) {
-        int rc = gs_job_resolve(job, GS_GPU, &v, st);
-        if (rc) return rc;
-        cfg->variant = v;
-        gs_status gst = {0};
-        rc = gs_backend_gpu_create(b, cfg, &gst);
-        if (rc == GS_OK) return GS_OK;
-        if (want_gpu || (job->algo && v)) {
-            *st = gst;
-            return rc;
-        }
-        if (stats) snprintf(stats->note, sizeof stats->note, "%s: using the CPU backend", gst.msg);
-    }
-    int rc = gs_job_resolve(job, GS_CPU, &v, st);
+    int rc = gs_job_resolve(job, GS_CPU, cfg->opts->threads, &v, st);
     if (rc) return rc;
     cfg->variant = v;
     return gs_backend_cpu_create(b, cfg, st);
+}
+
+/* The GPU backend once CUDA is up; auto falls back to the CPU (with a note) where it cannot be had,
+ * --backend gpu and a GPU --algo fail with the true reason. *gpu: which one it got. */
+static int gpu_backend(const gs_job *job, const gs_engine_opts *o, gs_backend_cfg *cfg, gs_backend **b, int *gpu,
+                       gs_run_stats *stats, char *why, size_t wlen, gs_status *st)
+{
+    const gs_variant *named = job->algo ? gs_variant_find(job->op, job->algo) : NULL;
+    const int required = o->backend == GS_BACKEND_GPU || named;
+    const gs_variant *v = NULL;
+    char reason[256];
+    double secs = 0;
+    int rc;
+    *gpu = 0;
+    if (!gs_gpu_init_wait(o->device, reason, sizeof reason, &secs)) {
+        if (stats) stats->cuda_init = secs;
+        if (required) return gs_fail(st, GS_EDATA, "no usable GPU: %s", reason);
+    } else {
+        if (stats) stats->cuda_init = secs;
+        if ((rc = gs_job_resolve(job, GS_GPU, o->threads, &v, st))) return rc;
+        cfg->variant = v;
+        gs_status gst = {0};
+        if ((rc = gs_backend_gpu_create(b, cfg, &gst)) == GS_OK) {
+            *gpu = 1;
+            return GS_OK;
+        }
+        if (required) {
+            *st = gst;
+            return rc;
+        }
+        snprintf(reason, sizeof reason, "%.250s", gst.msg);
+    }
+    /* auto: no GPU after all */
+    size_t at = strlen(why);
+    snprintf(why + at, wlen - at, "; no usable GPU: %s", reason);
+    if (o->note) {
+        char msg[320];
+        snprintf(msg, sizeof msg, "no usable GPU (%s): using the CPU backend", reason);
+        o->note(o->note_ctx, msg);
+    }
+    return cpu_backend(job, cfg, b, st);
+}
+
+/* The oldest chunk in flight is done: its output to the writer, its input back to the reader. */
+static void retired(run *r, gs_chunk *rin, gs_chunk *rout, piece *pieces, int npieces)
+{
+    r->values_out += rout->n;
+    q_push(&r->written, rout);
+    for (int i = 0; i < npieces; i++)
+        if (rin == &pieces[i].view) {
+            gs_chunk *whole = pieces[i].last ? pieces[i].whole : NULL;
+            pieces[i].whole = NULL;
+            if (whole) q_push(&r->free_in, whole);
+            return;
+        }
+    q_push(&r->free_in, rin);
 }
 
 int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs_writer *w, uint64_t *count,
@@ -319,6 +461,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
 {
     run r;
     memset(&r, 0, sizeof r);
+    atomic_init(&r.failed, 0);
     r.job = job;
     r.src = src;
     r.w = w;
@@ -328,43 +471,58 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     int cols = gs_job_out_cols(job);
     r.in_size = gs_type_size(in_type);
     r.out_size = gs_type_size(out_type);
-    size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : DEFAULT_CHUNK_BYTES;
+    size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : GS_CHUNK_DEFAULT;
     size_t chunk_elems = chunk_bytes / r.in_size;
     if (chunk_elems == 0) chunk_elems = 1;
-    size_t halo = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;
+    r.halo = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;
+    r.early_ok = o->host_mem == GS_HOST_PINNED || o->host_mem == GS_HOST_PAGEABLE;
 
-    gs_backend_cfg cfg = {job, NULL, in_type, out_type, chunk_elems, halo, chunk_elems * (size_t)cols, o};
+    char why[512];
+    if (stats) stats->cuda_init = -1;
+    pick pk = pick_early(job, o, src, r.in_size, r.early_ok, why, sizeof why);
+    if (pk == PICK_GPU) gs_gpu_init_start(o->device);
+
+    gs_backend_cfg cfg = {job, NULL, in_type, out_type, chunk_elems, r.halo, chunk_elems * (size_t)cols, o};
     gs_backend *b = NULL;
+    int b_gpu = 0;
     gs_pool_start(o->threads);
-    int rc = make_backend(job, o, &cfg, &b, stats, st);
-    if (rc) return rc;
-    r.b = b;
-    if (b->chunk_elems && b->chunk_elems < chunk_elems) chunk_elems = b->chunk_elems;
+    if (pk == PICK_CPU) {
+        int rc = cpu_backend(job, &cfg, &b, st);
+        if (rc) return rc;
+        /* the reader sizes its chunks from the backend when it exists before reading */
+        if (b->chunk_elems && b->chunk_elems < chunk_elems) chunk_elems = b->chunk_elems;
+        r.b = b;
+    }
     r.chunk_elems = chunk_elems;
     size_t out_cap = chunk_elems * (size_t)cols;
 
-    size_t nchunks = (size_t)b->depth + 2;
-    gs_chunk *ins = chunks_alloc(b, nchunks, halo, chunk_elems, r.in_size, st);
-    gs_chunk *outs = ins ? chunks_alloc(b, nchunks, 0, out_cap, r.out_size, st) : NULL;
-    if (!outs) {
-        chunks_free(b, ins, nchunks);
-        b->destroy(b);
-        return st->code ? st->code : GS_ENOMEM;
-    }
+    /* input and output chunks: descriptors now, buffers as first needed */
+    r.nchunks = (size_t)(b ? b->depth : o->buffers > 0 ? o->buffers : 2) + 2;
+    r.ins = calloc(r.nchunks, sizeof *r.ins);
+    r.outs = calloc(r.nchunks, sizeof *r.outs);
+    r.in_own = calloc(r.nchunks, 1);
+    piece *pieces = NULL;
+    int npieces = 0;
     pthread_mutex_init(&r.err_mu, NULL);
-    q_init(&r.free_in, nchunks);
-    q_init(&r.ready, nchunks);
-    q_init(&r.free_out, nchunks);
-    q_init(&r.written, nchunks);
-    for (size_t i = 0; i < nchunks; i++) {
-        q_push(&r.free_in, &ins[i]);
-        q_push(&r.free_out, &outs[i]);
+    pthread_mutex_init(&r.mu, NULL);
+    pthread_cond_init(&r.cv, NULL);
+    int qfail = q_init(&r.free_in, r.nchunks) | q_init(&r.ready, r.nchunks) | q_init(&r.free_out, r.nchunks) |
+                q_init(&r.written, r.nchunks);
+    if (!r.ins || !r.outs || !r.in_own || qfail) {
+        gs_status e = {0};
+        gs_fail(&e, GS_ENOMEM, "out of host memory for chunk descriptors");
+        run_fail(&r, &e);
+    }
+    for (size_t i = 0; !atomic_load(&r.failed) && i < r.nchunks; i++) {
+        q_push(&r.free_in, &r.ins[i]);
+        q_push(&r.free_out, &r.outs[i]);
+        r.outs[i].cap = out_cap;
     }
 
     pthread_t rt, wt;
-    int have_rt = pthread_create(&rt, NULL, reader_main, &r) == 0;
+    int have_rt = !atomic_load(&r.failed) && pthread_create(&rt, NULL, reader_main, &r) == 0;
     int have_wt = have_rt && pthread_create(&wt, NULL, writer_main, &r) == 0;
-    if (!have_wt) {
+    if (!have_wt && !atomic_load(&r.failed)) {
         gs_status e = {0};
         gs_fail(&e, GS_EDATA, "cannot start threads");
         run_fail(&r, &e);
@@ -375,11 +533,45 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     int inflight = 0;
     uint64_t chunks = 0;
     gs_status bst = {0};
-    for (int draining = 0; !r.failed;) {
-        gs_chunk *in = NULL;
-        if (!draining) {
-            in = q_pop(&r.ready);
-            if (!in) draining = 1;
+    gs_chunk *cur = NULL; /* the input chunk being submitted (in views when larger than the backend's) */
+    size_t off = 0;
+    for (int draining = 0; !atomic_load(&r.failed);) {
+        /* the backend: at once when picked before reading (CUDA's start-up overlaps the reader),
+         * else once the first chunk is in or the input has ended */
+        if (!cur && !draining && (b || pk == PICK_LATER)) {
+            cur = q_pop(&r.ready);
+            off = 0;
+            if (!cur) draining = 1;
+        }
+        if (!b) {
+            int rc = GS_OK;
+            if (pk == PICK_LATER) {
+                const int filled = cur && cur->n == chunk_elems;
+                char cb[32];
+                human_size(cb, sizeof cb, (uint64_t)chunk_elems * r.in_size);
+                if (filled)
+                    snprintf(why, sizeof why, "auto: the stream filled the first chunk (%s)", cb);
+                else
+                    snprintf(why, sizeof why, "auto: the stream ended before the first chunk (%s) filled; CUDA not initialised",
+                             cb);
+                pk = filled ? PICK_GPU : PICK_CPU;
+            }
+            rc = pk == PICK_GPU ? gpu_backend(job, o, &cfg, &b, &b_gpu, stats, why, sizeof why, &bst)
+                                : cpu_backend(job, &cfg, &b, &bst);
+            if (rc) {
+                if (cur) q_push(&r.free_in, cur);
+                cur = NULL;
+                run_fail(&r, &bst);
+                break;
+            }
+            run_set_backend(&r, b, b_gpu && o->host_mem == GS_HOST_PINNED);
+            npieces = b->depth;
+            pieces = calloc((size_t)npieces, sizeof *pieces);
+            if (!pieces) {
+                gs_fail(&bst, GS_ENOMEM, "out of host memory");
+                run_fail(&r, &bst);
+                break;
+            }
         }
         if (inflight == b->depth || (draining && inflight > 0)) {
             gs_chunk *rin, *rout;
@@ -390,13 +582,48 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
             }
             compute_busy += gs_now() - t0;
             inflight--;
-            r.values_out += rout->n;
-            q_push(&r.written, rout);
-            q_push(&r.free_in, rin);
+            retired(&r, rin, rout, pieces, npieces);
         }
-        if (in) {
+        if (cur) {
+            gs_chunk *in = cur;
             gs_chunk *out = q_pop(&r.free_out);
             if (!out) break;
+            if (!out->buf) {
+                out->buf = out->data = b->host_alloc(b, out_cap * r.out_size, &bst);
+                if (!out->buf) {
+                    q_push(&r.free_out, out);
+                    run_fail(&r, &bst);
+                    break;
+                }
+            }
+            if (b->chunk_elems && cur->n - off > b->chunk_elems) {
+                piece *p = NULL;
+                for (int i = 0; i < npieces && !p; i++)
+                    if (!pieces[i].whole) p = &pieces[i];
+                p->view = *cur;
+                p->view.data = (char *)cur->data + off * r.in_size;
+                p->view.buf = p->view.data;
+                p->view.n = b->chunk_elems;
+                p->view.cap = b->chunk_elems;
+                p->whole = cur;
+                p->last = 0;
+                in = &p->view;
+                off += p->view.n;
+            } else if (off) { /* the whole chunk's last view */
+                piece *p = NULL;
+                for (int i = 0; i < npieces && !p; i++)
+                    if (!pieces[i].whole) p = &pieces[i];
+                p->view = *cur;
+                p->view.data = (char *)cur->data + off * r.in_size;
+                p->view.buf = p->view.data;
+                p->view.n = cur->n - off;
+                p->view.cap = p->view.n;
+                p->whole = cur;
+                p->last = 1;
+                in = &p->view;
+                cur = NULL;
+            } else
+                cur = NULL;
             double t0 = gs_now();
             if (b->submit(b, in, out, &bst)) {
                 run_fail(&r, &bst);
@@ -415,7 +642,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     }
     q_close(&r.written);
     if (have_wt) pthread_join(wt, NULL);
-    if (r.failed) q_close(&r.free_in); /* unblock the reader */
+    if (atomic_load(&r.failed)) q_close(&r.free_in); /* unblock the reader */
     if (have_rt) pthread_join(rt, NULL);
 
     if (stats) {
@@ -427,23 +654,36 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
         stats->bytes_out = w ? gs_writer_bytes(w) : 0;
         stats->nstages = 0;
         stats->stage[stats->nstages++] = (gs_stage_stat){"read+decode", r.read_busy, stats->bytes_in};
-        stats->stage[stats->nstages++] = (gs_stage_stat){b->name, compute_busy, r.elems_in * r.in_size};
-        b->stats(b, stats);
-        stats->stage[stats->nstages++] = (gs_stage_stat){"encode+write", r.write_busy, stats->bytes_out};
+        if (b) {
+            stats->stage[stats->nstages++] = (gs_stage_stat){b->name, compute_busy, r.elems_in * r.in_size};
+            b->stats(b, stats);
+        }
+        stats->stage[stats->nstages++] = (gs_stage_stat){GS_STAGE_WRITE, r.write_busy, stats->bytes_out};
         stats->peak_rss = peak_rss();
         stats->algo = cfg.variant ? cfg.variant->name : "convert";
-        if (!stats->backend) stats->backend = b->name;
+        if (!stats->backend && b) stats->backend = b->name;
+        snprintf(stats->why, sizeof stats->why, "%s", why);
     }
     if (count) *count = r.values_out / (uint64_t)cols;
-    chunks_free(b, ins, nchunks);
-    chunks_free(b, outs, nchunks);
-    b->destroy(b);
+    if (!b && pk == PICK_GPU) gs_gpu_init_wait(o->device, NULL, 0, NULL); /* never exit under a starting CUDA */
+    if (b) {
+        chunks_free(&r);
+        b->destroy(b);
+    } else { /* no backend was made: every buffer is the engine's */
+        for (size_t i = 0; r.ins && i < r.nchunks; i++) free(r.ins[i].buf);
+        free(r.ins);
+        free(r.outs);
+        free(r.in_own);
+    }
+    free(pieces);
     q_free(&r.free_in);
     q_free(&r.ready);
     q_free(&r.free_out);
     q_free(&r.written);
     pthread_mutex_destroy(&r.err_mu);
-    if (r.failed) {
+    pthread_mutex_destroy(&r.mu);
+    pthread_cond_destroy(&r.cv);
+    if (atomic_load(&r.failed)) {
         *st = r.err;
         return r.err.code ? r.err.code : GS_EDATA;
     }

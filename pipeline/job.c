@@ -1,21 +1,24 @@
-/* job.c - parsing what a job computes from its text form (predicates), shared by the CLI and
- * the fuzz targets. */
+/* job.c - parsing what a job computes from its text form (predicates, host-memory modes), shared
+ * by the CLI and the fuzz targets. */
 #include "pipeline.h"
 
 #include <stdio.h>
 #include <string.h>
 
-typedef struct pred_name {
-    const char *name;
-    gs_pred_kind kind;
-    int nargs;
-} pred_name;
+static const char *const host_mem_names[] = {"pinned", "pageable", "registered", "mapped"};
+const char *const gs_dev_alloc_names[GS_NDEV_ALLOC] = {"once", "per-chunk", "async"};
 
-static const pred_name preds[] = {
-    {"nonzero", GS_PRED_NONZERO, 0}, {"eq", GS_PRED_EQ, 1}, {"ne", GS_PRED_NE, 1}, {"gt", GS_PRED_GT, 1},
-    {"ge", GS_PRED_GE, 1},           {"lt", GS_PRED_LT, 1}, {"le", GS_PRED_LE, 1}, {"range", GS_PRED_RANGE, 2},
-    {"finite", GS_PRED_FINITE, 0},   {"nan", GS_PRED_NAN, 0},
-};
+const char *gs_host_mem_name(gs_host_mem m) { return (unsigned)m <= GS_HOST_MAPPED ? host_mem_names[m] : "?"; }
+
+int gs_host_mem_parse(const char *s, gs_host_mem *m)
+{
+    for (int i = 0; i <= GS_HOST_MAPPED; i++)
+        if (!strcmp(s, host_mem_names[i])) {
+            *m = (gs_host_mem)i;
+            return 0;
+        }
+    return -1;
+}
 
 int gs_pred_parse(const char *s, gs_type t, gs_compact_params *p, gs_status *st)
 {
@@ -24,16 +27,18 @@ int gs_pred_parse(const char *s, gs_type t, gs_compact_params *p, gs_status *st)
     snprintf(buf, sizeof buf, "%s", s);
     char *args = strchr(buf, ':');
     if (args) *args++ = 0;
-    for (size_t i = 0; i < sizeof preds / sizeof preds[0]; i++) {
-        if (strcmp(buf, preds[i].name)) continue;
-        p->pred = preds[i].kind;
-        if (preds[i].nargs == 0) {
-            if (args) return gs_fail(st, GS_EUSAGE, "predicate '%s' takes no value", preds[i].name);
+    for (int k = 0; k <= GS_PRED_NAN; k++) {
+        const char *name = gs_pred_name((gs_pred_kind)k);
+        const int nargs = gs_pred_nargs((gs_pred_kind)k);
+        if (strcmp(buf, name)) continue;
+        p->pred = (gs_pred_kind)k;
+        if (nargs == 0) {
+            if (args) return gs_fail(st, GS_EUSAGE, "predicate '%s' takes no value", name);
             return GS_OK;
         }
-        if (!args) return gs_fail(st, GS_EUSAGE, "predicate '%s' needs a value, e.g. %s:0", s, preds[i].name);
+        if (!args) return gs_fail(st, GS_EUSAGE, "predicate '%s' needs a value, e.g. %s:0", s, name);
         char *b = NULL;
-        if (preds[i].nargs == 2) {
+        if (nargs == 2) {
             /* range:A:B; a ':' may not appear inside a number, so split at the first one. */
             b = strchr(args, ':');
             if (!b) return gs_fail(st, GS_EUSAGE, "predicate '%s' needs two values, e.g. range:0:10", s);

@@ -3,7 +3,7 @@
  * Threads: a reader (decoding with the thread pool), the caller's thread driving the backend,
  * and a writer (encoding with the pool). Chunks carry a sequence number and move through
  * bounded queues, so memory is ~ (buffers + 2) x chunk whatever the input size.
- * Backends: cpu (thread pool) and gpu (CUDA streams, pipeline/gpu_backend.cu). */
+ * Backends: cpu (thread pool) and gpu (CUDA streams, pipeline/gpu_*.cu). */
 #ifndef GS_PIPELINE_H
 #define GS_PIPELINE_H
 
@@ -16,8 +16,25 @@ extern "C" {
 #endif
 
 typedef enum gs_backend_kind { GS_BACKEND_AUTO = 0, GS_BACKEND_CPU, GS_BACKEND_GPU } gs_backend_kind;
+
+/* --backend auto: an input known to be smaller than this many bytes runs on the CPU and CUDA is
+ * never initialised (CUDA start-up alone costs ~0.3 s, a 4 KB job 5 ms on the CPU). A stream of
+ * unknown size takes the GPU once its first chunk has filled. The value is one default chunk, so
+ * that a file and a stream follow the same rule, until the measurement of tests/gpu/run.sh
+ * STEPS=startup (CPU vs GPU wall time per op and input size, docs/PERFORMANCE.md) places it. */
+#define GS_AUTO_GPU_MIN_BYTES (64ull << 20)
 typedef enum gs_host_mem { GS_HOST_PINNED = 0, GS_HOST_PAGEABLE, GS_HOST_REGISTERED, GS_HOST_MAPPED } gs_host_mem;
+/* "pinned", "pageable", "registered", "mapped"; parse: 0, or -1 for another word */
+const char *gs_host_mem_name(gs_host_mem m);
+int gs_host_mem_parse(const char *s, gs_host_mem *m);
+
+/* Input bytes per chunk when none is asked for (gs_engine_opts.chunk_bytes = 0), and as --help says it. */
+#define GS_CHUNK_DEFAULT ((size_t)64 << 20)
+#define GS_CHUNK_DEFAULT_TEXT "64M"
 typedef enum gs_dev_alloc { GS_DEV_ONCE = 0, GS_DEV_PER_CHUNK, GS_DEV_ASYNC } gs_dev_alloc;
+#define GS_NDEV_ALLOC 3
+/* --device-alloc names, indexed by gs_dev_alloc (pipeline/job.c). */
+extern const char *const gs_dev_alloc_names[GS_NDEV_ALLOC];
 
 /* What to compute. */
 typedef struct gs_job {
@@ -40,7 +57,7 @@ typedef struct gs_job {
 typedef struct gs_engine_opts {
     gs_backend_kind backend;
     int device;
-    size_t chunk_bytes;        /* input bytes per chunk (0 = default 64 MiB) */
+    size_t chunk_bytes;        /* input bytes per chunk (0 = GS_CHUNK_DEFAULT) */
     int buffers;               /* staging buffers (2 = double buffering) */
     gs_host_mem host_mem;
     gs_dev_alloc dev_alloc;
@@ -51,6 +68,10 @@ typedef struct gs_engine_opts {
     void (*progress)(void *ctx, uint64_t bytes_in, int64_t total_bytes, double elapsed);
     void *progress_ctx;
     int64_t total_bytes;       /* input size for the progress ETA, -1 if unknown */
+    /* Called once, from the driving thread, when the run falls back to the CPU for lack of a
+     * usable GPU (NULL = none): the CLI shows it with -v or --stats. */
+    void (*note)(void *ctx, const char *msg);
+    void *note_ctx;
 } gs_engine_opts;
 
 /* What happened, for --stats. Times are seconds of busy time per stage. */
@@ -59,6 +80,7 @@ typedef struct gs_stage_stat {
     double busy;
     uint64_t bytes;
 } gs_stage_stat;
+#define GS_STAGE_WRITE "encode+write" /* the writer's stage; its bytes are the output's */
 
 typedef struct gs_run_stats {
     double wall;
@@ -72,7 +94,8 @@ typedef struct gs_run_stats {
     uint64_t skipped;         /* csv fields skipped */
     const char *backend;      /* "cpu" or "gpu: NVIDIA H200" */
     const char *algo;         /* variant used */
-    char note[640];           /* a fallback or warning to show once (e.g. "no GPU: using the CPU backend") */
+    char why[512];            /* why this backend: "auto: input 4096 B < crossover 64 MiB; CUDA not initialised" */
+    double cuda_init;         /* seconds CUDA start-up took on its own thread; -1 if never started */
 } gs_run_stats;
 
 /* A source of elements: a gs_reader or the generator. */
@@ -99,8 +122,9 @@ void gs_job_scan_start(const gs_job *j, gs_value *carry);
  * p->a, p->b. GS_EUSAGE with a message on anything else. */
 int gs_pred_parse(const char *s, gs_type t, gs_compact_params *p, gs_status *st);
 
-/* Resolve the variant for the job and backend (checks it accepts the job). */
-int gs_job_resolve(const gs_job *j, gs_where where, const gs_variant **v, gs_status *st);
+/* Resolve the variant for the job and backend (checks it accepts the job); without --algo, the
+ * default for the backend at `threads` CPU threads (0 = all cores). */
+int gs_job_resolve(const gs_job *j, gs_where where, int threads, const gs_variant **v, gs_status *st);
 
 /* Run: read all of src, compute, write to w (NULL with count_only). *count receives the
  * compact count (or output rows). stats may be NULL. */
@@ -117,8 +141,6 @@ typedef struct gs_chunk {
     size_t n;        /* elements (input) or values (output) */
     size_t cap;      /* capacity in elements/values, head room excluded */
     uint64_t seq;
-    int last;        /* unused by the engine: always 0 (the end of a stream is not known early);
-                        backends must not depend on it */
 } gs_chunk;
 
 typedef struct gs_backend gs_backend;
@@ -136,6 +158,8 @@ struct gs_backend {
     void (*stats)(gs_backend *b, gs_run_stats *s);
     void (*destroy)(gs_backend *b);
     int depth;               /* chunks that may be in flight at once (>= 1) */
+    size_t max_head;         /* 0: input buffers get cfg->halo elements of head room; else at most
+                                this many (the backend joins a longer halo to the chunk itself) */
     size_t chunk_elems;      /* input elements per chunk the backend accepts (<= cfg->chunk_elems);
                                 the engine sizes its staging buffers from this after create */
     void *impl;              /* backend state */
@@ -155,7 +179,15 @@ typedef struct gs_backend_cfg {
 int gs_backend_cpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
 /* GPU backend; GS_EDATA with a message if no usable device (the engine falls back on auto). */
 int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
-/* 1 if this build has CUDA and a device is usable; fills a description. */
+/* CUDA start-up (context creation, device checks) on its own thread, at most once per process, so
+ * that it overlaps opening the input and reading the first chunks. gs_gpu_init_wait joins it
+ * (starting it if need be): 1 if `device` is usable, else 0 with the true reason (no driver
+ * library, no device, a driver older than the runtime, built without CUDA); *secs = its duration.
+ * With GS_FAIL_ON_CUDA_INIT=1 in the environment, starting it aborts (tests use this to prove a
+ * run never touched CUDA). */
+void gs_gpu_init_start(int device);
+int gs_gpu_init_wait(int device, char *why, size_t len, double *secs);
+/* 1 if this build has CUDA and a device is usable; fills a description (else the reason). */
 int gs_gpu_available(int device, char *desc, size_t desc_len);
 /* One line per device for `info` (empty string if none); returns device count (0 if none). */
 int gs_gpu_describe(char *buf, size_t len);

@@ -18,5 +18,5 @@ echo
 echo "== scan: running maximum of the price (CSV in, CSV out)"
 $G scan --op max data/prices.csv --col price --to csv | head -4
 echo
-echo "== a pipeline: generate 10M random-walk floats, window min/max, count the rows"
-$G gen -n 10M -t f32 --dist walk --seed 7 | $G minmax -w 500 -t f32 --stats | wc -c
+echo "== a pipeline: generate 1M random-walk floats, window min/max, count the rows"
+echo "rows: $($G gen -n 1M -t f32 --dist walk --seed 7 | $G minmax -w 500 -t f32 --to text --stats | wc -l)"

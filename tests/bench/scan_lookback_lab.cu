@@ -1127,7 +1127,7 @@ int main(int argc, char **argv)
     }
     if (ON("incr")) { /* kernels/TUNING.md v5 */
         run_hyb<128, 52, 28, 1, 1, 7>();
-        /* session 4 run 2: 128x64 st3 A1 0.587, and early 0.580; tiles from a ticket 2.2-7.3 ms */
+        /* 2026-11-21, measurement (b) of docs/bench/scan_incr_lab_h200.txt: 128x64 st3 A1 0.587, and early 0.580; tiles from a ticket 2.2-7.3 ms */
         run_incr<128, 64, 3, 1, 9, 0, 1>(); run_incr<128, 64, 3, 1, 9, 0, 1, 1>(); run_incr<128, 64, 3, 1, 9, 0, 1, 1, 1>();
         run_incr<64, 128, 3, 1, 9, 0, 1, 1>(); run_incr<256, 32, 3, 1, 9, 0, 1, 1>(); run_incr<64, 128, 3, 1, 9, 0, 1, 1, 1>();
         run_incr<128, 128, 3, 1, 5, 0, 1, 1, 1>(); run_incr<256, 64, 3, 1, 5, 0, 1, 1, 1>(); run_incr<128, 64, 6, 2, 5, 0, 1, 1, 1>();

@@ -208,13 +208,19 @@ cat "$T/f.raw" | $G scan -t f32 | cmp -s - <($G scan -t f32 "$T/f.raw") && pass 
 # ---- bench: a smoke test on the CPU variants (tiny sizes; every row must pass) -------------------
 $G bench --backend cpu -n 2^12,5000 -t i32,f64 --window 2,33 --reps 1 --csv "$T/b.csv" >"$T/b.txt" 2>&1 && grep -q "0 FAILED" "$T/b.txt" &&
     [ "$(grep -c passed "$T/b.txt")" -ge 20 ] && grep -q "^mode,op,variant" "$T/b.csv" && pass bench_cpu_smoke || fail bench_cpu_smoke "$(tail -3 "$T/b.txt")"
-# --block: the CPU variants run as usual, with one note; sizes other than powers of two from 32 to
-# 1024 are usage errors; the CSV has the block column (0 on CPU rows)
-$G bench --backend cpu --block 64,128 --op scan -n 1000 --reps 1 --csv "$T/bb.csv" >"$T/bb.txt" 2>"$T/bb.err" &&
-    grep -q "0 FAILED" "$T/bb.txt" && [ "$(grep -c passed "$T/bb.txt")" -eq 2 ] &&
-    [ "$(grep -c "note: --block applies to GPU variants" "$T/bb.err")" -eq 1 ] &&
-    grep -q "^mode,op,variant,type,n,param,block,ms," "$T/bb.csv" && grep -q "^cpu,scan,cpu-par,i32,1000,sum,0," "$T/bb.csv" &&
-    pass bench_block_cpu_note || fail bench_block_cpu_note "$(cat "$T/bb.err") $(tail -2 "$T/bb.txt")"
+# --block: a default build has the tuned launches only and says how to get the others (one line);
+# a make TUNING=1 build runs the CPU variants as usual, with one note, and the CSV has the block
+# column (0 on CPU rows). Sizes other than powers of two from 32 to 1024 are usage errors either way.
+if $G info | grep -q "^tuning .*built"; then
+    $G bench --backend cpu --block 64,128 --op scan -n 1000 --reps 1 --csv "$T/bb.csv" >"$T/bb.txt" 2>"$T/bb.err" &&
+        grep -q "0 FAILED" "$T/bb.txt" && [ "$(grep -c passed "$T/bb.txt")" -eq 2 ] &&
+        [ "$(grep -c "note: --block applies to GPU variants" "$T/bb.err")" -eq 1 ] &&
+        grep -q "^mode,op,variant,type,n,param,block,ms," "$T/bb.csv" && grep -q "^cpu,scan,cpu-par,i32,1000,sum,0," "$T/bb.csv" &&
+        pass bench_block_cpu_note || fail bench_block_cpu_note "$(cat "$T/bb.err") $(tail -2 "$T/bb.txt")"
+else
+    expect bench_block_cpu_note 2 "^gpustream: error: --block needs the block sizes this build leaves out: rebuild with make TUNING=1$" -- \
+        $G bench --backend cpu --block 64,128 --op scan -n 1000 --reps 1
+fi
 expect bench_block_not_pow2 2 "invalid --block '100' \(threads per block: 32, 64, 128, 256, 512 or 1024\)" -- $G bench --block 100
 expect bench_block_zero 2 "invalid --block '0'" -- $G bench --block 0
 expect bench_block_too_big 2 "invalid --block '2048'" -- $G bench --block 64,2048
@@ -222,8 +228,10 @@ $G bench --backend cpu --op scan -n 1000 --reps 1 --json >"$T/bj.txt" 2>&1 && gr
     pass bench_json_block || fail bench_json_block "$(head -2 "$T/bj.txt")"
 # info names each GPU variant's block sizes (GPU rows exist only in a CUDA build)
 if $G info | grep -q "CUDA compiled in"; then
-    $G info >"$T/info.txt" && grep -A1 -E "^  scan +lookback" "$T/info.txt" | grep -q "threads per block: 128; bench --block takes 64, 128, 256, 512" &&
-        grep -A1 -E "^  minmax +vhgw " "$T/info.txt" | grep -q "bench --block takes 64, 128, 256$" &&
+    if $G info | grep -q "^tuning .*built"; then lb="threads per block: 128; bench --block takes 64, 128, 256, 512" vh="bench --block takes 64, 128, 256$"
+    else lb="threads per block: 128 \(other sizes: make TUNING=1\)" vh="threads per block: 128 \(other sizes: make TUNING=1\)"; fi
+    $G info >"$T/info.txt" && grep -A1 -E "^  scan +lookback" "$T/info.txt" | grep -qE "$lb" &&
+        grep -A1 -E "^  minmax +vhgw " "$T/info.txt" | grep -qE "$vh" &&
         grep -A1 -E "^  scan +cub " "$T/info.txt" | grep -q "does not apply" && pass info_block_sizes ||
         fail info_block_sizes "$(grep -A1 -E "lookback|cub" "$T/info.txt" | head -4)"
 else

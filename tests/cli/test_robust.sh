@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli/test_robust.sh - bad input, faults and edge values through the command line
-# (design.md §1, §2, §6; issue 7). Every bad input must give exit 1 and one error line that
+# (docs/USAGE.md: exit status and the bad-input table). Every bad input must give exit 1 and one error line that
 # names the input (and the line/field where there is one), and leave nothing in the output
 # directory: no output file, no ".NAME.gs-XXXXXX" temp file. Signals remove the partial output;
 # a closed pipe ends a run quietly; nonsense options exit 2 with the usage hint; edge values
@@ -222,59 +222,25 @@ else
     note "cannot mount a tmpfs here (not root or no CAP_SYS_ADMIN): the full-disk-through-a-file cases are skipped"
 fi
 
-# ---- signals: the partial output goes, the run dies of the signal ----------------------------------
-newdir sig
-mkfifo "$D/fifo"
-for sig in INT TERM HUP; do
-    $G gen -q -n 1e10 -t i32 >"$D/fifo" 2>/dev/null &
-    gpid=$!
-    (cd "$D" && exec $G scan -q -t i32 - OUT.raw <fifo 2>"$T/sigerr") &
-    spid=$!
-    # wait for the temp file: the run is under way
-    for _ in $(seq 50); do ls -A "$D" | grep -q '^\.OUT\.raw\.gs-' && break; sleep 0.05; done
-    sleep 0.3
-    started=$(ls -A "$D" | grep -c '^\.OUT\.raw\.gs-')
-    kill -$sig $spid
-    wait $spid 2>/dev/null; rc=$?
-    wait $gpid 2>/dev/null
-    left=$(ls -A "$D" | grep -v '^fifo$' | tr '\n' ' ')
-    want=$((128 + $(kill -l $sig)))
-    if [ "$started" != 1 ]; then fail "signal_$sig" "no temp output appeared before the signal"
-    elif [ "$rc" != "$want" ]; then fail "signal_$sig" "exit $rc, want $want (killed by SIG$sig)"
-    elif [ -n "$left" ]; then fail "signal_$sig" "left behind: $left"
-    else pass "signal_${sig}_removes_partial_output"; fi
-done
-# gen writing a file itself, and a compressed output
-for out in big.raw big.zst; do
-    (cd "$D" && exec $G gen -q -n 1e11 -t i64 $out) &
-    pid=$!
-    for _ in $(seq 50); do ls -A "$D" | grep -q "^\.$out\.gs-" && break; sleep 0.05; done
-    sleep 0.3
-    kill -INT $pid; wait $pid 2>/dev/null; rc=$?
-    left=$(ls -A "$D" | grep -v '^fifo$' | tr '\n' ' ')
-    [ "$rc" = 130 ] && [ -z "$left" ] && pass "signal_INT_gen_$out" || fail "signal_INT_gen_$out" "exit $rc, left: $left"
-done
+# ---- signals: see test_signals.sh (every terminating signal, file outputs of each kind) ----------------
 
-# ---- a closed pipe downstream ends the run within a second, quietly --------------------------------
-# Bounds for the whole pipeline: gen | head 1 s; gen | VERB | head 1.5 s (VERB first fills a 64 MiB
-# chunk); three times that for a sanitizer build.
-slow=1
-grep -q __asan_init "$G" 2>/dev/null && slow=3
+# ---- a closed pipe downstream ends the run quietly ---------------------------------------------------
+# 1e11 i64 values are 800 GB: a run that ignored EPIPE would go on for many minutes. Each process
+# gets a generous 30 s timeout that only catches such a hang (exit 124); nothing depends on how fast
+# the run ends.
 for verb in "gen -n 1e11 -t i64" "scan -t i64" "compact -t i64 --pred ne:3" "minmax -t i64 -w 1000" "convert -t i64 --to csv"; do
     tag=$(echo "$verb" | cut -d' ' -f1)
-    start=$(date +%s%N)
     if [ "$tag" = gen ]; then
-        $G $verb 2>"$T/err" | head -c 100 >/dev/null
+        timeout 30 $G $verb 2>"$T/err" | head -c 100 >/dev/null
         rc=${PIPESTATUS[0]}
     else
-        $G gen -q -n 1e11 -t i64 2>/dev/null | $G $verb 2>"$T/err" | head -c 100 >/dev/null
+        timeout 30 $G gen -q -n 1e11 -t i64 2>/dev/null | timeout 30 $G $verb 2>"$T/err" | head -c 100 >/dev/null
         rc=${PIPESTATUS[1]}
     fi
-    ms=$((($(date +%s%N) - start) / 1000000))
     errs=$(grep -v '^gpustream: note: ' "$T/err" | head -c 200)
-    base=1500; [ "$tag" = gen ] && base=1000; limit=$((base * slow))
-    if [ "$rc" = 0 ] && [ -z "$errs" ] && [ "$ms" -lt "$limit" ]; then pass "epipe_quiet_fast_$tag"; note "head closed the pipe: $tag ended in $ms ms"
-    else fail "epipe_quiet_fast_$tag" "exit $rc after $ms ms (limit $limit); stderr: $errs"; fi
+    if [ "$rc" = 0 ] && [ -z "$errs" ]; then pass "epipe_quiet_$tag"
+    elif [ "$rc" = 124 ]; then fail "epipe_quiet_$tag" "still running 30 s after head closed the pipe"
+    else fail "epipe_quiet_$tag" "exit $rc; stderr: $errs"; fi
 done
 
 # ---- nonsense options: exit 2 and the usage hint ----------------------------------------------------

@@ -18,7 +18,8 @@
  * besides the sanitizers' and libFuzzer's timeout:
  *   - a failure has a one-line message naming the input ("in.csv: ...", "stdin: ...");
  *   - a known count (raw or npy of known size) is what a successful read delivers;
- *   - file and pipe agree (both fail, or the same format, type and values);
+ *   - file and pipe agree (both fail, or the same format, type and values) where the name
+ *     decides nothing (no extension or --from given, and no .zst);
  *   - zstd is transparent: the bytes compressed (mode 2) read exactly as the bytes themselves do
  *     under the same name without ".zst"; cut short (mode 3), they never read successfully.
  *
@@ -206,8 +207,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gs_fz_read_all(path, &o, &byname);
     unlink(path);
 
-    /* The same bytes from a pipe, where the name is not what decides the format. */
-    if ((o.format != GS_FMT_AUTO || gs_format_from_name(fname, NULL) == GS_FMT_AUTO) &&
+    /* The same bytes from a pipe, where the name decides neither the format nor compression
+     * (a .zst name says compressed; stdin has no name, so --from raw there means uncompressed). */
+    int named_zst = 0;
+    gs_format by_ext = gs_format_from_name(fname, &named_zst);
+    if ((o.format != GS_FMT_AUTO || by_ext == GS_FMT_AUTO) && !named_zst &&
         gs_fz_stdin_pipe(file.p, file.n)) {
         gs_fz_read_result piped;
         gs_fz_read_all(NULL, &o, &piped);

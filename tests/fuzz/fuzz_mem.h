@@ -1,6 +1,6 @@
 /* fuzz_mem.h - what the fuzz targets share: an in-memory byte source (gs_bsrc) that hands out
  * short reads of at most `step` bytes, a growing byte buffer, and the one rule every message
- * obeys (design.md §1: it names the input, or says the memory ran out).
+ * obeys (docs/USAGE.md: it names the input, or says the memory ran out).
  * Header-only (static functions): each target is one translation unit. */
 #ifndef GS_FUZZ_MEM_H
 #define GS_FUZZ_MEM_H
@@ -82,7 +82,7 @@ static inline void gs_fz_append(gs_fz_buf *b, const void *d, size_t n)
 }
 
 /* A failure must carry a message that names the input ("NAME: ...") or says that memory ran
- * out, on one line of printable text even when it quotes hostile bytes (design.md §1; csv.c
+ * out, on one line of printable text even when it quotes hostile bytes (csv.c
  * shows them as '?'). Aborts (a finding) otherwise. -DGS_FZ_LAX_MSG skips the printable-text
  * rule, to fuzz past a known finding. */
 static inline void gs_fz_check_msg(int rc, const gs_status *st, const char *name)

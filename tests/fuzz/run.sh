@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/fuzz/run.sh - build every libFuzzer target in tests/fuzz/ and run each for a bounded time.
-#   FUZZ_SECONDS=20 bash tests/fuzz/run.sh        (make test: 20 s a target; make fuzz: 300 s)
+#   FUZZ_SECONDS=20 bash tests/fuzz/run.sh        (make test: 20 s a target; make fuzz: 300 s;
+#                                                  0: the committed seeds only, once each)
 #   FUZZ_TARGETS="npy zstd" ...                   (a subset)
 #   FUZZ_CFLAGS=-DGS_FZ_LAX_MSG ...               (extra flags for the targets, not the library)
 # Targets: fuzz_<name>.c with seeds in corpus_<name>/. Each runs in sequence on a COPY of its
@@ -94,7 +95,10 @@ for name in $targets; do
     log=$OUT/fuzz_$name.log
     rm -f "$OUT"/crash-* "$OUT"/leak-* "$OUT"/timeout-* "$OUT"/oom-*
     # -max_total_time bounds the fuzzing; timeout(1) is the backstop should a run wedge.
-    timeout -k 5 $((SECONDS_EACH + 60)) "$bin" -max_total_time="$SECONDS_EACH" -max_len=65536 -timeout=10 \
+    # FUZZ_SECONDS=0: the seeds only, each run once (libFuzzer's -max_total_time=0 means no limit).
+    limit="-max_total_time=$SECONDS_EACH"
+    [ "$SECONDS_EACH" = 0 ] && limit="-runs=0"
+    timeout -k 5 $((SECONDS_EACH + 60)) "$bin" $limit -max_len=65536 -timeout=10 \
         -rss_limit_mb=2560 -print_final_stats=1 -artifact_prefix="$OUT/" "$corpus" >"$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

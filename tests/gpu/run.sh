@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # tests/gpu/run.sh - everything the GPU machine is needed for, in one call (device time is scarce):
-#   STEPS="build test sanitize anchors bench stream big" (default: all), logs under $OUT.
-#   build     make CUDA=1 GPU_ARCH=sm_90 (skipped when a carried ./gpustream has CUDA and runs)
+#   STEPS="build test sanitize bench blocks cpu io stream big startup" (default: all), logs under $OUT.
+#   build     make CUDA=1 GPU_ARCH=sm_90 TUNING=$TUNING (skipped when a carried ./gpustream has CUDA and runs)
 #   test      make test's runner: unit + CLI + every GPU variant and the streaming engine vs the CPU
 #   sanitize  compute-sanitizer memcheck + racecheck on a representative run of each default
-#   anchors   shared/anchors/baseline.cu (CUB, device copy, PCIe) when ../shared or anchors/ is here
-#   bench     gpustream bench --op all (+ types, windows) with CSV for make plots
+#   bench     gpustream bench --op all (+ types, windows) with CSV for make plots; its plain-cub rows and
+#             ceilings (device copy, PCIe) are the vendor reference, measured in the same run
 #   blocks    gpustream bench --block 32,...,1024 (i32, 2^28, density 0.5, W=500): block_sweep.png
+#             (a TUNING=1 build only: TUNING=1 bash tests/gpu/run.sh)
 #   cpu       the CPU variants on 1 and 16 threads (per-core figures)
 #   io        CSV ingest and zstd codec speed vs baselines; end-to-end compact on .zst vs convert
 #   stream    gpustream bench --stream (host-mem x buffers) and real pipelines with --stats
 #   big       200 GB through a pipe: gen -n 50e9 -t i32 | scan --stats, last value vs the CPU backend
+#   startup   wall time of scan, compact, minmax W=500 on files of 4K..16G (in /dev/shm) with --backend
+#             cpu, gpu and auto (median of STARTUP_REPS runs, a `date +%s.%N` loop), auto's choice and
+#             why, CUDA start-up never started for small inputs, the overlap check of a 16 GB scan
+#             (wall <= max stage busy + 0.15 s), and bench --stream across --device-alloc
 #   mpi       (not in the default list) 1 and 2 MPI ranks, one per GPU, on a 32 GB raw i32 file in
 #             /dev/shm -> /dev/null: wall times of scan, compact and minmax W=500; outputs of 1 and 2
 #             ranks compared on a 1 GB file first (docs/SCALING.md)
@@ -18,7 +23,7 @@ set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
 mkdir -p "$OUT"
-STEPS=${STEPS:-"build test sanitize anchors bench blocks cpu io stream big"}
+STEPS=${STEPS:-"build test sanitize bench blocks cpu io stream big startup"}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
@@ -28,8 +33,8 @@ if has build; then
     if ./gpustream info 2>/dev/null | grep -q "CUDA compiled in" && ./gpustream info | grep -q "^devices    [1-9]"; then
         log "build: using the carried binaries"
     else
-        log "build: make CUDA=1 GPU_ARCH=sm_90"
-        make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+        log "build: make CUDA=1 GPU_ARCH=sm_90 TUNING=${TUNING:-0}"
+        make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 TUNING="${TUNING:-0}" all >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
     fi
     make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 ${BUILD_TESTS:-build/cuda/test_kernels_gpu build/cuda/test_stream_gpu \
         build/cuda/test_kernels build/cuda/test_io build/cuda/test_csv} >>"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
@@ -62,15 +67,6 @@ if has sanitize && command -v compute-sanitizer >/dev/null; then
     } >"$OUT/sanitize.log" 2>&1
     grep -E "^-- |ERROR SUMMARY|exit" "$OUT/sanitize.log"
 fi
-if has anchors; then
-    A=""
-    for d in ../shared/anchors shared/anchors .anchors; do [ -f "$d/baseline.cu" ] && A=$d && break; done
-    if [ -n "$A" ]; then
-        log "anchors ($A)"
-        nvcc -O3 -arch=sm_90 -std=c++17 "$A/baseline.cu" -o /tmp/baseline >/dev/null 2>&1 && /tmp/baseline | tee "$OUT/anchors.txt"
-        [ -f "$A/peers.py" ] && [ -z "${NO_PEERS:-}" ] && timeout 300 python3 "$A/peers.py" 2>&1 | tail -12 | tee -a "$OUT/anchors.txt"
-    fi
-fi
 if has bench; then
     log "bench"
     timeout 600 ./gpustream bench --op all -t i32 --csv "$OUT/bench_all.csv" >"$OUT/bench_all.txt" 2>&1
@@ -78,7 +74,9 @@ if has bench; then
     timeout 300 ./gpustream bench --op scan --algo all -n 2^16,2^20,2^24,2^26 --reps 5 --csv "$OUT/bench_sizes.csv" >"$OUT/bench_sizes.txt" 2>&1
     grep -v "^mode" "$OUT/bench_all.txt"; grep -v "^#\|^mode" "$OUT/bench_types.txt"; grep -c passed "$OUT/bench_sizes.txt"
 fi
-if has blocks; then
+if has blocks && ! ./gpustream info | grep -q "^tuning .*built"; then
+    log "blocks: skipped (the block sizes need a make TUNING=1 build)"
+elif has blocks; then
     log "blocks: every GPU variant at each block size it takes"
     timeout 600 ./gpustream bench --op all -t i32 --block 32,64,128,256,512,1024 --density 0.5 --window 500 \
         --csv "$OUT/bench_blocks.csv" >"$OUT/bench_blocks.txt" 2>&1
@@ -145,6 +143,59 @@ if has big; then
     # The same stream on the CPU backend (BIG_CPU=0 leaves it to a machine without the GPU).
     [ "${BIG_CPU:-1}" = 1 ] && ./gpustream gen -n 50e9 -t i32 --dist uniform:-100:100 | ./gpustream scan -t i32 --backend cpu | tail -c 4 | od -An -td4 >>"$OUT/big.txt" 2>&1
     grep -E "wall|Maximum resident|GB/s|^ +-?[0-9]+$" "$OUT/big.txt"
+fi
+if has startup; then
+    log "startup: cpu vs gpu vs auto per op and input size; the crossover for GS_AUTO_GPU_MIN_BYTES"
+    D=${STARTUP_DIR:-/dev/shm/gs-startup}
+    SIZES=${STARTUP_SIZES:-"4K 1M 16M 64M 256M 1G 16G"}
+    R=${STARTUP_REPS:-3}
+    mkdir -p "$D"
+    bytes() { case $1 in *K) echo $((${1%K} << 10)) ;; *M) echo $((${1%M} << 20)) ;; *G) echo $((${1%G} << 30)) ;; esac; }
+    for s in $SIZES; do
+        [ -f "$D/in_$s.raw" ] || ./gpustream gen -q -n $(($(bytes $s) / 4)) -t i32 --dist sparse:0.5 -f "$D/in_$s.raw"
+    done
+    median() { sort -n | awk '{ a[NR] = $1 } END { printf "%.4f\n", a[int((NR + 1) / 2)] }'; }
+    wall() { # command...: median wall seconds of R runs, stdout to /dev/null ("failed" if one fails)
+        local ok=1 t0 t1 i
+        for i in $(seq "$R"); do
+            t0=$(date +%s.%N); "$@" >/dev/null 2>&1 || ok=0; t1=$(date +%s.%N)
+            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$D/times"
+        done
+        if [ $ok = 1 ]; then median <"$D/times"; else echo failed; fi
+        rm -f "$D/times"
+    }
+    {
+        printf "%-24s %6s %9s %9s %9s  %s\n" op size cpu_s gpu_s auto_s "auto's choice (--stats)"
+        for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
+            for s in $SIZES; do
+                c=$(wall ./gpustream $op -t i32 --backend cpu "$D/in_$s.raw")
+                g=$(wall ./gpustream $op -t i32 --backend gpu "$D/in_$s.raw")
+                a=$(wall ./gpustream $op -t i32 --backend auto "$D/in_$s.raw")
+                why=$(./gpustream $op -t i32 --stats "$D/in_$s.raw" 2>&1 >/dev/null | grep -o "backend .*, algo [a-z-]*")
+                printf "%-24s %6s %9s %9s %9s  %s\n" "$op" "$s" "$c" "$g" "$a" "$why"
+            done
+        done
+        echo "-- CUDA never starts for a 4K input under auto (exit 0; 134 would mean it did):"
+        GS_FAIL_ON_CUDA_INIT=1 ./gpustream scan -t i32 "$D/in_4K.raw" >/dev/null 2>&1; echo "exit $?"
+        echo "-- overlap: the 16G scan on the GPU, wall <= max(stage busy) + 0.15 s"
+        [ -f "$D/in_16G.raw" ] && for i in 1 2 3; do
+            j=$(./gpustream scan -t i32 --backend gpu --stats=json "$D/in_16G.raw" 2>&1 >/dev/null | grep '^{')
+            w=$(echo "$j" | grep -o '"wall_s":[0-9.]*' | cut -d: -f2)
+            m=$(echo "$j" | grep -o '"busy_s":[0-9.]*' | cut -d: -f2 | sort -n | tail -1)
+            ci=$(echo "$j" | grep -o '"cuda_init_s":[-0-9.]*' | cut -d: -f2)
+            echo "wall $w s, max stage busy $m s, cuda init $ci s: $(awk -v w="$w" -v m="$m" 'BEGIN { print (w <= m + 0.15) ? "ok" : "OVER" }')"
+        done
+        [ -f "$D/in_16G.raw" ] && ./gpustream scan -t i32 --backend gpu --stats "$D/in_16G.raw" 2>&1 >/dev/null
+    } 2>&1 | tee "$OUT/startup.txt"
+    echo "-- the CPU default per thread count: cpu vs cpu-par (GS_CPU_PAR_FROM, kernels/registry.c)" | tee -a "$OUT/startup.txt"
+    for t in 1 2 3 4 8 16; do
+        ./gpustream bench --backend cpu --op scan,compact -t i32 -n 2^26 --algo cpu,cpu-par --density 0.5 --reps 5 \
+            --threads $t 2>&1 | grep "^cpu" | sed "s/^/threads=$t /"
+    done | tee -a "$OUT/startup.txt"
+    echo "-- bench --stream across --device-alloc (and pinned vs pageable)" | tee -a "$OUT/startup.txt"
+    timeout 300 ./gpustream bench --stream --op scan,compact --host-mem pinned,pageable --buffers 2 \
+        --device-alloc once,per-chunk,async --csv "$OUT/bench_devalloc.csv" 2>&1 | tee -a "$OUT/startup.txt"
+    [ -n "${STARTUP_KEEP:-}" ] || rm -rf "$D"
 fi
 if has mpi; then
     log "mpi: 1 and 2 ranks (one per GPU), 32 GB raw i32 in /dev/shm -> /dev/null"

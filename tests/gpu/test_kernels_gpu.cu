@@ -1,4 +1,4 @@
-/* test_kernels_gpu.cu - every GPU variant of kernels/ (scan.cu, compact.cu, minmax.cu) against the
+/* test_kernels_gpu.cu - every GPU variant of kernels/ (scan_*.cu, compact_*.cu, minmax_*.cu) against the
  * CPU reference launchers of kernels.h, on fresh random data (the seed is printed; --seed N
  * repeats a run). One "PASS name" / "FAIL name: why" line per check (tests/unit/check.h); exit
  * status 1 on any failure.
@@ -11,12 +11,13 @@
  *                               compact lookback, u32); every GPU variant at every block size it
  *                               accepts (the params' block, as gpustream bench --block sets it), i32
  *                               and f64, whole and chunked
- *   test_kernels_gpu --quick    a representative small run of each default, and of the defaults at
+ *   test_kernels_gpu --quick    a representative small run of each default, and (make TUNING=1) of the defaults at
  *                               their smallest and largest block sizes (for compute-sanitizer)
  *   test_kernels_gpu --bench    times every variant on 2^28 elements in device memory (warm-up,
  *                               L2 flushed, median of 15 with cudaEvents) against a device copy and
  *                               cub, each result checked against the CPU once; prints a table
- *   test_kernels_gpu --bench --tune   also times other tile shapes of the three defaults (i32)
+ *   test_kernels_gpu --bench --tune   also times other tile shapes of the three defaults (i32;
+ *                               make TUNING=1 builds them)
  *   options: --seed N, --no-big (skip the > 2^32 run), --reps N (bench), --only scan,compact,minmax,blocks
  *            (the matrix or the bench for those operations only; blocks: the block-size sweep)
  *
@@ -41,17 +42,6 @@
 #include "../../kernels/kernels.h"
 #include "../../kernels/kernels_gpu.h"
 #include "../unit/check.h"
-
-/* tile-shape tuning hooks of the defaults (scan.cu, compact.cu, minmax.cu; not in the registry) */
-extern "C" int gs_scan_gpu_lookback_tune(int k, char *desc, size_t dlen, const void *d_in, void *d_out, uint64_t n,
-                                         void *d_carry, void *d_scratch, size_t scratch_bytes, void *stream,
-                                         gs_status *st);
-extern "C" int gs_compact_gpu_lookback_tune(int k, char *desc, size_t dlen, const gs_compact_params *p,
-                                            const void *d_in, uint64_t n, void *d_out, uint64_t *d_count,
-                                            void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st);
-extern "C" int gs_minmax_gpu_vhgw_tune(int k, char *desc, size_t dlen, const gs_minmax_params *p, const void *d_in,
-                                       uint64_t m, uint64_t first, void *d_out, void *d_scratch, size_t scratch_bytes,
-                                       void *stream, gs_status *st);
 
 #define CK(x)                                                                                              \
     do {                                                                                                   \
@@ -811,7 +801,7 @@ static minmax_v minmax_of(const gs_variant *v)
     return {v->name, v->gpu.minmax, v->scratch.minmax, !strcmp(v->name, "linear") ? 0 : !strcmp(v->name, "tiled") ? 1 : 2};
 }
 
-static void test_blocks(void)
+static void test_block_sweep(void)
 {
     const size_t sizes[] = {0, 1, 31, N20};
     const std::vector<size_t> chunks = {1000, 1, 0, 4096, 123457, 31, (size_t)N20 - 1000 - 1 - 4096 - 123457 - 31};
@@ -879,7 +869,14 @@ static void test_blocks(void)
                 minmax_check(v, {ty, W, GS_MM_BOTH, b.block}, N20, 0, mchunks, W == 500, gen_name(g));
             }
     }
-    /* launchers refuse a size they have no kernel for, before launching anything */
+}
+
+static void test_blocks(void)
+{
+    if (GS_HAVE_TUNING) test_block_sweep();
+    else printf("SKIP blocks: the block-size sweep needs a make TUNING=1 build\n");
+    /* launchers refuse a size they have no kernel for, before launching anything (a default build:
+     * every size but 0, in each variant that has a default block size) */
     size_t nv = 0;
     const gs_variant *vs = gs_variants(&nv);
     gen_spec g = {G_SMALL, 0, 0, g_seed + 999};
@@ -889,7 +886,7 @@ static void test_blocks(void)
     d_small.need(64);
     for (size_t i = 0; i < nv; i++) {
         const gs_variant *v = &vs[i];
-        if (v->where != GS_GPU || !v->blocks) continue;
+        if (v->where != GS_GPU || !(v->blocks || (!GS_HAVE_TUNING && v->block_default))) continue;
         for (int b : {48, 2048, 32, 1024, 512}) {
             if (v->blocks & GS_BLOCK_BIT(b)) continue;
             gs_status st;
@@ -1071,8 +1068,9 @@ static void test_quick(void)
         minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_MIN, 0}, n, (size_t)(W - 1), {}, false, "small");
         minmax_check(minmax_vs[2], {GS_I32, W, GS_MM_BOTH, 0}, n, 0, chunks, true, "small");
     }
-    /* block-size overrides: the largest tiles (compact lookback's dynamic shared staging, vhgw's
-     * large-window path) and the smallest */
+    /* block-size overrides (make TUNING=1): the largest tiles (compact lookback's dynamic shared
+     * staging, vhgw's large-window path) and the smallest */
+#if GS_HAVE_TUNING
     for (int b : {64, 256}) {
         minmax_check(minmax_vs[2], {GS_I32, 40000, GS_MM_BOTH, b}, n, 0, {}, false, "small");
         minmax_check(minmax_vs[2], {GS_I32, 500, GS_MM_BOTH, b}, n, 499, {}, false, "small");
@@ -1083,6 +1081,7 @@ static void test_quick(void)
         p.block = b;
         compact_check(compact_vs[2], p, n, chunks, 0, "small");
     }
+#endif
 }
 
 /* ============================================================================================
@@ -1096,7 +1095,9 @@ struct bench_row {
 };
 static std::vector<bench_row> rows;
 static int g_reps = 15;
+#ifdef GS_TUNING
 static bool g_tune = false;
+#endif
 static dbuf d_flush;
 
 /* median time (ms) of f() over reps, after a warm-up; L2 flushed before each rep (outside the
@@ -1208,6 +1209,7 @@ static void bench(void)
             ms = time_ms(run);
             add_row("scan", v.name, gs_type_name(c.t), op_name(c.op), ms, n, 2.0 * n * sz, ok);
         }
+#ifdef GS_TUNING
         if (c.t == GS_I32 && c.op == GS_SCAN_SUM && g_tune) {
             d_scr.need(64 << 20);
             for (int k = 0;; k++) {
@@ -1227,6 +1229,7 @@ static void bench(void)
                 add_row("scan", (std::string("lookback@") + desc).c_str(), "i32", "sum", ms, n, 2.0 * n * sz, ok);
             }
         }
+#endif
     }
     /* ---- compact: nonzero at densities 1%, 50%, 99% (i32), gt on f32 ---- */
     struct {
@@ -1264,6 +1267,7 @@ static void bench(void)
             ms = time_ms(run);
             add_row("compact", v.name, gs_type_name(c.t), param, ms, n, (double)n * sz + (double)kept * sz, ok);
         }
+#ifdef GS_TUNING
         if (c.t == GS_I32 && g_tune) {
             d_scr.need(64 << 20);
             for (int k = 0;; k++) {
@@ -1284,6 +1288,7 @@ static void bench(void)
                         (double)n * sz + (double)kept * sz, ok);
             }
         }
+#endif
     }
     /* ---- minmax ---- */
     struct {
@@ -1317,6 +1322,7 @@ static void bench(void)
             add_row("minmax", v.name, gs_type_name(c.t), "W=" + std::to_string(c.W), ms, n, (double)n * sz + 2.0 * R * sz,
                     ok);
         }
+#ifdef GS_TUNING
         if ((c.t == GS_I32 || (c.t == GS_F64 && c.W == 500)) && g_tune) {
             d_scr.need(64 << 20);
             for (int k = 0;; k++) {
@@ -1336,6 +1342,7 @@ static void bench(void)
                         n, (double)n * sz + 2.0 * R * sz, ok);
             }
         }
+#endif
     }
     /* ratio to cub of the same (op, type, param) */
     for (auto &r : rows)
@@ -1363,7 +1370,14 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--bench")) do_bench = true;
         else if (!strcmp(argv[i], "--quick")) quick = true;
         else if (!strcmp(argv[i], "--no-big")) big = false;
-        else if (!strcmp(argv[i], "--tune")) g_tune = true;
+        else if (!strcmp(argv[i], "--tune")) {
+#ifdef GS_TUNING
+            g_tune = true;
+#else
+            fprintf(stderr, "%s: --tune: the tune shapes are not in this build; rebuild with make TUNING=1\n", argv[0]);
+            return 2;
+#endif
+        }
         else if (!strcmp(argv[i], "--big-only")) big_only = true;
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) g_seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = atoi(argv[++i]);

@@ -363,12 +363,11 @@ static int drive_gpu(const gs_job *j, const gs_variant *v, gs_type t, const void
         ins[k].n = len;
         ins[k].seq = seq++;
         pos += len;
-        ins[k].last = pos == n;
         outs[k].n = 0;
         if ((ret = b->submit(b, &ins[k], &outs[k], st))) goto done;
         inflight_idx[(head + inflight) % MAXCH] = k;
         inflight++;
-        sent_last = ins[k].last;
+        sent_last = pos == n;
     }
     memset(&res->stats, 0, sizeof res->stats);
     b->stats(b, &res->stats);

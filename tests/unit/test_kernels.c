@@ -1186,14 +1186,14 @@ static void test_registry_blocks(void)
     const int sizes[] = {32, 64, 128, 256, 512, 1024, 16, 48, 100, 2048};
     for (size_t i = 0; i < n; i++) {
         const gs_variant *v = &vs[i];
-        static const char *const ops[] = {"scan", "compact", "minmax"};
         char name[96], why[192] = "";
-        snprintf(name, sizeof name, "registry blocks: %s %s %s", ops[v->op], v->where == GS_GPU ? "gpu" : "cpu",
+        snprintf(name, sizeof name, "registry blocks: %s %s %s", gs_op_name(v->op), v->where == GS_GPU ? "gpu" : "cpu",
                  v->name);
         gs_status st = {0};
         const int fixed = v->where == GS_CPU || !strcmp(v->name, "cub");
         ok = fixed ? v->blocks == 0 && v->block_default == 0
-                   : (v->blocks & ~GS_BLOCKS_ANY) == 0 && (v->blocks & GS_BLOCK_BIT(v->block_default)) != 0;
+             : GS_HAVE_TUNING ? (v->blocks & ~GS_BLOCKS_ANY) == 0 && (v->blocks & GS_BLOCK_BIT(v->block_default)) != 0
+                              : v->blocks == 0 && gs_block_valid(v->block_default); /* the tuned launch only */
         ok &= check_one_block(v, 0, &st) == GS_OK && gs_variant_block(v, 0) == v->block_default;
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && ok; k++) {
             const int b = sizes[k], want = (v->blocks & GS_BLOCK_BIT(b)) != 0;
@@ -1201,7 +1201,9 @@ static void test_registry_blocks(void)
             const int rc = check_one_block(v, b, &bs);
             ok &= want ? rc == GS_OK && gs_variant_block_ok(v, b) && gs_variant_block(v, b) == b
                        : rc == GS_EUSAGE && !gs_variant_block_ok(v, b) && strstr(bs.msg, v->name) != NULL &&
-                             strstr(bs.msg, fixed ? "takes no block size" : gs_blocks_str(v->blocks, buf, sizeof buf)) != NULL;
+                             strstr(bs.msg, fixed            ? "takes no block size"
+                                            : GS_HAVE_TUNING ? gs_blocks_str(v->blocks, buf, sizeof buf)
+                                                             : "make TUNING=1") != NULL;
             if (!ok) snprintf(why, sizeof why, "block %d: rc %d, '%.120s'", b, rc, bs.msg);
         }
         CHECK(ok, name, "blocks 0x%x default %d: %s", v->blocks, v->block_default, why);
@@ -1211,11 +1213,18 @@ static void test_registry_blocks(void)
                      *vh = gs_variant_find(GS_OP_MINMAX, "vhgw");
     gs_status st = {0};
     gs_scan_params sp = {GS_I32, GS_I32, GS_SCAN_SUM, 0, 32};
-    ok = lb->blocks == GS_BLOCKS_TPL && lb->block_default == 128 && nv->blocks == GS_BLOCKS_ANY &&
-         nv->block_default == 256 && vh->blocks == (GS_BLOCK_BIT(64) | GS_BLOCK_BIT(128) | GS_BLOCK_BIT(256)) &&
-         gs_variant_check_scan(lb, &sp, &st) == GS_EUSAGE &&
-         !strcmp(st.msg, "variant 'lookback' does not run 32 threads per block (it accepts 64, 128, 256, 512)");
-    CHECK(ok, "registry blocks: lookback 64-512 (default 128), naive 32-1024 (256), vhgw 64-256", "%s", st.msg);
+    if (GS_HAVE_TUNING)
+        ok = lb->blocks == GS_BLOCKS_TPL && nv->blocks == GS_BLOCKS_ANY &&
+             vh->blocks == (GS_BLOCK_BIT(64) | GS_BLOCK_BIT(128) | GS_BLOCK_BIT(256)) &&
+             gs_variant_check_scan(lb, &sp, &st) == GS_EUSAGE &&
+             !strcmp(st.msg, "variant 'lookback' does not run 32 threads per block (it accepts 64, 128, 256, 512)");
+    else
+        ok = lb->blocks == 0 && nv->blocks == 0 && vh->blocks == 0 && gs_variant_check_scan(lb, &sp, &st) == GS_EUSAGE &&
+             !strcmp(st.msg, "variant 'lookback' runs 128 threads per block in this build (asked for 32; other sizes: "
+                             "make TUNING=1)");
+    ok &= lb->block_default == 128 && nv->block_default == 256 && vh->block_default == 128;
+    CHECK(ok, "registry blocks: lookback 64-512 (default 128), naive 32-1024 (256), vhgw 64-256 (make TUNING=1; "
+              "else the defaults only)", "%s", st.msg);
 #endif
 }
 
@@ -1237,8 +1246,11 @@ static void test_bench_plan(void)
     o.algos = "lookback,naive";
     const gs_variant *lb = gs_variant_find(GS_OP_SCAN, "lookback"), *nv = gs_variant_find(GS_OP_SCAN, "naive"),
                      *cub = gs_variant_find(GS_OP_SCAN, "cub"), *bs = gs_variant_find(GS_OP_SCAN, "blelloch-smem");
-    ok &= gs_bench_plan(&o, 1, lb, b) == 1 && b[0] == 64;                        /* 32: not a lookback size */
-    ok &= gs_bench_plan(&o, 1, nv, b) == 2 && b[0] == 64 && b[1] == 32;          /* the listed order */
+    if (!GS_HAVE_TUNING) /* a default build: every GPU variant once, at its tuned launch */
+        ok &= gs_bench_plan(&o, 1, lb, b) == 1 && b[0] == 0 && gs_bench_plan(&o, 1, nv, b) == 1 && b[0] == 0;
+    else
+        ok &= gs_bench_plan(&o, 1, lb, b) == 1 && b[0] == 64 &&                  /* 32: not a lookback size */
+              gs_bench_plan(&o, 1, nv, b) == 2 && b[0] == 64 && b[1] == 32;     /* the listed order */
     ok &= gs_bench_plan(&o, 1, cub, b) == 1 && b[0] == 0;                         /* the reference, once */
     ok &= gs_bench_plan(&o, 1, bs, b) == 0 && gs_bench_plan(&o, 0, lb, b) == 0; /* not selected; not GPU mode */
     o.blocks[0] = 32, o.nblocks = 1;

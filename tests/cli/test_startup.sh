@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# tests/cli/test_startup.sh - start-up and the backend choice: --backend auto never starts CUDA for
+# an input known to be small (GS_FAIL_ON_CUDA_INIT=1 makes any CUDA start-up abort the process, and
+# the positive controls show that it does), --stats says which backend ran and why, the fallback
+# note appears only with -v or --stats (once, before the run's output), `info` and --backend gpu
+# give the true reason when there is no GPU, and the CPU default variant follows --threads.
+# Prints PASS/FAIL/SKIP lines for tests/run.sh.
+set -u
+cd "$(dirname "$0")/../.."
+G=${G:-./gpustream}
+T=$(mktemp -d -p "$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo /tmp)")
+trap 'rm -rf "$T"' EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+
+"$G" gen -n 1024 -t i32 -f "$T/small.raw" 2>/dev/null || { fail startup_setup "gen failed"; exit 0; }
+"$G" scan --backend cpu "$T/small.raw" -f "$T/ref.raw" 2>/dev/null
+NO_GPU=0
+"$G" info 2>/dev/null | grep -q "^devices    none" && NO_GPU=1
+CUDA_BUILD=0
+"$G" info 2>/dev/null | grep -q "CUDA compiled in" && CUDA_BUILD=1
+
+# ---- auto on small inputs never starts CUDA -------------------------------------------------
+# run NAME WANT_EXIT -- command...: the exit status (134 = the abort of GS_FAIL_ON_CUDA_INIT)
+run() {
+    local name=$1 want=$2; shift 3
+    # the shell that reports an abort is sh's, so its "Aborted" line lands in $T/err
+    GS_FAIL_ON_CUDA_INIT=1 sh -c '"$@"; exit $?' sh "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ "$rc" -eq "$want" ]; then pass "$name"; else fail "$name" "exit $rc, want $want: $(head -c 200 "$T/err")"; fi
+}
+run auto_small_file_no_cuda 0 -- "$G" scan "$T/small.raw"
+cmp -s "$T/out" "$T/ref.raw" && pass auto_small_file_result || fail auto_small_file_result "differs from --backend cpu"
+run auto_small_stream_no_cuda 0 -- sh -c "cat '$T/small.raw' | '$G' scan"
+cmp -s "$T/out" "$T/ref.raw" && pass auto_small_stream_result || fail auto_small_stream_result "differs from --backend cpu"
+run auto_small_compact_no_cuda 0 -- "$G" compact --pred gt:50 "$T/small.raw"
+run auto_small_minmax_no_cuda 0 -- "$G" minmax -w 500 "$T/small.raw"
+run convert_no_cuda 0 -- "$G" convert "$T/small.raw" --to csv
+run backend_cpu_no_cuda 0 -- "$G" scan --backend cpu "$T/small.raw"
+# positive controls: the same hook stops a run that does start CUDA
+run control_backend_gpu_starts_cuda 134 -- "$G" scan --backend gpu "$T/small.raw"
+run control_filled_stream_starts_cuda 134 -- sh -c "cat '$T/small.raw' | '$G' scan --chunk 1K"
+# a file at the crossover (64 MiB, pipeline.h GS_AUTO_GPU_MIN_BYTES) takes the GPU path
+"$G" gen -n 16777216 -t i32 -f "$T/big.raw" 2>/dev/null
+run control_big_file_starts_cuda 134 -- "$G" compact --count --pred nonzero "$T/big.raw"
+rm -f "$T/big.raw"
+
+# ---- --stats says which backend ran and why ---------------------------------------------------
+"$G" scan "$T/small.raw" --stats >/dev/null 2>"$T/err"
+grep -q "backend cpu (auto: input 4096 B < crossover 64 MiB; CUDA not initialised)" "$T/err" &&
+    pass stats_why_small_file || fail stats_why_small_file "$(head -1 "$T/err")"
+cat "$T/small.raw" | "$G" scan --stats >/dev/null 2>"$T/err"
+grep -q "backend cpu (auto: the stream ended before the first chunk (64 MiB) filled; CUDA not initialised)" "$T/err" &&
+    pass stats_why_small_stream || fail stats_why_small_stream "$(head -1 "$T/err")"
+"$G" scan --backend cpu "$T/small.raw" --stats=json >/dev/null 2>"$T/err"
+grep -q '"backend_why":"--backend cpu; CUDA not initialised","cuda_init_s":-1' "$T/err" &&
+    pass stats_json_why || fail stats_json_why "$(head -c 200 "$T/err")"
+
+# ---- the fallback note: only with -v or --stats, once, at the start ---------------------------
+if [ "$NO_GPU" = 1 ]; then
+    # a stream that fills its first chunk asks for the GPU; there is none here
+    cat "$T/small.raw" | "$G" scan --chunk 1K >"$T/out" 2>"$T/err"
+    [ ! -s "$T/err" ] && cmp -s "$T/out" "$T/ref.raw" && pass note_silent_by_default ||
+        fail note_silent_by_default "stderr: $(head -c 200 "$T/err")"
+    cat "$T/small.raw" | "$G" scan --chunk 1K -v >/dev/null 2>"$T/err"
+    [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^gpustream: note: no usable GPU (.*): using the CPU backend$" "$T/err" &&
+        pass note_verbose_once || fail note_verbose_once "$(head -c 300 "$T/err")"
+    cat "$T/small.raw" | "$G" scan --chunk 1K --stats >/dev/null 2>"$T/err"
+    head -1 "$T/err" | grep -q "^gpustream: note: no usable GPU" && [ "$(grep -c "note:" "$T/err")" -eq 1 ] &&
+        pass note_stats_first_line || fail note_stats_first_line "$(head -c 300 "$T/err")"
+    cat "$T/small.raw" | "$G" scan --chunk 1K -v -q >/dev/null 2>"$T/err"
+    [ ! -s "$T/err" ] && pass note_quiet_wins || fail note_quiet_wins "$(head -c 200 "$T/err")"
+    # the true reason, in `info`, a failing --backend gpu and the note
+    if [ "$CUDA_BUILD" = 1 ]; then
+        if ldconfig -p 2>/dev/null | grep -q "libcuda.so.1 "; then want="no CUDA device found|the NVIDIA driver supports CUDA"
+        else want="no NVIDIA driver \(libcuda.so.1 cannot be loaded\)"; fi
+    else
+        want="built without CUDA"
+    fi
+    "$G" info >"$T/out" 2>&1
+    grep -qE "^devices    none \(($want)\)" "$T/out" && pass info_true_reason || fail info_true_reason "$(grep devices "$T/out")"
+    "$G" scan --backend gpu "$T/small.raw" >/dev/null 2>"$T/err"
+    rc=$?
+    [ "$rc" = 1 ] && grep -qE "^gpustream: error: no usable GPU: ($want)$" "$T/err" && pass backend_gpu_true_reason ||
+        fail backend_gpu_true_reason "exit $rc: $(head -c 300 "$T/err")"
+    grep -q "insufficient" "$T/err" "$T/out" && fail reason_not_insufficient "the runtime's misleading text" ||
+        pass reason_not_insufficient
+else
+    for n in note_silent_by_default note_verbose_once note_stats_first_line note_quiet_wins info_true_reason \
+        backend_gpu_true_reason reason_not_insufficient; do
+        skip "$n" "a GPU is usable here: no fallback to observe"
+    done
+fi
+
+# ---- the CPU default per thread count ----------------------------------------------------------
+# one rule (kernels/registry.c gs_variant_default_for, GS_CPU_PAR_FROM): up to two threads the
+# sequential variants for scan and compact, from three the threaded ones; cpu-vhgw for minmax
+cpu_default() { # name threads verb-args... expected-algo
+    local name=$1 th=$2 want=$3; shift 3
+    "$G" "$@" --backend cpu --threads "$th" "$T/small.raw" --stats >/dev/null 2>"$T/err"
+    grep -q ", algo $want\$" "$T/err" && pass "$name" || fail "$name" "$(head -1 "$T/err")"
+}
+cpu_default cpu_default_scan_1t 1 cpu scan
+cpu_default cpu_default_scan_2t 2 cpu scan
+cpu_default cpu_default_scan_3t 3 cpu-par scan
+cpu_default cpu_default_compact_1t 1 cpu compact --pred nonzero
+cpu_default cpu_default_compact_2t 2 cpu compact --pred nonzero
+cpu_default cpu_default_compact_3t 3 cpu-par compact --pred nonzero
+cpu_default cpu_default_minmax_1t 1 cpu-vhgw minmax -w 10
+cpu_default cpu_default_minmax_3t 3 cpu-vhgw minmax -w 10
+
+# ---- the GPU engine path (where a GPU is usable): engine-owned buffers read before CUDA was up,
+# replaced by pinned ones; every --host-mem mode; a stream; chunks larger than a GPU short of memory
+# takes (submitted in views); auto on a file at the crossover. Each against --backend cpu.
+if [ "$NO_GPU" = 0 ] && [ "$CUDA_BUILD" = 1 ]; then
+    "$G" gen -n 3000001 -t i32 --dist sparse:0.5 -f "$T/g.raw" 2>/dev/null
+    gpu_same() { # name args...: --backend gpu output equals --backend cpu output
+        local name=$1; shift
+        "$G" "$@" --backend cpu "$T/g.raw" -f "$T/c.out" 2>/dev/null
+        if "$G" "$@" --backend gpu "$T/g.raw" -f "$T/g.out" 2>"$T/err" && cmp -s "$T/c.out" "$T/g.out"; then
+            pass "$name"
+        else fail "$name" "$* differs or failed: $(head -c 200 "$T/err")"; fi
+    }
+    for op in "scan" "compact --pred nonzero" "compact --pred gt:50 --indices" "minmax -w 500" "minmax -w 70000 --partial"; do
+        tag=$(echo "$op" | tr ' :' '__')
+        for hm in pinned pageable registered mapped; do
+            gpu_same "gpu_engine_${tag}_$hm" $op -t i32 --chunk 1M --host-mem $hm
+        done
+        gpu_same "gpu_engine_${tag}_views" $op -t i32 --chunk 4M --device-mem-limit 8M
+        cat "$T/g.raw" | "$G" $op -t i32 --backend gpu --chunk 1M >"$T/g.out" 2>"$T/err"
+        "$G" $op -t i32 --backend cpu "$T/g.raw" -f "$T/c.out" 2>/dev/null
+        cmp -s "$T/c.out" "$T/g.out" && pass "gpu_engine_${tag}_stream" || fail "gpu_engine_${tag}_stream" "$(head -c 200 "$T/err")"
+    done
+    "$G" gen -n 16777216 -t i32 --dist sparse:0.5 -f "$T/big.raw" 2>/dev/null
+    "$G" scan --backend cpu "$T/big.raw" -f "$T/c.out" 2>/dev/null
+    "$G" scan "$T/big.raw" -f "$T/g.out" --stats 2>"$T/err"
+    cmp -s "$T/c.out" "$T/g.out" && grep -q "backend gpu: .*(auto: input 67108864 B >= crossover 64 MiB)" "$T/err" &&
+        pass gpu_auto_big_file || fail gpu_auto_big_file "$(head -2 "$T/err")"
+    rm -f "$T/big.raw" "$T/c.out" "$T/g.out"
+else
+    skip gpu_engine "no usable GPU here"
+fi
