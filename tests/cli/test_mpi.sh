@@ -181,3 +181,11 @@ if [ "$rc" = 1 ] && [ "$(cat bad/out.raw)" = keep ] && [ "$(grep -c '^gpustream:
 else fail "existing output kept without -f" "exit $rc: $(grep gpustream err | head -c 200)"; fi
 (cd bad && mpi 2 scan -q -f --threads 1 ../n1001.raw out.raw) 2>err && "$G" scan -q n1001.raw one.raw -f &&
     cmp -s one.raw bad/out.raw && pass "existing output replaced with -f" || fail "existing output replaced with -f" "$(head -c 200 err)"
+# A symlink as OUT (-f: a link counts as an existing output): written through to the file it names
+# (the link stays), as one process does; nothing else is left (the temp name was renamed into place).
+rm -rf ln && mkdir -p ln/real && ln -s real/target.raw ln/out.raw
+"$G" scan -q n1001.raw one.raw -f
+if (cd ln && mpi 2 scan -q -f --threads 1 ../n1001.raw out.raw) 2>err && [ -L ln/out.raw ] && cmp -s one.raw ln/real/target.raw &&
+    [ "$(ls -A ln/real)" = target.raw ] && [ "$(ls -A ln)" = "out.raw
+real" ]; then pass "symlink OUT written through K=2"
+else fail "symlink OUT written through K=2" "$(ls -lA ln ln/real | tr '\n' ' ') $(head -c 200 err)"; fi
