@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/run.sh - run every test this machine can run and end with "N passed, N failed".
+# tests/run.sh - run every test this machine can run and end with "N passed, N failed, N skipped".
 #   unit programs   build/test_*          (C, one CHECK per PASS/FAIL line)
 #   CLI tests       tests/cli/*.sh        (shell, same PASS/FAIL lines)
 #   GPU tests       build/test_*_gpu*     (only where a GPU answers)
