@@ -11,7 +11,9 @@
 #          TUNING=1 (also build the block sizes of bench --block and the shapes of --tune: slow)
 # Runs on all cores unless -jN is given; a repeated make with nothing changed does nothing.
 
+ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -83,16 +85,19 @@ ifeq ($(CUDA),1)
   else
     GENCODE := $(foreach a,$(GPU_ARCH),-gencode arch=compute_$(subst sm_,,$(a)),code=$(a))
   endif
-  CU_SRC   := $(wildcard kernels/*.cu) $(wildcard pipeline/*.cu)
+  # the longest nvcc jobs first, so that -j keeps every core busy to the end
+  CU_SRC   := $(wildcard kernels/*_lookback.cu kernels/*_cub.cu) \
+              $(filter-out %_lookback.cu %_cub.cu,$(wildcard kernels/*.cu)) $(wildcard pipeline/*.cu)
   CPPFLAGS += -DGS_HAVE_CUDA
   NVFLAGS  ?= -O3
-  NVFLAGS  += -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -DGS_HAVE_CUDA -D_GNU_SOURCE $(if $(DEPS_INC),-I$(DEPS_INC)) \
+  # --threads 0: the targets of one file compile in parallel (the last files no longer run alone)
+  NVFLAGS  += --threads 0 -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -DGS_HAVE_CUDA -D_GNU_SOURCE $(if $(DEPS_INC),-I$(DEPS_INC)) \
               $(if $(filter 1,$(TUNING)),-DGS_TUNING)
   # Static cudart: the binary starts (and falls back to the CPU) on machines with no driver.
   LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
 endif
 
-OBJ := $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) $(MPI_OBJ) $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC))
+OBJ := $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC)) $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) $(MPI_OBJ)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/%,$(UNIT_SRC))
 GPU_TEST_C  := $(wildcard tests/gpu/test_*.c)

@@ -445,12 +445,16 @@ static int bench_buffers(cli *c, const char *s)
 }
 static int bench_op(cli *c, const char *s)
 {
-    if (!strcmp(s, "all")) c->bench.ops = 7;
-    else if (!strcmp(s, "scan")) c->bench.ops |= 1u << GS_OP_SCAN;
-    else if (!strcmp(s, "compact")) c->bench.ops |= 1u << GS_OP_COMPACT;
-    else if (!strcmp(s, "minmax")) c->bench.ops |= 1u << GS_OP_MINMAX;
-    else return usage_error("bench ", "unknown --op '%s' (scan, compact, minmax or all)", s);
-    return 0;
+    if (!strcmp(s, "all")) {
+        c->bench.ops = 7;
+        return 0;
+    }
+    for (int op = 0; op < GS_OP_NONE; op++)
+        if (!strcmp(s, gs_op_name((gs_op)op))) {
+            c->bench.ops |= 1u << op;
+            return 0;
+        }
+    return usage_error("bench ", "unknown --op '%s' (scan, compact, minmax or all)", s);
 }
 
 /* bench takes lists where the other verbs take one value. */

@@ -1,8 +1,9 @@
-/* gpu_warp.cuh - thread -> warp shuffle: the scans and reductions the kernels share.
+/* gpu_warp.cuh - thread -> warp shuffle -> block: the scans and reductions the kernels share.
  *
  *   gs_warp_scan_incl / gs_warp_suffix_incl   inclusive prefix / suffix over groups of lanes
  *   gs_warp_reduce / gs_warp_allreduce        fold of a warp (REDUX for 32-bit integers)
- *   gs_warp_fold_from                         fold of lanes [start, 32), fixed order */
+ *   gs_warp_fold_from                         fold of lanes [start, 32), fixed order
+ *   gs_block_scan_warp_totals                 exclusive scan of one value per warp */
 #ifndef GS_GPU_WARP_CUH
 #define GS_GPU_WARP_CUH
 
@@ -68,6 +69,24 @@ template <class Op, class T> GS_DEV T gs_warp_fold_from(T v, int start, Op op)
     T acc = __shfl_sync(GS_FULL_MASK, v, start);
     for (int l = start + 1; l < 32; l++) acc = op(acc, __shfl_sync(GS_FULL_MASK, v, l));
     return acc;
+}
+
+/* ---- block level (tests/bench/scan_lookback_lab.cu) ------------------------------------------ */
+/* Exclusive scan of one value per warp: `smem` holds NWARPS values written by lane 0 of each
+ * warp; afterwards smem[w] = op(v[0..w)) (identity for w = 0) and smem[NWARPS] = the total.
+ * Call between two __syncthreads (the caller's). Executed by warp 0. */
+template <int NWARPS, class Op, class T> GS_DEV void gs_block_scan_warp_totals(T *smem, Op op)
+{
+    static_assert(NWARPS <= 32, "at most 32 warps");
+    if (threadIdx.x < 32) {
+        const unsigned lane = threadIdx.x;
+        T v = lane < NWARPS ? smem[lane] : Op::identity();
+        T inc = gs_warp_scan_incl(v, op);
+        T exc = __shfl_up_sync(GS_FULL_MASK, inc, 1);
+        if (lane == 0) exc = Op::identity();
+        if (lane < NWARPS) smem[lane] = exc;
+        if (lane == NWARPS - 1) smem[NWARPS] = inc;
+    }
 }
 
 #endif

@@ -98,21 +98,21 @@ const gs_variant *gs_variant_default(gs_op op, gs_where where)
     return gs_variant_default_for(op, where, 0);
 }
 
-/* The one rule for the CPU default: below GS_CPU_PAR_FROM threads the sequential variant (the
+/* The one rule for the CPU default: below gs_cpu_par_from(op) threads the sequential variant (the
  * GS_V_DEFAULT_SEQ row), from there on the threaded one (GS_V_DEFAULT). The threaded scan and
- * compaction make extra passes (reduce then scan; count, prefix, scatter) that only a free core
- * pays for. At 2^24 i32 on a shared 2-core machine (bench --backend cpu, median of 5-10):
- * --threads 1: scan cpu 34-37 ms, cpu-par 45-52; compact cpu 48-66 ms, cpu-par 121-178;
- * --threads 2: scan cpu 37-49 ms, cpu-par 53-70; compact cpu 43-57 ms, cpu-par 127-151 in 4 of 5
- * runs (the other, with a core free, had cpu-par ahead), so the sequential ones stay the default
- * up to 2 (docs/PERFORMANCE.md).
- * minmax: cpu-vhgw at both (110 ms vs cpu-lemire 768 at one thread, W=500), so it carries both
- * flags. tests/gpu/run.sh STEPS=startup records the same comparison at 1..16 threads. */
-#define GS_CPU_PAR_FROM 3
+ * compaction make extra passes (reduce then scan; count, prefix, scatter) that only free cores pay
+ * for. On the H200 host (16 cores, 2026-11-23, bench --backend cpu -n 2^26 i32, density 0.5,
+ * median of 5; docs/PERFORMANCE.md), Gelem/s of cpu / cpu-par:
+ *   --threads 1: scan 0.88 / 0.65, compact 0.72 / 0.40
+ *   --threads 2: scan 1.05 / 1.41, compact 0.98 / 0.88 (a second run: scan 1.16 / 1.34, compact 0.91 / 0.99)
+ *   --threads 3: scan 1.15 / 1.92, compact 0.94 / 1.02
+ * so scan goes threaded from 2 threads; compaction, a tie at 2, from 3. minmax: cpu-vhgw at every count (110 ms
+ * vs cpu-lemire 768 at one thread, W=500), so its row carries both flags. */
+static int gs_cpu_par_from(gs_op op) { return op == GS_OP_SCAN ? 2 : 3; }
 
 const gs_variant *gs_variant_default_for(gs_op op, gs_where where, int threads)
 {
-    const unsigned flag = where == GS_CPU && threads > 0 && threads < GS_CPU_PAR_FROM ? GS_V_DEFAULT_SEQ : GS_V_DEFAULT;
+    const unsigned flag = where == GS_CPU && threads > 0 && threads < gs_cpu_par_from(op) ? GS_V_DEFAULT_SEQ : GS_V_DEFAULT;
     for (size_t i = 0; i < NVARIANTS; i++)
         if (variants[i].op == op && variants[i].where == where && (variants[i].flags & flag)) return &variants[i];
     return NULL;

@@ -6,7 +6,7 @@
  * Plain C for the registry (threads per block of each default launch); the tile shapes below are
  * C++ constants for the .cu files. make TUNING=1 (GS_TUNING) also builds the block sizes
  * `gpustream bench --block` sweeps and the shapes `test_kernels_gpu --bench --tune` tries; a
- * default build holds the tuned launches only (a fresh build in minutes, not quarters of an hour). */
+ * default build holds the tuned launches only (build times: docs/PERFORMANCE.md). */
 #ifndef GS_TUNING_H
 #define GS_TUNING_H
 

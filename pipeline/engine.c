@@ -156,13 +156,14 @@ gs_source gs_source_from_reader(gs_reader *r)
 /* ---- the run ------------------------------------------------------------------------------ */
 
 /* Start-up. The reader starts at once. A run whose backend is known before reading (--backend,
- * --algo, or an input of known size against GS_AUTO_GPU_MIN_BYTES) starts CUDA on its own thread
+ * --algo, or an input of known size against GS_AUTO_GPU_MIN_BYTES[_SCAN]) starts CUDA on its own thread
  * right away (gs_gpu_init_start); a stream of unknown size under auto decides when its first chunk
  * is in (filled: GPU; ended: CPU, CUDA never touched). Until the backend exists, the reader fills
  * engine-owned pageable buffers (in the pinned and pageable modes; registered and mapped need the
  * backend's memory, so there the reader waits). With the GPU backend, each engine-owned input buffer
- * is replaced by a pinned one as it comes back, and output buffers are pinned as first needed: the
- * pinning is spread over the run instead of paid before the first copy. */
+ * is page-locked as it comes back (in place where the backend can register memory: --host-mem pinned;
+ * else replaced by the backend's), and output buffers are pinned as first needed: the pinning is
+ * spread over the run instead of paid before the first copy. */
 typedef enum pick { PICK_CPU, PICK_GPU, PICK_LATER } pick;
 
 /* A chunk read before the backend's chunk size was known may be larger than it (a GPU short of
@@ -184,7 +185,10 @@ typedef struct run {
     pthread_cond_t cv;        /* b set, or the run failed */
     size_t chunk_elems, in_size, out_size, halo, nchunks;
     gs_chunk *ins, *outs;
-    unsigned char *in_own;    /* per input chunk: 1 = engine-owned (posix_memalign), 0 = backend's */
+    unsigned char *in_own;    /* per input chunk: OWN_BACKEND, OWN_ENGINE or OWN_REGISTERED */
+    unsigned char *out_own;   /* the same per output chunk */
+    unsigned char *out_state; /* per output chunk, under mu: 0 no buffer, 1 being allocated, 2 ready */
+    size_t out_bytes;         /* an output buffer's size */
     queue free_in, ready, free_out, written;
     pthread_mutex_t err_mu;
     gs_status err; /* the first failure */
@@ -221,6 +225,42 @@ static void run_set_backend(run *r, gs_backend *b, int pin)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* Who allocated a chunk's buffer: the backend (host_alloc), the engine (posix_memalign), or the
+ * engine with the backend's host_register on it. */
+enum { OWN_BACKEND = 0, OWN_ENGINE = 1, OWN_REGISTERED = 2 };
+
+/* A staging buffer for backend b: engine memory page-locked in place where b can register it
+ * (cheaper than a fresh pinned allocation), else b's own. */
+static void *stage_alloc(gs_backend *b, size_t bytes, unsigned char *own, gs_status *st)
+{
+    void *p = NULL;
+    if (!b->host_register) {
+        *own = OWN_BACKEND;
+        return b->host_alloc(b, bytes, st);
+    }
+    if (posix_memalign(&p, 4096, bytes ? bytes : 4096)) {
+        gs_fail(st, GS_ENOMEM, "out of host memory allocating a %zu-byte chunk (use a smaller --chunk)", bytes);
+        return NULL;
+    }
+    if (b->host_register(b, p, bytes ? bytes : 4096, st)) {
+        free(p);
+        return NULL;
+    }
+    *own = OWN_REGISTERED;
+    return p;
+}
+
+static void stage_free(gs_backend *b, void *p, unsigned char own)
+{
+    if (!p) return;
+    if (own == OWN_BACKEND) {
+        b->host_free(b, p);
+        return;
+    }
+    if (own == OWN_REGISTERED) b->host_unregister(b, p);
+    free(p);
+}
+
 /* Give input chunk c a buffer: the backend's once it exists (replacing an engine-owned one when
  * the backend pins its staging), else an engine-owned one where early reading is allowed, else wait. */
 static int in_buffer(run *r, gs_chunk *c, gs_status *st)
@@ -242,12 +282,18 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
     if (over)
         return gs_fail(st, GS_ENOMEM, "out of host memory for chunks of %zu + %zu elements", head, r->chunk_elems);
     if (atomic_load(&r->failed)) return GS_EDATA;
-    if (c->buf && !(r->in_own[i] && b && pin)) return GS_OK;
+    if (c->buf && !(r->in_own[i] == OWN_ENGINE && b && pin)) return GS_OK;
+    if (c->buf && b->host_register && (char *)c->data - (char *)c->buf == (ptrdiff_t)(head * r->in_size) &&
+        c->cap >= r->chunk_elems) {
+        /* read before the backend existed: page-locked where it lies (same head room, same size) */
+        if (b->host_register(b, c->buf, (head + c->cap) * r->in_size, st)) return st->code ? st->code : GS_EDATA;
+        r->in_own[i] = OWN_REGISTERED;
+        return GS_OK;
+    }
     if (c->buf) free(c->buf);
     c->buf = NULL;
     if (b) {
-        c->buf = b->host_alloc(b, bytes, st);
-        r->in_own[i] = 0;
+        c->buf = stage_alloc(b, bytes, &r->in_own[i], st);
         if (!c->buf) return st->code ? st->code : GS_ENOMEM;
     } else {
         if (posix_memalign(&c->buf, 4096, bytes ? bytes : 4096)) {
@@ -255,11 +301,58 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
             return gs_fail(st, GS_ENOMEM, "out of host memory allocating a %zu-byte chunk (use a smaller --chunk)",
                            bytes);
         }
-        r->in_own[i] = 1;
+        r->in_own[i] = OWN_ENGINE;
     }
     c->data = (char *)c->buf + head * r->in_size;
     c->cap = r->chunk_elems;
     return GS_OK;
+}
+
+/* Give output chunk c its buffer (the backend's), unless the reader is doing so or has done it. */
+static int out_buffer(run *r, gs_chunk *c, gs_status *st)
+{
+    const size_t i = (size_t)(c - r->outs);
+    void *p;
+    pthread_mutex_lock(&r->mu);
+    while (r->out_state[i] == 1) pthread_cond_wait(&r->cv, &r->mu);
+    if (r->out_state[i] == 2) {
+        pthread_mutex_unlock(&r->mu);
+        return GS_OK;
+    }
+    r->out_state[i] = 1;
+    pthread_mutex_unlock(&r->mu);
+    p = stage_alloc(r->b, r->out_bytes, &r->out_own[i], st);
+    pthread_mutex_lock(&r->mu);
+    c->buf = c->data = p;
+    r->out_state[i] = p ? 2 : 0;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return p ? GS_OK : st->code ? st->code : GS_ENOMEM;
+}
+
+/* The reader, after each chunk it hands on, allocates one output buffer the driving thread has
+ * not needed yet: pinning costs ~0.5 ms/MiB, and here it overlaps the transfers instead of
+ * holding up a submit. A failure is left for the driving thread to meet and report. */
+static void out_prealloc(run *r)
+{
+    size_t i = 0;
+    void *p;
+    pthread_mutex_lock(&r->mu);
+    if (r->b)
+        while (i < r->nchunks && r->out_state[i]) i++;
+    if (!r->b || i == r->nchunks) {
+        pthread_mutex_unlock(&r->mu);
+        return;
+    }
+    r->out_state[i] = 1;
+    pthread_mutex_unlock(&r->mu);
+    gs_status ignore = {0};
+    p = stage_alloc(r->b, r->out_bytes, &r->out_own[i], &ignore);
+    pthread_mutex_lock(&r->mu);
+    r->outs[i].buf = r->outs[i].data = p;
+    r->out_state[i] = p ? 2 : 0;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
 }
 
 /* Fill chunks until the source ends: a chunk is full unless it is the last one, so chunk
@@ -300,6 +393,7 @@ static void *reader_main(void *arg)
         c->seq = seq++;
         r->elems_in += n;
         q_push(&r->ready, c);
+        out_prealloc(r);
     }
     q_close(&r->ready);
     return NULL;
@@ -334,16 +428,13 @@ static uint64_t peak_rss(void)
 
 static void chunks_free(run *r)
 {
-    for (size_t i = 0; r->ins && i < r->nchunks; i++) {
-        if (!r->ins[i].buf) continue;
-        if (r->in_own[i]) free(r->ins[i].buf);
-        else r->b->host_free(r->b, r->ins[i].buf);
-    }
-    for (size_t i = 0; r->outs && i < r->nchunks; i++)
-        if (r->outs[i].buf) r->b->host_free(r->b, r->outs[i].buf);
+    for (size_t i = 0; r->ins && i < r->nchunks; i++) stage_free(r->b, r->ins[i].buf, r->in_own[i]);
+    for (size_t i = 0; r->outs && i < r->nchunks; i++) stage_free(r->b, r->outs[i].buf, r->out_own[i]);
     free(r->ins);
     free(r->outs);
     free(r->in_own);
+    free(r->out_own);
+    free(r->out_state);
 }
 
 static void human_size(char *buf, size_t len, uint64_t b)
@@ -358,8 +449,10 @@ static pick pick_early(const gs_job *job, const gs_engine_opts *o, const gs_sour
                        char *why, size_t len)
 {
     const gs_variant *named = job->algo ? gs_variant_find(job->op, job->algo) : NULL;
-    char cross[32];
-    human_size(cross, sizeof cross, GS_AUTO_GPU_MIN_BYTES);
+    const uint64_t min_gpu = job->op == GS_OP_SCAN ? GS_AUTO_GPU_MIN_BYTES_SCAN : GS_AUTO_GPU_MIN_BYTES;
+    char cross[48];
+    if (min_gpu == UINT64_MAX) snprintf(cross, sizeof cross, "for %s: none measured", gs_op_name(job->op));
+    else human_size(cross, sizeof cross, min_gpu);
     if (job->op == GS_OP_NONE) { /* convert and gen compute nothing: no GPU round trip */
         snprintf(why, len, "nothing to compute; CUDA not initialised");
         return PICK_CPU;
@@ -368,18 +461,18 @@ static pick pick_early(const gs_job *job, const gs_engine_opts *o, const gs_sour
         snprintf(why, len, "--backend cpu; CUDA not initialised");
         return PICK_CPU;
     }
+    if (o->backend == GS_BACKEND_GPU) {
+        snprintf(why, len, "--backend gpu");
+        return PICK_GPU;
+    }
     if (named) {
         snprintf(why, len, "--algo %s runs on the %s%s", named->name, named->where == GS_GPU ? "GPU" : "CPU",
                  named->where == GS_GPU ? "" : "; CUDA not initialised");
         return named->where == GS_GPU ? PICK_GPU : PICK_CPU;
     }
-    if (o->backend == GS_BACKEND_GPU) {
-        snprintf(why, len, "--backend gpu");
-        return PICK_GPU;
-    }
     if (src->count >= 0) {
         uint64_t bytes = (uint64_t)src->count * in_size;
-        int small = bytes < GS_AUTO_GPU_MIN_BYTES;
+        int small = bytes < min_gpu;
         snprintf(why, len, "auto: input %llu B %s crossover %s%s", (unsigned long long)bytes, small ? "<" : ">=", cross,
                  small ? "; CUDA not initialised" : "");
         return small ? PICK_CPU : PICK_GPU;
@@ -412,6 +505,8 @@ static int gpu_backend(const gs_job *job, const gs_engine_opts *o, gs_backend_cf
     double secs = 0;
     int rc;
     *gpu = 0;
+    /* a named variant that cannot run on the GPU is a usage error before any wait for CUDA */
+    if (named && (rc = gs_job_resolve(job, GS_GPU, o->threads, &v, st))) return rc;
     if (!gs_gpu_init_wait(o->device, reason, sizeof reason, &secs)) {
         if (stats) stats->cuda_init = secs;
         if (required) return gs_fail(st, GS_EDATA, "no usable GPU: %s", reason);
@@ -501,6 +596,9 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     r.ins = calloc(r.nchunks, sizeof *r.ins);
     r.outs = calloc(r.nchunks, sizeof *r.outs);
     r.in_own = calloc(r.nchunks, 1);
+    r.out_own = calloc(r.nchunks, 1);
+    r.out_state = calloc(r.nchunks, 1);
+    r.out_bytes = out_cap * r.out_size;
     piece *pieces = NULL;
     int npieces = 0;
     pthread_mutex_init(&r.err_mu, NULL);
@@ -508,7 +606,7 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
     pthread_cond_init(&r.cv, NULL);
     int qfail = q_init(&r.free_in, r.nchunks) | q_init(&r.ready, r.nchunks) | q_init(&r.free_out, r.nchunks) |
                 q_init(&r.written, r.nchunks);
-    if (!r.ins || !r.outs || !r.in_own || qfail) {
+    if (!r.ins || !r.outs || !r.in_own || !r.out_own || !r.out_state || qfail) {
         gs_status e = {0};
         gs_fail(&e, GS_ENOMEM, "out of host memory for chunk descriptors");
         run_fail(&r, &e);
@@ -588,13 +686,10 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
             gs_chunk *in = cur;
             gs_chunk *out = q_pop(&r.free_out);
             if (!out) break;
-            if (!out->buf) {
-                out->buf = out->data = b->host_alloc(b, out_cap * r.out_size, &bst);
-                if (!out->buf) {
-                    q_push(&r.free_out, out);
-                    run_fail(&r, &bst);
-                    break;
-                }
+            if (out_buffer(&r, out, &bst)) {
+                q_push(&r.free_out, out);
+                run_fail(&r, &bst);
+                break;
             }
             if (b->chunk_elems && cur->n - off > b->chunk_elems) {
                 piece *p = NULL;
@@ -674,6 +769,8 @@ int gs_engine_run(const gs_job *job, const gs_engine_opts *o, gs_source *src, gs
         free(r.ins);
         free(r.outs);
         free(r.in_own);
+        free(r.out_own);
+        free(r.out_state);
     }
     free(pieces);
     q_free(&r.free_in);

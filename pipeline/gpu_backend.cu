@@ -654,6 +654,10 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     g->host_mem = o ? o->host_mem : GS_HOST_PINNED;
     g->dev_alloc = o ? o->dev_alloc : GS_DEV_ONCE;
     g->mapped = g->host_mem == GS_HOST_MAPPED;
+    if (g->host_mem == GS_HOST_PINNED) {
+        b->host_register = gs_gpu_host_register;
+        b->host_unregister = gs_gpu_host_unregister;
+    }
     g->depth = o && o->buffers > 0 ? o->buffers : 2;
     if (g->depth > GS_GPU_MAX_DEPTH) g->depth = GS_GPU_MAX_DEPTH;
     g->ops = gpu_op_find(j->op);

@@ -130,6 +130,9 @@ int gs_gpu_slot_release(gs_gpu *g, gs_gpu_slot *sl, cudaStream_t s, gs_status *s
 /* Host staging memory in the --host-mem mode (the backend's host_alloc/host_free). */
 void *gs_gpu_host_alloc(gs_backend *b, size_t bytes, gs_status *st);
 void gs_gpu_host_free(gs_backend *b, void *p);
+/* Page-lock engine-allocated memory in place (--host-mem pinned only: cudaHostRegister). */
+int gs_gpu_host_register(gs_backend *b, void *p, size_t bytes, gs_status *st);
+void gs_gpu_host_unregister(gs_backend *b, void *p);
 /* Device address of a chunk's data in mapped host memory. */
 int gs_gpu_mapped_ptr(gs_gpu *g, const gs_chunk *c, char **dp, gs_status *st);
 

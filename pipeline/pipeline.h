@@ -17,12 +17,15 @@ extern "C" {
 
 typedef enum gs_backend_kind { GS_BACKEND_AUTO = 0, GS_BACKEND_CPU, GS_BACKEND_GPU } gs_backend_kind;
 
-/* --backend auto: an input known to be smaller than this many bytes runs on the CPU and CUDA is
- * never initialised (CUDA start-up alone costs ~0.3 s, a 4 KB job 5 ms on the CPU). A stream of
- * unknown size takes the GPU once its first chunk has filled. The value is one default chunk, so
- * that a file and a stream follow the same rule, until the measurement of tests/gpu/run.sh
- * STEPS=startup (CPU vs GPU wall time per op and input size, docs/PERFORMANCE.md) places it. */
-#define GS_AUTO_GPU_MIN_BYTES (64ull << 20)
+/* --backend auto: a file known to be smaller than this many bytes runs on the CPU and CUDA is never
+ * initialised; a stream of unknown size takes the GPU once its first chunk has filled. Measured on
+ * the H200 host (16 cores, a page-cached raw i32 file to /dev/null, 2026-11-23, docs/PERFORMANCE.md):
+ * the GPU run costs ~0.35 s more than its transfers (CUDA start-up alone ~0.22 s), so compact and
+ * minmax -w 500 first beat the CPU backend between 1 GiB (GPU 0.51 / 0.58 s, CPU 0.11 / 0.13 s) and
+ * 16 GiB (GPU 1.17 / 1.35 s, CPU 1.24 / 1.68 s); a linear fit puts both near 9 GiB. scan never did
+ * (16 GiB: GPU 1.22 s, CPU 0.93 s): files of any size stay on the CPU. */
+#define GS_AUTO_GPU_MIN_BYTES (8ull << 30)
+#define GS_AUTO_GPU_MIN_BYTES_SCAN UINT64_MAX
 typedef enum gs_host_mem { GS_HOST_PINNED = 0, GS_HOST_PAGEABLE, GS_HOST_REGISTERED, GS_HOST_MAPPED } gs_host_mem;
 /* "pinned", "pageable", "registered", "mapped"; parse: 0, or -1 for another word */
 const char *gs_host_mem_name(gs_host_mem m);
@@ -149,6 +152,10 @@ struct gs_backend {
     /* Staging memory for chunks (pinned for the GPU unless --host-mem says otherwise). */
     void *(*host_alloc)(gs_backend *b, size_t bytes, gs_status *st);
     void (*host_free)(gs_backend *b, void *p);
+    /* Optional (NULL: the engine uses host_alloc): page-lock memory the engine allocated itself,
+     * which costs a fraction of a fresh pinned allocation; host_unregister before free(). */
+    int (*host_register)(gs_backend *b, void *p, size_t bytes, gs_status *st);
+    void (*host_unregister)(gs_backend *b, void *p);
     /* Accept chunk `in`, to produce its output into `out`. May return before it is done.
      * At most `depth` chunks are in flight; the engine retires before submitting more. */
     int (*submit)(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st);

@@ -2,16 +2,17 @@
  * device memory, its own copies of the look-back kernel with switches (registers / shared-memory
  * staging / both, ticket or blockIdx, aggregate first, look-back off, per-tile %globaltimer
  * profile, persistent ring; v4: reduce ahead, `ahead`), plain cub::DeviceScan::InclusiveSum,
- * cudaMemcpy D2D and the kernels/scan.cu kernel itself, all in one run; median of 15 after a
+ * cudaMemcpy D2D and the kernels/scan_lookback.cu kernels themselves, all in one run; median of 15 after a
  * warm-up, L2 flushed before each rep, every scanning variant checked against a CPU scan. Not part
  * of the build or the tests.
  *
  *   make CUDA=1 GPU_ARCH=sm_90 all     # for the registry objects it links with
  *   nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels -Icommon -c tests/bench/scan_lookback_lab.cu -o /tmp/lab.o
  *   B=build/cuda; nvcc -arch=sm_90 -o /tmp/lab /tmp/lab.o common/gs.c $B/kernels/registry.o \
- *       $B/kernels/{scan,compact,minmax}_cpu.o $B/common/pool.o $B/kernels/{compact,minmax}.cu.o -lpthread
+ *       $B/kernels/{scan,compact,minmax}_cpu.o $B/common/pool.o $B/kernels/scan_{basic,cub}.cu.o \
+ *       $B/kernels/compact_{basic,lookback,cub}.cu.o $B/kernels/minmax_{basic,vhgw}.cu.o -lpthread
  *   WHICH=prof,smem,fast,hyb,lean,more,cmp,reg,pipe,ahead,incr,prod /tmp/lab [n]    (comma list; default all) */
-#include "../../kernels/scan.cu" /* the committed kernel, for run_general */
+#include "../../kernels/scan_lookback.cu" /* the committed kernels, for run_general */
 #include <cub/device/device_scan.cuh>
 #include <algorithm>
 #include <stdio.h>
@@ -1118,7 +1119,7 @@ int main(int argc, char **argv)
     const char *which = getenv("WHICH") ? getenv("WHICH") : "all";
 #define ON(x) (!strcmp(which, "all") || strstr(which, x))
 
-    if (ON("prod")) { /* kernels/scan.cu as committed: the default and the v3 kernel, three times */
+    if (ON("prod")) { /* kernels/scan_lookback.cu as committed: the default and the v3 kernel, three times */
         for (int i = 0; i < 3; i++) {
             run_default("lookback default (gs_scan_gpu_lookback)");
             run_general<52, 28, 7>("v3 kernel 128x(52+28) min 7");

@@ -93,9 +93,13 @@ if command -v zstd >/dev/null; then
     # --long=31 windows decode (up to the 2 GiB limit)
     head -c 4000000 /dev/urandom >"$D/rand.raw"
     cat "$D/rand.raw" "$D/rand.raw" >"$D/rand2.raw"
-    zstd -q --long=31 -c "$D/rand2.raw" >"$D/long.zst"
+    # from a pipe: the size is unknown, so the frame keeps its 2 GiB window
+    zstd -q --long=31 -c <"$D/rand2.raw" >"$D/long.zst"
     KEEP=1 run zstd_long31 0 "" "" -- sh -c "$G convert -q -t i32 long.zst long.raw && cmp long.raw rand2.raw && rm long.raw"
-    rm -f "$D"/rand*.raw "$D/long.zst"
+    # the same frame claiming a 4 GiB window (its window byte says 2^32): over the limit, by name
+    python3 -c "import sys; d=bytearray(open(sys.argv[1],'rb').read()); assert d[5]==0xa8; d[5]=0xb0; open(sys.argv[2],'wb').write(d)" "$D/long.zst" "$D/long32.zst"
+    run zstd_window_over_limit 1 "long32.zst: zstd frame needs a window larger than the 2048 MiB limit (zstd --long=31)" "" -- $G convert -q -t i32 long32.zst out.raw
+    rm -f "$D"/rand*.raw "$D/long.zst" "$D/long32.zst"
 else
     echo "SKIP zstd_cli_cases: no zstd CLI"
 fi

@@ -47,6 +47,12 @@ for out in OUT.raw OUT.npy OUT.zst; do
                 kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null; exec 3>&-; continue
             fi
             kill -$sig $pid
+            # a run that ignores the signal would wait for input forever: bounded, then a failure
+            for _ in $(seq 3000); do kill -0 $pid 2>/dev/null || break; sleep 0.01; done
+            if kill -0 $pid 2>/dev/null; then
+                kill -KILL $pid; wait $pid 2>/dev/null; exec 3>&-
+                fail "$name" "SIG$sig did not end the run"; rm -rf "$D"; continue
+            fi
             wait $pid 2>/dev/null; rc=$?
             exec 3>&-
             want=$((128 + $(kill -l $sig)))

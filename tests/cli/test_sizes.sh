@@ -18,7 +18,7 @@ asan=0
 grep -q __asan_init "$G" 2>/dev/null && asan=1
 D=$T/d
 mkdir -p "$D"
-$G gen -q -n 1000 -t i32 "$D/in.raw"
+$G gen -q -n 3000 -t i32 "$D/in.raw" # over 1023 elements: huge windows once overflowed here
 VALUES="0 1 2147483647 2^31 2147483649 4294967295 2^32 4294967297 2^53 2^62 9223372036854775807 2^63 18446744073709551615 1e30"
 
 # check NAME CHECK -- cmd...: run in $D with timeout 30 s. Exit 0 must pass CHECK (a shell
@@ -55,9 +55,9 @@ for v in $VALUES; do
     done
     case $v in 0|1) check "gen_n_${v}_file" "test \$(stat -c %s OUT.raw) = $((v * 4))" -- $G gen -q -n $v -t i32 OUT.raw ;; esac
     check "bench_n_$v" 'true' -- "${LIM[@]}" $G bench --op scan,minmax --algo cpu,cpu-vhgw -n "$v" --reps 1 --window 2
-    # --window on 1000 elements: n-W+1 pairs of i32, none (and a warning) when W > n
-    check "window_$v" "test \$(stat -c %s OUT.raw) = $(python3 -c "print(max(0, 1000 - $N + 1) * 8)")" -- $G minmax -q -t i32 -w "$v" in.raw OUT.raw
-    check "window_partial_chunk_$v" 'test $(stat -c %s OUT.raw) = 8000' -- $G minmax -q -t i32 --partial --chunk 256 -w "$v" in.raw OUT.raw
+    # --window on 3000 elements: n-W+1 pairs of i32, none (and a warning) when W > n
+    check "window_$v" "test \$(stat -c %s OUT.raw) = $(python3 -c "print(max(0, 3000 - $N + 1) * 8)")" -- $G minmax -q -t i32 -w "$v" in.raw OUT.raw
+    check "window_partial_chunk_$v" 'test $(stat -c %s OUT.raw) = 24000' -- $G minmax -q -t i32 --partial --chunk 256 -w "$v" in.raw OUT.raw
     # --chunk, --buffers, --device-mem-limit, --threads: the same scan whatever they are
     for o in chunk buffers device-mem-limit threads; do
         check "${o}_$v" "cmp -s OUT.raw $T/ref.raw" -- $G scan -q -t i32 --$o "$v" in.raw OUT.raw

@@ -17,6 +17,11 @@ skip() { echo "SKIP $1: $2"; }
 
 "$G" gen -n 1024 -t i32 -f "$T/small.raw" 2>/dev/null || { fail startup_setup "gen failed"; exit 0; }
 "$G" scan --backend cpu "$T/small.raw" -f "$T/ref.raw" 2>/dev/null
+# the crossover as pipeline/pipeline.h defines it, and as --stats prints it
+CROSS=$(($(sed -n 's/^#define GS_AUTO_GPU_MIN_BYTES (\(.*\))$/\1/p' pipeline/pipeline.h | sed 's/ull//g')))
+if [ $((CROSS % (1 << 30))) = 0 ]; then CROSS_TXT="$((CROSS >> 30)) GiB"
+elif [ $((CROSS % (1 << 20))) = 0 ]; then CROSS_TXT="$((CROSS >> 20)) MiB"
+else CROSS_TXT="$CROSS B"; fi
 NO_GPU=0
 "$G" info 2>/dev/null | grep -q "^devices    none" && NO_GPU=1
 CUDA_BUILD=0
@@ -39,17 +44,27 @@ run auto_small_compact_no_cuda 0 -- "$G" compact --pred gt:50 "$T/small.raw"
 run auto_small_minmax_no_cuda 0 -- "$G" minmax -w 500 "$T/small.raw"
 run convert_no_cuda 0 -- "$G" convert "$T/small.raw" --to csv
 run backend_cpu_no_cuda 0 -- "$G" scan --backend cpu "$T/small.raw"
+run cpu_algo_no_cuda 0 -- sh -c "cat '$T/small.raw' | '$G' scan --algo cpu --chunk 1K"
+"$G" scan --backend gpu --algo cpu "$T/small.raw" >/dev/null 2>"$T/err"
+[ $? = 2 ] && pass backend_gpu_cpu_algo_refused || fail backend_gpu_cpu_algo_refused "$(head -c 200 "$T/err")"
+grep -q "error: --algo cpu runs on the CPU; it needs --backend cpu" "$T/err" && pass backend_gpu_cpu_algo_message ||
+    fail backend_gpu_cpu_algo_message "$(head -c 200 "$T/err")"
 # positive controls: the same hook stops a run that does start CUDA
 run control_backend_gpu_starts_cuda 134 -- "$G" scan --backend gpu "$T/small.raw"
 run control_filled_stream_starts_cuda 134 -- sh -c "cat '$T/small.raw' | '$G' scan --chunk 1K"
-# a file at the crossover (64 MiB, pipeline.h GS_AUTO_GPU_MIN_BYTES) takes the GPU path
-"$G" gen -n 16777216 -t i32 -f "$T/big.raw" 2>/dev/null
+# a file at the crossover takes the GPU path
+# (a sparse file: the run stops at CUDA's start, before reading much of it)
+truncate -s "$CROSS" "$T/big.raw"
 run control_big_file_starts_cuda 134 -- "$G" compact --count --pred nonzero "$T/big.raw"
+# scan never crossed over: its rule names no size
+GS_FAIL_ON_CUDA_INIT=1 "$G" scan --stats "$T/small.raw" -f /dev/null 2>"$T/err"
+grep -q "auto: input 4096 B < crossover for scan: none measured; CUDA not initialised" "$T/err" &&
+    pass auto_scan_rule || fail auto_scan_rule "$(head -c 300 "$T/err")"
 rm -f "$T/big.raw"
 
 # ---- --stats says which backend ran and why ---------------------------------------------------
-"$G" scan "$T/small.raw" --stats >/dev/null 2>"$T/err"
-grep -q "backend cpu (auto: input 4096 B < crossover 64 MiB; CUDA not initialised)" "$T/err" &&
+"$G" compact "$T/small.raw" --stats >/dev/null 2>"$T/err"
+grep -qF "backend cpu (auto: input 4096 B < crossover $CROSS_TXT; CUDA not initialised)" "$T/err" &&
     pass stats_why_small_file || fail stats_why_small_file "$(head -1 "$T/err")"
 cat "$T/small.raw" | "$G" scan --stats >/dev/null 2>"$T/err"
 grep -q "backend cpu (auto: the stream ended before the first chunk (64 MiB) filled; CUDA not initialised)" "$T/err" &&
@@ -95,15 +110,16 @@ else
 fi
 
 # ---- the CPU default per thread count ----------------------------------------------------------
-# one rule (kernels/registry.c gs_variant_default_for, GS_CPU_PAR_FROM): up to two threads the
-# sequential variants for scan and compact, from three the threaded ones; cpu-vhgw for minmax
+# one rule (kernels/registry.c gs_variant_default_for, gs_cpu_par_from): the sequential scan at
+# one thread, the threaded one from two; the sequential compaction up to two threads, the threaded
+# one from three; cpu-vhgw for minmax
 cpu_default() { # name threads verb-args... expected-algo
     local name=$1 th=$2 want=$3; shift 3
     "$G" "$@" --backend cpu --threads "$th" "$T/small.raw" --stats >/dev/null 2>"$T/err"
     grep -q ", algo $want\$" "$T/err" && pass "$name" || fail "$name" "$(head -1 "$T/err")"
 }
 cpu_default cpu_default_scan_1t 1 cpu scan
-cpu_default cpu_default_scan_2t 2 cpu scan
+cpu_default cpu_default_scan_2t 2 cpu-par scan
 cpu_default cpu_default_scan_3t 3 cpu-par scan
 cpu_default cpu_default_compact_1t 1 cpu compact --pred nonzero
 cpu_default cpu_default_compact_2t 2 cpu compact --pred nonzero
@@ -133,10 +149,10 @@ if [ "$NO_GPU" = 0 ] && [ "$CUDA_BUILD" = 1 ]; then
         "$G" $op -t i32 --backend cpu "$T/g.raw" -f "$T/c.out" 2>/dev/null
         cmp -s "$T/c.out" "$T/g.out" && pass "gpu_engine_${tag}_stream" || fail "gpu_engine_${tag}_stream" "$(head -c 200 "$T/err")"
     done
-    "$G" gen -n 16777216 -t i32 --dist sparse:0.5 -f "$T/big.raw" 2>/dev/null
-    "$G" scan --backend cpu "$T/big.raw" -f "$T/c.out" 2>/dev/null
-    "$G" scan "$T/big.raw" -f "$T/g.out" --stats 2>"$T/err"
-    cmp -s "$T/c.out" "$T/g.out" && grep -q "backend gpu: .*(auto: input 67108864 B >= crossover 64 MiB)" "$T/err" &&
+    "$G" gen -n $((CROSS / 4)) -t i32 --dist sparse:0.5 -f "$T/big.raw" 2>/dev/null
+    "$G" compact --backend cpu "$T/big.raw" -f "$T/c.out" 2>/dev/null
+    "$G" compact "$T/big.raw" -f "$T/g.out" --stats 2>"$T/err"
+    cmp -s "$T/c.out" "$T/g.out" && grep -q "backend gpu: .*(auto: input $CROSS B >= crossover $CROSS_TXT)" "$T/err" &&
         pass gpu_auto_big_file || fail gpu_auto_big_file "$(head -2 "$T/err")"
     rm -f "$T/big.raw" "$T/c.out" "$T/g.out"
 else

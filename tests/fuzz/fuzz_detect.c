@@ -21,7 +21,8 @@
  *   - file and pipe agree (both fail, or the same format, type and values) where the name
  *     decides nothing (no extension or --from given, and no .zst);
  *   - zstd is transparent: the bytes compressed (mode 2) read exactly as the bytes themselves do
- *     under the same name without ".zst"; cut short (mode 3), they never read successfully.
+ *     under the same name without ".zst"; cut short (mode 3), they never read successfully
+ *     (except with --from raw on a name without .zst, which reads them as raw values).
  *
  * Run: bash tests/fuzz/run.sh, or build/fuzz/fuzz_detect -max_len=65536 CORPUS_COPY */
 #include <fcntl.h>
@@ -219,14 +220,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(piped.vals.p);
     }
 
-    /* zstd is transparent: the plain bytes under the name without ".zst" read the same. */
-    if (mode >= 2) {
+    /* zstd is transparent: the plain bytes under the name without ".zst" read the same. (Not
+     * with --from raw on a name without .zst: that says "not compressed", so the compressed bytes
+     * are the raw values.) */
+    if (mode >= 2 && (o.format != GS_FMT_RAW || named_zst)) {
         char plain[160];
         size_t l = strlen(fname);
         snprintf(plain, sizeof plain, "%s/%.*s", gs_fz_dir, (int)(l > 4 && !strcmp(fname + l - 4, ".zst") ? l - 4 : l),
                  fname);
-        /* Bytes that start with a zstd magic would be decompressed again: not comparable. */
-        int magic = len >= 4 && ((in[0] == 0x28 && in[1] == 0xb5 && in[2] == 0x2f && in[3] == 0xfd) ||
+        /* Bytes that start with a zstd magic (legacy v0.5-v0.7 included) would be decompressed
+         * again: not comparable. */
+        int magic = len >= 4 && ((in[0] >= 0x25 && in[0] <= 0x28 && in[1] == 0xb5 && in[2] == 0x2f && in[3] == 0xfd) ||
                                  (in[3] == 0x18 && in[2] == 0x4d && in[1] == 0x2a && (in[0] & 0xf0) == 0x50));
         if (mode == 2 && !magic) {
             gs_fz_write_file(plain, in, len);

@@ -187,7 +187,7 @@ if has startup; then
         done
         [ -f "$D/in_16G.raw" ] && ./gpustream scan -t i32 --backend gpu --stats "$D/in_16G.raw" 2>&1 >/dev/null
     } 2>&1 | tee "$OUT/startup.txt"
-    echo "-- the CPU default per thread count: cpu vs cpu-par (GS_CPU_PAR_FROM, kernels/registry.c)" | tee -a "$OUT/startup.txt"
+    echo "-- the CPU default per thread count: cpu vs cpu-par (gs_cpu_par_from, kernels/registry.c)" | tee -a "$OUT/startup.txt"
     for t in 1 2 3 4 8 16; do
         ./gpustream bench --backend cpu --op scan,compact -t i32 -n 2^26 --algo cpu,cpu-par --density 0.5 --reps 5 \
             --threads $t 2>&1 | grep "^cpu" | sed "s/^/threads=$t /"
