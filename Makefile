@@ -1,6 +1,6 @@
 # gpustream - build, test, demo, bench, install.
 #   make [all]        build ./gpustream (CUDA auto-detected: CUDA=auto|0|1)
-#   make test         unit + CLI tests (+ GPU tests where a GPU is present); ends "N passed, N failed"
+#   make test         unit + CLI tests (+ GPU tests where a GPU is present); ends "N passed, N failed, N skipped"
 #   make demo         the main job on the sample data in data/
 #   make bench        gpustream bench (benchmarks are never part of make test)
 #   make deps         install missing -dev packages with apt-get (root), else print the command
@@ -9,7 +9,7 @@
 #   make deps-nvcomp-local  its headers and libnvcomp.so.6 only, into .deps/nvcomp (to carry offline)
 #   make man          regenerate gpustream.1 and completions/gpustream.bash from the tables in gpustream.c
 #   make install      PREFIX=/usr/local DESTDIR=: the stripped binary, the man page, the bash completion
-# Options: CUDA=auto|0|1  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  NVCC=path
+# Options: CUDA=auto|0|1  MPI=auto|0|1 (Open MPI's mpicc)  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  NVCC=path
 #          NVCOMP_HOME=dir (include/ and lib64/ of nvCOMP 6; default .deps/nvcomp, else the pip package)
 #          TUNING=1 (also build the block sizes of bench --block and the shapes of --tune: slow)
 # Runs on all cores unless -jN is given; a repeated make with nothing changed does nothing.
@@ -21,6 +21,7 @@ endif
 CC      ?= cc
 PREFIX  ?= /usr/local
 CUDA    ?= auto
+MPI     ?= auto
 SANITIZE ?= 0
 TUNING  ?= 0
 
@@ -32,8 +33,19 @@ ifeq ($(CUDA),auto)
     CUDA := 0
   endif
 endif
+# MPI: auto when mpicc is on the PATH and its mpi.h compiles; only pipeline/mpi.c is compiled with
+# its flags. MPI_INC=DIR names a directory holding mpi.h where mpicc's own has none.
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+MPI_CFLAGS := $(if $(MPICC),$(shell $(MPICC) --showme:compile 2>/dev/null)) $(if $(MPI_INC),-I$(MPI_INC)) -DGS_HAVE_MPI
+ifeq ($(MPI),auto)
+  MPI := $(if $(MPICC),$(shell printf '\#include <mpi.h>\n' | $(CC) $(MPI_CFLAGS) -E -x c - >/dev/null 2>&1 && echo 1),0)
+  ifeq ($(MPI),)
+    MPI := 0
+  endif
+endif
 ifeq ($(SANITIZE),1)
   CUDA := 0
+  MPI := 0
 endif
 # CUDA and CPU-only objects differ (GS_HAVE_CUDA): keep them apart.
 BUILD := build/$(if $(filter 1,$(CUDA)),cuda,cpu)
@@ -60,7 +72,12 @@ ifeq ($(TUNING),1)
   BUILD    := $(BUILD)-tuning
 endif
 
-C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(wildcard pipeline/*.c)
+C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(filter-out pipeline/mpi.c,$(wildcard pipeline/*.c))
+# With and without MPI, mpi.c builds to different objects (GS_HAVE_MPI); nothing else differs.
+MPI_OBJ := $(BUILD)/pipeline/mpi$(if $(filter 1,$(MPI)),-mpi).o
+ifeq ($(MPI),1)
+  LIBS     += $(if $(MPICC),$(shell $(MPICC) --showme:link),-lmpi)
+endif
 CU_SRC :=
 ifeq ($(CUDA),1)
   CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -89,7 +106,7 @@ ifeq ($(CUDA),1)
   endif
 endif
 
-OBJ := $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC)) $(patsubst %.c,$(BUILD)/%.o,$(C_SRC))
+OBJ := $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC)) $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) $(MPI_OBJ)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/%,$(UNIT_SRC))
 GPU_TEST_C  := $(wildcard tests/gpu/test_*.c)
@@ -113,6 +130,10 @@ gpustream: $(BUILD)/gpustream.o $(BUILD)/gpustream_doc.o $(OBJ) build/linked
 $(BUILD)/%.o: %.c $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(MPI_OBJ): pipeline/mpi.c $(BUILD)/flags | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(if $(filter 1,$(MPI)),$(MPI_CFLAGS)) -MMD -MP -c $< -o $@
 
 $(BUILD)/%.cu.o: %.cu $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)

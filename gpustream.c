@@ -5,6 +5,7 @@
  *   gpustream VERB [OPTIONS] then VERB [OPTIONS] ... [IN [OUT]]     (a chain)
  */
 #include "pipeline/pipeline.h"
+#include "pipeline/mpi.h"
 #include "io/io.h"
 #include "common/pool.h"
 #include "pipeline/bench.h"
@@ -30,12 +31,14 @@ enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
 static int quiet;
 /* In a chain, "stage K (VERB): " ahead of the errors found in that stage's options. */
 static char err_stage[48];
-static int verbose; /* -v: notes that are otherwise shown only with --stats */
+static int mute;       /* MPI ranks other than 0: rank 0 says what all agreed on */
+static int ranks_ran;  /* cmd_compute_ranks ran (MPI initialised and finalised) */
+static int verbose;    /* -v: notes that are otherwise shown only with --stats */
 
 /* One line on stderr: "gpustream: KIND: message". Notes and warnings obey -q; errors never do. */
 static void vsay(const char *kind, int always, const char *fmt, va_list ap)
 {
-    if (quiet && !always) return;
+    if ((quiet && !always) || mute) return;
     fprintf(stderr, "gpustream: %s: %s", kind, always ? err_stage : "");
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -61,7 +64,7 @@ static int usage_error(const char *verb, const char *fmt, ...)
     va_start(ap, fmt);
     vsay("error", 1, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "Try 'gpustream %s--help' for more information.\n", verb ? verb : "");
+    if (!mute) fprintf(stderr, "Try 'gpustream %s--help' for more information.\n", verb ? verb : "");
     return EXIT_USAGE;
 }
 
@@ -184,7 +187,7 @@ struct cli {
     gs_read_opts rd;
     gs_write_opts wr;
     gs_gen_opts gen;
-    int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given;
+    int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given, device_given;
     int level_given, frame_given;
     gs_codec_kind codec;
     gs_format to;
@@ -652,6 +655,7 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
     case O_DEVICE:
         rc = parse_int(verb, "--device", val, 0, 1023, &l);
         c->eng.device = (int)l;
+        c->device_given = 1;
         break;
     case O_ALGO: c->job.algo = val; break;
     case O_CHUNK:
@@ -1092,9 +1096,8 @@ static int finish_status(const gs_status *st)
     }
 }
 
-/* Resolve the output's format and compression and open it. */
-static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames,
-                       gs_writer **w, gs_status *st)
+/* Resolve the output's format and compression into c->wr. */
+static void resolve_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames)
 {
     int ext_zst = 0;
     gs_format ext = c->out ? gs_format_from_name(c->out, &ext_zst) : GS_FMT_AUTO;
@@ -1106,6 +1109,13 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
     c->wr.colnames = (fmt == GS_FMT_CSV || fmt == GS_FMT_TEXT) ? colnames : NULL;
     c->wr.zstd = c->zstd || ext_zst;
     c->wr.force = c->force;
+}
+
+/* Resolve the output and open it. */
+static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames,
+                       gs_writer **w, gs_status *st)
+{
+    resolve_output(c, in_fmt, out_type, cols, rows, colnames);
     return gs_writer_open(w, c->out, &c->wr, st);
 }
 
@@ -1193,6 +1203,52 @@ static void stage_colname(const gs_job *j, char *name, size_t len)
         snprintf(name, len, "index");
 }
 
+static int check_stdout(void);
+
+/* The job as MPI ranks over shards of IN (pipeline/mpi.c); rank 0 alone prints. */
+static int cmd_compute_ranks(cli *c, const gs_job *job, gs_format in_fmt, gs_type out_type, int cols, const char *names)
+{
+    gs_status st = {0};
+    gs_run_stats stats;
+    gs_mpi_report rep;
+    memset(&stats, 0, sizeof stats);
+    int root = 0;
+    gs_mpi_job m = {c->in, c->out, c->rd, {0}, *job, c->eng, c->device_given};
+    if (!job->count_only) {
+        resolve_output(c, in_fmt, out_type, cols, -1, names);
+        m.wr = c->wr;
+    }
+    m.eng.progress = NULL;
+    if (verbose || c->stats) m.eng.note = on_note; /* heard from rank 0 alone (the others are mute) */
+    ranks_ran = gs_mpi_built(); /* else nothing waits for rank 0 to print: see main */
+    int rc = gs_mpi_run(&m, &stats, &rep, &root, &st);
+    int code = finish_status(&st); /* says the error on rank 0 alone (the others are mute) */
+    if (!rc && root) {
+        if (rep.note[0]) say_note("%s", rep.note);
+        const gs_job *j = job;
+        if (j->op == GS_OP_MINMAX && !j->partial && rep.n < j->minmax.window)
+            say_warning("window %llu is longer than the input (%llu elements): no output",
+                        (unsigned long long)j->minmax.window, (unsigned long long)rep.n);
+        if (j->count_only) printf("%llu\n", (unsigned long long)rep.count);
+        if (c->stats) {
+            print_stats(c, &stats);
+            if (!c->stats_json) {
+                fprintf(stderr, "  ranks      %d: wall %.3f to %.3f s; stage times above are summed over ranks, per rank:\n",
+                        rep.ranks, rep.wall_min, rep.wall_max);
+                for (int i = 0; i < stats.nstages && i < 8; i++)
+                    fprintf(stderr, "  %-12s busy %8.3f to %.3f s\n", stats.stage[i].name, rep.busy_min[i],
+                            rep.busy_max[i]);
+            } else
+                fprintf(stderr, "{\"ranks\":%d,\"wall_min_s\":%.6f,\"wall_max_s\":%.6f}\n", rep.ranks, rep.wall_min,
+                        rep.wall_max);
+        }
+    }
+    if (root && code == EXIT_OK) code = check_stdout();
+    fflush(stderr);
+    gs_mpi_finish();
+    return code;
+}
+
 static int cmd_compute(cli *c)
 {
     gs_status st = {0};
@@ -1203,6 +1259,16 @@ static int cmd_compute(cli *c)
     uint64_t count = 0;
     int rc;
 
+    gs_ranks ranks = gs_ranks_detect();
+    if (ranks.size > 1 && (!c->in || (!c->out && !c->stages[c->nstages - 1].job.count_only))) {
+        say_error("with %d MPI ranks, IN and OUT must be files (ranks read shards of IN and write parts of OUT)",
+                  ranks.size);
+        return EXIT_USAGE;
+    }
+    if (ranks.size > 1 && c->chain) {
+        say_error("chains (then) do not run over MPI ranks; run each verb over the ranks in turn");
+        return EXIT_USAGE;
+    }
     /* Everything that needs no input is checked before it is opened (minmax's window: while
      * parsing): each compact stage's predicate, its shape and numbers now (in the type the stage
      * gets from -t's, else from f64, the widest), its range for the input's type below. */
@@ -1254,6 +1320,11 @@ static int cmd_compute(cli *c)
         names = colnames;
     }
     const gs_job *last = &ch.stage[ch.n - 1];
+    if (ranks.size > 1) {
+        gs_format in_fmt = gs_reader_format(r);
+        gs_reader_close(r);
+        return cmd_compute_ranks(c, last, in_fmt, out_type, cols, names);
+    }
     if (!last->count_only && (rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st))) {
         gs_reader_close(r);
         return finish_status(&st);
@@ -1336,6 +1407,9 @@ static int cmd_info(cli *c)
     char nvc[1024];
     gs_nvcomp_describe(nvc, sizeof nvc);
     printf("nvcomp     %s\n", nvc);
+    char mpi[256];
+    gs_mpi_describe(mpi, sizeof mpi);
+    printf("mpi        %s\n", mpi);
     printf("cpu        %d cores\n", gs_ncores());
     if (ndev > 0) printf("devices    %d\n%s", ndev, devs);
     else {
@@ -1625,6 +1699,8 @@ int main(int argc, char **argv)
         printf("gpustream %s\n", GS_VERSION);
         return check_stdout();
     }
+    gs_ranks ranks = gs_ranks_detect();
+    mute = ranks.size > 1 && ranks.rank > 0;
     cli c;
     memset(&c, 0, sizeof c);
     for (size_t i = 0; i < NVERBS; i++)
@@ -1644,7 +1720,7 @@ int main(int argc, char **argv)
     c.progress = isatty(STDERR_FILENO);
 
     int rc = parse_args(&c, argc, argv);
-    if (rc) return rc;
+    if (rc) return mute ? EXIT_OK : rc; /* rank 0 reports it (see below) */
     if (!isatty(STDERR_FILENO) || quiet) c.progress = 0;
     install_signals();
     gs_pool_start(c.eng.threads);
@@ -1655,6 +1731,9 @@ int main(int argc, char **argv)
     gs_gpu_zcodec_destroy(c.rd.zcodec);
     gs_gpu_zcodec_destroy(c.wr.zcodec);
     int rc2 = check_stdout();
+    /* A usage error found before the ranks met is rank 0's to report: the others end quietly,
+     * since a rank ending first with an error has mpirun stop rank 0 before it says why. */
+    if (mute && !ranks_ran) return EXIT_OK;
     /* A GPU given up on may still run a hung kernel: end without the CUDA runtime's own
      * teardown, which could wait for it. */
     if (gs_gpu_abandoned()) _exit(rc ? rc : rc2);

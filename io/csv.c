@@ -830,6 +830,7 @@ int gs_lines_dec_open(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, int t
     /* A UTF-8 byte order mark (spreadsheet exports) is not part of the first field. */
     if (!r && L->len >= 3 && memcmp(L->buf, "\xef\xbb\xbf", 3) == 0) L->pos = 3;
     if (!r && !text) r = header_stage(L, o, st);
+    L->line_base += o->line_offset;
     if (r) {
         L->base.src = NULL; /* the caller keeps the source on failure */
         ldec_close(&L->base);

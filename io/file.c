@@ -336,6 +336,21 @@ int gs_bsrc_open_file(gs_bsrc **out, const char *path, int threads, gs_status *s
     return GS_OK;
 }
 
+int gs_bsrc_file_seek(gs_bsrc *b, uint64_t off, gs_status *st)
+{
+    gs_fsrc *s = (gs_fsrc *)b;
+    if (s->is_stdin || b->peek || s->blk_len || b->consumed)
+        return gs_fail(st, GS_EUSAGE, "%s: cannot seek this input", b->name);
+    if (!s->seekable) { /* empty file: only offset 0 exists */
+        if (off) return gs_fail(st, GS_EDATA, "%s: offset %llu is past the end", b->name, (unsigned long long)off);
+        return GS_OK;
+    }
+    if (off > (uint64_t)b->size) /* size counts from offset 0 (not stdin) */
+        return gs_fail(st, GS_EDATA, "%s: offset %llu is past the end", b->name, (unsigned long long)off);
+    s->off = off;
+    return GS_OK;
+}
+
 /* ---- the table of temporary outputs ---------------------------------------------------------
  * A slot is claimed under a mutex; `live` is what the signal handler reads, set only after the
  * path is complete and cleared before the path is renamed or reused, so the handler never
@@ -656,7 +671,9 @@ static char *gs_resolve_target(const char *path)
     return strdup(cur);
 }
 
-int gs_bsink_open_file(gs_bsink **out, const char *path, int force, int binary, gs_status *st)
+/* named: a regular file is written under a temp name (never O_TMPFILE), for other processes to
+ * open by that name. */
+static int gs_fsink_open(gs_bsink **out, const char *path, int force, int binary, int named, gs_status *st)
 {
     *out = NULL;
     int is_stdout = !path || !strcmp(path, "-") || gs_is_stdout_path(path);
@@ -706,7 +723,7 @@ int gs_bsink_open_file(gs_bsink **out, const char *path, int force, int binary, 
         rc = gs_fail(st, GS_EDATA, "%s: file exists (use -f to overwrite)", path);
     } else {
         int old = stat(k->target, &sb) == 0; /* -f over a regular file: keep its mode and owner */
-        if (!gs_open_unnamed(k)) rc = gs_open_temp(k, st);
+        if (named || !gs_open_unnamed(k)) rc = gs_open_temp(k, st);
         if (rc == GS_OK && old) {
             if (fchown(k->fd, sb.st_uid, sb.st_gid) != 0) { /* not permitted: the group, if ours */
                 if (fchown(k->fd, (uid_t)-1, sb.st_gid) != 0) {}
@@ -721,4 +738,53 @@ int gs_bsink_open_file(gs_bsink **out, const char *path, int force, int binary, 
     }
     *out = &k->base;
     return GS_OK;
+}
+
+int gs_bsink_open_file(gs_bsink **out, const char *path, int force, int binary, gs_status *st)
+{
+    return gs_fsink_open(out, path, force, binary, 0, st);
+}
+
+/* ---- an output file that other processes write ------------------------------------------------ */
+struct gs_outfile {
+    gs_bsink *k; /* a file sink never written through: it owns the temp name, its cleanup and rename */
+};
+
+int gs_outfile_open(gs_outfile **out, const char *path, int force, gs_status *st)
+{
+    *out = NULL;
+    if (!path || !strcmp(path, "-")) return gs_fail(st, GS_EUSAGE, "an output that other processes write must be a file");
+    gs_outfile *f = calloc(1, sizeof *f);
+    if (!f) return gs_fail(st, GS_ENOMEM, "out of memory");
+    int rc = gs_fsink_open(&f->k, path, force, 1, 1, st);
+    if (rc) {
+        free(f);
+        return rc;
+    }
+    if (((gs_fsink *)f->k)->is_stdout) {
+        gs_outfile_abort(f);
+        return gs_fail(st, GS_EUSAGE, "an output that other processes write must be a file");
+    }
+    *out = f;
+    return GS_OK;
+}
+
+const char *gs_outfile_path(const gs_outfile *f)
+{
+    const gs_fsink *k = (const gs_fsink *)f->k;
+    return k->slot >= 0 ? gs_temps[k->slot].path : k->target;
+}
+
+int gs_outfile_commit(gs_outfile *f, gs_status *st)
+{
+    int rc = f->k->close(f->k, st);
+    free(f);
+    return rc;
+}
+
+void gs_outfile_abort(gs_outfile *f)
+{
+    if (!f) return;
+    f->k->abort(f->k);
+    free(f);
 }

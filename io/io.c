@@ -197,6 +197,22 @@ int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_
     return GS_OK;
 }
 
+int gs_reader_from_decoder(gs_reader **out, gs_decoder *dec, gs_format f, int compressed, const char *name,
+                           gs_status *st)
+{
+    *out = NULL;
+    gs_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->name = strdup(name))) {
+        free(r);
+        return gs_fail(st, GS_ENOMEM, "out of memory");
+    }
+    r->dec = dec;
+    r->format = f;
+    r->compressed = compressed;
+    *out = r;
+    return GS_OK;
+}
+
 gs_type gs_reader_type(const gs_reader *r) { return r->dec->type; }
 gs_format gs_reader_format(const gs_reader *r) { return r->format; }
 int gs_reader_compressed(const gs_reader *r) { return r->compressed; }
@@ -228,14 +244,25 @@ struct gs_writer {
 int gs_writer_open(gs_writer **out, const char *path, const gs_write_opts *o, gs_status *st)
 {
     *out = NULL;
-    gs_writer *w = calloc(1, sizeof *w);
-    if (!w) return gs_fail(st, GS_ENOMEM, "out of memory");
     /* Compressed output is binary whatever the format inside. */
     int binary = o->zstd || o->format == GS_FMT_RAW || o->format == GS_FMT_NPY;
     gs_bsink *k = NULL;
     int rc = gs_bsink_open_file(&k, path, o->force, binary, st);
-    if (!rc) k->final_written = &w->final_bytes;
-    if (!rc && o->zstd) {
+    return rc ? rc : gs_writer_from_sink(out, k, o, st);
+}
+
+/* Stack [zstd] and the encoder on k (taken: aborted on failure). */
+int gs_writer_from_sink(gs_writer **out, gs_bsink *k, const gs_write_opts *o, gs_status *st)
+{
+    *out = NULL;
+    gs_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        k->abort(k);
+        return gs_fail(st, GS_ENOMEM, "out of memory");
+    }
+    int rc = GS_OK;
+    k->final_written = &w->final_bytes;
+    if (o->zstd) {
         rc = gs_bsink_open_zstd(&k, k, o->level, o->frame_size, o->threads, o->zcodec, st);
         if (rc) k = NULL; /* aborted by the zstd layer */
     }

@@ -73,6 +73,7 @@ typedef struct gs_read_opts {
     int skip_bad;       /* skip (and count) unparsable fields instead of failing */
     int threads;        /* decode workers; 0 = pool size */
     gs_zcodec *zcodec;  /* zstd frames through this codec; NULL = libzstd */
+    uint64_t line_offset; /* csv/text: lines before the first line read (a range of a file), for messages */
 } gs_read_opts;
 
 typedef struct gs_reader gs_reader;
@@ -125,6 +126,65 @@ int gs_writer_finish(gs_writer *w, uint64_t *bytes_out, gs_status *st);
 /* Drop everything: remove the temp file. Frees w. Safe on NULL. */
 void gs_writer_abort(gs_writer *w);
 uint64_t gs_writer_bytes(const gs_writer *w); /* bytes written to the file or pipe so far */
+
+/* ---- parts of one file, for several processes (MPI ranks) ----------------------------------
+ * A regular file's layout tells where its elements lie: uncompressed raw/npy at data_off + i x
+ * size in the file; zstd as frames, each with its file offset and the decompressed offset of its
+ * first byte (content sizes from the frame headers), element i at data_off + i x size of the
+ * decompressed stream. A process opens a range of elements and reads it as any reader. */
+typedef struct gs_layout {
+    gs_format format;    /* raw, npy, csv or text */
+    int compressed;      /* zstd (raw and npy only) */
+    gs_type type;
+    uint64_t n;          /* elements (raw, npy) */
+    uint64_t size;       /* csv/text: file bytes */
+    uint64_t head_len;   /* csv: bytes of the header line (0 if none), read before any range */
+    uint64_t data_off;   /* element 0: byte offset in the file, or in the decompressed stream */
+    size_t nframes;      /* zstd frames (skippable ones included) */
+    uint64_t *frame_off; /* file offset of frame f */
+    uint64_t *frame_pos; /* decompressed offset of frame f's first byte; [nframes] = the total */
+} gs_layout;
+
+/* GS_EUSAGE for stdin, compressed csv/text, or zstd frames that do not give their content size. */
+int gs_layout_read(gs_layout *L, const char *path, const gs_read_opts *o, gs_status *st);
+void gs_layout_free(gs_layout *L);
+/* raw/npy: a reader of elements [first, first + count) of path, whose layout is L. */
+int gs_reader_open_range(gs_reader **r, const char *path, const gs_read_opts *o, const gs_layout *L,
+                         uint64_t first, uint64_t count, gs_status *st);
+/* csv/text: the offset of the first line that starts at or after off (past the header), or the
+ * file size. Lines are cut at '\n': a quoted field holding a line break must not straddle it. */
+int gs_layout_line_start(const gs_layout *L, const char *path, uint64_t off, uint64_t *at, gs_status *st);
+/* csv/text: the '\n' in bytes [from, to) of path. */
+int gs_layout_count_lines(const char *path, uint64_t from, uint64_t to, uint64_t *lines, gs_status *st);
+/* csv/text: a reader of the lines in bytes [from, to) (to = UINT64_MAX: to the end), read after the
+ * header line as a whole file would be, yielding at most max elements. */
+int gs_reader_open_lines(gs_reader **r, const char *path, const gs_read_opts *o, const gs_layout *L,
+                         uint64_t from, uint64_t to, uint64_t max, gs_status *st);
+
+/* A byte sink of the caller's (an MPI file at an offset, a temp file). */
+typedef struct gs_byte_sink {
+    int (*write)(void *ctx, const void *buf, size_t n, gs_status *st);
+    void *ctx;
+    const char *name; /* for messages */
+} gs_byte_sink;
+/* A writer into k: o->format raw, csv or text (npy data is raw: its header goes in head),
+ * compressed when o->zstd; head[0..head_len) is written first (inside the compression). */
+int gs_writer_open_sink(gs_writer **w, const gs_byte_sink *k, const gs_write_opts *o, const void *head,
+                        size_t head_len, gs_status *st);
+/* The npy header gs_writer_open writes for rows x ncols of type t, into out (256 bytes are
+ * enough); returns its length. */
+size_t gs_npy_header_bytes(char *out, size_t cap, gs_type t, uint64_t rows, int ncols);
+
+/* An output file that other processes write (MPI ranks): a named temp file beside the target
+ * (never an unnamed O_TMPFILE one, which they could not open; the target itself for a device or
+ * FIFO such as /dev/null; a symlink's end, as gs_writer_open writes through it) for them to open,
+ * renamed into place by commit; abort removes it, as does a signal. Refuses an existing file
+ * without force, as gs_writer_open does. */
+typedef struct gs_outfile gs_outfile;
+int gs_outfile_open(gs_outfile **f, const char *path, int force, gs_status *st);
+const char *gs_outfile_path(const gs_outfile *f);
+int gs_outfile_commit(gs_outfile *f, gs_status *st); /* frees f */
+void gs_outfile_abort(gs_outfile *f);               /* frees f; safe on NULL */
 
 /* Remove every temp output still open. Async-signal-safe (unlink only): for signal handlers. */
 void gs_io_remove_temps(void);

@@ -27,6 +27,8 @@ struct gs_bsrc {
 /* Open a file (NULL/"-" = stdin). Regular files are read with several threads (pread at offsets)
  * in large blocks; pipes get F_SETPIPE_SZ and large reads. */
 int gs_bsrc_open_file(gs_bsrc **s, const char *path, int threads, gs_status *st);
+/* Move a regular file's source (not stdin, nothing read or peeked yet) to byte offset off. */
+int gs_bsrc_file_seek(gs_bsrc *s, uint64_t off, gs_status *st);
 /* Peek: the first up to n bytes of the source without consuming them (buffered inside). */
 int gs_bsrc_peek(gs_bsrc *s, void *buf, size_t n, size_t *got, gs_status *st);
 /* Wrap a zstd-compressed source: decodes any valid zstd stream (frames, concatenations,
@@ -91,6 +93,11 @@ int gs_enc_open_npy(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_stat
 /* csv/text: values printed to read back bit-exactly; nan, inf, -inf. */
 int gs_enc_open_csv(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_status *st);
 int gs_enc_open_text(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_status *st);
+
+/* Readers and writers over stacked layers (io/io.c), for io/part.c. */
+int gs_reader_from_decoder(gs_reader **r, gs_decoder *dec, gs_format f, int compressed, const char *name,
+                           gs_status *st);
+int gs_writer_from_sink(gs_writer **w, gs_bsink *k, const gs_write_opts *o, gs_status *st);
 
 /* ---- numbers (io/numfmt.c) -------------------------------------------------------------------
  * Fast exact conversion between text and values, used by csv and text. */

@@ -369,6 +369,11 @@ static size_t gs_npy_header(char *out, size_t cap, gs_type t, int64_t rows, int 
     return total;
 }
 
+size_t gs_npy_header_bytes(char *out, size_t cap, gs_type t, uint64_t rows, int ncols)
+{
+    return gs_npy_header(out, cap, t, (int64_t)rows, ncols == 2 ? 2 : 1, 0);
+}
+
 static int gs_npyenc_write(gs_encoder *ee, const void *vals, size_t n, gs_status *st)
 {
     gs_npyenc *e = (gs_npyenc *)ee;

@@ -132,6 +132,11 @@ int gs_pred_eval(const gs_compact_params *p, const void *elem)
     }
 }
 
+size_t gs_compact_count_cpu(const gs_compact_params *p, const void *in, size_t n)
+{
+    return (unsigned)p->type < GS_NTYPES ? count_fns[p->type](p, in, n) : 0;
+}
+
 static int compact_check(const gs_compact_params *p, gs_status *st)
 {
     if ((unsigned)p->type >= GS_NTYPES) return gs_fail(st, GS_EUSAGE, "compact: unknown element type");

@@ -194,6 +194,8 @@ int gs_compact_cpu(const gs_compact_params *p, const void *in, size_t n, void *o
                    size_t *kept, gs_status *st);
 int gs_compact_cpu_par(const gs_compact_params *p, const void *in, size_t n, void *out, uint64_t base,
                        size_t *kept, gs_status *st);
+/* The elements of in[0..n) compact keeps (sequential; the parallel variant's first pass). */
+size_t gs_compact_count_cpu(const gs_compact_params *p, const void *in, size_t n);
 int gs_minmax_cpu_naive(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
                         gs_status *st);
 int gs_minmax_cpu_lemire(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,

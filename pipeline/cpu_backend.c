@@ -222,7 +222,8 @@ static int cpu_stage_init(cpu_stage *s, const gs_job *job, const gs_variant *v, 
     s->out_type = out;
     s->in_size = gs_type_size(in);
     s->head = head;
-    if (job->op == GS_OP_SCAN) gs_scan_identity(job->scan.op, job->scan.out_type, &s->carry);
+    if (job->op == GS_OP_SCAN) gs_job_scan_start(job, &s->carry); /* an MPI shard's carry, else the identity */
+    s->base = job->index_base;
     if (next) {
         size_t nh = stage_head(next, cap), bytes;
         void *p = NULL;

@@ -106,6 +106,12 @@ int64_t gs_job_out_rows(const gs_job *j, int64_t n)
     }
 }
 
+void gs_job_scan_start(const gs_job *j, gs_value *carry)
+{
+    if (j->has_carry) *carry = j->carry;
+    else gs_scan_identity(j->scan.op, j->scan.out_type, carry);
+}
+
 int gs_job_resolve(const gs_job *j, gs_where where, int threads, const gs_variant **v, gs_status *st)
 {
     const gs_variant *var;

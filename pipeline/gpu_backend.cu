@@ -117,7 +117,7 @@ static int scan_carry_init(gs_gpu *g, gs_status *st)
     gs_value id;
     int rc;
     if ((rc = gs_gpu_dmalloc(g, &g->d_carry, g->osz, GS_DEV_ONCE, 0, st))) return rc;
-    gs_scan_identity(g->job.scan.op, g->job.scan.out_type, &id);
+    gs_job_scan_start(&g->job, &id);
     /* the initial carry, ahead of kernel(0) on the k stream; synchronised once because `id` is
      * on the stack */
     GS_CU(g->dev, cudaMemcpyAsync(g->d_carry, &id, g->osz, cudaMemcpyHostToDevice, g->s_k));
@@ -166,6 +166,7 @@ static uint64_t compact_carry_bytes(const gs_gpu *g, uint64_t C)
 static int compact_carry_init(gs_gpu *g, gs_status *st)
 {
     int rc;
+    g->base = g->job.index_base;
     if ((rc = gs_gpu_dmalloc(g, (void **)&g->d_count, sizeof(uint64_t), GS_DEV_ONCE, 0, st))) return rc;
     GS_CU(g->dev, cudaHostAlloc((void **)&g->h_count, (size_t)g->depth * sizeof(uint64_t), cudaHostAllocMapped));
     memset(g->h_count, 0, (size_t)g->depth * sizeof(uint64_t));

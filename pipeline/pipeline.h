@@ -49,6 +49,11 @@ typedef struct gs_job {
     int count_only;  /* compact --count: no output, count reported */
     const char *algo;/* --algo, NULL = default */
     gs_type out_type;/* convert: output type */
+    /* Where this run starts inside a longer stream (an MPI rank's shard): the scan carry on
+     * entry when has_carry (else the identity), and the index of compact's first element. */
+    int has_carry;
+    gs_value carry;
+    uint64_t index_base;
 } gs_job;
 
 /* A chain: stages run one after another on every chunk, each with its own carry; the output
@@ -133,6 +138,8 @@ int64_t gs_chain_out_rows(const gs_chain *c, int64_t n);
  * `in`: the shape rules (one column between stages, --count last, no convert) and that each
  * stage's variant accepts its parameters. GS_EUSAGE with "stage K (VERB): ..." otherwise. */
 int gs_chain_check(const gs_chain *c, gs_type in, gs_status *st);
+/* The scan carry a run starts with: j->carry, or the identity of the op. */
+void gs_job_scan_start(const gs_job *j, gs_value *carry);
 
 /* Parse a --pred text ("nonzero", "gt:5", "range:A:B", ...) with operands in type t into p->pred,
  * p->a, p->b. GS_EUSAGE with a message on anything else. */

@@ -21,6 +21,8 @@ SAN="-fsanitize=address,undefined"
 mkdir -p "$OUT/lib" "$OUT/crashes"
 
 note() { echo "note: $*"; }
+# libFuzzer reads -max_total_time=0 as "no limit": 0 seconds means no fuzzing.
+if [ "$SECONDS_EACH" = 0 ]; then note "FUZZ_SECONDS=0: fuzzing skipped"; exit 0; fi
 
 # ---- is there a libFuzzer runtime? -----------------------------------------------------------
 if ! command -v "$CC_FUZZ" >/dev/null 2>&1; then

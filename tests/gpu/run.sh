@@ -22,6 +22,9 @@
 #             CPU, byte for byte), compute-sanitizer memcheck on chains of three vs the CPU backend
 #   chainspeed  16 GB raw i32 in /dev/shm to /dev/null: the chain compact->scan->minmax on the GPU vs
 #             scan alone vs the same three verbs piped vs the chain on 16 CPU threads
+#   mpi       (not in the default list) 1 and 2 MPI ranks, one per GPU, on a 32 GB raw i32 file in
+#             /dev/shm -> /dev/null: wall times of scan, compact and minmax W=500; outputs of 1 and 2
+#             ranks compared on a 1 GB file first (docs/SCALING.md)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
@@ -250,5 +253,47 @@ if has chainspeed; then
         rm -f $F
     } >"$OUT/chainspeed.txt" 2>&1
     grep -vE "^ +(read|cpu|gpu|h2d|d2h|kernel|encode)" "$OUT/chainspeed.txt"
+fi
+if has mpi; then
+    log "mpi: 1 and 2 ranks (one per GPU), 32 GB raw i32 in /dev/shm -> /dev/null"
+    {
+        INC=$(mpicc --showme:incdirs 2>/dev/null | tr ' ' '\n' | head -1)
+        echo "mpi.h: $(ls "$INC/mpi.h" 2>&1)"; mpirun --version | head -1
+        # Where the host's Open MPI has no headers: carried ones (.deps/mpi-include, Open MPI 4.1).
+        if ! ./gpustream info | grep -q '^mpi  *Open MPI' && [ -f .deps/mpi-include/mpi.h ]; then
+            make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 MPI=1 MPI_INC=.deps/mpi-include all >"$OUT/build_mpi.log" 2>&1 || tail -5 "$OUT/build_mpi.log"
+        fi
+        ./gpustream info | grep -E '^(mpi|devices|build)'
+        # --bind-to none: mpirun binds each of 2 ranks to one core by default, starving the pools.
+        R="mpirun --oversubscribe --allow-run-as-root --bind-to none"
+        NT=$(nproc)
+        D=/dev/shm/gsmpi; rm -rf $D; mkdir -p $D
+        ./gpustream gen -q -n 256M -t i32 --dist sparse:0.5 -f $D/small.raw
+        for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
+            ./gpustream $op -q -t i32 $D/small.raw -f $D/o1.raw
+            $R -n 2 ./gpustream $op -q -t i32 $D/small.raw -f $D/o2.raw
+            if cmp -s $D/o1.raw $D/o2.raw; then echo "same output, 1 vs 2 ranks, 1 GB: $op ($(stat -c %s $D/o1.raw) bytes)"
+            else echo "OUTPUTS DIFFER, 1 vs 2 ranks: $op"; fi
+        done
+        rm -f $D/o1.raw $D/o2.raw $D/small.raw
+        ./gpustream gen -q -n 8e9 -t i32 --dist sparse:0.5 -f $D/big.raw
+        ls -la $D/big.raw; free -g | head -2
+        wall() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>>$D/err || echo "FAILED: $* ($(tail -2 $D/err))" >&2; t1=$(date +%s.%N); awk "BEGIN { print $t1 - $t0 }"; }
+        printf '%-24s %10s %10s %10s %14s %8s\n' op "1 plain" "1 mpirun" "2 ranks" "2 ranks t/2" speedup
+        for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
+            ./gpustream $op -q -t i32 $D/big.raw -f /dev/null # page cache and GPU warm
+            a=$(wall ./gpustream $op -q -t i32 $D/big.raw -f /dev/null)
+            b=$(wall $R -n 1 ./gpustream $op -q -t i32 $D/big.raw -f /dev/null)
+            c=$(wall $R -n 2 ./gpustream $op -q -t i32 $D/big.raw -f /dev/null)
+            d=$(wall $R -n 2 ./gpustream $op -q -t i32 --threads $((NT / 2)) $D/big.raw -f /dev/null)
+            printf '%-24s %10.2f %10.2f %10.2f %14.2f %7.2fx\n' "$op" "$a" "$b" "$c" "$d" "$(awk "BEGIN { print $a / $c }")"
+        done
+        echo "-- stats, 2 ranks:"
+        for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
+            $R -n 2 ./gpustream $op -q -t i32 $D/big.raw -f /dev/null --stats 2>&1 | grep -vE '^ *$'
+        done
+        rm -rf $D
+    } >"$OUT/mpi.txt" 2>&1
+    cat "$OUT/mpi.txt"
 fi
 log "done"

@@ -164,12 +164,14 @@ static void job_label(const gs_job *j, gs_type t, char *buf, size_t len)
     static const char *only[] = {"both", "min", "max"};
     switch (j->op) {
     case GS_OP_SCAN:
-        snprintf(buf, len, "scan/%s%s/%s%s%s", ops[j->scan.op], j->scan.exclusive ? "-excl" : "", gs_type_name(t),
-                 j->scan.out_type != t ? "->" : "", j->scan.out_type != t ? gs_type_name(j->scan.out_type) : "");
+        snprintf(buf, len, "scan/%s%s%s/%s%s%s", ops[j->scan.op], j->scan.exclusive ? "-excl" : "",
+                 j->has_carry ? "-carry" : "", gs_type_name(t), j->scan.out_type != t ? "->" : "",
+                 j->scan.out_type != t ? gs_type_name(j->scan.out_type) : "");
         break;
     case GS_OP_COMPACT:
-        snprintf(buf, len, "compact/%s%s%s%s/%s", pred_name(j->compact.pred), j->compact.invert ? "-invert" : "",
-                 j->compact.indices ? "-indices" : "", j->count_only ? "-count" : "", gs_type_name(t));
+        snprintf(buf, len, "compact/%s%s%s%s%s/%s", pred_name(j->compact.pred), j->compact.invert ? "-invert" : "",
+                 j->compact.indices ? "-indices" : "", j->index_base ? "-base" : "", j->count_only ? "-count" : "",
+                 gs_type_name(t));
         break;
     default:
         snprintf(buf, len, "minmax/w%llu%s/%s/%s", (unsigned long long)j->minmax.window, j->partial ? "-partial" : "",
@@ -842,6 +844,24 @@ static void part_engine(void)
             j = job_minmax(GS_U64, 1234, bufs == 2, GS_MM_BOTH);
             check_engine(&j, GS_U64, n, &rc);
         }
+    /* a run that starts inside a longer stream (an MPI rank's shard): the scan carry on entry and
+     * compact's index base reach the GPU kernels through the backend's carry_init hooks; the CPU
+     * backend (checked against whole-file runs by tests/cli/test_mpi.sh) gives the same */
+    j = job_scan(GS_I64, GS_SCAN_SUM, 0, GS_I64);
+    j.has_carry = 1;
+    j.carry.i64 = -123456789012345;
+    check_engine(&j, GS_I64, n, &rc);
+    j = job_scan(GS_I32, GS_SCAN_SUM, 1, GS_I64);
+    j.has_carry = 1;
+    j.carry.i64 = 4000000000;
+    check_engine(&j, GS_I32, n, &rc);
+    j = job_scan(GS_F32, GS_SCAN_MAX, 1, GS_F32);
+    j.has_carry = 1;
+    j.carry.f32 = 0.5f;
+    check_engine(&j, GS_F32, n, &rc);
+    j = job_compact(GS_U32, GS_PRED_NONZERO, 0, 0, 0, 1);
+    j.index_base = 1000000000007ull;
+    check_engine(&j, GS_U32, n, &rc);
     /* larger than the device memory we allow: many times --device-mem-limit */
     rc.hm = GS_HOST_PINNED;
     rc.buffers = 2;

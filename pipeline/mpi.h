@@ -1,0 +1,56 @@
+/* mpi.h - one job run as MPI ranks over contiguous shards of one file (pipeline/mpi.c).
+ *
+ * Rank r of K reads its shard of the input (raw, npy, or zstd by frames) through the usual engine
+ * and writes its part of one output file with MPI-IO, so the result is the one a single process
+ * gives. The ranks are known from the launcher's environment before any MPI call, so a process
+ * started without mpirun (or as one rank) runs as it always does and never initialises MPI. */
+#ifndef GS_MPI_H
+#define GS_MPI_H
+
+#include "pipeline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_ranks {
+    int rank, size, local_rank; /* size 1: not started as several ranks */
+} gs_ranks;
+
+/* From the environment mpirun/mpiexec give each process (Open MPI, MPICH/Hydra). */
+gs_ranks gs_ranks_detect(void);
+/* 1 if this build has MPI; a line for `info` (the library, or why not). */
+int gs_mpi_built(void);
+void gs_mpi_describe(char *buf, size_t len);
+
+typedef struct gs_mpi_job {
+    const char *in, *out;
+    gs_read_opts rd;
+    gs_write_opts wr;   /* format, type, ncols, colnames, zstd ... resolved; rows are set here */
+    gs_job job;         /* op and types resolved for the input's type */
+    gs_engine_opts eng;
+    int device_given;   /* else rank r uses GPU (local rank mod devices) */
+} gs_mpi_job;
+
+/* What rank 0 reports for the whole run. */
+typedef struct gs_mpi_report {
+    int ranks;
+    uint64_t n;            /* input elements */
+    uint64_t count;        /* compact: kept elements; else output rows */
+    double wall_min, wall_max;
+    double busy_min[8], busy_max[8]; /* per stage of gs_run_stats, over ranks */
+    char note[256];        /* a note to show once (e.g. one zstd frame: rank 0 reads it alone) */
+} gs_mpi_report;
+
+/* Run m as this process's rank (initialising MPI). Every rank returns the same code and status
+ * (the first failing rank's message). On rank 0, stats holds the sums over ranks (wall: the
+ * longest) and rep the rest; *is_root is 1 on rank 0, which alone should print. */
+int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_root, gs_status *st);
+/* MPI_Finalize, after rank 0 printed: it waits for every rank, so no rank ends (and has mpirun
+ * stop the others) before rank 0's message is out. */
+void gs_mpi_finish(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
