@@ -266,12 +266,13 @@ if has mpi; then
         ./gpustream info | grep -E '^(mpi|devices|build)'
         # --bind-to none: mpirun binds each of 2 ranks to one core by default, starving the pools.
         R="mpirun --oversubscribe --allow-run-as-root --bind-to none"
+        B="--backend ${MPI_BACKEND:-gpu}"   # one GPU per rank (auto would keep scan on the CPU)
         NT=$(nproc)
         D=/dev/shm/gsmpi; rm -rf $D; mkdir -p $D
         ./gpustream gen -q -n 256M -t i32 --dist sparse:0.5 -f $D/small.raw
         for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
-            ./gpustream $op -q -t i32 $D/small.raw -f $D/o1.raw
-            $R -n 2 ./gpustream $op -q -t i32 $D/small.raw -f $D/o2.raw
+            ./gpustream $op $B -q -t i32 $D/small.raw -f $D/o1.raw
+            $R -n 2 ./gpustream $op $B -q -t i32 $D/small.raw -f $D/o2.raw
             if cmp -s $D/o1.raw $D/o2.raw; then echo "same output, 1 vs 2 ranks, 1 GB: $op ($(stat -c %s $D/o1.raw) bytes)"
             else echo "OUTPUTS DIFFER, 1 vs 2 ranks: $op"; fi
         done
@@ -281,16 +282,16 @@ if has mpi; then
         wall() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>>$D/err || echo "FAILED: $* ($(tail -2 $D/err))" >&2; t1=$(date +%s.%N); awk "BEGIN { print $t1 - $t0 }"; }
         printf '%-24s %10s %10s %10s %14s %8s\n' op "1 plain" "1 mpirun" "2 ranks" "2 ranks t/2" speedup
         for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
-            ./gpustream $op -q -t i32 $D/big.raw -f /dev/null # page cache and GPU warm
-            a=$(wall ./gpustream $op -q -t i32 $D/big.raw -f /dev/null)
-            b=$(wall $R -n 1 ./gpustream $op -q -t i32 $D/big.raw -f /dev/null)
-            c=$(wall $R -n 2 ./gpustream $op -q -t i32 $D/big.raw -f /dev/null)
-            d=$(wall $R -n 2 ./gpustream $op -q -t i32 --threads $((NT / 2)) $D/big.raw -f /dev/null)
+            ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null # page cache and GPU warm
+            a=$(wall ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
+            b=$(wall $R -n 1 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
+            c=$(wall $R -n 2 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
+            d=$(wall $R -n 2 ./gpustream $op $B -q -t i32 --threads $((NT / 2)) $D/big.raw -f /dev/null)
             printf '%-24s %10.2f %10.2f %10.2f %14.2f %7.2fx\n' "$op" "$a" "$b" "$c" "$d" "$(awk "BEGIN { print $a / $c }")"
         done
         echo "-- stats, 2 ranks:"
         for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
-            $R -n 2 ./gpustream $op -q -t i32 $D/big.raw -f /dev/null --stats 2>&1 | grep -vE '^ *$'
+            $R -n 2 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null --stats 2>&1 | grep -vE '^ *$'
         done
         rm -rf $D
     } >"$OUT/mpi.txt" 2>&1
