@@ -242,6 +242,24 @@ typedef struct piece {
     int last;        /* the whole chunk's last view: it goes back to the reader when this retires */
 } piece;
 
+/* Elements [off, off + n) of chunk `whole` as a view in a free piece slot (one is always free:
+ * there are as many slots as chunks in flight). */
+static gs_chunk *piece_view(piece *pieces, int npieces, gs_chunk *whole, size_t off, size_t n, size_t in_size,
+                            int last)
+{
+    piece *p = NULL;
+    for (int i = 0; i < npieces && !p; i++)
+        if (!pieces[i].whole) p = &pieces[i];
+    p->view = *whole;
+    p->view.data = (char *)whole->data + off * in_size;
+    p->view.buf = p->view.data;
+    p->view.n = n;
+    p->view.cap = n;
+    p->whole = whole;
+    p->last = last;
+    return &p->view;
+}
+
 typedef struct run {
     const gs_job *job;
     gs_source *src;
@@ -786,30 +804,10 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
                 break;
             }
             if (b->chunk_elems && cur->n - off > b->chunk_elems) {
-                piece *p = NULL;
-                for (int i = 0; i < npieces && !p; i++)
-                    if (!pieces[i].whole) p = &pieces[i];
-                p->view = *cur;
-                p->view.data = (char *)cur->data + off * r.in_size;
-                p->view.buf = p->view.data;
-                p->view.n = b->chunk_elems;
-                p->view.cap = b->chunk_elems;
-                p->whole = cur;
-                p->last = 0;
-                in = &p->view;
-                off += p->view.n;
+                in = piece_view(pieces, npieces, cur, off, b->chunk_elems, r.in_size, 0);
+                off += b->chunk_elems;
             } else if (off) { /* the whole chunk's last view */
-                piece *p = NULL;
-                for (int i = 0; i < npieces && !p; i++)
-                    if (!pieces[i].whole) p = &pieces[i];
-                p->view = *cur;
-                p->view.data = (char *)cur->data + off * r.in_size;
-                p->view.buf = p->view.data;
-                p->view.n = cur->n - off;
-                p->view.cap = p->view.n;
-                p->whole = cur;
-                p->last = 1;
-                in = &p->view;
+                in = piece_view(pieces, npieces, cur, off, cur->n - off, r.in_size, 1);
                 cur = NULL;
             } else
                 cur = NULL;
