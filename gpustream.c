@@ -968,7 +968,8 @@ static void human_bytes(char *buf, size_t len, double b)
     snprintf(buf, len, k ? "%.1f %s" : "%.0f %s", b, u[k]);
 }
 
-/* The progress line names the verb, so two gpustream processes in one pipe can be told apart. */
+/* The progress line names the verb (a chain: its stages), so two gpustream processes in one pipe
+ * can be told apart. */
 static void on_progress(void *ctx, uint64_t bytes, int64_t total, double elapsed)
 {
     const cli *c = ctx;
@@ -977,10 +978,10 @@ static void on_progress(void *ctx, uint64_t bytes, int64_t total, double elapsed
     human_bytes(r, sizeof r, elapsed > 0 ? bytes / elapsed : 0);
     if (total > 0 && bytes > 0) {
         double eta = elapsed * ((double)total / bytes - 1);
-        fprintf(stderr, "\r%s: %s  %5.1f%%  %s/s  ETA %.0f s   ", c->verb->name, a, 100.0 * bytes / total, r,
+        fprintf(stderr, "\r%s: %s  %5.1f%%  %s/s  ETA %.0f s   ", c->chain ? c->title : c->verb->name, a, 100.0 * bytes / total, r,
                 eta > 0 ? eta : 0);
     } else
-        fprintf(stderr, "\r%s: %s  %s/s   ", c->verb->name, a, r);
+        fprintf(stderr, "\r%s: %s  %s/s   ", c->chain ? c->title : c->verb->name, a, r);
 }
 
 /* A rate is printed only where it means something: over at least a millisecond, and never for

@@ -183,6 +183,10 @@ if command -v script >/dev/null; then
     script -qec "{ $G gen -n 1M -t i32; sleep 0.6; $G gen -n 1M -t i32; } | $G scan -t i32 --chunk 1M --progress - /dev/null" \
         /dev/null >"$T/prog.txt" 2>&1
     grep -q 'scan: ' "$T/prog.txt" && pass docs_progress_names_verb || fail docs_progress_names_verb "$(tr '\r' '\n' <"$T/prog.txt" | head -3 | tr '\n' '|')"
+    script -qec "{ $G gen -n 1M -t i32; sleep 0.6; $G gen -n 1M -t i32; } | $G compact --pred nonzero then scan -t i32 --chunk 1M --progress - /dev/null" \
+        /dev/null >"$T/prog.txt" 2>&1
+    grep -q 'compact then scan: ' "$T/prog.txt" && pass docs_progress_names_chain ||
+        fail docs_progress_names_chain "$(tr '\r' '\n' <"$T/prog.txt" | head -3 | tr '\n' '|')"
 else
     skip docs_progress_names_verb "script(1) missing"
 fi
