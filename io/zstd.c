@@ -604,6 +604,13 @@ typedef struct gs_zenc_job {
     size_t len;
 } gs_zenc_job;
 
+/* Bytes of frame f of a batch of len bytes cut into k->frame-byte frames (the last may be short). */
+static size_t gs_zframe_len(const gs_zsink *k, size_t len, size_t f)
+{
+    size_t at = f * k->frame;
+    return len - at < k->frame ? len - at : k->frame;
+}
+
 static void gs_zenc_part(void *ctx, size_t part, size_t nparts)
 {
     gs_zenc_job *j = ctx;
@@ -611,7 +618,7 @@ static void gs_zenc_part(void *ctx, size_t part, size_t nparts)
     size_t b, e;
     gs_split(j->b->nframes, nparts, part, &b, &e);
     for (size_t f = b; f < e; f++) {
-        size_t off = f * k->frame, n = j->len - off < k->frame ? j->len - off : k->frame;
+        size_t off = f * k->frame, n = gs_zframe_len(k, j->len, f);
         j->b->clen[f] = ZSTD_compress2(k->cctx[part], j->b->cbuf + f * k->cbound, k->cbound, j->src + off, n);
     }
 }
@@ -633,7 +640,7 @@ static void gs_zfinish_part(void *ctx, size_t part, size_t nparts)
     size_t b, e;
     gs_split(j->b->nframes, nparts, part, &b, &e);
     for (size_t f = b; f < e; f++) {
-        size_t at = f * k->frame, n = j->len - at < k->frame ? j->len - at : k->frame;
+        size_t at = f * k->frame, n = gs_zframe_len(k, j->len, f);
         j->b->clen[f] = gs_zframe_finish(j->packed + j->off[f], j->raw[f], n, (uint32_t)gs_xxh64(j->src + at, n, 0),
                                          j->b->cbuf + f * k->cbound, k->cbound, NULL);
     }
@@ -653,8 +660,7 @@ static int gs_zsink_device_batch(gs_zsink *k, gs_zbatch *b, const unsigned char 
     for (size_t f = 0; f < b->nframes; f++) {
         if (!b->clen[f]) {
             const char *why = "?";
-            size_t at = f * k->frame, n = len - at < k->frame ? len - at : k->frame;
-            gs_zframe_finish(packed + off[f], raw[f], n, 0, b->cbuf + f * k->cbound, k->cbound, &why);
+            gs_zframe_finish(packed + off[f], raw[f], gs_zframe_len(k, len, f), 0, b->cbuf + f * k->cbound, k->cbound, &why);
             return gs_fail(st, GS_EDATA, "%s: %s zstd encoder wrote an unusable frame: %s", k->base.name,
                            k->codec->name, why);
         }

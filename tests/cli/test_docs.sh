@@ -18,7 +18,8 @@ skip() { echo "SKIP $1: $2"; }
 
 # ---- words about the making, and references outside the repository ---------------------------
 # libzstd's own ZSTD_reset_session_only is allowed; this file names the words, so it is not read.
-# ("run 32 threads" is a product message; "run 6" is a measurement's name.)
+# (a run followed by a thread or element count is a product message; a bare run number names
+# a measurement by the process that made it.)
 WORDS='session|\bruns? [0-9]{1,2}\b(?! ?(threads|times|elements|blocks|bytes))|issue ?#?[0-9]+|development machine|dev[- ]machine|coordinator|shared/|anchors?/|baseline\.cu|peers\.py|design\.md|METHOD\.md|\.exp/'
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     git ls-files -z | grep -zv '^tests/cli/test_docs\.sh$' | xargs -0 grep -I -n -i -P "$WORDS" 2>/dev/null |
