@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* One stage: its job, variant and carry. A chain's stages but the last write into `mid`, which has
  * head room for the next stage's halo. */
@@ -279,6 +280,16 @@ int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *
     return GS_OK;
 }
 
+void gs_backend_cpu_resume(const gs_backend *b, gs_job *j)
+{
+    const cpu_stage *s = &((const cpu_state *)b->impl)->st[0];
+    if (j->op == GS_OP_SCAN) {
+        j->has_carry = 1;
+        j->carry = s->carry;
+    }
+    j->index_base = s->base;
+}
+
 #ifndef GS_HAVE_CUDA
 /* Built without CUDA: no GPU backend. */
 int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st)
@@ -288,17 +299,33 @@ int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st
     return gs_fail(st, GS_EDATA, "this gpustream was built without CUDA (rebuild with nvcc on the PATH)");
 }
 
+/* The same test hooks as the CUDA build: a run that would start CUDA stops here, and a "start-up"
+ * that takes GS_TEST_CUDA_INIT_DELAY_MS before it finds no CUDA. */
+static double stub_init_at = -1;
+
+static double stub_init_delay(void)
+{
+    const char *d = getenv("GS_TEST_CUDA_INIT_DELAY_MS");
+    return d ? (double)atol(d) / 1000.0 : 0;
+}
+
 void gs_gpu_init_start(int device)
 {
-    /* the same test hook as the CUDA build: a run that would start CUDA stops here */
     const char *fail = getenv("GS_FAIL_ON_CUDA_INIT");
     (void)device;
     if (fail && fail[0] == '1') abort();
+    if (stub_init_at < 0) stub_init_at = gs_now();
 }
+
+int gs_gpu_init_ready(void) { return stub_init_at < 0 || gs_now() - stub_init_at >= stub_init_delay(); }
 
 int gs_gpu_init_wait(int device, char *why, size_t len, double *secs)
 {
     gs_gpu_init_start(device);
+    while (!gs_gpu_init_ready()) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
     if (why && len) snprintf(why, len, "built without CUDA");
     if (secs) *secs = -1; /* nothing was started */
     return 0;

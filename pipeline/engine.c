@@ -402,12 +402,27 @@ static int out_buffer(run *r, gs_chunk *c, gs_status *st)
     pthread_mutex_lock(&r->mu);
     while (r->out_state[i] == 1) pthread_cond_wait(&r->cv, &r->mu);
     if (r->out_state[i] == 2) {
+        gs_backend *b = r->b;
+        const int pin = r->b_pin;
         pthread_mutex_unlock(&r->mu);
+        /* filled on the CPU while CUDA started: page-locked where it lies once the backend pins */
+        if (b && pin && r->out_own[i] == OWN_ENGINE && b->host_register) {
+            if (b->host_register(b, c->buf, r->out_bytes ? r->out_bytes : 4096, st)) return st->code ? st->code : GS_EDATA;
+            r->out_own[i] = OWN_REGISTERED;
+        }
         return GS_OK;
     }
     r->out_state[i] = 1;
     pthread_mutex_unlock(&r->mu);
-    p = stage_alloc(r->b, r->out_bytes, &r->out_own[i], st);
+    if (!r->b) { /* the CPU works while CUDA starts: engine memory, pinned later if need be */
+        p = NULL;
+        if (posix_memalign(&p, 4096, r->out_bytes ? r->out_bytes : 4096)) {
+            p = NULL;
+            gs_fail(st, GS_ENOMEM, "out of host memory allocating a %zu-byte chunk (use a smaller --chunk)", r->out_bytes);
+        }
+        r->out_own[i] = OWN_ENGINE;
+    } else
+        p = stage_alloc(r->b, r->out_bytes, &r->out_own[i], st);
     pthread_mutex_lock(&r->mu);
     c->buf = c->data = p;
     r->out_state[i] = p ? 2 : 0;
@@ -528,6 +543,18 @@ static void human_size(char *buf, size_t len, uint64_t b)
     if (b >= (1ull << 30) && b % (1ull << 30) == 0) snprintf(buf, len, "%llu GiB", (unsigned long long)(b >> 30));
     else if (b >= (1ull << 20) && b % (1ull << 20) == 0) snprintf(buf, len, "%llu MiB", (unsigned long long)(b >> 20));
     else snprintf(buf, len, "%llu B", (unsigned long long)b);
+}
+
+/* Whether chunks may run on the CPU while CUDA starts: only where every backend gives the same
+ * bytes for any split of the input (integer sums, min and max scans, compaction), for a single verb
+ * whose variant is not named (--algo runs that variant on every chunk), in the memory modes that
+ * let the reader start before the backend exists. */
+static int warm_start(const gs_chain *chain, const gs_engine_opts *o, int early_ok)
+{
+    const gs_job *j = &chain->stage[0];
+    if (chain->n != 1 || j->algo || !early_ok || o->backend == GS_BACKEND_CPU) return 0;
+    if (j->op == GS_OP_COMPACT) return 1;
+    return j->op == GS_OP_SCAN && (j->scan.op != GS_SCAN_SUM || !gs_type_is_float(j->scan.out_type));
 }
 
 /* What can be decided before reading: the backend and why. */
@@ -738,6 +765,17 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
         run_fail(&r, &e);
     }
 
+    /* While CUDA starts, chunks run on the CPU where that gives the same bytes (warm_start), and
+     * the GPU backend continues from where the CPU stopped (resumed: the scan carry, the index base). */
+    const int warm = warm_start(chain, o, r.early_ok);
+    gs_backend *wb = NULL;
+    const gs_variant *wvars[GS_CHAIN_MAX] = {NULL};
+    gs_backend_cfg wcfg = cfg;
+    wcfg.variants = wvars;
+    gs_job resumed = *job;
+    uint64_t warm_chunks = 0, warm_elems = 0;
+    double warm_busy = 0;
+
     /* Drive the backend: keep up to depth chunks in flight, retire the oldest when full. */
     double compute_busy = 0, last_progress = t_start;
     int inflight = 0;
@@ -748,7 +786,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     for (int draining = 0; !atomic_load(&r.failed);) {
         /* the backend: at once when picked before reading (CUDA's start-up overlaps the reader),
          * else once the first chunk is in or the input has ended */
-        if (!cur && !draining && (b || pk == PICK_LATER)) {
+        if (!cur && !draining && (b || pk == PICK_LATER || (pk == PICK_GPU && warm))) {
             cur = q_pop(&r.ready);
             off = 0;
             if (!cur) draining = 1;
@@ -765,6 +803,33 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
                     snprintf(why, sizeof why, "auto: the stream ended before the first chunk (%s) filled; CUDA not initialised",
                              cb);
                 pk = filled ? PICK_GPU : PICK_CPU;
+                if (pk == PICK_GPU && warm) gs_gpu_init_start(o->device);
+            }
+            if (pk == PICK_GPU && warm && cur && !gs_gpu_init_ready()) {
+                /* CUDA is still starting: this chunk on the CPU */
+                gs_chunk *out = q_pop(&r.free_out), *rin, *rout;
+                if (!out) break;
+                double t0 = gs_now();
+                if ((!wb && cpu_backend(chain, &wcfg, wvars, &wb, &bst)) || out_buffer(&r, out, &bst) ||
+                    wb->submit(wb, cur, out, &bst) || wb->retire(wb, &rin, &rout, &bst)) {
+                    q_push(&r.free_out, out);
+                    q_push(&r.free_in, cur);
+                    cur = NULL;
+                    run_fail(&r, &bst);
+                    break;
+                }
+                warm_busy += gs_now() - t0;
+                warm_chunks++;
+                warm_elems += cur->n;
+                cur = NULL;
+                retired(&r, rin, rout, NULL, 0);
+                continue;
+            }
+            if (wb) { /* the GPU (or the fallback) continues where the CPU stopped */
+                gs_backend_cpu_resume(wb, &resumed);
+                cfg.job = &resumed;
+                wb->destroy(wb);
+                wb = NULL;
             }
             rc = pk == PICK_GPU ? gpu_backend(chain, o, &cfg, vars, &b, &b_gpu, stats, why, sizeof why, &bst)
                                 : cpu_backend(chain, &cfg, vars, &b, &bst);
@@ -827,6 +892,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
                         o->total_bytes, last_progress - t_start);
         }
     }
+    if (wb) wb->destroy(wb); /* a failure before the GPU took over */
     q_close(&r.written);
     if (have_wt) pthread_join(wt, NULL);
     if (atomic_load(&r.failed)) q_close(&r.free_in); /* unblock the reader */
@@ -841,6 +907,8 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
         stats->bytes_out = w ? gs_writer_bytes(w) : 0;
         stats->nstages = 0;
         stats->stage[stats->nstages++] = (gs_stage_stat){"read+decode", r.read_busy, stats->bytes_in};
+        if (warm_chunks)
+            stats->stage[stats->nstages++] = (gs_stage_stat){GS_STAGE_WARM, warm_busy, warm_elems * r.in_size};
         if (b) {
             stats->stage[stats->nstages++] = (gs_stage_stat){b->name, compute_busy, r.elems_in * r.in_size};
             b->stats(b, stats);
@@ -856,7 +924,13 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
             stats->algo = algos;
         }
         if (!stats->backend && b) stats->backend = b->name;
-        snprintf(stats->why, sizeof stats->why, "%s", why);
+        if (warm_chunks) {
+            char wbytes[32];
+            human_size(wbytes, sizeof wbytes, warm_elems * r.in_size);
+            snprintf(stats->why, sizeof stats->why, "%s; the first %llu chunk%s (%s) on the CPU while CUDA started", why,
+                     (unsigned long long)warm_chunks, warm_chunks == 1 ? "" : "s", wbytes);
+        } else
+            snprintf(stats->why, sizeof stats->why, "%s", why);
     }
     if (count) *count = r.values_out / (uint64_t)cols;
     if (!b && pk == PICK_GPU) gs_gpu_init_wait(o->device, NULL, 0, NULL); /* never exit under a starting CUDA */
@@ -865,6 +939,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
         b->destroy(b);
     } else { /* no backend was made: every buffer is the engine's */
         for (size_t i = 0; r.ins && i < r.nchunks; i++) free(r.ins[i].buf);
+        for (size_t i = 0; r.outs && i < r.nchunks; i++) free(r.outs[i].buf);
         free(r.ins);
         free(r.outs);
         free(r.in_own);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu_internal.cuh"
 
@@ -81,6 +82,7 @@ void gs_gpu_why_none(cudaError_t e, char *why, size_t len)
 typedef struct gs_gpu_init_state {
     pthread_t th;
     int started, joined;
+    int done; /* atomic: the thread has finished */
     int device, ok;
     char why[256];
     double secs;
@@ -94,6 +96,12 @@ static void *gpu_init_main(void *arg)
     int n = 0;
     cudaError_t e;
     (void)arg;
+    const char *delay = getenv("GS_TEST_CUDA_INIT_DELAY_MS");
+    const long ms = delay ? atol(delay) : 0;
+    if (ms > 0) {
+        struct timespec ts = {(time_t)(ms / 1000), (ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
     e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n <= 0) {
         (void)cudaGetLastError();
@@ -109,7 +117,16 @@ static void *gpu_init_main(void *arg)
         if (!gs_gi.ok) snprintf(gs_gi.why, sizeof gs_gi.why, "gpu %d: unusable: %s", gs_gi.device, why);
     }
     gs_gi.secs = gs_now() - t0;
+    __atomic_store_n(&gs_gi.done, 1, __ATOMIC_RELEASE);
     return NULL;
+}
+
+extern "C" int gs_gpu_init_ready(void)
+{
+    pthread_mutex_lock(&gs_gi_mu);
+    const int started = gs_gi.started;
+    pthread_mutex_unlock(&gs_gi_mu);
+    return !started || __atomic_load_n(&gs_gi.done, __ATOMIC_ACQUIRE);
 }
 
 extern "C" void gs_gpu_init_start(int device)

@@ -94,6 +94,7 @@ typedef struct gs_stage_stat {
     uint64_t bytes;
 } gs_stage_stat;
 #define GS_STAGE_WRITE "encode+write" /* the writer's stage; its bytes are the output's */
+#define GS_STAGE_WARM "cpu (cuda starting)" /* chunks run on the CPU while CUDA started */
 
 typedef struct gs_run_stats {
     double wall;
@@ -212,6 +213,9 @@ typedef struct gs_backend_cfg {
 } gs_backend_cfg;
 
 int gs_backend_cpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
+/* The job that continues where CPU backend b stopped, every chunk retired: *j with stage 0's
+ * scan carry and compact index base (an MPI shard's start is given the same way). */
+void gs_backend_cpu_resume(const gs_backend *b, gs_job *j);
 /* GPU backend; GS_EDATA with a message if no usable device (the engine falls back on auto). */
 int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
 /* CUDA start-up (context creation, device checks) on its own thread, at most once per process, so
@@ -222,6 +226,10 @@ int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st
  * run never touched CUDA). */
 void gs_gpu_init_start(int device);
 int gs_gpu_init_wait(int device, char *why, size_t len, double *secs);
+/* 1 once the start-up begun by gs_gpu_init_start has finished (or none was begun): a wait would
+ * not block. GS_TEST_CUDA_INIT_DELAY_MS lengthens the start-up by that much (tests of the
+ * hand-over from the CPU, on machines where CUDA starts or fails at once). */
+int gs_gpu_init_ready(void);
 /* 1 if this build has CUDA and a device is usable; fills a description (else the reason). */
 int gs_gpu_available(int device, char *desc, size_t desc_len);
 /* One line per device for `info` (empty string if none); returns device count (0 if none). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/gpu/run.sh - everything the GPU machine is needed for, in one call (device time is scarce):
-#   STEPS="build test sanitize bench blocks cpu io stream big startup chains chainspeed" (default: all), logs under $OUT.
+#   STEPS="build test sanitize bench blocks cpu io stream codec big startup pipes chains chainspeed" (default),
+#   logs under $OUT; also warm, mpi (not in the default list).
 #   build     make CUDA=1 GPU_ARCH=sm_90 TUNING=$TUNING (skipped when a carried ./gpustream has CUDA and runs)
 #   test      make test's runner: unit + CLI + every GPU variant and the streaming engine vs the CPU
 #   sanitize  compute-sanitizer memcheck + racecheck on a representative run of each default
@@ -22,6 +23,8 @@
 #             CPU, byte for byte), compute-sanitizer memcheck on chains of three vs the CPU backend
 #   chainspeed  16 GB raw i32 in /dev/shm to /dev/null: the chain compact->scan->minmax on the GPU vs
 #             scan alone vs the same three verbs piped vs the chain on 16 CPU threads
+#   pipes     8 GB through Linux pipes: cat | gpustream scan, gen | scan, scan | cat against cat | cat
+#   warm      tests/cli/test_warm.sh: chunks on the CPU while CUDA starts, then the GPU continues
 #   mpi       (not in the default list) 1 and 2 MPI ranks, one per GPU, on a 32 GB raw i32 file in
 #             /dev/shm -> /dev/null: wall times of scan, compact and minmax W=500; outputs of 1 and 2
 #             ranks compared on a 1 GB file first (docs/SCALING.md)
@@ -30,7 +33,7 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
 mkdir -p "$OUT"
 . tests/gpu/zstd_cli.sh
-STEPS=${STEPS:-"build test sanitize bench blocks cpu io stream codec big startup chains chainspeed"}
+STEPS=${STEPS:-"build test sanitize bench blocks cpu io stream codec big startup pipes chains chainspeed"}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
@@ -193,23 +196,52 @@ if has startup; then
         GS_FAIL_ON_CUDA_INIT=1 ./gpustream scan -t i32 "$D/in_4K.raw" >/dev/null 2>&1; echo "exit $?"
         echo "-- overlap: the 16G scan on the GPU, wall <= max(stage busy) + 0.15 s"
         [ -f "$D/in_16G.raw" ] && for i in 1 2 3; do
+            t0=$(date +%s.%N)
             j=$(./gpustream scan -t i32 --backend gpu --stats=json "$D/in_16G.raw" 2>&1 >/dev/null | grep '^{')
+            t1=$(date +%s.%N)
             w=$(echo "$j" | grep -o '"wall_s":[0-9.]*' | cut -d: -f2)
             m=$(echo "$j" | grep -o '"busy_s":[0-9.]*' | cut -d: -f2 | sort -n | tail -1)
             ci=$(echo "$j" | grep -o '"cuda_init_s":[-0-9.]*' | cut -d: -f2)
-            echo "wall $w s, max stage busy $m s, cuda init $ci s: $(awk -v w="$w" -v m="$m" 'BEGIN { print (w <= m + 0.15) ? "ok" : "OVER" }')"
+            echo "wall $w s (the process: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s), max stage busy $m s, cuda init $ci s: $(awk -v w="$w" -v m="$m" 'BEGIN { print (w <= m + 0.15) ? "ok" : "OVER" }')"
         done
         [ -f "$D/in_16G.raw" ] && ./gpustream scan -t i32 --backend gpu --stats "$D/in_16G.raw" 2>&1 >/dev/null
     } 2>&1 | tee "$OUT/startup.txt"
-    echo "-- the CPU default per thread count: cpu vs cpu-par (gs_cpu_par_from, kernels/registry.c)" | tee -a "$OUT/startup.txt"
-    for t in 1 2 3 4 8 16; do
+    # STARTUP_EXTRA=0: the backend table only (not the CPU default sweep nor the --device-alloc bench)
+    [ "${STARTUP_EXTRA:-1}" = 1 ] && echo "-- the CPU default per thread count: cpu vs cpu-par (gs_cpu_par_from, kernels/registry.c)" | tee -a "$OUT/startup.txt"
+    [ "${STARTUP_EXTRA:-1}" = 1 ] && for t in 1 2 3 4 8 16; do
         ./gpustream bench --backend cpu --op scan,compact -t i32 -n 2^26 --algo cpu,cpu-par --density 0.5 --reps 5 \
             --threads $t 2>&1 | grep "^cpu" | sed "s/^/threads=$t /"
     done | tee -a "$OUT/startup.txt"
-    echo "-- bench --stream across --device-alloc (and pinned vs pageable)" | tee -a "$OUT/startup.txt"
-    timeout 300 ./gpustream bench --stream --op scan,compact --host-mem pinned,pageable --buffers 2 \
+    [ "${STARTUP_EXTRA:-1}" = 1 ] && echo "-- bench --stream across --device-alloc (and pinned vs pageable)" | tee -a "$OUT/startup.txt"
+    [ "${STARTUP_EXTRA:-1}" = 1 ] && timeout 300 ./gpustream bench --stream --op scan,compact --host-mem pinned,pageable --buffers 2 \
         --device-alloc once,per-chunk,async --csv "$OUT/bench_devalloc.csv" 2>&1 | tee -a "$OUT/startup.txt"
     [ -n "${STARTUP_KEEP:-}" ] || rm -rf "$D"
+fi
+if has pipes; then
+    log "pipes: 8 GB of i32 through Linux pipes, against cat | cat on the same machine"
+    {
+        G=./gpustream
+        F=/dev/shm/pipes8g.raw
+        $G gen -q -n 2e9 -t i32 --dist sparse:0.5 -f $F
+        TIMEFORMAT="%R s"
+        for rep in 1 2; do
+            echo "-- cat | cat, run $rep"; time { cat $F | cat >/dev/null; }
+            echo "-- cat | gpustream scan (auto), run $rep"; time { cat $F | $G scan -t i32 -q >/dev/null; }
+            echo "-- cat | gpustream scan --backend cpu, run $rep"; time { cat $F | $G scan -t i32 --backend cpu -q >/dev/null; }
+            echo "-- gpustream gen | gpustream scan (auto), run $rep"
+            time { $G gen -q -n 2e9 -t i32 --dist sparse:0.5 | $G scan -t i32 -q >/dev/null; }
+            echo "-- gpustream gen > /dev/null, run $rep"; time { $G gen -q -n 2e9 -t i32 --dist sparse:0.5 >/dev/null; }
+            echo "-- gpustream scan (auto) file | cat, run $rep"; time { $G scan -t i32 -q $F | cat >/dev/null; }
+        done
+        echo "-- cat | gpustream scan --stats"; cat $F | $G scan -t i32 --stats >/dev/null
+        rm -f $F
+    } >"$OUT/pipes.txt" 2>&1
+    cat "$OUT/pipes.txt"
+fi
+if has warm; then
+    log "warm: the hand-over from the CPU to the GPU while CUDA starts (tests/cli/test_warm.sh)"
+    bash tests/cli/test_warm.sh 2>&1 | tee "$OUT/warm.txt" | grep -vE "^PASS"
+    echo "$(grep -c ^PASS "$OUT/warm.txt") passed, $(grep -c ^FAIL "$OUT/warm.txt") failed" | tee -a "$OUT/warm.txt"
 fi
 if has chains; then
     log "chains: the test matrix with --backend gpu vs the verbs piped on the CPU; memcheck on chains of three"
