@@ -1023,11 +1023,11 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     if (c->stats_json) {
         fprintf(stderr,
                 "{\"verb\":\"%s\",\"backend\":\"%s\",\"backend_why\":\"%s\",\"cuda_init_s\":%.6f,\"algo\":\"%s\","
-                "\"wall_s\":%.6f,\"elements_in\":%llu,"
+                "\"wall_s\":%.6f,\"release_s\":%.6f,\"elements_in\":%llu,"
                 "\"elements_out\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"chunks\":%llu,\"gelem_per_s\":%s,"
                 "\"overlap\":%.3f,\"peak_rss_bytes\":%llu,\"peak_device_bytes\":%llu,\"skipped\":%llu,\"stages\":[",
                 c->chain ? c->title : c->verb->name, s->backend ? s->backend : "?", s->why, s->cuda_init,
-                s->algo ? s->algo : "?", s->wall,
+                s->algo ? s->algo : "?", s->wall, s->release,
                 (unsigned long long)s->elems_in, (unsigned long long)s->elems_out, (unsigned long long)s->bytes_in,
                 (unsigned long long)s->bytes_out, (unsigned long long)s->chunks,
                 gelem < 0 ? "null" : fmt_rate(r1, sizeof r1, "%.4f", gelem), overlap, (unsigned long long)s->peak_rss,
@@ -1066,6 +1066,8 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     for (int i = 0; i < s->nstages; i++)
         fprintf(stderr, "  %-12s busy %8.3f s  %8s GB/s\n", s->stage[i].name, s->stage[i].busy,
                 fmt_rate(r1, sizeof r1, "%.2f", stage_rate[i]));
+    if (s->release >= 0.0005)
+        fprintf(stderr, "  release    %.3f s after the wall time (staging and device memory)\n", s->release);
     const gs_zcodec *zd = c->rd.zcodec, *ze = c->wr.zcodec;
     if (zd) {
         human_bytes(bi, sizeof bi, (double)zd->dec_in);
@@ -1738,5 +1740,11 @@ int main(int argc, char **argv)
     /* A GPU given up on may still run a hung kernel: end without the CUDA runtime's own
      * teardown, which could wait for it. */
     if (gs_gpu_abandoned()) _exit(rc ? rc : rc2);
+    /* Every output is closed and checked: where CUDA was started, the process ends without the
+     * runtime's teardown of its context, which the driver's own clean-up at exit makes redundant. */
+    if (gs_gpu_started()) {
+        fflush(NULL);
+        _exit(rc ? rc : rc2);
+    }
     return rc ? rc : rc2;
 }

@@ -317,6 +317,8 @@ void gs_gpu_init_start(int device)
     if (stub_init_at < 0) stub_init_at = gs_now();
 }
 
+int gs_gpu_started(void) { return 0; } /* no CUDA in this build */
+
 int gs_gpu_init_ready(void) { return stub_init_at < 0 || gs_now() - stub_init_at >= stub_init_delay(); }
 
 int gs_gpu_init_wait(int device, char *why, size_t len, double *secs)

@@ -934,9 +934,11 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     }
     if (count) *count = r.values_out / (uint64_t)cols;
     if (!b && pk == PICK_GPU) gs_gpu_init_wait(o->device, NULL, 0, NULL); /* never exit under a starting CUDA */
+    const double t_release = gs_now();
     if (b) {
         chunks_free(&r);
         b->destroy(b);
+        if (stats) stats->release = gs_now() - t_release;
     } else { /* no backend was made: every buffer is the engine's */
         for (size_t i = 0; r.ins && i < r.nchunks; i++) free(r.ins[i].buf);
         for (size_t i = 0; r.outs && i < r.nchunks; i++) free(r.outs[i].buf);

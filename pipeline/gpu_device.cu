@@ -121,6 +121,14 @@ static void *gpu_init_main(void *arg)
     return NULL;
 }
 
+extern "C" int gs_gpu_started(void)
+{
+    pthread_mutex_lock(&gs_gi_mu);
+    const int started = gs_gi.started;
+    pthread_mutex_unlock(&gs_gi_mu);
+    return started;
+}
+
 extern "C" int gs_gpu_init_ready(void)
 {
     pthread_mutex_lock(&gs_gi_mu);

@@ -112,6 +112,7 @@ typedef struct gs_run_stats {
     const char *algo;         /* variant used */
     char why[512];            /* why this backend: "auto: input 4096 B < crossover 64 MiB; CUDA not initialised" */
     double cuda_init;         /* seconds CUDA start-up took on its own thread; -1 if never started */
+    double release;           /* seconds spent releasing staging and device memory after the wall time */
 } gs_run_stats;
 
 /* A source of elements: a gs_reader or the generator. */
@@ -230,6 +231,8 @@ int gs_gpu_init_wait(int device, char *why, size_t len, double *secs);
  * not block. GS_TEST_CUDA_INIT_DELAY_MS lengthens the start-up by that much (tests of the
  * hand-over from the CPU, on machines where CUDA starts or fails at once). */
 int gs_gpu_init_ready(void);
+/* 1 if this process started CUDA (gs_gpu_init_start), whatever came of it. */
+int gs_gpu_started(void);
 /* 1 if this build has CUDA and a device is usable; fills a description (else the reason). */
 int gs_gpu_available(int device, char *desc, size_t desc_len);
 /* One line per device for `info` (empty string if none); returns device count (0 if none). */
