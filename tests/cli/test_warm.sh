@@ -52,6 +52,7 @@ check warm_scan_i32_exclusive_i64 i32 1500004 scan --exclusive --out-type i64
 check warm_scan_u64_max_exclusive u64 3000008 scan --op max --exclusive
 check warm_scan_f32_min f32 1500004 scan --op min
 check warm_scan_i64_min_exclusive i64 2000000 scan --op min --exclusive
+check warm_scan_i32_pageable i32 1500004 scan --host-mem pageable
 check warm_compact_i32 i32 1500004 compact --pred gt:0
 check warm_compact_u64_indices u64 3000008 compact --pred lt:500 --indices
 check warm_compact_f32 f32 1500004 compact --pred nonzero
