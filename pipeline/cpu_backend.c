@@ -225,6 +225,11 @@ static int cpu_stage_init(cpu_stage *s, const gs_job *job, const gs_variant *v, 
     s->head = head;
     if (job->op == GS_OP_SCAN) gs_job_scan_start(job, &s->carry); /* an MPI shard's carry, else the identity */
     s->base = job->index_base;
+    if (job->op == GS_OP_MINMAX && job->halo_len) { /* continuing a stream */
+        if (!(s->halo = malloc(job->halo_len * s->in_size))) return gs_fail(st, GS_ENOMEM, "out of host memory for a halo");
+        memcpy(s->halo, job->halo, job->halo_len * s->in_size);
+        s->halo_len = s->halo_cap = job->halo_len;
+    }
     if (next) {
         size_t nh = stage_head(next, cap), bytes;
         void *p = NULL;
@@ -288,6 +293,10 @@ void gs_backend_cpu_resume(const gs_backend *b, gs_job *j)
         j->carry = s->carry;
     }
     j->index_base = s->base;
+    if (j->op == GS_OP_MINMAX) {
+        j->halo = s->halo;
+        j->halo_len = s->halo_len;
+    }
 }
 
 #ifndef GS_HAVE_CUDA

@@ -546,14 +546,14 @@ static void human_size(char *buf, size_t len, uint64_t b)
 }
 
 /* Whether chunks may run on the CPU while CUDA starts: only where every backend gives the same
- * bytes for any split of the input (integer sums, min and max scans, compaction), for a single verb
+ * bytes for any split of the input (integer sums, min and max scans, compaction, minmax), for a single verb
  * whose variant is not named (--algo runs that variant on every chunk), in the memory modes that
  * let the reader start before the backend exists. */
 static int warm_start(const gs_chain *chain, const gs_engine_opts *o, int early_ok)
 {
     const gs_job *j = &chain->stage[0];
     if (chain->n != 1 || j->algo || !early_ok || o->backend == GS_BACKEND_CPU) return 0;
-    if (j->op == GS_OP_COMPACT) return 1;
+    if (j->op == GS_OP_COMPACT || j->op == GS_OP_MINMAX) return 1;
     return j->op == GS_OP_SCAN && (j->scan.op != GS_SCAN_SUM || !gs_type_is_float(j->scan.out_type));
 }
 
@@ -774,6 +774,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     wcfg.variants = wvars;
     gs_job resumed = *job;
     uint64_t warm_chunks = 0, warm_elems = 0;
+    void *warm_halo = NULL; /* minmax: the CPU's halo, until the next backend has read it */
     double warm_busy = 0;
 
     /* Drive the backend: keep up to depth chunks in flight, retire the oldest when full. */
@@ -827,6 +828,16 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
             }
             if (wb) { /* the GPU (or the fallback) continues where the CPU stopped */
                 gs_backend_cpu_resume(wb, &resumed);
+                if (resumed.halo_len) {
+                    size_t hb = (size_t)resumed.halo_len * r.in_size; /* <= the inputs seen: in memory */
+                    if (!(warm_halo = malloc(hb))) {
+                        gs_fail(&bst, GS_ENOMEM, "out of host memory for a halo");
+                        run_fail(&r, &bst);
+                        break;
+                    }
+                    memcpy(warm_halo, resumed.halo, hb);
+                    resumed.halo = warm_halo;
+                }
                 cfg.job = &resumed;
                 wb->destroy(wb);
                 wb = NULL;
@@ -893,6 +904,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
         }
     }
     if (wb) wb->destroy(wb); /* a failure before the GPU took over */
+    free(warm_halo);
     q_close(&r.written);
     if (have_wt) pthread_join(wt, NULL);
     if (atomic_load(&r.failed)) q_close(&r.free_in); /* unblock the reader */

@@ -218,7 +218,16 @@ static uint64_t minmax_carry_bytes(const gs_gpu *g, uint64_t C)
 }
 static int minmax_carry_init(gs_gpu *g, gs_status *st)
 {
-    return g->H ? gs_gpu_dmalloc(g, (void **)&g->d_halo, g->H * g->isz, GS_DEV_ONCE, 0, st) : GS_OK;
+    int rc = g->H ? gs_gpu_dmalloc(g, (void **)&g->d_halo, g->H * g->isz, GS_DEV_ONCE, 0, st) : GS_OK;
+    if (rc || !g->job.halo_len) return rc;
+    /* continuing a stream: its last inputs are the first chunk's halo */
+    if (g->job.halo_len > g->H)
+        return gs_fail(st, GS_EDATA, "gpu backend: a halo of %llu elements for a window of %llu",
+                       (unsigned long long)g->job.halo_len, (unsigned long long)g->job.minmax.window);
+    GS_CU(g->dev, cudaMemcpy(g->d_halo, g->job.halo, g->job.halo_len * g->isz, cudaMemcpyHostToDevice));
+    g->hl = g->job.halo_len;
+    g->job.halo = NULL; /* the caller's memory: not read again */
+    return GS_OK;
 }
 static void minmax_plan(const gs_gpu *g, uint64_t n, uint64_t hl, uint64_t *first, uint64_t *vals)
 {

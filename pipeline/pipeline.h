@@ -54,6 +54,10 @@ typedef struct gs_job {
     int has_carry;
     gs_value carry;
     uint64_t index_base;
+    /* minmax continuing a stream: the halo_len (<= W-1) inputs just before this start, read by
+     * the backend when it is created */
+    const void *halo;
+    uint64_t halo_len;
 } gs_job;
 
 /* A chain: stages run one after another on every chunk, each with its own carry; the output
@@ -215,7 +219,8 @@ typedef struct gs_backend_cfg {
 
 int gs_backend_cpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
 /* The job that continues where CPU backend b stopped, every chunk retired: *j with stage 0's
- * scan carry and compact index base (an MPI shard's start is given the same way). */
+ * scan carry and compact index base (an MPI shard's start is given the same way), and minmax's
+ * halo (j->halo points into b's memory: copy it before b is destroyed). */
 void gs_backend_cpu_resume(const gs_backend *b, gs_job *j);
 /* GPU backend; GS_EDATA with a message if no usable device (the engine falls back on auto). */
 int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st);

@@ -2,7 +2,8 @@
 # tests/cli/test_warm.sh - chunks run on the CPU while CUDA starts, and the backend that follows
 # (the GPU, or the CPU where there is none) continues from the CPU's carry. The output must equal
 # --backend cpu byte for byte wherever the hand-over happens: integer sums, min and max scans
-# (inclusive and exclusive, with --out-type), compaction (values, --indices, --count). Float sums
+# (inclusive and exclusive, with --out-type), compaction (values, --indices, --count), minmax
+# (windows shorter and longer than a chunk and than the part before the hand-over). Float sums
 # and a named --algo never start on the CPU. GS_TEST_CUDA_INIT_DELAY_MS makes the start-up last
 # long enough, and the input arrives in two parts with a pause between them, so the hand-over
 # falls inside the stream on any machine (with or without a GPU, with or without CUDA).
@@ -56,6 +57,10 @@ check warm_scan_i32_pageable i32 1500004 scan --host-mem pageable
 check warm_compact_i32 i32 1500004 compact --pred gt:0
 check warm_compact_u64_indices u64 3000008 compact --pred lt:500 --indices
 check warm_compact_f32 f32 1500004 compact --pred nonzero
+check warm_minmax_i32 i32 1500004 minmax -w 500
+check warm_minmax_u64_partial_max u64 3000008 minmax -w 7 --only max --partial
+check warm_minmax_f32_long_window f32 1500004 minmax -w 100000 --only min
+check warm_minmax_i64_window_past_handover i64 2000000 minmax -w 400000 --partial
 # --count: the count is printed, not written
 feed "$T/in.i64" 2000000 | GS_TEST_CUDA_INIT_DELAY_MS=$DELAY "$G" compact --pred ge:0 --count -t i64 --from raw \
     --chunk 64K >"$T/got" 2>/dev/null
