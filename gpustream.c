@@ -1022,12 +1022,12 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     char r1[32], r2[32], r3[32];
     if (c->stats_json) {
         fprintf(stderr,
-                "{\"verb\":\"%s\",\"backend\":\"%s\",\"backend_why\":\"%s\",\"cuda_init_s\":%.6f,\"algo\":\"%s\","
+                "{\"verb\":\"%s\",\"backend\":\"%s\",\"backend_why\":\"%s\",\"cuda_init_s\":%.6f,\"gpu_setup_s\":%.6f,\"algo\":\"%s\","
                 "\"wall_s\":%.6f,\"release_s\":%.6f,\"elements_in\":%llu,"
                 "\"elements_out\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"chunks\":%llu,\"gelem_per_s\":%s,"
                 "\"overlap\":%.3f,\"peak_rss_bytes\":%llu,\"peak_device_bytes\":%llu,\"skipped\":%llu,\"stages\":[",
                 c->chain ? c->title : c->verb->name, s->backend ? s->backend : "?", s->why, s->cuda_init,
-                s->algo ? s->algo : "?", s->wall, s->release,
+                s->gpu_setup, s->algo ? s->algo : "?", s->wall, s->release,
                 (unsigned long long)s->elems_in, (unsigned long long)s->elems_out, (unsigned long long)s->bytes_in,
                 (unsigned long long)s->bytes_out, (unsigned long long)s->chunks,
                 gelem < 0 ? "null" : fmt_rate(r1, sizeof r1, "%.4f", gelem), overlap, (unsigned long long)s->peak_rss,
@@ -1058,6 +1058,7 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     fprintf(stderr, "gpustream %s: backend %s%s%s%s, algo %s\n", c->chain ? c->title : c->verb->name,
             s->backend ? s->backend : "?", s->why[0] ? " (" : "", s->why, s->why[0] ? ")" : "", s->algo ? s->algo : "?");
     if (s->cuda_init >= 0) fprintf(stderr, "  cuda init  %.3f s on its own thread, beside reading\n", s->cuda_init);
+    if (s->gpu_setup >= 0) fprintf(stderr, "  gpu setup  %.3f s once CUDA was up (device buffers, streams)\n", s->gpu_setup);
     fprintf(stderr, "  elements   %llu in, %llu out, %llu chunks\n", (unsigned long long)s->elems_in,
             (unsigned long long)s->elems_out, (unsigned long long)s->chunks);
     fprintf(stderr, "  wall       %.3f s  %s Gelem/s  in %s (%s GB/s)  out %s%s\n", s->wall,

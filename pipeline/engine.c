@@ -635,7 +635,10 @@ static int gpu_backend(const gs_chain *chain, const gs_engine_opts *o, gs_backen
         if ((rc = chain_resolve(chain, GS_GPU, o->threads, v, st))) return rc;
         cfg->variant = v[0];
         gs_status gst = {0};
-        if ((rc = gs_backend_gpu_create(b, cfg, &gst)) == GS_OK) {
+        const double t0 = gs_now();
+        rc = gs_backend_gpu_create(b, cfg, &gst);
+        if (stats) stats->gpu_setup = gs_now() - t0;
+        if (rc == GS_OK) {
             *gpu = 1;
             return GS_OK;
         }
@@ -708,7 +711,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     r.early_ok = o->host_mem == GS_HOST_PINNED || o->host_mem == GS_HOST_PAGEABLE;
 
     char why[512];
-    if (stats) stats->cuda_init = -1;
+    if (stats) stats->cuda_init = stats->gpu_setup = -1;
     pick pk = pick_early(chain, o, src, r.in_size, r.early_ok, why, sizeof why);
     if (pk == PICK_GPU) gs_gpu_init_start(o->device);
 

@@ -117,6 +117,7 @@ typedef struct gs_run_stats {
     char why[512];            /* why this backend: "auto: input 4096 B < crossover 64 MiB; CUDA not initialised" */
     double cuda_init;         /* seconds CUDA start-up took on its own thread; -1 if never started */
     double release;           /* seconds spent releasing staging and device memory after the wall time */
+    double gpu_setup;         /* seconds creating the GPU backend once CUDA was up (buffers, streams); -1 if none */
 } gs_run_stats;
 
 /* A source of elements: a gs_reader or the generator. */
