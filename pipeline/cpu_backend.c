@@ -296,6 +296,10 @@ void gs_gpu_init_start(int device)
     if (fail && fail[0] == '1') abort();
 }
 
+void gs_gpu_init_start_rank(int local_rank) { gs_gpu_init_start(local_rank); }
+
+int gs_gpu_init_device(void) { return -1; }
+
 int gs_gpu_init_wait(int device, char *why, size_t len, double *secs)
 {
     gs_gpu_init_start(device);

@@ -22,31 +22,43 @@
  *   errors    each step ends by agreeing on the status: the lowest failing rank's message goes
  *             to all, so one line is printed (by rank 0) and the temp file is removed. */
 #include "mpi.h"
+#include "../common/pool.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 gs_ranks gs_ranks_detect(void)
 {
     static const struct {
-        const char *size, *rank, *local;
+        const char *size, *rank, *local, *local_size;
     } env[] = {
-        {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"}, /* Open MPI */
-        {"PMI_SIZE", "PMI_RANK", "MPI_LOCALRANKID"},                                    /* MPICH, Hydra */
+        {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"}, /* Open MPI */
+        {"PMI_SIZE", "PMI_RANK", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"}, /* MPICH, Hydra */
     };
-    gs_ranks r = {0, 1, 0};
+    gs_ranks r = {0, 1, 0, 1};
     for (size_t i = 0; i < sizeof env / sizeof *env; i++) {
         const char *s = getenv(env[i].size), *k = getenv(env[i].rank), *l = getenv(env[i].local);
+        const char *ls = getenv(env[i].local_size);
         if (!s || !k) continue;
         r.size = atoi(s);
         r.rank = atoi(k);
         r.local_rank = l ? atoi(l) : r.rank;
-        if (r.size < 1 || r.rank < 0 || r.rank >= r.size) r = (gs_ranks){0, 1, 0};
+        r.local_size = ls ? atoi(ls) : 1; /* unknown: as if alone on the host */
+        if (r.local_size < 1 || r.local_size > r.size) r.local_size = 1;
+        if (r.size < 1 || r.rank < 0 || r.rank >= r.size) r = (gs_ranks){0, 1, 0, 1};
         break;
     }
     return r;
+}
+
+int gs_ranks_threads(const gs_ranks *r)
+{
+    if (r->local_size <= 1) return 0;
+    int n = gs_ncores() / r->local_size;
+    return n > 1 ? n : 1;
 }
 
 #ifndef GS_HAVE_MPI
@@ -62,9 +74,8 @@ int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_r
                                   "(rebuild with mpicc on the PATH)");
 }
 
-void gs_mpi_finish(void) {}
+double gs_mpi_finish(void) { return 0; }
 #else
-#include "../common/pool.h"
 #include "../kernels/ops.h"
 
 #include <errno.h>
@@ -485,6 +496,8 @@ static uint64_t plan_rows(const gs_job *j, const gs_layout *L, uint64_t s, uint6
 static void report(const mpi_ctx *x, const gs_layout *L, double wall, gs_run_stats *stats, gs_mpi_report *rep,
                    uint64_t count)
 {
+    double init = rep->mpi_init;
+    MPI_Reduce(x->rank ? &init : MPI_IN_PLACE, &rep->mpi_init, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     uint64_t u[6] = {stats->elems_out, stats->bytes_in, stats->bytes_out, stats->chunks, stats->skipped, 0}, us[6];
     uint64_t mx[2] = {stats->peak_rss, stats->peak_device_mem}, mxr[2];
     double w[3] = {wall, wall, wall}, busy[8] = {0}, bsum[8], bmin[8], bmax[8];
@@ -520,6 +533,33 @@ static void report(const mpi_ctx *x, const gs_layout *L, double wall, gs_run_sta
     rep->count = count;
     rep->wall_min = wmin;
     rep->wall_max = wmax;
+}
+
+/* Seconds since this process was started, from /proc (steps of a clock tick); -1 where unknown. */
+static double since_start(void)
+{
+    char buf[1024];
+    FILE *f = fopen("/proc/self/stat", "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces: fields follow the last ')' */
+    int field = 2;
+    for (; p && *p; p++)
+        if (*p == ' ' && ++field == 22) { /* starttime, in clock ticks since boot */
+            struct timespec now;
+            clock_gettime(CLOCK_BOOTTIME, &now);
+            return (double)now.tv_sec + now.tv_nsec * 1e-9 - (double)strtoull(p + 1, NULL, 10) / (double)sysconf(_SC_CLK_TCK);
+        }
+    return -1;
+}
+
+/* The GPU of a rank that started CUDA by its local rank (gs_mpi_run), once the device count is known. */
+static void rank_device(gs_mpi_job *m)
+{
+    if (m->eng.backend != GS_BACKEND_GPU || m->device_given) return;
+    int d = gs_gpu_init_device();
+    if (d >= 0) m->eng.device = d;
 }
 
 static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, gs_status *st)
@@ -573,6 +613,7 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
                     : gs_reader_open_range(&r, m->in, &m->rd, &L, h.s, h.e - h.s, st);
         if (!rc) {
             gs_source src = gs_source_from_reader(r);
+            rank_device(m);
             rc = gs_engine_run(&cj, &m->eng, &src, NULL, &kept, &cs, st);
             gs_reader_close(r);
         }
@@ -663,6 +704,7 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
     if (!rc) {
         gs_source src = gs_source_from_reader(r);
         memset(stats, 0, sizeof *stats);
+        rank_device(m);
         rc = gs_engine_run(&job, &m->eng, &src, w, &done, stats, st);
         if (!rc && done != rows)
             rc = gs_fail(st, GS_EDATA, "%s: %llu rows computed where %llu were planned (did the input change?)", m->in,
@@ -699,10 +741,22 @@ out:
 int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_root, gs_status *st)
 {
     int provided = 0, rank = 0, size = 1;
-    *is_root = gs_ranks_detect().rank == 0;
+    gs_ranks rk = gs_ranks_detect();
+    *is_root = rk.rank == 0;
+    memset(rep, 0, sizeof *rep);
+    rep->start_to_init = since_start();
+    /* --backend gpu: CUDA starts on its own thread now, on the rank's device (local rank mod the
+     * device count, chosen there), as Open MPI advises: a device chosen before MPI_Init. MPI_Init,
+     * the layout and the first pass then hide its start-up. */
+    if (m->eng.backend == GS_BACKEND_GPU) {
+        if (m->device_given) gs_gpu_init_start(m->eng.device);
+        else gs_gpu_init_start_rank(rk.local_rank);
+    }
     /* The engine's writer thread writes the MPI file while the main thread waits in the engine:
      * one thread at a time, never two at once. */
+    double t0 = gs_now();
     int err = MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
+    rep->mpi_init = gs_now() - t0;
     if (err != MPI_SUCCESS) return mpi_fail(st, err, "MPI_Init_thread");
     if (provided < MPI_THREAD_SERIALIZED)
         return gs_fail(st, GS_EDATA, "this MPI library does not allow calls from more than one thread "
@@ -712,20 +766,20 @@ int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_r
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     *is_root = rank == 0;
     mpi_ctx x = {rank, size};
-    memset(rep, 0, sizeof *rep);
-    gs_ranks rk = gs_ranks_detect();
-    if (m->eng.backend != GS_BACKEND_CPU && !m->device_given) {
+    if (m->eng.backend == GS_BACKEND_AUTO && !m->device_given) {
         int ndev = gs_gpu_describe(NULL, 0);
         if (ndev > 0) m->eng.device = rk.local_rank % ndev;
     }
     return run_ranks(&x, m, stats, rep, st);
 }
 
-void gs_mpi_finish(void)
+double gs_mpi_finish(void)
 {
     int init = 0, fin = 0;
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
+    double t = gs_now();
     if (init && !fin) MPI_Finalize();
+    return gs_now() - t;
 }
 #endif
