@@ -1055,9 +1055,9 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     human_bytes(bo, sizeof bo, (double)s->bytes_out);
     human_bytes(rss, sizeof rss, (double)s->peak_rss);
     human_bytes(dev, sizeof dev, (double)s->peak_device_mem);
-    fprintf(stderr, "gpustream %s: backend %s%s%s%s, algo %s, %d CPU thread%s\n", c->chain ? c->title : c->verb->name,
-            s->backend ? s->backend : "?", s->why[0] ? " (" : "", s->why, s->why[0] ? ")" : "", s->algo ? s->algo : "?",
-            gs_pool_threads(), gs_pool_threads() == 1 ? "" : "s");
+    fprintf(stderr, "gpustream %s: backend %s%s%s%s, %d CPU thread%s, algo %s\n", c->chain ? c->title : c->verb->name,
+            s->backend ? s->backend : "?", s->why[0] ? " (" : "", s->why, s->why[0] ? ")" : "", gs_pool_threads(),
+            gs_pool_threads() == 1 ? "" : "s", s->algo ? s->algo : "?");
     if (s->cuda_init >= 0) fprintf(stderr, "  cuda init  %.3f s on its own thread, beside reading\n", s->cuda_init);
     fprintf(stderr, "  elements   %llu in, %llu out, %llu chunks\n", (unsigned long long)s->elems_in,
             (unsigned long long)s->elems_out, (unsigned long long)s->chunks);

@@ -87,22 +87,25 @@ typedef struct gs_gpu_init_state {
     double secs;
 } gs_gpu_init_state;
 static pthread_mutex_t gs_gi_mu = PTHREAD_MUTEX_INITIALIZER;
+/* by rank: the device chosen (device, ndev, chosen), under a lock of its own, since gs_gpu_init_wait
+ * joins the thread under gs_gi_mu */
+static pthread_mutex_t gs_gi_chosen_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gs_gi_chosen = PTHREAD_COND_INITIALIZER;
 static gs_gpu_init_state gs_gi;
 
-/* arg: non-NULL where run in place by a caller that holds gs_gi_mu. */
 static void *gpu_init_main(void *arg)
 {
     const double t0 = gs_now();
     int n = 0;
     cudaError_t e;
+    (void)arg;
     e = cudaGetDeviceCount(&n);
-    if (!arg) pthread_mutex_lock(&gs_gi_mu);
+    pthread_mutex_lock(&gs_gi_chosen_mu);
     if (gs_gi.by_rank && e == cudaSuccess && n > 0) gs_gi.device = gs_gi.local_rank % n;
     gs_gi.ndev = e == cudaSuccess && n > 0 ? n : 0;
     gs_gi.chosen = 1;
     pthread_cond_broadcast(&gs_gi_chosen);
-    if (!arg) pthread_mutex_unlock(&gs_gi_mu);
+    pthread_mutex_unlock(&gs_gi_chosen_mu);
     if (e != cudaSuccess || n <= 0) {
         (void)cudaGetLastError();
         gs_gpu_why_none(e, gs_gi.why, sizeof gs_gi.why);
@@ -132,7 +135,7 @@ static void gpu_init_start(int device, int by_rank)
         gs_gi.local_rank = by_rank ? device : 0;
         gs_gi.device = by_rank ? 0 : device; /* by rank: 0 until chosen (the reason names it) */
         if (pthread_create(&gs_gi.th, NULL, gpu_init_main, NULL) != 0) {
-            gpu_init_main(&gs_gi); /* no thread: do it here */
+            gpu_init_main(NULL); /* no thread: do it here */
             gs_gi.joined = 1;
         }
     }
@@ -146,9 +149,13 @@ extern "C" void gs_gpu_init_start_rank(int local_rank) { gpu_init_start(local_ra
 extern "C" int gs_gpu_init_device(void)
 {
     pthread_mutex_lock(&gs_gi_mu);
-    while (gs_gi.started && !gs_gi.chosen) pthread_cond_wait(&gs_gi_chosen, &gs_gi_mu);
-    int d = gs_gi.started && gs_gi.ndev > 0 ? gs_gi.device : -1;
+    int started = gs_gi.started;
     pthread_mutex_unlock(&gs_gi_mu);
+    if (!started) return -1;
+    pthread_mutex_lock(&gs_gi_chosen_mu);
+    while (!gs_gi.chosen) pthread_cond_wait(&gs_gi_chosen, &gs_gi_chosen_mu);
+    int d = gs_gi.ndev > 0 ? gs_gi.device : -1;
+    pthread_mutex_unlock(&gs_gi_chosen_mu);
     return d;
 }
 

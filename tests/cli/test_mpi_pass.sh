@@ -84,7 +84,7 @@ if [ "$got" = 3 ]; then pass "--threads 3 kept under mpirun"; else fail "--threa
 got=$("$G" compact -q --pred gt:0 -t i32 --count a.raw --stats=json 2>&1 >/dev/null | json_threads)
 if [ "$got" = "$N" ]; then pass "default threads, one process: all $N cores"; else fail "default threads, one process" "got [$got], want $N"; fi
 mpi 2 scan -q -t i32 a.raw --stats -f /dev/null 2>err
-if grep -q "^gpustream scan: .*, $((N / 2 > 0 ? N / 2 : 1)) CPU thread" err &&
+if grep -q "^gpustream scan: .*, $((N / 2 > 0 ? N / 2 : 1)) CPU threads*, algo " err &&
     grep -qE '^  mpi        MPI_Init [0-9.]+ s .*MPI_Finalize [0-9.]+ s' err; then pass "--stats: threads, MPI_Init and MPI_Finalize"
 else fail "--stats: threads, MPI_Init and MPI_Finalize" "$(grep -E 'CPU thread|mpi ' err | head -c 300)"; fi
 mpi 2 scan -q -t i32 a.raw --stats=json -f /dev/null 2>err
