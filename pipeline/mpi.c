@@ -208,8 +208,8 @@ static void fold(gs_scan_op op, gs_type t, gs_value *a, const void *x, size_t n)
  * task on the pool that preads its bytes into a buffer of its own (small enough to stay in the
  * core's cache) and folds or counts them. Part values are folded in order, block after block, so a
  * float total is the same for any thread count. pread rather than a mapping: the mapping's page
- * faults and page tables (set up as the pass touches 4 KiB pages, torn down by munmap) held the
- * pass to half the rate of pread. BATCH_BLOCKS blocks go to the pool at once. */
+ * faults and page tables (set up as the pass touches 4 KiB pages, torn down by munmap) made the
+ * pass up to twice as slow (docs/SCALING.md). BATCH_BLOCKS blocks go to the pool at once. */
 #define BATCH_BLOCKS 16
 #define PART_BYTES (FOLD_BLOCK / FOLD_PARTS)
 
