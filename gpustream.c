@@ -140,7 +140,7 @@ static const opt_def opts[] = {
     {O_HOSTMEM, "host-mem", 0, 1, V_COMPUTE | V_BENCH, "M", "pinned (default), pageable, registered or mapped"},
     {O_DEVALLOC, "device-alloc", 0, 1, V_COMPUTE | V_BENCH, "A", "once (default), per-chunk or async; bench --stream: a list"},
     {O_DEVLIMIT, "device-mem-limit", 0, 1, V_COMPUTE, "S", "cap on device memory used (forces chunking)"},
-    {O_THREADS, "threads", 0, 1, V_ENGINE | V_BENCH, "N", "CPU threads (default: all cores)"},
+    {O_THREADS, "threads", 0, 1, V_ENGINE | V_BENCH, "N", "CPU threads (default: all cores; under mpirun, the cores shared by the ranks on this host)"},
     {O_FORCE, "force", 'f', 0, V_OUTPUT, NULL, "overwrite OUT; allow binary output to a terminal"},
     {O_QUIET, "quiet", 'q', 0, V_ENGINE, NULL, "no notes or warnings"},
     {O_VERBOSE, "verbose", 'v', 0, V_ENGINE, NULL, "notes about the run, e.g. falling back to the CPU for lack of a GPU"},
@@ -1023,11 +1023,11 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     if (c->stats_json) {
         fprintf(stderr,
                 "{\"verb\":\"%s\",\"backend\":\"%s\",\"backend_why\":\"%s\",\"cuda_init_s\":%.6f,\"gpu_setup_s\":%.6f,\"algo\":\"%s\","
-                "\"wall_s\":%.6f,\"release_s\":%.6f,\"elements_in\":%llu,"
+                "\"threads\":%d,\"wall_s\":%.6f,\"release_s\":%.6f,\"elements_in\":%llu,"
                 "\"elements_out\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"chunks\":%llu,\"gelem_per_s\":%s,"
                 "\"overlap\":%.3f,\"peak_rss_bytes\":%llu,\"peak_device_bytes\":%llu,\"skipped\":%llu,\"stages\":[",
                 c->chain ? c->title : c->verb->name, s->backend ? s->backend : "?", s->why, s->cuda_init,
-                s->gpu_setup, s->algo ? s->algo : "?", s->wall, s->release,
+                s->gpu_setup, s->algo ? s->algo : "?", gs_pool_threads(), s->wall, s->release,
                 (unsigned long long)s->elems_in, (unsigned long long)s->elems_out, (unsigned long long)s->bytes_in,
                 (unsigned long long)s->bytes_out, (unsigned long long)s->chunks,
                 gelem < 0 ? "null" : fmt_rate(r1, sizeof r1, "%.4f", gelem), overlap, (unsigned long long)s->peak_rss,
@@ -1055,8 +1055,9 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     human_bytes(bo, sizeof bo, (double)s->bytes_out);
     human_bytes(rss, sizeof rss, (double)s->peak_rss);
     human_bytes(dev, sizeof dev, (double)s->peak_device_mem);
-    fprintf(stderr, "gpustream %s: backend %s%s%s%s, algo %s\n", c->chain ? c->title : c->verb->name,
-            s->backend ? s->backend : "?", s->why[0] ? " (" : "", s->why, s->why[0] ? ")" : "", s->algo ? s->algo : "?");
+    fprintf(stderr, "gpustream %s: backend %s%s%s%s, %d CPU thread%s, algo %s\n", c->chain ? c->title : c->verb->name,
+            s->backend ? s->backend : "?", s->why[0] ? " (" : "", s->why, s->why[0] ? ")" : "", gs_pool_threads(),
+            gs_pool_threads() == 1 ? "" : "s", s->algo ? s->algo : "?");
     if (s->cuda_init >= 0) fprintf(stderr, "  cuda init  %.3f s on its own thread, beside reading\n", s->cuda_init);
     if (s->gpu_setup >= 0) fprintf(stderr, "  gpu setup  %.3f s once CUDA was up (device buffers, streams)\n", s->gpu_setup);
     fprintf(stderr, "  elements   %llu in, %llu out, %llu chunks\n", (unsigned long long)s->elems_in,
@@ -1226,31 +1227,42 @@ static int cmd_compute_ranks(cli *c, const gs_job *job, gs_format in_fmt, gs_typ
     if (verbose || c->stats) m.eng.note = on_note; /* heard from rank 0 alone (the others are mute) */
     ranks_ran = gs_mpi_built(); /* else nothing waits for rank 0 to print: see main */
     int rc = gs_mpi_run(&m, &stats, &rep, &root, &st);
-    int code = finish_status(&st); /* says the error on rank 0 alone (the others are mute) */
-    if (!rc && root) {
+    if (rc) { /* said by rank 0 alone (the others are mute) before any rank may end */
+        int code = finish_status(&st);
+        fflush(stderr);
+        gs_mpi_finish();
+        return code;
+    }
+    /* Every rank succeeded: rank 0 says the result before MPI_Finalize, its --stats after it (they
+     * include MPI_Finalize's time; every rank ends with status 0, so none is stopped early). */
+    const gs_job *j = job;
+    if (root) {
         if (rep.note[0]) say_note("%s", rep.note);
-        const gs_job *j = job;
         if (j->op == GS_OP_MINMAX && !j->partial && rep.n < j->minmax.window)
             say_warning("window %llu is longer than the input (%llu elements): no output",
                         (unsigned long long)j->minmax.window, (unsigned long long)rep.n);
         if (j->count_only) printf("%llu\n", (unsigned long long)rep.count);
-        if (c->stats) {
-            print_stats(c, &stats);
-            if (!c->stats_json) {
-                fprintf(stderr, "  ranks      %d: wall %.3f to %.3f s; stage times above are summed over ranks, per rank:\n",
-                        rep.ranks, rep.wall_min, rep.wall_max);
-                for (int i = 0; i < stats.nstages && i < 8; i++)
-                    fprintf(stderr, "  %-12s busy %8.3f to %.3f s\n", stats.stage[i].name, rep.busy_min[i],
-                            rep.busy_max[i]);
-            } else
-                fprintf(stderr, "{\"ranks\":%d,\"wall_min_s\":%.6f,\"wall_max_s\":%.6f}\n", rep.ranks, rep.wall_min,
-                        rep.wall_max);
-        }
+        fflush(stdout);
     }
-    if (root && code == EXIT_OK) code = check_stdout();
-    fflush(stderr);
-    gs_mpi_finish();
-    return code;
+    double fin = gs_mpi_finish();
+    if (!root) return EXIT_OK;
+    if (c->stats) {
+        print_stats(c, &stats);
+        if (!c->stats_json) {
+            fprintf(stderr, "  ranks      %d: wall %.3f to %.3f s; stage times above are summed over ranks, per rank:\n",
+                    rep.ranks, rep.wall_min, rep.wall_max);
+            for (int i = 0; i < stats.nstages && i < 8; i++)
+                fprintf(stderr, "  %-12s busy %8.3f to %.3f s\n", stats.stage[i].name, rep.busy_min[i], rep.busy_max[i]);
+            fprintf(stderr, "  mpi        MPI_Init %.3f s (the longest rank's), MPI_Finalize %.3f s (rank 0's); "
+                            "rank 0 started %.2f s before MPI_Init\n",
+                    rep.mpi_init, fin, rep.start_to_init);
+        } else
+            fprintf(stderr,
+                    "{\"ranks\":%d,\"wall_min_s\":%.6f,\"wall_max_s\":%.6f,\"mpi_init_s\":%.6f,\"mpi_finalize_s\":%.6f,"
+                    "\"start_to_init_s\":%.2f}\n",
+                    rep.ranks, rep.wall_min, rep.wall_max, rep.mpi_init, fin, rep.start_to_init);
+    }
+    return check_stdout();
 }
 
 static int cmd_compute(cli *c)
@@ -1726,6 +1738,8 @@ int main(int argc, char **argv)
     int rc = parse_args(&c, argc, argv);
     if (rc) return mute ? EXIT_OK : rc; /* rank 0 reports it (see below) */
     if (!isatty(STDERR_FILENO) || quiet) c.progress = 0;
+    if (!c.eng.threads) /* several ranks on this host share its cores (an explicit --threads wins) */
+        c.eng.threads = c.rd.threads = c.wr.threads = gs_ranks_threads(&ranks);
     install_signals();
     gs_pool_start(c.eng.threads);
     rc = c.verb->fn(&c);

@@ -84,10 +84,15 @@ typedef struct gs_gpu_init_state {
     int started, joined;
     int done; /* atomic: the thread has finished */
     int device, ok;
+    int by_rank, local_rank, chosen, ndev; /* gs_gpu_init_start_rank: the device is chosen on the thread */
     char why[256];
     double secs;
 } gs_gpu_init_state;
 static pthread_mutex_t gs_gi_mu = PTHREAD_MUTEX_INITIALIZER;
+/* by rank: the device chosen (device, ndev, chosen), under a lock of its own, since gs_gpu_init_wait
+ * joins the thread under gs_gi_mu */
+static pthread_mutex_t gs_gi_chosen_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gs_gi_chosen = PTHREAD_COND_INITIALIZER;
 static gs_gpu_init_state gs_gi;
 
 static void *gpu_init_main(void *arg)
@@ -103,6 +108,12 @@ static void *gpu_init_main(void *arg)
         nanosleep(&ts, NULL);
     }
     e = cudaGetDeviceCount(&n);
+    pthread_mutex_lock(&gs_gi_chosen_mu);
+    if (gs_gi.by_rank && e == cudaSuccess && n > 0) gs_gi.device = gs_gi.local_rank % n;
+    gs_gi.ndev = e == cudaSuccess && n > 0 ? n : 0;
+    gs_gi.chosen = 1;
+    pthread_cond_broadcast(&gs_gi_chosen);
+    pthread_mutex_unlock(&gs_gi_chosen_mu);
     if (e != cudaSuccess || n <= 0) {
         (void)cudaGetLastError();
         gs_gpu_why_none(e, gs_gi.why, sizeof gs_gi.why);
@@ -137,7 +148,7 @@ extern "C" int gs_gpu_init_ready(void)
     return !started || __atomic_load_n(&gs_gi.done, __ATOMIC_ACQUIRE);
 }
 
-extern "C" void gs_gpu_init_start(int device)
+static void gpu_init_start(int device, int by_rank)
 {
     /* tests: prove that a run never reached CUDA (exit status 134 if it does) */
     const char *fail = getenv("GS_FAIL_ON_CUDA_INIT");
@@ -145,13 +156,32 @@ extern "C" void gs_gpu_init_start(int device)
     pthread_mutex_lock(&gs_gi_mu);
     if (!gs_gi.started) {
         gs_gi.started = 1;
-        gs_gi.device = device;
+        gs_gi.by_rank = by_rank;
+        gs_gi.local_rank = by_rank ? device : 0;
+        gs_gi.device = by_rank ? 0 : device; /* by rank: 0 until chosen (the reason names it) */
         if (pthread_create(&gs_gi.th, NULL, gpu_init_main, NULL) != 0) {
             gpu_init_main(NULL); /* no thread: do it here */
             gs_gi.joined = 1;
         }
     }
     pthread_mutex_unlock(&gs_gi_mu);
+}
+
+extern "C" void gs_gpu_init_start(int device) { gpu_init_start(device, 0); }
+
+extern "C" void gs_gpu_init_start_rank(int local_rank) { gpu_init_start(local_rank, 1); }
+
+extern "C" int gs_gpu_init_device(void)
+{
+    pthread_mutex_lock(&gs_gi_mu);
+    int started = gs_gi.started;
+    pthread_mutex_unlock(&gs_gi_mu);
+    if (!started) return -1;
+    pthread_mutex_lock(&gs_gi_chosen_mu);
+    while (!gs_gi.chosen) pthread_cond_wait(&gs_gi_chosen, &gs_gi_chosen_mu);
+    int d = gs_gi.ndev > 0 ? gs_gi.device : -1;
+    pthread_mutex_unlock(&gs_gi_chosen_mu);
+    return d;
 }
 
 extern "C" int gs_gpu_init_wait(int device, char *why, size_t len, double *secs)

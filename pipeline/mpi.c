@@ -7,8 +7,9 @@
  *             rank order: sums wrap, floats added as (((T0 + T1) + T2) ...)); the scan then
  *             starts from that carry. compact: a counting pass, MPI_Exscan of the counts for the
  *             output offsets; --indices start at the shard's first element. Both passes run on
- *             the CPU over the mapped file where it is uncompressed raw/npy (memory-bound, no
- *             copy), else through a range reader (compact: the usual engine with --count).
+ *             the CPU thread pool, each thread preading its parts of the shard where the file is
+ *             uncompressed raw/npy (memory-bound), else through a range reader (compact: the
+ *             usual engine with --count).
  *             minmax: the rank also reads the W-1 elements after its shard from the file;
  *             --partial applies to rank 0's start only. csv/text: line-aligned byte ranges, the
  *             elements of each counted in the first pass (MPI_Exscan numbers them).
@@ -21,31 +22,43 @@
  *   errors    each step ends by agreeing on the status: the lowest failing rank's message goes
  *             to all, so one line is printed (by rank 0) and the temp file is removed. */
 #include "mpi.h"
+#include "../common/pool.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 gs_ranks gs_ranks_detect(void)
 {
     static const struct {
-        const char *size, *rank, *local;
+        const char *size, *rank, *local, *local_size;
     } env[] = {
-        {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"}, /* Open MPI */
-        {"PMI_SIZE", "PMI_RANK", "MPI_LOCALRANKID"},                                    /* MPICH, Hydra */
+        {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"}, /* Open MPI */
+        {"PMI_SIZE", "PMI_RANK", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"}, /* MPICH, Hydra */
     };
-    gs_ranks r = {0, 1, 0};
+    gs_ranks r = {0, 1, 0, 1};
     for (size_t i = 0; i < sizeof env / sizeof *env; i++) {
         const char *s = getenv(env[i].size), *k = getenv(env[i].rank), *l = getenv(env[i].local);
+        const char *ls = getenv(env[i].local_size);
         if (!s || !k) continue;
         r.size = atoi(s);
         r.rank = atoi(k);
         r.local_rank = l ? atoi(l) : r.rank;
-        if (r.size < 1 || r.rank < 0 || r.rank >= r.size) r = (gs_ranks){0, 1, 0};
+        r.local_size = ls ? atoi(ls) : 1; /* unknown: as if alone on the host */
+        if (r.local_size < 1 || r.local_size > r.size) r.local_size = 1;
+        if (r.size < 1 || r.rank < 0 || r.rank >= r.size) r = (gs_ranks){0, 1, 0, 1};
         break;
     }
     return r;
+}
+
+int gs_ranks_threads(const gs_ranks *r)
+{
+    if (r->local_size <= 1) return 0;
+    int n = gs_ncores() / r->local_size;
+    return n > 1 ? n : 1;
 }
 
 #ifndef GS_HAVE_MPI
@@ -61,15 +74,14 @@ int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_r
                                   "(rebuild with mpicc on the PATH)");
 }
 
-void gs_mpi_finish(void) {}
+double gs_mpi_finish(void) { return 0; }
 #else
-#include "../common/pool.h"
 #include "../kernels/ops.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
-#include <sys/mman.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #define FOLD_BLOCK ((size_t)16 << 20) /* bytes per block of the reduce pass (fixes float sums) */
@@ -191,6 +203,117 @@ static void fold(gs_scan_op op, gs_type t, gs_value *a, const void *x, size_t n)
     }
 }
 
+/* The first pass over an uncompressed shard (raw/npy): the scan's total or compact's kept count.
+ * The shard is cut in blocks of FOLD_BLOCK bytes, each block in FOLD_PARTS parts; every part is a
+ * task on the pool that preads its bytes into a buffer of its own (small enough to stay in the
+ * core's cache) and folds or counts them. Part values are folded in order, block after block, so a
+ * float total is the same for any thread count. pread rather than a mapping: the mapping's page
+ * faults and page tables (set up as the pass touches 4 KiB pages, torn down by munmap) made the
+ * pass up to twice as slow (docs/SCALING.md). BATCH_BLOCKS blocks go to the pool at once. */
+#define BATCH_BLOCKS 16
+#define PART_BYTES (FOLD_BLOCK / FOLD_PARTS)
+
+typedef struct pass_job {
+    const gs_mpi_job *m;
+    int fd;
+    uint64_t at;          /* file offset of the shard's first element */
+    uint64_t n;           /* elements in the shard */
+    size_t isz, cap;      /* element size; elements per block */
+    uint64_t blk0;        /* first block of this batch */
+    gs_value *part;       /* scan: [BATCH_BLOCKS * FOLD_PARTS] part values */
+    uint64_t *kept;       /* compact: the same, counts */
+    char **buf;           /* per-slot buffers: PART_BYTES of input, then the part in out_type */
+    atomic_int *busy;     /* slot in use */
+    int nslots;
+    atomic_int err;       /* first errno of a failed pread (EIO: the file shrank) */
+} pass_job;
+
+static void pass_part(void *ctx, size_t q, size_t nq)
+{
+    pass_job *j = ctx;
+    (void)nq;
+    uint64_t b = j->blk0 + q / FOLD_PARTS, bs = b * j->cap;
+    size_t bn = j->n - bs < j->cap ? (size_t)(j->n - bs) : j->cap, pb, pe;
+    gs_split(bn, FOLD_PARTS, q % FOLD_PARTS, &pb, &pe);
+    int slot = 0; /* never more parts run at once than the pool has threads (= slots) */
+    while (atomic_exchange(&j->busy[slot], 1)) slot = (slot + 1) % j->nslots;
+    char *buf = j->buf[slot];
+    size_t len = (pe - pb) * j->isz, got = 0;
+    off_t off = (off_t)(j->at + (bs + pb) * j->isz);
+    while (got < len) {
+        ssize_t r = pread(j->fd, buf + got, len - got, off + (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            int zero = 0;
+            atomic_compare_exchange_strong(&j->err, &zero, r < 0 ? errno : EIO);
+            break;
+        }
+        got += (size_t)r;
+    }
+    if (got == len && j->part) {
+        const gs_scan_params *p = &j->m->job.scan;
+        const void *x = buf;
+        if (p->out_type != p->type) {
+            gs_convert(buf, p->type, buf + PART_BYTES, p->out_type, pe - pb);
+            x = buf + PART_BYTES;
+        }
+        gs_scan_identity(p->op, p->out_type, &j->part[q]);
+        fold(p->op, p->out_type, &j->part[q], x, pe - pb);
+    } else if (got == len)
+        j->kept[q] = gs_compact_count_cpu(&j->m->job.compact, buf, pe - pb);
+    atomic_store(&j->busy[slot], 0);
+}
+
+/* The first pass over elements [h->s, h->e) of an uncompressed file: *total (scan, in out_type)
+ * or *kept (compact). */
+static int shard_pass(const gs_mpi_job *m, const gs_layout *L, const shard *h, gs_value *total, uint64_t *kept,
+                      gs_status *st)
+{
+    pass_job j;
+    memset(&j, 0, sizeof j);
+    j.m = m;
+    j.isz = gs_type_size(L->type);
+    j.cap = FOLD_BLOCK / j.isz;
+    j.at = L->data_off + h->s * j.isz;
+    j.n = h->e - h->s;
+    j.nslots = gs_pool_threads();
+    atomic_init(&j.err, 0);
+    if (kept) *kept = 0;
+    if (!j.n) return GS_OK;
+    /* a slot: a part's input, then (scan --out-type) room for it converted */
+    size_t slot_bytes = PART_BYTES + (total ? PART_BYTES / j.isz * gs_type_size(m->job.scan.out_type) : 0);
+    size_t nv = (size_t)BATCH_BLOCKS * FOLD_PARTS;
+    j.buf = calloc((size_t)j.nslots, sizeof *j.buf);
+    j.busy = calloc((size_t)j.nslots, sizeof *j.busy);
+    if (total) j.part = malloc(nv * sizeof *j.part);
+    else j.kept = malloc(nv * sizeof *j.kept);
+    int rc = j.buf && j.busy && (j.part || j.kept) ? GS_OK : gs_fail(st, GS_ENOMEM, "out of host memory");
+    for (int i = 0; !rc && i < j.nslots; i++)
+        if (!(j.buf[i] = malloc(slot_bytes))) rc = gs_fail(st, GS_ENOMEM, "out of host memory");
+    for (int i = 0; !rc && i < j.nslots; i++) atomic_init(&j.busy[i], 0);
+    j.fd = rc ? -1 : open(m->in, O_RDONLY | O_CLOEXEC);
+    if (!rc && j.fd < 0) rc = gs_fail_errno(st, errno, "%s", m->in);
+    uint64_t nblocks = (j.n + j.cap - 1) / j.cap;
+    for (j.blk0 = 0; !rc && j.blk0 < nblocks; j.blk0 += BATCH_BLOCKS) {
+        uint64_t nb = nblocks - j.blk0 < BATCH_BLOCKS ? nblocks - j.blk0 : BATCH_BLOCKS;
+        gs_parallel_for((size_t)nb * FOLD_PARTS, pass_part, &j);
+        int e = atomic_load(&j.err);
+        if (e) rc = gs_fail_errno(st, e, "%s: reading the shard", m->in);
+        for (size_t q = 0; !rc && q < nb * FOLD_PARTS; q++) {
+            if (total) fold(m->job.scan.op, m->job.scan.out_type, total, &j.part[q], 1);
+            else *kept += j.kept[q];
+        }
+    }
+    if (j.fd >= 0) close(j.fd);
+    for (int i = 0; j.buf && i < j.nslots; i++) free(j.buf[i]);
+    free(j.buf);
+    free((void *)j.busy);
+    free(j.part);
+    free(j.kept);
+    return rc;
+}
+
+/* Folds block by block through a range reader (zstd, csv/text), each block in FOLD_PARTS parts. */
 typedef struct fold_job {
     const gs_scan_params *p;
     const void *in; /* the block being folded */
@@ -213,64 +336,6 @@ static void fold_part(void *ctx, size_t part, size_t nparts)
     fold(j->p->op, j->p->out_type, &j->part[part], x, e - b);
 }
 
-/* An uncompressed shard, mapped: read where it lies (the page cache), no copy. */
-static int map_shard(const gs_mpi_job *m, const gs_layout *L, const shard *h, const char **x, gs_status *st)
-{
-    size_t isz = gs_type_size(L->type);
-    uint64_t at = L->data_off + h->s * isz, len = (h->e - h->s) * isz;
-    uint64_t lead = at % (uint64_t)sysconf(_SC_PAGESIZE);
-    int fd = open(m->in, O_RDONLY | O_CLOEXEC);
-    void *map = fd < 0 ? MAP_FAILED : mmap(NULL, len + lead, PROT_READ, MAP_SHARED, fd, (off_t)(at - lead));
-    int rc = map == MAP_FAILED ? gs_fail_errno(st, errno, "%s", m->in) : GS_OK;
-    if (fd >= 0) close(fd);
-    if (rc) return rc;
-    madvise(map, len + lead, MADV_SEQUENTIAL);
-    *x = (const char *)map + lead;
-    return GS_OK;
-}
-
-static void unmap_shard(const gs_layout *L, const shard *h, const char *x)
-{
-    size_t isz = gs_type_size(L->type);
-    uint64_t lead = (L->data_off + h->s * isz) % (uint64_t)sysconf(_SC_PAGESIZE);
-    munmap((void *)(x - lead), (h->e - h->s) * isz + lead);
-}
-
-/* compact's counting pass over a mapped shard, in parallel parts. */
-typedef struct count_job {
-    const gs_compact_params *p;
-    const char *in;
-    size_t n;
-    size_t part[FOLD_PARTS];
-} count_job;
-
-static void count_part(void *ctx, size_t part, size_t nparts)
-{
-    count_job *j = ctx;
-    size_t b, e;
-    gs_split(j->n, nparts, part, &b, &e);
-    j->part[part] = gs_compact_count_cpu(j->p, j->in + b * gs_type_size(j->p->type), e - b);
-}
-
-static int shard_kept(const gs_mpi_job *m, const gs_layout *L, const shard *h, uint64_t *kept, gs_status *st)
-{
-    const char *x = NULL;
-    size_t isz = gs_type_size(L->type), cap = FOLD_BLOCK / isz;
-    *kept = 0;
-    if (h->e == h->s) return GS_OK;
-    int rc = map_shard(m, L, h, &x, st);
-    if (rc) return rc;
-    count_job j = {&m->job.compact, NULL, 0, {0}};
-    for (uint64_t i = 0; i < h->e - h->s; i += cap) {
-        j.in = x + i * isz;
-        j.n = h->e - h->s - i < cap ? (size_t)(h->e - h->s - i) : cap;
-        gs_parallel_for(FOLD_PARTS, count_part, &j);
-        for (int k = 0; k < FOLD_PARTS; k++) *kept += j.part[k];
-    }
-    unmap_shard(L, h, x);
-    return GS_OK;
-}
-
 static void fold_block(fold_job *j, const void *in, size_t n, gs_value *total)
 {
     j->in = in;
@@ -280,7 +345,7 @@ static void fold_block(fold_job *j, const void *in, size_t n, gs_value *total)
 }
 
 /* The shard's total (in out_type), folded block by block, each block in FOLD_PARTS parts.
- * Uncompressed files are folded where they lie (mapped: no copy); zstd through a range reader. */
+ * Uncompressed files: shard_pass; zstd and csv/text through a range reader. */
 static int shard_total(const gs_mpi_job *m, const gs_layout *L, const shard *h, gs_value *total, uint64_t *count,
                        gs_status *st)
 {
@@ -289,20 +354,15 @@ static int shard_total(const gs_mpi_job *m, const gs_layout *L, const shard *h, 
     gs_scan_identity(p->op, p->out_type, total);
     *count = 0;
     if (s == e && !h->text) return GS_OK;
+    if (!L->compressed && !h->text) {
+        *count = e - s;
+        return shard_pass(m, L, h, total, NULL, st);
+    }
     size_t isz = gs_type_size(p->type), cap = FOLD_BLOCK / isz;
     void *conv = p->out_type != p->type ? malloc(cap * gs_type_size(p->out_type)) : NULL;
     if (p->out_type != p->type && !conv) return gs_fail(st, GS_ENOMEM, "out of host memory");
     fold_job j = {p, NULL, conv, 0, {{0}}};
     int rc = GS_OK;
-    if (!L->compressed && !h->text) {
-        *count = e - s;
-        const char *x = NULL;
-        rc = map_shard(m, L, h, &x, st);
-        for (uint64_t i = 0; !rc && i < e - s; i += cap) fold_block(&j, x + i * isz, e - s - i < cap ? (size_t)(e - s - i) : cap, total);
-        if (!rc) unmap_shard(L, h, x);
-        free(conv);
-        return rc;
-    }
     gs_reader *r = NULL;
     void *buf = malloc(FOLD_BLOCK);
     if (!buf) rc = gs_fail(st, GS_ENOMEM, "out of host memory");
@@ -436,6 +496,8 @@ static uint64_t plan_rows(const gs_job *j, const gs_layout *L, uint64_t s, uint6
 static void report(const mpi_ctx *x, const gs_layout *L, double wall, gs_run_stats *stats, gs_mpi_report *rep,
                    uint64_t count)
 {
+    double init = rep->mpi_init;
+    MPI_Reduce(x->rank ? &init : MPI_IN_PLACE, &rep->mpi_init, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     uint64_t u[6] = {stats->elems_out, stats->bytes_in, stats->bytes_out, stats->chunks, stats->skipped, 0}, us[6];
     uint64_t mx[2] = {stats->peak_rss, stats->peak_device_mem}, mxr[2];
     double w[3] = {wall, wall, wall}, busy[8] = {0}, bsum[8], bmin[8], bmax[8];
@@ -471,6 +533,33 @@ static void report(const mpi_ctx *x, const gs_layout *L, double wall, gs_run_sta
     rep->count = count;
     rep->wall_min = wmin;
     rep->wall_max = wmax;
+}
+
+/* Seconds since this process was started, from /proc (steps of a clock tick); -1 where unknown. */
+static double since_start(void)
+{
+    char buf[1024];
+    FILE *f = fopen("/proc/self/stat", "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces: fields follow the last ')' */
+    int field = 2;
+    for (; p && *p; p++)
+        if (*p == ' ' && ++field == 22) { /* starttime, in clock ticks since boot */
+            struct timespec now;
+            clock_gettime(CLOCK_BOOTTIME, &now);
+            return (double)now.tv_sec + now.tv_nsec * 1e-9 - (double)strtoull(p + 1, NULL, 10) / (double)sysconf(_SC_CLK_TCK);
+        }
+    return -1;
+}
+
+/* The GPU of a rank that started CUDA by its local rank (gs_mpi_run), once the device count is known. */
+static void rank_device(gs_mpi_job *m)
+{
+    if (m->eng.backend != GS_BACKEND_GPU || m->device_given) return;
+    int d = gs_gpu_init_device();
+    if (d >= 0) m->eng.device = d;
 }
 
 static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, gs_status *st)
@@ -512,7 +601,7 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
     gs_value total;
     if (job.op == GS_OP_SCAN) rc = shard_total(m, &L, &h, &total, &nelem, st);
     else if (job.op == GS_OP_COMPACT && !L.compressed && !h.text) {
-        rc = shard_kept(m, &L, &h, &kept, st);
+        rc = shard_pass(m, &L, &h, NULL, &kept, st);
         nelem = h.e - h.s;
     } else if (job.op == GS_OP_COMPACT) {
         gs_job cj = job;
@@ -524,6 +613,7 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
                     : gs_reader_open_range(&r, m->in, &m->rd, &L, h.s, h.e - h.s, st);
         if (!rc) {
             gs_source src = gs_source_from_reader(r);
+            rank_device(m);
             rc = gs_engine_run(&cj, &m->eng, &src, NULL, &kept, &cs, st);
             gs_reader_close(r);
         }
@@ -564,6 +654,7 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
     if (x->rank == 0) row_off = 0; /* undefined there */
     if (job.count_only) {
         memset(stats, 0, sizeof *stats);
+        stats->cuda_init = stats->gpu_setup = -1; /* the counting pass alone: no backend */
         add_stage(stats, "count pass", tc, (e - s) * gs_type_size(L.type));
         report(x, &L, MPI_Wtime() - t0, stats, rep, total_rows);
         goto out;
@@ -614,6 +705,7 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
     if (!rc) {
         gs_source src = gs_source_from_reader(r);
         memset(stats, 0, sizeof *stats);
+        rank_device(m);
         rc = gs_engine_run(&job, &m->eng, &src, w, &done, stats, st);
         if (!rc && done != rows)
             rc = gs_fail(st, GS_EDATA, "%s: %llu rows computed where %llu were planned (did the input change?)", m->in,
@@ -650,10 +742,22 @@ out:
 int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_root, gs_status *st)
 {
     int provided = 0, rank = 0, size = 1;
-    *is_root = gs_ranks_detect().rank == 0;
+    gs_ranks rk = gs_ranks_detect();
+    *is_root = rk.rank == 0;
+    memset(rep, 0, sizeof *rep);
+    rep->start_to_init = since_start();
+    /* --backend gpu: CUDA starts on its own thread now, on the rank's device (local rank mod the
+     * device count, chosen there), as Open MPI advises: a device chosen before MPI_Init. MPI_Init,
+     * the layout and the first pass then hide its start-up. */
+    if (m->eng.backend == GS_BACKEND_GPU) {
+        if (m->device_given) gs_gpu_init_start(m->eng.device);
+        else gs_gpu_init_start_rank(rk.local_rank);
+    }
     /* The engine's writer thread writes the MPI file while the main thread waits in the engine:
      * one thread at a time, never two at once. */
+    double t0 = gs_now();
     int err = MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
+    rep->mpi_init = gs_now() - t0;
     if (err != MPI_SUCCESS) return mpi_fail(st, err, "MPI_Init_thread");
     if (provided < MPI_THREAD_SERIALIZED)
         return gs_fail(st, GS_EDATA, "this MPI library does not allow calls from more than one thread "
@@ -663,20 +767,20 @@ int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_r
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     *is_root = rank == 0;
     mpi_ctx x = {rank, size};
-    memset(rep, 0, sizeof *rep);
-    gs_ranks rk = gs_ranks_detect();
-    if (m->eng.backend != GS_BACKEND_CPU && !m->device_given) {
+    if (m->eng.backend == GS_BACKEND_AUTO && !m->device_given) {
         int ndev = gs_gpu_describe(NULL, 0);
         if (ndev > 0) m->eng.device = rk.local_rank % ndev;
     }
     return run_ranks(&x, m, stats, rep, st);
 }
 
-void gs_mpi_finish(void)
+double gs_mpi_finish(void)
 {
     int init = 0, fin = 0;
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
+    double t = gs_now();
     if (init && !fin) MPI_Finalize();
+    return gs_now() - t;
 }
 #endif

@@ -15,10 +15,14 @@ extern "C" {
 
 typedef struct gs_ranks {
     int rank, size, local_rank; /* size 1: not started as several ranks */
+    int local_size;             /* ranks on this host (1 where the launcher does not say) */
 } gs_ranks;
 
 /* From the environment mpirun/mpiexec give each process (Open MPI, MPICH/Hydra). */
 gs_ranks gs_ranks_detect(void);
+/* The default --threads of a rank: the host's cores shared by the ranks on it (at least 1), or 0
+ * (all cores) where it is alone on its host. */
+int gs_ranks_threads(const gs_ranks *r);
 /* 1 if this build has MPI; a line for `info` (the library, or why not). */
 int gs_mpi_built(void);
 void gs_mpi_describe(char *buf, size_t len);
@@ -39,6 +43,8 @@ typedef struct gs_mpi_report {
     uint64_t count;        /* compact: kept elements; else output rows */
     double wall_min, wall_max;
     double busy_min[8], busy_max[8]; /* per stage of gs_run_stats, over ranks */
+    double start_to_init;  /* rank 0: seconds from its exec to MPI_Init (10 ms steps; -1: unknown) */
+    double mpi_init;       /* MPI_Init, the longest rank's */
     char note[256];        /* a note to show once (e.g. one zstd frame: rank 0 reads it alone) */
 } gs_mpi_report;
 
@@ -46,9 +52,11 @@ typedef struct gs_mpi_report {
  * (the first failing rank's message). On rank 0, stats holds the sums over ranks (wall: the
  * longest) and rep the rest; *is_root is 1 on rank 0, which alone should print. */
 int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_root, gs_status *st);
-/* MPI_Finalize, after rank 0 printed: it waits for every rank, so no rank ends (and has mpirun
- * stop the others) before rank 0's message is out. */
-void gs_mpi_finish(void);
+/* MPI_Finalize (if MPI was initialised); returns the seconds it took. After a failed run, call it
+ * once rank 0 has printed the error: it waits for every rank, so no rank ends (and has mpirun stop
+ * the others) before rank 0's message is out. After a successful one every rank ends with status
+ * 0, so rank 0 may print after it. */
+double gs_mpi_finish(void);
 
 #ifdef __cplusplus
 }

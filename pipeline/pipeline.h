@@ -239,6 +239,11 @@ int gs_gpu_init_wait(int device, char *why, size_t len, double *secs);
 int gs_gpu_init_ready(void);
 /* 1 if this process started CUDA (gs_gpu_init_start), whatever came of it. */
 int gs_gpu_started(void);
+/* The same start-up for an MPI rank before MPI_Init: the device is the rank's (local_rank mod the
+ * device count), chosen on that thread; gs_gpu_init_device waits until it is chosen (not for the
+ * rest of the start-up) and returns it, or -1 where there is no device (gs_gpu_init_wait says why). */
+void gs_gpu_init_start_rank(int local_rank);
+int gs_gpu_init_device(void);
 /* 1 if this build has CUDA and a device is usable; fills a description (else the reason). */
 int gs_gpu_available(int device, char *desc, size_t desc_len);
 /* One line per device for `info` (empty string if none); returns device count (0 if none). */

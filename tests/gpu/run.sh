@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/gpu/run.sh - everything the GPU machine is needed for, in one call (device time is scarce):
 #   STEPS="build test sanitize bench blocks cpu io stream codec big startup pipes chains chainspeed" (default),
-#   logs under $OUT; also warm, mpi (not in the default list).
+#   logs under $OUT; also warm, mpistart, mpi (not in the default list).
 #   build     make CUDA=1 GPU_ARCH=sm_90 TUNING=$TUNING (skipped when a carried ./gpustream has CUDA and runs)
 #   test      make test's runner: unit + CLI + every GPU variant and the streaming engine vs the CPU
 #   sanitize  compute-sanitizer memcheck + racecheck on a representative run of each default
@@ -25,9 +25,14 @@
 #             scan alone vs the same three verbs piped vs the chain on 16 CPU threads
 #   pipes     8 GB through Linux pipes: cat | gpustream scan, gen | scan, scan | cat against cat | cat
 #   warm      tests/cli/test_warm.sh: chunks on the CPU while CUDA starts, then the GPU continues
+#   mpistart  (not in the default list) launch and MPI start-up: mpirun -n 1 and -n 2 of `true`, of
+#             `gpustream --version` and of a 4 KB scan (--backend cpu and gpu) under each candidate
+#             --mca set, medians of 3 after a warm-up (mpistart.txt); the set fastest for 2 ranks
+#             goes to mpi_mca.txt for the mpi step
 #   mpi       (not in the default list) 1 and 2 MPI ranks, one per GPU, on a 32 GB raw i32 file in
-#             /dev/shm -> /dev/null: wall times of scan, compact and minmax W=500; outputs of 1 and 2
-#             ranks compared on a 1 GB file first (docs/SCALING.md)
+#             /dev/shm -> /dev/null: wall times (medians of 3) of scan, compact and minmax W=500 for
+#             1 process, mpirun -n 1, -n 2, and -n 2 with mpi_mca.txt's set (or $MPI_MCA); outputs
+#             of 1 and 2 ranks compared on a 1 GB file first (docs/SCALING.md)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
@@ -245,7 +250,7 @@ if has warm; then
 fi
 if has chains; then
     log "chains: the test matrix with --backend gpu vs the verbs piped on the CPU; memcheck on chains of three"
-    BACKEND=gpu timeout 900 bash tests/cli/test_chains.sh >"$OUT/chains.log" 2>&1
+    BACKEND=gpu timeout 480 bash tests/cli/test_chains.sh >"$OUT/chains.log" 2>&1
     grep -E "^FAIL|^# chains" "$OUT/chains.log" | tail -20
     if command -v compute-sanitizer >/dev/null; then
         ./gpustream gen -q -n 3000001 -t i32 --dist sparse:0.3 -f /tmp/c.raw
@@ -286,20 +291,76 @@ if has chainspeed; then
     } >"$OUT/chainspeed.txt" 2>&1
     grep -vE "^ +(read|cpu|gpu|h2d|d2h|kernel|encode)" "$OUT/chainspeed.txt"
 fi
+# mpirun and the timing helper of the mpistart and mpi steps. --bind-to none: mpirun binds each of
+# 2 ranks to one core by default, starving the pools.
+R="mpirun --oversubscribe --allow-run-as-root --bind-to none"
+med3() { # CMD...: the median wall seconds of 3 runs after a warm-up (failures said on stderr)
+    local t=() i t0 t1
+    "$@" >/dev/null 2>>"$OUT/mpi_err.log" || echo "FAILED: $*" >&2
+    for i in 1 2 3; do
+        t0=$(date +%s.%N)
+        "$@" >/dev/null 2>>"$OUT/mpi_err.log" || echo "FAILED: $*" >&2
+        t1=$(date +%s.%N)
+        t+=("$(awk "BEGIN { print $t1 - $t0 }")")
+    done
+    printf '%s\n' "${t[@]}" | sort -g | sed -n 2p
+}
+mpi_build() { # where the host's Open MPI has no headers: carried ones (.deps/mpi-include, Open MPI 4.1)
+    if ! ./gpustream info | grep -q '^mpi  *Open MPI' && [ -f .deps/mpi-include/mpi.h ]; then
+        make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 MPI=1 MPI_INC=.deps/mpi-include all >"$OUT/build_mpi.log" 2>&1 || tail -5 "$OUT/build_mpi.log"
+    fi
+}
+if has mpistart; then
+    log "mpistart: mpirun -n 1 and 2 of true, gpustream --version and a 4 KB scan, per --mca set (medians of 3)"
+    {
+        mpirun --version | head -1
+        mpi_build
+        ./gpustream info | grep -E '^(mpi|devices)'
+        ompi_info 2>/dev/null | grep -E 'MCA (pml|btl|mtl|osc): ' | sed 's/ (MCA v.*//' | tr -s ' ' | paste -sd ';'
+        ompi_info --parsable --all 2>/dev/null | grep -E 'mpi_built_with_cuda_support:value|^mca:opal:base:param:opal_cuda_support:value'
+        D=/dev/shm/gsstart; rm -rf $D; mkdir -p $D
+        ./gpustream gen -q -n 1024 -t i32 -f $D/s.raw
+        S4="scan -q -t i32 $D/s.raw -f /dev/null"
+        SETS=("" "--mca pml ob1 --mca btl self,vader"
+            "--mca pml ob1 --mca btl self,vader --mca osc ^ucx --mca opal_cuda_support 0")
+        printf '%-96s %7s %7s\n' "seconds, median of 3 after a warm-up" "-n 1" "-n 2"
+        printf '%-96s %7.3f\n' "true (no mpirun)" "$(med3 true)"
+        printf '%-96s %7.3f\n' "gpustream --version (no mpirun)" "$(med3 ./gpustream --version)"
+        for b in cpu gpu; do printf '%-96s %7.3f\n' "gpustream scan 4 KB --backend $b (no mpirun)" "$(med3 ./gpustream $S4 --backend $b)"; done
+        printf '%-96s %7.3f %7.3f\n' "mpirun true" "$(med3 $R -n 1 true)" "$(med3 $R -n 2 true)"
+        printf '%-96s %7.3f %7.3f\n' "mpirun gpustream --version (no MPI_Init)" "$(med3 $R -n 1 ./gpustream --version)" "$(med3 $R -n 2 ./gpustream --version)"
+        best=""; bestt=999
+        for set in "${SETS[@]}"; do
+            for b in cpu gpu; do
+                # shellcheck disable=SC2086
+                t1=$(med3 $R $set -n 1 ./gpustream $S4 --backend $b); t2=$(med3 $R $set -n 2 ./gpustream $S4 --backend $b)
+                printf '%-96s %7.3f %7.3f\n' "mpirun ${set:-(default MCA)} scan 4 KB --backend $b" "$t1" "$t2"
+                if [ $b = gpu ] && awk "BEGIN { exit !($t2 < $bestt - 0.02) }"; then best=$set; bestt=$t2; fi
+            done
+        done
+        echo "fastest for 2 ranks (4 KB scan, --backend gpu; the default unless another is 0.02 s faster): ${best:-(default MCA)}"
+        echo "$best" >"$OUT/mpi_mca.txt"
+        for set in "" "$best"; do
+            echo "-- --stats of 2 ranks, 4 KB scan --backend gpu, ${set:-(default MCA)}:"
+            # shellcheck disable=SC2086
+            $R $set -n 2 ./gpustream $S4 --backend gpu --stats 2>&1 | grep -E '^  (cuda init|wall|ranks|mpi) '
+            [ -n "$best" ] || break
+        done
+        echo "-- messages of these runs (counted):"
+        sort "$OUT/mpi_err.log" 2>/dev/null | uniq -c | sort -rn | head -8
+        rm -rf $D
+    } >"$OUT/mpistart.txt" 2>&1
+    cat "$OUT/mpistart.txt"
+fi
 if has mpi; then
     log "mpi: 1 and 2 ranks (one per GPU), 32 GB raw i32 in /dev/shm -> /dev/null"
     {
         INC=$(mpicc --showme:incdirs 2>/dev/null | tr ' ' '\n' | head -1)
         echo "mpi.h: $(ls "$INC/mpi.h" 2>&1)"; mpirun --version | head -1
-        # Where the host's Open MPI has no headers: carried ones (.deps/mpi-include, Open MPI 4.1).
-        if ! ./gpustream info | grep -q '^mpi  *Open MPI' && [ -f .deps/mpi-include/mpi.h ]; then
-            make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 MPI=1 MPI_INC=.deps/mpi-include all >"$OUT/build_mpi.log" 2>&1 || tail -5 "$OUT/build_mpi.log"
-        fi
+        mpi_build
         ./gpustream info | grep -E '^(mpi|devices|build)'
-        # --bind-to none: mpirun binds each of 2 ranks to one core by default, starving the pools.
-        R="mpirun --oversubscribe --allow-run-as-root --bind-to none"
         B="--backend ${MPI_BACKEND:-gpu}"   # one GPU per rank (auto would keep scan on the CPU)
-        NT=$(nproc)
+        MCA=${MPI_MCA-$(cat "$OUT/mpi_mca.txt" 2>/dev/null)}
         D=/dev/shm/gsmpi; rm -rf $D; mkdir -p $D
         ./gpustream gen -q -n 256M -t i32 --dist sparse:0.5 -f $D/small.raw
         for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
@@ -311,19 +372,21 @@ if has mpi; then
         rm -f $D/o1.raw $D/o2.raw $D/small.raw
         ./gpustream gen -q -n 8e9 -t i32 --dist sparse:0.5 -f $D/big.raw
         ls -la $D/big.raw; free -g | head -2
-        wall() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>>$D/err || echo "FAILED: $* ($(tail -2 $D/err))" >&2; t1=$(date +%s.%N); awk "BEGIN { print $t1 - $t0 }"; }
-        printf '%-24s %10s %10s %10s %14s %8s\n' op "1 plain" "1 mpirun" "2 ranks" "2 ranks t/2" speedup
+        echo "seconds, median of 3 after a warm-up; --mca set of the last columns: ${MCA:-(none: the default)}"
+        printf '%-24s %9s %9s %9s %9s %8s\n' op "1 plain" "1 mpirun" "2 ranks" "2 + mca" speedup
         for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
-            ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null # page cache and GPU warm
-            a=$(wall ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
-            b=$(wall $R -n 1 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
-            c=$(wall $R -n 2 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
-            d=$(wall $R -n 2 ./gpustream $op $B -q -t i32 --threads $((NT / 2)) $D/big.raw -f /dev/null)
-            printf '%-24s %10.2f %10.2f %10.2f %14.2f %7.2fx\n' "$op" "$a" "$b" "$c" "$d" "$(awk "BEGIN { print $a / $c }")"
+            a=$(med3 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
+            b=$(med3 $R -n 1 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
+            c=$(med3 $R -n 2 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
+            d=$c
+            # shellcheck disable=SC2086
+            [ -z "$MCA" ] || d=$(med3 $R $MCA -n 2 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
+            printf '%-24s %9.2f %9.2f %9.2f %9.2f %7.2fx\n' "$op" "$a" "$b" "$c" "$d" "$(awk "BEGIN { m = $c < $d ? $c : $d; print $a / m }")"
         done
-        echo "-- stats, 2 ranks:"
+        echo "-- stats, 2 ranks (${MCA:-default MCA}):"
         for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
-            $R -n 2 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null --stats 2>&1 | grep -vE '^ *$'
+            # shellcheck disable=SC2086
+            $R $MCA -n 2 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null --stats 2>&1 | grep -vE '^ *$'
         done
         rm -rf $D
     } >"$OUT/mpi.txt" 2>&1
