@@ -22,6 +22,11 @@
 #             CPU, byte for byte), compute-sanitizer memcheck on chains of three vs the CPU backend
 #   chainspeed  16 GB raw i32 in /dev/shm to /dev/null: the chain compact->scan->minmax on the GPU vs
 #             scan alone vs the same three verbs piped vs the chain on 16 CPU threads
+#   fuzzlong  (not in the default list; no GPU needed, only the cores) the fuzz targets csv, detect
+#             and zstd to FUZZ_RUNS executions each (default 10^7) over FUZZ_JOBS jobs (default
+#             nproc), from binaries built elsewhere by tests/fuzz/run.sh and carried
+#             (build/fuzz/fuzz_csv, fuzz_detect, fuzz_zstd); at most FUZZ_MAX_SECONDS a target
+#             (default 165, so the three fit in 9 minutes); logs under $OUT/fuzz/
 #   mpi       (not in the default list) 1 and 2 MPI ranks, one per GPU, on a 32 GB raw i32 file in
 #             /dev/shm -> /dev/null: wall times of scan, compact and minmax W=500; outputs of 1 and 2
 #             ranks compared on a 1 GB file first (docs/SCALING.md)
@@ -253,6 +258,13 @@ if has chainspeed; then
         rm -f $F
     } >"$OUT/chainspeed.txt" 2>&1
     grep -vE "^ +(read|cpu|gpu|h2d|d2h|kernel|encode)" "$OUT/chainspeed.txt"
+fi
+if has fuzzlong; then
+    log "fuzzlong: ${FUZZ_RUNS:-10000000} executions a target over ${FUZZ_JOBS:-$(nproc)} jobs"
+    for t in ${FUZZ_LONG_TARGETS:-csv detect zstd}; do
+        FUZZ_LONG_DIR=$OUT/fuzz/$t FUZZ_MAX_SECONDS=${FUZZ_MAX_SECONDS:-165} bash tests/fuzz/long.sh "$t" |
+            tee -a "$OUT/fuzz.txt"
+    done
 fi
 if has mpi; then
     log "mpi: 1 and 2 ranks (one per GPU), 32 GB raw i32 in /dev/shm -> /dev/null"
