@@ -25,8 +25,9 @@
 #   fuzzlong  (not in the default list; no GPU needed, only the cores) the fuzz targets csv, detect
 #             and zstd to FUZZ_RUNS executions each (default 10^7) over FUZZ_JOBS jobs (default
 #             nproc), from binaries built elsewhere by tests/fuzz/run.sh and carried
-#             (build/fuzz/fuzz_csv, fuzz_detect, fuzz_zstd); at most FUZZ_MAX_SECONDS a target
-#             (default 165, so the three fit in 9 minutes); logs under $OUT/fuzz/
+#             (build/fuzz/fuzz_csv, fuzz_detect, fuzz_zstd); FUZZ_BUDGET seconds for all (default
+#             510, so the step fits in 9 minutes), each target bounded by its share of what is
+#             left (time a faster one leaves goes to the next); logs under $OUT/fuzz/
 #   mpi       (not in the default list) 1 and 2 MPI ranks, one per GPU, on a 32 GB raw i32 file in
 #             /dev/shm -> /dev/null: wall times of scan, compact and minmax W=500; outputs of 1 and 2
 #             ranks compared on a 1 GB file first (docs/SCALING.md)
@@ -261,8 +262,12 @@ if has chainspeed; then
 fi
 if has fuzzlong; then
     log "fuzzlong: ${FUZZ_RUNS:-10000000} executions a target over ${FUZZ_JOBS:-$(nproc)} jobs"
-    for t in ${FUZZ_LONG_TARGETS:-csv detect zstd}; do
-        FUZZ_LONG_DIR=$OUT/fuzz/$t FUZZ_MAX_SECONDS=${FUZZ_MAX_SECONDS:-165} bash tests/fuzz/long.sh "$t" |
+    targets=(${FUZZ_LONG_TARGETS:-csv detect zstd})
+    t0=$SECONDS
+    for i in "${!targets[@]}"; do
+        share=$(((${FUZZ_BUDGET:-510} - (SECONDS - t0)) / (${#targets[@]} - i)))
+        [ "$share" -lt 10 ] && share=10
+        FUZZ_LONG_DIR=$OUT/fuzz/${targets[$i]} FUZZ_MAX_SECONDS=$share bash tests/fuzz/long.sh "${targets[$i]}" |
             tee -a "$OUT/fuzz.txt"
     done
 fi
