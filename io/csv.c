@@ -35,7 +35,8 @@ size_t gs_lines_block_size = 0;
 #define DEFAULT_BLOCK ((size_t)32 << 20)
 #define MAX_FIELD ((size_t)64 << 20) /* a libcsv field this long is a missing closing quote */
 #define MIN_PIECE 4096               /* smaller pieces are not worth a thread */
-#define HEADROOM ((size_t)1 << 20)   /* room for the carried tail before a block read ahead */
+#define HEADROOM ((size_t)1 << 20)   /* room for the carried tail before a block read ahead
+                                        (a block's worth when blocks are smaller) */
 #define MAX_LINE ((size_t)1 << 30)   /* a longer line (text: token) is an error, not a reason to
                                         hold the whole input in memory */
 /* libcsv's parser state "inside a field" (csv.h exposes struct csv_parser but not the state
@@ -181,8 +182,9 @@ typedef struct ldec {
     char *buf;           /* unparsed bytes are [pos, len) */
     size_t cap, pos, len;
     int eof;             /* the source is exhausted */
-    /* read-ahead: while a block is parsed, the next one is read into abuf at HEADROOM; the
+    /* read-ahead: while a block is parsed, the next one is read into abuf at `headroom`; the
      * carried tail of the block is then put in front of it and the buffers swap */
+    size_t headroom;
     char *abuf;
     size_t acap, apos, alen;
     int ahead, rd_eof, rd_rc;
@@ -390,7 +392,7 @@ static int seq_block(ldec *L, const char *data, size_t n, int at_eof, gs_status 
 /* Read the next block into abuf (the read-ahead part of a block's job). */
 static void read_ahead(ldec *L)
 {
-    L->apos = L->alen = HEADROOM;
+    L->apos = L->alen = L->headroom;
     L->rd_eof = 0;
     while (L->alen < L->acap) {
         size_t got = 0;
@@ -535,11 +537,11 @@ static int next_block(ldec *L, gs_status *st)
     L->npieces = np;
     /* With more than one thread, the next block is read while this one is parsed. */
     L->ahead = L->nthreads > 1 && !L->eof;
-    if (L->ahead && L->acap < HEADROOM + L->block) {
-        char *nb = realloc(L->abuf, HEADROOM + L->block);
+    if (L->ahead && L->acap < L->headroom + L->block) {
+        char *nb = realloc(L->abuf, L->headroom + L->block);
         if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
         L->abuf = nb;
-        L->acap = HEADROOM + L->block;
+        L->acap = L->headroom + L->block;
     }
     L->seq_rc = GS_OK;
     L->rd_rc = GS_OK;
@@ -817,7 +819,8 @@ int gs_lines_dec_open(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, int t
     L->cfg.skip_bad = o->skip_bad;
     L->nthreads = o->threads > 0 ? o->threads : gs_pool_threads();
     L->block = gs_lines_block_size ? gs_lines_block_size : DEFAULT_BLOCK;
-    L->cap = HEADROOM + L->block;
+    L->headroom = L->block < HEADROOM ? L->block : HEADROOM;
+    L->cap = L->headroom + L->block;
     int r = GS_OK;
     if (!(L->buf = malloc(L->cap))) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
     if (!r && !text) {
@@ -857,9 +860,9 @@ typedef struct lenc {
     int ncols;
     char sep;
     int nthreads;
-    char **bufs;         /* one text buffer per part */
+    char **bufs;         /* one text buffer per part, each for buf_rows rows */
     size_t *lens;
-    size_t nbufs;
+    size_t nbufs, buf_rows;
     /* the current job */
     const char *vals;
     size_t rows, per_part;
@@ -898,6 +901,18 @@ static int lenc_write(gs_encoder *e, const void *vals, size_t n, gs_status *st)
         size_t np = (rows + per - 1) / per;
         if (np > (size_t)E->nthreads) np = (size_t)E->nthreads;
         size_t batch = np * per < rows ? np * per : rows;
+        /* The buffers hold the rows of a part (a few values need no MiBs of text buffer). */
+        size_t need = per < batch ? per : batch;
+        if (need > E->buf_rows) {
+            size_t nr = E->buf_rows * 2 > need ? E->buf_rows * 2 : need;
+            if (nr > MAX_ROWS_PART) nr = MAX_ROWS_PART;
+            for (size_t i = 0; i < E->nbufs; i++) {
+                char *nb = realloc(E->bufs[i], nr * ((size_t)E->ncols * VAL_CHARS + 1) + VAL_CHARS);
+                if (!nb) return gs_fail(st, GS_ENOMEM, "%s: out of memory", e->sink->name);
+                E->bufs[i] = nb;
+            }
+            E->buf_rows = nr;
+        }
         if (np > E->nbufs) {
             char **nb = realloc(E->bufs, np * sizeof *nb);
             size_t *nl = nb ? realloc(E->lens, np * sizeof *nl) : NULL;
@@ -905,7 +920,7 @@ static int lenc_write(gs_encoder *e, const void *vals, size_t n, gs_status *st)
             if (!nl) return gs_fail(st, GS_ENOMEM, "%s: out of memory", e->sink->name);
             E->lens = nl;
             for (size_t i = E->nbufs; i < np; i++) {
-                E->bufs[i] = malloc(MAX_ROWS_PART * ((size_t)E->ncols * VAL_CHARS + 1) + VAL_CHARS);
+                E->bufs[i] = malloc(E->buf_rows * ((size_t)E->ncols * VAL_CHARS + 1) + VAL_CHARS);
                 if (!E->bufs[i]) return gs_fail(st, GS_ENOMEM, "%s: out of memory", e->sink->name);
                 E->nbufs = i + 1;
             }

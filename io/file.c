@@ -256,9 +256,10 @@ static int gs_fsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_statu
             if (rc == GS_OK) *got = n;
             return rc;
         }
-        if (!s->blk && !(s->blk = malloc(GS_BLOCK)))
-            return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
         size_t n = left < GS_BLOCK ? (size_t)left : GS_BLOCK;
+        /* The first block is the largest one needed (what is left only shrinks): a small file
+         * gets a block of its size. */
+        if (!s->blk && !(s->blk = malloc(n))) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
         int rc = gs_fsrc_pread(s, s->blk, n, st);
         if (rc) return rc;
         s->blk_len = n;

@@ -40,8 +40,12 @@
 #define GS_Z_WIN_MIN ((size_t)16 << 20)
 #define GS_Z_WIN_PER_THREAD ((size_t)17 << 20)
 #define GS_Z_WIN_MAX ((size_t)512 << 20)
+/* From a pipe the window starts this small and doubles each time the input fills it, up to the
+ * size above: a short stream costs no 16 MiB window. */
+#define GS_Z_WIN_START ((size_t)64 << 10)
 
-/* The window's starting size in bytes; 0 = by thread count as above. Tests set it small to
+/* The window's size in bytes (it grows only for a frame larger than it); 0 = by thread count as
+ * above. Tests set it small to
  * cross window edges (refills, frames larger than the window) with little data. */
 size_t gs_zstd_window;
 /* With a device codec, a batch gathers at least this many decoded bytes: the default chunk, so
@@ -111,6 +115,8 @@ typedef struct gs_zsrc {
     int threads;
     unsigned char *win; /* compressed bytes [win_pos, win_len) not yet decoded */
     size_t win_cap, win_pos, win_len;
+    size_t win_max; /* the window doubles up to this while the input fills it */
+    int win_full;   /* the last read filled the window */
     int in_eof;
     unsigned char *out; /* a decoded batch not yet handed out: [out_pos, out_len) */
     size_t out_cap, out_pos, out_len;
@@ -129,6 +135,14 @@ typedef struct gs_zsrc {
  * only the free tail is filled. */
 static int gs_zsrc_fill(gs_zsrc *s, size_t need, int may_move, gs_status *st)
 {
+    if (may_move && s->win_full && s->win_cap < s->win_max) {
+        size_t cap = s->win_cap * 2 < s->win_max ? s->win_cap * 2 : s->win_max;
+        unsigned char *w = realloc(s->win, cap);
+        if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+        s->win = w;
+        s->win_cap = cap;
+        s->win_full = 0;
+    }
     while (s->win_len - s->win_pos < need && !s->in_eof) {
         if (may_move) {
             /* Drop what is decoded when the tail is full or too short; grow by doubling. */
@@ -152,6 +166,7 @@ static int gs_zsrc_fill(gs_zsrc *s, size_t need, int may_move, gs_status *st)
         if (rc) return rc;
         if (!g) s->in_eof = 1;
         s->win_len += g;
+        s->win_full = s->win_len == s->win_cap;
     }
     return GS_OK;
 }
@@ -394,6 +409,16 @@ static int gs_zsrc_stream(gs_zsrc *s, unsigned char *buf, size_t cap, size_t *go
     return GS_OK;
 }
 
+/* The streaming decoder, made when the first frame needs it (batched frames never do). */
+static int gs_zsrc_dstream(gs_zsrc *s, gs_status *st)
+{
+    if (!(s->ds = ZSTD_createDStream())) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+    if (ZSTD_isError(ZSTD_DCtx_setParameter(s->ds, ZSTD_d_windowLogMax, GS_Z_WINDOW_LOG_MAX)))
+        return gs_fail(st, GS_EDATA, "%s: this libzstd cannot decode windows of 2^%d bytes", s->base.name,
+                       GS_Z_WINDOW_LOG_MAX);
+    return GS_OK;
+}
+
 static int gs_zsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_status *st)
 {
     gs_zsrc *s = (gs_zsrc *)b;
@@ -427,6 +452,7 @@ static int gs_zsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_statu
             }
             if (kind == GS_ZF_END && n == 0) return GS_OK;
             if (kind == GS_ZF_STREAM && n == 0) {
+                if (!s->ds && (rc = gs_zsrc_dstream(s, st))) return rc;
                 size_t r = ZSTD_DCtx_reset(s->ds, ZSTD_reset_session_only);
                 if (ZSTD_isError(r)) return gs_zsrc_corrupt(s, r, st);
                 s->streaming = 1;
@@ -510,15 +536,11 @@ int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_zcodec *codec,
     /* A small file needs no large window. */
     if (in->size >= 0 && (uint64_t)in->size + 1 < s->win_cap) s->win_cap = (size_t)in->size + 1;
     if (s->win_cap < 64) s->win_cap = 64;
+    s->win_max = s->win_cap;
+    if (in->size < 0 && !gs_zstd_window && s->win_cap > GS_Z_WIN_START) s->win_cap = GS_Z_WIN_START;
     s->win = malloc(s->win_cap);
     s->dctx = calloc((size_t)s->threads, sizeof *s->dctx);
-    s->ds = ZSTD_createDStream();
-    if (s->ds && ZSTD_isError(ZSTD_DCtx_setParameter(s->ds, ZSTD_d_windowLogMax, GS_Z_WINDOW_LOG_MAX))) {
-        gs_zsrc_close(&s->base);
-        return gs_fail(st, GS_EDATA, "%s: this libzstd cannot decode windows of 2^%d bytes", in->name,
-                       GS_Z_WINDOW_LOG_MAX);
-    }
-    if (!s->win || !s->dctx || !s->ds) {
+    if (!s->win || !s->dctx) {
         gs_zsrc_close(&s->base);
         return gs_fail(st, GS_ENOMEM, "out of memory");
     }

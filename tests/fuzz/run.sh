@@ -5,8 +5,8 @@
 #   FUZZ_TARGETS="npy zstd" ...                   (a subset)
 #   FUZZ_CFLAGS=-DGS_FZ_LAX_MSG ...               (extra flags for the targets, not the library)
 # Targets: fuzz_<name>.c with seeds in corpus_<name>/. Each runs in sequence on a COPY of its
-# corpus (the committed seeds never grow) with -max_len=65536 -timeout=10, ASan + UBSan (UB halts,
-# so it counts), and prints "PASS fuzz_<name>: N execs ..." or "FAIL fuzz_<name>: crash file ..."
+# corpus (the committed seeds never grow) with the flags of tests/fuzz/options.sh, ASan + UBSan
+# (UB halts, so it counts), and prints "PASS fuzz_<name>: N execs ..." or "FAIL fuzz_<name>: crash file ..."
 # (the input is kept in build/fuzz/crashes/; replay: build/fuzz/fuzz_<name> FILE).
 # Without clang's libFuzzer runtime, it says so and prints no PASS or FAIL line.
 # The library is compiled once into build/fuzz/lib/ (instrumented, rebuilt when a source or a
@@ -74,9 +74,7 @@ ar rcs "$OUT/libgs_fuzz.a" "${objs[@]}"
 
 # ---- each target ----------------------------------------------------------------------------------
 targets=${FUZZ_TARGETS:-$(ls tests/fuzz/fuzz_*.c | sed 's,.*/fuzz_,,; s,\.c$,,')}
-# Our own sanitizer options (not those of make SANITIZE=1 test): UB halts, so it is a finding.
-export ASAN_OPTIONS=${FUZZ_ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
-export UBSAN_OPTIONS=${FUZZ_UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+. tests/fuzz/options.sh
 status=0
 for name in $targets; do
     src=tests/fuzz/fuzz_$name.c
@@ -98,8 +96,8 @@ for name in $targets; do
     # FUZZ_SECONDS=0: the seeds only, each run once (libFuzzer's -max_total_time=0 means no limit).
     limit="-max_total_time=$SECONDS_EACH"
     [ "$SECONDS_EACH" = 0 ] && limit="-runs=0"
-    timeout -k 5 $((SECONDS_EACH + 60)) "$bin" $limit -max_len=65536 -timeout=10 \
-        -rss_limit_mb=2560 -print_final_stats=1 -artifact_prefix="$OUT/" "$corpus" >"$log" 2>&1
+    timeout -k 5 $((SECONDS_EACH + 60)) "$bin" $limit $FUZZ_RUN_FLAGS -print_final_stats=1 \
+        -artifact_prefix="$OUT/" "$corpus" >"$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/gpu/run.sh - everything the GPU machine is needed for, in one call (device time is scarce):
 #   STEPS="build test sanitize bench blocks cpu io stream codec big startup pipes chains chainspeed" (default),
-#   logs under $OUT; also warm, mpistart, mpi (not in the default list).
+#   logs under $OUT; also warm, mpistart, mpi, fuzzlong (not in the default list).
 #   build     make CUDA=1 GPU_ARCH=sm_90 TUNING=$TUNING (skipped when a carried ./gpustream has CUDA and runs)
 #   test      make test's runner: unit + CLI + every GPU variant and the streaming engine vs the CPU
 #   sanitize  compute-sanitizer memcheck + racecheck on a representative run of each default
@@ -29,6 +29,12 @@
 #             `gpustream --version` and of a 4 KB scan (--backend cpu and gpu) under each candidate
 #             --mca set, medians of 3 after a warm-up (mpistart.txt); the set fastest for 2 ranks
 #             goes to mpi_mca.txt for the mpi step
+#   fuzzlong  (not in the default list; no GPU needed, only the cores) the fuzz targets csv, detect
+#             and zstd to FUZZ_RUNS executions each (default 10^7) over FUZZ_JOBS jobs (default
+#             nproc), from binaries built elsewhere by tests/fuzz/run.sh and carried
+#             (build/fuzz/fuzz_csv, fuzz_detect, fuzz_zstd); FUZZ_BUDGET seconds for all (default
+#             510, so the step fits in 9 minutes), each target bounded by its share of what is
+#             left (time a faster one leaves goes to the next); logs under $OUT/fuzz/
 #   mpi       (not in the default list) 1 and 2 MPI ranks, one per GPU, on a 32 GB raw i32 file in
 #             /dev/shm -> /dev/null: wall times (medians of 3) of scan, compact and minmax W=500 for
 #             1 process, mpirun -n 1, -n 2, and -n 2 with mpi_mca.txt's set (or $MPI_MCA); outputs
@@ -351,6 +357,17 @@ if has mpistart; then
         rm -rf $D
     } >"$OUT/mpistart.txt" 2>&1
     cat "$OUT/mpistart.txt"
+fi
+if has fuzzlong; then
+    log "fuzzlong: ${FUZZ_RUNS:-10000000} executions a target over ${FUZZ_JOBS:-$(nproc)} jobs"
+    targets=(${FUZZ_LONG_TARGETS:-csv detect zstd})
+    t0=$SECONDS
+    for i in "${!targets[@]}"; do
+        share=$(((${FUZZ_BUDGET:-510} - (SECONDS - t0)) / (${#targets[@]} - i)))
+        [ "$share" -lt 10 ] && share=10
+        FUZZ_LONG_DIR=$OUT/fuzz/${targets[$i]} FUZZ_MAX_SECONDS=$share bash tests/fuzz/long.sh "${targets[$i]}" |
+            tee -a "$OUT/fuzz.txt"
+    done
 fi
 if has mpi; then
     log "mpi: 1 and 2 ranks (one per GPU), 32 GB raw i32 in /dev/shm -> /dev/null"
