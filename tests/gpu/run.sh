@@ -365,8 +365,16 @@ if has fuzzlong; then
     for i in "${!targets[@]}"; do
         share=$(((${FUZZ_BUDGET:-510} - (SECONDS - t0)) / (${#targets[@]} - i)))
         [ "$share" -lt 10 ] && share=10
-        FUZZ_LONG_DIR=$OUT/fuzz/${targets[$i]} FUZZ_MAX_SECONDS=$share bash tests/fuzz/long.sh "${targets[$i]}" |
-            tee -a "$OUT/fuzz.txt"
+        # the jobs' logs stay on the machine (FUZZ_LOG_DIR); what comes back is the summary, and for a
+        # finding its input and the report of the job that found it
+        d=${FUZZ_LOG_DIR:-/tmp/gs-fuzz}/${targets[$i]}
+        FUZZ_LONG_DIR=$d FUZZ_MAX_SECONDS=$share bash tests/fuzz/long.sh "${targets[$i]}" | tee -a "$OUT/fuzz.txt"
+        for c in "$d"/job*-crash-* "$d"/job*-leak-* "$d"/job*-timeout-* "$d"/job*-oom-*; do
+            [ -f "$c" ] || continue
+            cp "$c" "$OUT/${targets[$i]}-$(basename "$c")"
+            j=$(basename "$c" | sed 's/-.*//')
+            grep -v -E "^#[0-9]+|^INFO:" "$d/$j.log" | tail -60 >"$OUT/${targets[$i]}-$j-report.txt"
+        done
     done
 fi
 if has mpi; then
