@@ -108,6 +108,10 @@ printf 'hello' | gzip -c >"$D/g.zst"
 run gzip_named_zst 1 "g.zst: not in zstd format (it is gzip)" "" -- $G convert -q -t i32 g.zst
 : >"$D/e.zst"
 run empty_zst 1 "e.zst: empty file, not in zstd format" "" -- $G convert -q -t i32 e.zst
+# a frame that declares 2.25 MiB and holds nothing (the zstd CLI 1.5.4 passes it as 0 bytes)
+printf '\050\265\057\375\265\000\000\000\044\000\001\000\000\231\351\330\121' >"$D/lies.zst"
+run zstd_content_size_lies 1 "lies.zst: corrupt zstd data: Data corruption detected" "" -- $G convert -q -t i32 lies.zst
+IN=$D/lies.zst run zstd_content_size_lies_stdin 1 "stdin: corrupt zstd data: Data corruption detected" "" -- $G convert -q -t i32 --to raw
 printf '\1\0\0\0\2\0\0\0' >"$D/r.zst"
 run raw_named_zst 1 "r.zst: not in zstd format" "" -- $G convert -q -t i32 r.zst
 

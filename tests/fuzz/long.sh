@@ -4,7 +4,8 @@
 # only libc, libm, libstdc++ and libgcc_s; libzstd and libcsv are linked in).
 #   bash tests/fuzz/long.sh csv                  (10^7 executions over nproc jobs)
 #   FUZZ_RUNS=20000000 FUZZ_JOBS=16 FUZZ_MAX_SECONDS=300 bash tests/fuzz/long.sh zstd
-# Job j runs build/fuzz/fuzz_<name> -runs=RUNS/JOBS -seed=j on its own copy of the committed
+# Job j runs build/fuzz/fuzz_<name> -runs=RUNS/JOBS -seed=j+FUZZ_SEED_BASE (default 0: campaigns with
+# another base try other mutations) on its own copy of the committed
 # corpus (tests/fuzz/corpus_<name>/), with the flags of tests/fuzz/options.sh; FUZZ_MAX_SECONDS
 # (default 0: none) bounds each job's time. The executions are summed from the jobs' final
 # stats. One line at the end:
@@ -39,7 +40,7 @@ for j in $(seq 1 "$JOBS"); do
     cp tests/fuzz/corpus_$name/* "$work/corpus$j/" 2>/dev/null
     # timeout(1) is the backstop should a job wedge (libFuzzer's own -timeout is per input).
     timeout -k 5 "$([ "$MAX_SECONDS" -gt 0 ] && echo $((MAX_SECONDS + 120)) || echo 0)" \
-        "$bin" -runs="$per" $limit -seed="$j" $FUZZ_RUN_FLAGS -print_final_stats=1 \
+        "$bin" -runs="$per" $limit -seed="$((j + ${FUZZ_SEED_BASE:-0}))" $FUZZ_RUN_FLAGS -print_final_stats=1 \
         -artifact_prefix="$dir/job$j-" "$work/corpus$j" >"$dir/job$j.log" 2>&1 &
     pids+=($!)
 done
