@@ -917,7 +917,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
         stats->wall = gs_now() - t_start;
         stats->elems_in = r.elems_in;
         stats->elems_out = r.values_out / (uint64_t)cols;
-        stats->chunks = chunks;
+        stats->chunks = chunks + warm_chunks;
         stats->bytes_in = src->bytes ? src->bytes(src->ctx) : r.elems_in * r.in_size;
         stats->bytes_out = w ? gs_writer_bytes(w) : 0;
         stats->nstages = 0;
