@@ -187,7 +187,7 @@ static int check_block(const gs_variant *v, int block, gs_status *st)
     if (!v->blocks)
         return gs_fail(st, GS_EUSAGE, "variant '%s' has its own launch shapes: it takes no block size (asked for %d)",
                        v->name, block);
-    return gs_fail(st, GS_EUSAGE, "variant '%s' does not run %d threads per block (it accepts %s)", v->name, block,
+    return gs_fail(st, GS_EUSAGE, "variant '%s' does not take %d threads per block (it accepts %s)", v->name, block,
                    gs_blocks_str(v->blocks, sizes, sizeof sizes));
 }
 

@@ -316,11 +316,12 @@ static void run_set_backend(run *r, gs_backend *b, int pin)
 enum { OWN_BACKEND = 0, OWN_ENGINE = 1, OWN_REGISTERED = 2 };
 
 /* A staging buffer for backend b: engine memory page-locked in place where b can register it
- * (cheaper than a fresh pinned allocation), else b's own. */
+ * (cheaper than a fresh pinned allocation), else b's own; before any backend exists (b NULL),
+ * engine memory, page-locked later if need be. */
 static void *stage_alloc(gs_backend *b, size_t bytes, unsigned char *own, gs_status *st)
 {
     void *p = NULL;
-    if (!b->host_register) {
+    if (b && !b->host_register) {
         *own = OWN_BACKEND;
         return b->host_alloc(b, bytes, st);
     }
@@ -328,6 +329,8 @@ static void *stage_alloc(gs_backend *b, size_t bytes, unsigned char *own, gs_sta
         gs_fail(st, GS_ENOMEM, "out of host memory allocating a %zu-byte chunk (use a smaller --chunk)", bytes);
         return NULL;
     }
+    *own = OWN_ENGINE;
+    if (!b) return p;
     if (b->host_register(b, p, bytes ? bytes : 4096, st)) {
         free(p);
         return NULL;
@@ -377,18 +380,8 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
         return GS_OK;
     }
     if (c->buf) free(c->buf);
-    c->buf = NULL;
-    if (b) {
-        c->buf = stage_alloc(b, bytes, &r->in_own[i], st);
-        if (!c->buf) return st->code ? st->code : GS_ENOMEM;
-    } else {
-        if (posix_memalign(&c->buf, 4096, bytes ? bytes : 4096)) {
-            c->buf = NULL;
-            return gs_fail(st, GS_ENOMEM, "out of host memory allocating a %zu-byte chunk (use a smaller --chunk)",
-                           bytes);
-        }
-        r->in_own[i] = OWN_ENGINE;
-    }
+    c->buf = stage_alloc(b, bytes, &r->in_own[i], st);
+    if (!c->buf) return st->code ? st->code : GS_ENOMEM;
     c->data = (char *)c->buf + head * r->in_size;
     c->cap = r->chunk_elems;
     return GS_OK;
@@ -414,15 +407,7 @@ static int out_buffer(run *r, gs_chunk *c, gs_status *st)
     }
     r->out_state[i] = 1;
     pthread_mutex_unlock(&r->mu);
-    if (!r->b) { /* the CPU works while CUDA starts: engine memory, pinned later if need be */
-        p = NULL;
-        if (posix_memalign(&p, 4096, r->out_bytes ? r->out_bytes : 4096)) {
-            p = NULL;
-            gs_fail(st, GS_ENOMEM, "out of host memory allocating a %zu-byte chunk (use a smaller --chunk)", r->out_bytes);
-        }
-        r->out_own[i] = OWN_ENGINE;
-    } else
-        p = stage_alloc(r->b, r->out_bytes, &r->out_own[i], st);
+    p = stage_alloc(r->b, r->out_bytes, &r->out_own[i], st); /* no backend yet: the CPU works while CUDA starts */
     pthread_mutex_lock(&r->mu);
     c->buf = c->data = p;
     r->out_state[i] = p ? 2 : 0;

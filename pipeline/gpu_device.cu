@@ -140,13 +140,7 @@ extern "C" int gs_gpu_started(void)
     return started;
 }
 
-extern "C" int gs_gpu_init_ready(void)
-{
-    pthread_mutex_lock(&gs_gi_mu);
-    const int started = gs_gi.started;
-    pthread_mutex_unlock(&gs_gi_mu);
-    return !started || __atomic_load_n(&gs_gi.done, __ATOMIC_ACQUIRE);
-}
+extern "C" int gs_gpu_init_ready(void) { return !gs_gpu_started() || __atomic_load_n(&gs_gi.done, __ATOMIC_ACQUIRE); }
 
 static void gpu_init_start(int device, int by_rank)
 {

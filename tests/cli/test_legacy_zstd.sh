@@ -8,12 +8,8 @@
 # the 16-byte size below) and the end block (type 3, size 0). PASS/FAIL/SKIP lines for tests/run.sh.
 set -u
 cd "$(dirname "$0")/../.."
-G=${G:-./gpustream}
-case $G in /*) ;; *) G=$PWD/${G#./} ;; esac
-D=$(mktemp -d -p "$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo /tmp)")
-trap 'rm -rf "$D"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+. tests/common.sh
+D=$T
 hexfile() { od -An -v -tx1 "$1" | tr -d ' \n'; }
 
 # The content: i32 values 1, 2, 3, -1 (16 bytes); their inclusive prefix sum is 1, 3, 6, 5.

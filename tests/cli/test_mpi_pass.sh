@@ -10,17 +10,11 @@
 # gpustream has no MPI or mpirun is missing. About 40 runs on 40-50 MB inputs.
 set -u
 cd "$(dirname "$0")/../.."
-G=${G:-./gpustream}
-case $G in /*) ;; *) G=$PWD/${G#./} ;; esac
+. tests/common.sh
 MPIRUN=$(command -v mpirun)
-if [ -z "$MPIRUN" ]; then echo "SKIP mpi first pass: no mpirun on the PATH"; exit 0; fi
-if "$G" info | grep -q '^mpi  *not built'; then echo "SKIP mpi first pass: gpustream built without MPI"; exit 0; fi
-T=$(mktemp -d -p "$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo /tmp)")
-trap 'rm -rf "$T"' EXIT
+if [ -z "$MPIRUN" ]; then skip "mpi first pass" "no mpirun on the PATH"; exit 0; fi
+if "$G" info | grep -q '^mpi  *not built'; then skip "mpi first pass" "gpustream built without MPI"; exit 0; fi
 cd "$T"
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
 mpi() { local k=$1; shift; "$MPIRUN" --oversubscribe --allow-run-as-root --bind-to none -n "$k" "$G" "$@"; }
 
 # 16 MiB blocks hold 4194304 i32/f32 elements: shards of 1.5 to 3.1 blocks, none a whole number.

@@ -10,12 +10,7 @@
 # Prints PASS/FAIL/SKIP lines for tests/run.sh.
 set -u
 cd "$(dirname "$0")/../.."
-G=${G:-./gpustream}
-T=$(mktemp -d -p "$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo /tmp)")
-trap 'rm -rf "$T"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+. tests/common.sh
 
 DELAY=${WARM_DELAY_MS:-400}
 PAUSE=$(awk -v d="$DELAY" 'BEGIN { printf "%.2f", 2.5 * d / 1000 }')

@@ -1217,7 +1217,7 @@ static void test_registry_blocks(void)
         ok = lb->blocks == GS_BLOCKS_TPL && nv->blocks == GS_BLOCKS_ANY &&
              vh->blocks == (GS_BLOCK_BIT(64) | GS_BLOCK_BIT(128) | GS_BLOCK_BIT(256)) &&
              gs_variant_check_scan(lb, &sp, &st) == GS_EUSAGE &&
-             !strcmp(st.msg, "variant 'lookback' does not run 32 threads per block (it accepts 64, 128, 256, 512)");
+             !strcmp(st.msg, "variant 'lookback' does not take 32 threads per block (it accepts 64, 128, 256, 512)");
     else
         ok = lb->blocks == 0 && nv->blocks == 0 && vh->blocks == 0 && gs_variant_check_scan(lb, &sp, &st) == GS_EUSAGE &&
              !strcmp(st.msg, "variant 'lookback' runs 128 threads per block in this build (asked for 32; other sizes: "
