@@ -235,7 +235,7 @@ static void pass_part(void *ctx, size_t q, size_t nq)
     uint64_t b = j->blk0 + q / FOLD_PARTS, bs = b * j->cap;
     size_t bn = j->n - bs < j->cap ? (size_t)(j->n - bs) : j->cap, pb, pe;
     gs_split(bn, FOLD_PARTS, q % FOLD_PARTS, &pb, &pe);
-    int slot = 0; /* never more parts run at once than the pool has threads (= slots) */
+    int slot = 0; /* never more parts run at once than slots: the pool's threads and the caller */
     while (atomic_exchange(&j->busy[slot], 1)) slot = (slot + 1) % j->nslots;
     char *buf = j->buf[slot];
     size_t len = (pe - pb) * j->isz, got = 0;
@@ -276,7 +276,7 @@ static int shard_pass(const gs_mpi_job *m, const gs_layout *L, const shard *h, g
     j.cap = FOLD_BLOCK / j.isz;
     j.at = L->data_off + h->s * j.isz;
     j.n = h->e - h->s;
-    j.nslots = gs_pool_threads();
+    j.nslots = gs_pool_threads() + 1; /* gs_parallel_for's caller runs parts too */
     atomic_init(&j.err, 0);
     if (kept) *kept = 0;
     if (!j.n) return GS_OK;
