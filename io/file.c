@@ -451,6 +451,8 @@ static int gs_fsink_write(gs_bsink *b, const void *buf, size_t n, gs_status *st)
     return GS_OK;
 }
 
+static int gs_fsink_end(gs_bsink *b, gs_status *st) { return gs_fsink_flush((gs_fsink *)b, st); }
+
 static int gs_fsink_pwrite(gs_bsink *b, const void *buf, size_t n, uint64_t off, gs_status *st)
 {
     gs_fsink *k = (gs_fsink *)b;
@@ -688,6 +690,7 @@ static int gs_fsink_open(gs_bsink **out, const char *path, int force, int binary
     k->base.write = gs_fsink_write;
     k->base.pwrite = gs_fsink_pwrite;
     k->base.close = gs_fsink_close;
+    k->base.end = gs_fsink_end;
     k->base.abort = gs_fsink_abort;
     k->base.name = is_stdout ? "stdout" : k->path;
     k->is_stdout = is_stdout;

@@ -289,6 +289,12 @@ int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st)
     return n ? w->enc->write(w->enc, vals, n, st) : GS_OK;
 }
 
+int gs_writer_end(gs_writer *w, gs_status *st)
+{
+    gs_bsink *k = w->enc->sink;
+    return k->end ? k->end(k, st) : GS_OK;
+}
+
 int gs_writer_finish(gs_writer *w, uint64_t *bytes_out, gs_status *st)
 {
     int rc = w->enc->close(w->enc, st);

@@ -118,6 +118,9 @@ typedef struct gs_writer gs_writer;
 int gs_writer_open(gs_writer **w, const char *path, const gs_write_opts *o, gs_status *st);
 /* Write n values (n = rows * ncols). */
 int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st);
+/* The values are complete: encode and write out whatever is still held (the last zstd frames),
+ * so that what gs_writer_close has left is the commit. Only close or abort may follow. */
+int gs_writer_end(gs_writer *w, gs_status *st);
 /* Flush, finish (npy header patch, zstd frames), fsync-free close, rename into place. Frees w. */
 int gs_writer_close(gs_writer *w, gs_status *st);
 /* gs_writer_close, and the bytes written to the file or pipe in all (*bytes_out, final flushes

@@ -43,6 +43,9 @@ struct gs_bsink {
     /* Write at an absolute offset (npy header patch); GS_EUSAGE if the sink cannot seek. */
     int (*pwrite)(gs_bsink *k, const void *buf, size_t n, uint64_t off, gs_status *st);
     int (*close)(gs_bsink *k, gs_status *st); /* commit: flush, close, rename; frees k */
+    /* Optional (NULL: nothing held): the data is complete; compress and write out what is held,
+     * so that close has only the commit left. No write may follow. */
+    int (*end)(gs_bsink *k, gs_status *st);
     void (*abort)(gs_bsink *k);               /* remove the temp file; frees k */
     const char *name;                         /* "out.zst", "stdout" */
     int seekable;

@@ -790,12 +790,22 @@ static void gs_zsink_abort(gs_bsink *b)
     out->abort(out);
 }
 
+/* The last partial batch, compressed and written; an empty output still gets one (empty) frame,
+ * so it is a zstd file. */
+static int gs_zsink_end(gs_bsink *b, gs_status *st)
+{
+    gs_zsink *k = (gs_zsink *)b;
+    int rc = (k->stage_len || k->frames_out == 0) ? gs_zsink_batch(k, k->stage, k->stage_len, st) : GS_OK;
+    k->stage_len = 0;
+    if (rc == GS_OK) rc = gs_zsink_drain(k, st);
+    if (rc == GS_OK && k->out->end) rc = k->out->end(k->out, st);
+    return rc;
+}
+
 static int gs_zsink_close(gs_bsink *b, gs_status *st)
 {
     gs_zsink *k = (gs_zsink *)b;
-    /* The last partial batch; an empty output still gets one (empty) frame, so it is a zstd file. */
-    int rc = (k->stage_len || k->frames_out == 0) ? gs_zsink_batch(k, k->stage, k->stage_len, st) : GS_OK;
-    if (rc == GS_OK) rc = gs_zsink_drain(k, st);
+    int rc = gs_zsink_end(b, st);
     if (rc) {
         gs_zsink_abort(b);
         return rc;
@@ -832,6 +842,7 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     k->base.write = gs_zsink_write;
     k->base.pwrite = gs_zsink_pwrite;
     k->base.close = gs_zsink_close;
+    k->base.end = gs_zsink_end;
     k->base.abort = gs_zsink_abort;
     k->base.name = out->name;
     k->base.seekable = 0;
