@@ -48,8 +48,8 @@
  * above. Tests set it small to
  * cross window edges (refills, frames larger than the window) with little data. */
 size_t gs_zstd_window;
-/* With a device codec, a batch gathers at least this many decoded bytes: the default chunk, so
- * one batch fills the engine's buffer and the device gets hundreds of frames at once. */
+/* With a device codec, a batch gathers at least this many decoded bytes, so
+ * the device gets hundreds of frames at once (several of the engine's chunks). */
 #define GS_Z_DEV_BATCH ((size_t)64 << 20)
 #define GS_Z_COPY_PIECE ((size_t)4 << 20)  /* parallel copy-out granularity */
 #define GS_Z_HEADER_MAX 18 /* the longest frame header (format spec; the zstd.h macro is static-only) */

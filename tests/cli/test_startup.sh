@@ -67,7 +67,7 @@ rm -f "$T/big.raw"
 grep -qF "backend cpu (auto: input 4096 B < crossover $CROSS_TXT; CUDA not initialised)" "$T/err" &&
     pass stats_why_small_file || fail stats_why_small_file "$(head -1 "$T/err")"
 cat "$T/small.raw" | "$G" scan --stats >/dev/null 2>"$T/err"
-grep -q "backend cpu (auto: the stream ended before the first chunk (64 MiB) filled; CUDA not initialised)" "$T/err" &&
+grep -q "backend cpu (auto: the stream ended before the first chunk (16 MiB) filled; CUDA not initialised)" "$T/err" &&
     pass stats_why_small_stream || fail stats_why_small_stream "$(head -1 "$T/err")"
 "$G" scan --backend cpu "$T/small.raw" --stats=json >/dev/null 2>"$T/err"
 grep -q '"backend_why":"--backend cpu; CUDA not initialised","cuda_init_s":-1' "$T/err" &&

@@ -25,6 +25,15 @@
 #             scan alone vs the same three verbs piped vs the chain on 16 CPU threads
 #   pipes     8 GB through Linux pipes: cat | gpustream scan, gen | scan, scan | cat against cat | cat
 #   warm      tests/cli/test_warm.sh: chunks on the CPU while CUDA starts, then the GPU continues
+#   zcompact  the compaction .zst -> .zst of 4 GB i32 (sparse:0.5, 16 MiB frames) with --backend cpu and
+#             gpu (medians of 3, --stats), the codec alone each way, the output checked by the zstd CLI,
+#             and libzstd's one-core rates on the same data (zstd -b), the ceiling on this host's cores
+#   scantune  (not in the default list) 16 GB raw i32 to /dev/null for TUNE_OPS (scan, compact,
+#             minmax) on the CPU (TUNE_CPU_CHUNKS) and the GPU across TUNE_CHUNKS x TUNE_BUFFERS:
+#             process wall and --stats wall (medians of 3)
+#   mpilaunch (not in the default list) where mpirun's own time goes: from mpirun's start to a rank's
+#             first instruction and from a rank's end to mpirun's exit, per environment (hwloc
+#             components, a saved topology, the launcher), medians of 5
 #   mpistart  (not in the default list) launch and MPI start-up: mpirun -n 1 and -n 2 of `true`, of
 #             `gpustream --version` and of a 4 KB scan (--backend cpu and gpu) under each candidate
 #             --mca set, medians of 3 after a warm-up (mpistart.txt); the set fastest for 2 ranks
@@ -204,6 +213,7 @@ if has startup; then
             done
         done
         echo "-- CUDA never starts for a 4K input under auto (exit 0; 134 would mean it did):"
+        [ -f "$D/in_4K.raw" ] || ./gpustream gen -q -n 1K -t i32 -f "$D/in_4K.raw"
         GS_FAIL_ON_CUDA_INIT=1 ./gpustream scan -t i32 "$D/in_4K.raw" >/dev/null 2>&1; echo "exit $?"
         echo "-- overlap: the 16G scan on the GPU, wall <= max(stage busy) + 0.15 s"
         [ -f "$D/in_16G.raw" ] && for i in 1 2 3; do
@@ -297,6 +307,41 @@ if has chainspeed; then
     } >"$OUT/chainspeed.txt" 2>&1
     grep -vE "^ +(read|cpu|gpu|h2d|d2h|kernel|encode)" "$OUT/chainspeed.txt"
 fi
+if has zcompact; then
+    log "zcompact: compact --pred nonzero .zst -> .zst, 4 GB i32, per backend; codec ceilings"
+    {
+        G=./gpustream; D=/dev/shm/gsz; rm -rf $D; mkdir -p $D
+        lscpu | grep -E "^(Model name|Thread|Core|Socket|CPU\(s\))"
+        $G gen -q -n 1e9 -t i32 --dist sparse:0.5 -f $D/s.raw
+        $G convert -q -t i32 $D/s.raw -f $D/s.zst
+        $G compact -q --pred nonzero -t i32 $D/s.raw -f $D/c.raw
+        ls -la $D
+        for b in cpu gpu; do
+            for i in 0 1 2 3; do
+                t0=$(date +%s.%N)
+                $G compact --pred nonzero --backend $b $D/s.zst -f $D/c.zst --stats=json 2>$D/stats.json
+                t1=$(date +%s.%N)
+                [ $i = 0 ] || echo "compact s.zst -> c.zst --backend $b: $(awk "BEGIN { print $t1 - $t0 }") s  $(grep -o '"wall_s":[0-9.]*' $D/stats.json)"
+            done
+            $G compact --pred nonzero --backend $b $D/s.zst -f $D/c.zst --stats 2>&1 | grep -vE '^ *$'
+            if [ $ZSTD_CLI = 1 ]; then
+                zstd -q -d -c $D/c.zst | cmp - $D/c.raw && echo "c.zst ($b) decoded by the zstd CLI = compact of the raw file"
+            fi
+        done
+        for i in 1 2 3; do
+            /usr/bin/time -f "decode only: convert s.zst -> /dev/null: %e s" $G convert -q $D/s.zst -t i32 --to raw -f /dev/null
+            /usr/bin/time -f "encode only: convert c.raw -> c2.zst: %e s" $G convert -q -t i32 $D/c.raw -f $D/c2.zst
+        done
+        if [ $ZSTD_CLI = 1 ]; then
+            echo "-- libzstd on one core (zstd -b3 -T1: compression, decompression), then -T$(nproc):"
+            zstd -b3 -T1 -i3 $D/c.raw 2>&1 | tr '\r' '\n' | grep 'MB/s' | tail -1
+            zstd -b3 -T1 -i3 $D/s.raw 2>&1 | tr '\r' '\n' | grep 'MB/s' | tail -1
+            zstd -b3 -T"$(nproc)" -i3 $D/c.raw 2>&1 | tr '\r' '\n' | grep 'MB/s' | tail -1
+        fi
+        rm -rf $D
+    } >"$OUT/zcompact.txt" 2>&1
+    grep -E "^(compact|decode|encode|c.zst|-)|MB/s" "$OUT/zcompact.txt" | tail -30
+fi
 # mpirun and the timing helper of the mpistart and mpi steps. --bind-to none: mpirun binds each of
 # 2 ranks to one core by default, starving the pools.
 R="mpirun --oversubscribe --allow-run-as-root --bind-to none"
@@ -316,6 +361,76 @@ mpi_build() { # where the host's Open MPI has no headers: carried ones (.deps/mp
         make -j"$(nproc)" CUDA=1 GPU_ARCH=sm_90 MPI=1 MPI_INC=.deps/mpi-include all >"$OUT/build_mpi.log" 2>&1 || tail -5 "$OUT/build_mpi.log"
     fi
 }
+if has scantune; then
+    log "scantune: 16 GB raw i32 to /dev/null per op, backend, --chunk and --buffers (process and --stats wall, medians of 3)"
+    {
+        D=/dev/shm/gstune; rm -rf $D; mkdir -p $D
+        ./gpustream gen -q -n 4e9 -t i32 --dist sparse:0.5 -f $D/big.raw
+        one() { # OP ARGS...: "process s  stats-wall s", medians of 3 after a warm-up
+            local op=$1 p=() w=() i t0 t1; shift
+            for i in 0 1 2 3; do
+                # shellcheck disable=SC2086
+                t0=$(date +%s.%N); ./gpustream $op -t i32 $D/big.raw -f /dev/null --stats=json "$@" 2>$D/s.json; t1=$(date +%s.%N)
+                [ $i = 0 ] && continue
+                p+=("$(awk "BEGIN { print $t1 - $t0 }")"); w+=("$(grep -o '"wall_s":[0-9.]*' $D/s.json | cut -d: -f2)")
+            done
+            echo "$(printf '%s\n' "${p[@]}" | sort -g | sed -n 2p) $(printf '%s\n' "${w[@]}" | sort -g | sed -n 2p)"
+        }
+        printf '%-24s %-40s %9s %9s\n' op options process stats-wall
+        OPS=${TUNE_OPS:-"scan|compact --pred nonzero|minmax -w 500"}
+        IFS='|' read -r -a ops <<<"$OPS"
+        for op in "${ops[@]}"; do
+            for ch in ${TUNE_CPU_CHUNKS:-64M}; do
+                printf '%-24s %-40s %9s %9s\n' "$op" "--backend cpu --chunk $ch" $(one "$op" --backend cpu --chunk $ch)
+            done
+            for ch in ${TUNE_CHUNKS:-32M 64M 128M 256M}; do for bu in ${TUNE_BUFFERS:-2 4}; do
+                printf '%-24s %-40s %9s %9s\n' "$op" "--backend gpu --chunk $ch --buffers $bu" $(one "$op" --backend gpu --chunk $ch --buffers $bu)
+            done; done
+        done
+        for ch in ${TUNE_CHUNKS:-32M 64M}; do
+            echo "-- scan --backend gpu --chunk $ch --stats:"
+            ./gpustream scan -t i32 $D/big.raw -f /dev/null --backend gpu --chunk $ch --stats 2>&1 | grep -vE '^ *$'
+        done
+        rm -rf $D
+    } >"$OUT/scantune.txt" 2>&1
+    cat "$OUT/scantune.txt"
+fi
+if has mpilaunch; then
+    log "mpilaunch: mpirun's start and exit, per environment (medians of 5)"
+    {
+        D=/dev/shm/gslaunch; rm -rf $D; mkdir -p $D
+        mpirun --version | head -1
+        ompi_info 2>/dev/null | grep -iE "hwloc|plm:|ess:|oob:" | tr -s ' ' | head -20
+        TOPO=""
+        for l in lstopo-no-graphics lstopo hwloc-ls; do
+            command -v $l >/dev/null && $l --of xml $D/topo.xml 2>/dev/null && TOPO=$D/topo.xml && break
+        done
+        echo "saved topology: ${TOPO:-none (no lstopo)}"
+        VARIANTS=("" "HWLOC_COMPONENTS=-linuxio,-pci,-nvml,-cuda,-opencl,-gl,-rsmi,-levelzero"
+            "OMPI_MCA_oob_tcp_if_include=lo" "OMPI_MCA_plm=isolated" "OMPI_MCA_ras=simulator"
+            "OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none")
+        [ -n "$TOPO" ] && VARIANTS+=("HWLOC_XMLFILE=$TOPO" "OMPI_MCA_hwloc_base_topo_file=$TOPO")
+        for n in 1 2; do for v in "${VARIANTS[@]}"; do
+            ls_=(); ex_=()
+            for i in 1 2 3 4 5 6; do
+                rm -f $D/in.*
+                t0=$(date +%s.%N)
+                env $v $R -n $n sh -c "date +%s.%N > $D/in.\$\$" 2>>$D/err.log
+                t2=$(date +%s.%N)
+                t1=$(cat $D/in.* 2>/dev/null | sort -g | head -1); t1b=$(cat $D/in.* 2>/dev/null | sort -g | tail -1)
+                [ -n "$t1" ] || { echo "FAILED: $v"; break; }
+                [ $i = 1 ] && continue
+                ls_+=("$(awk "BEGIN { print $t1 - $t0 }")"); ex_+=("$(awk "BEGIN { print $t2 - $t1b }")")
+            done
+            [ ${#ls_[@]} = 5 ] || continue
+            printf -- "-n %d %-78s start %6.3f s  exit %6.3f s\n" $n "${v:-(default)}" \
+                "$(printf '%s\n' "${ls_[@]}" | sort -g | sed -n 3p)" "$(printf '%s\n' "${ex_[@]}" | sort -g | sed -n 3p)"
+        done; done
+        sort $D/err.log 2>/dev/null | uniq -c | sort -rn | head -5
+        rm -rf $D
+    } >"$OUT/mpilaunch.txt" 2>&1
+    cat "$OUT/mpilaunch.txt"
+fi
 if has mpistart; then
     log "mpistart: mpirun -n 1 and 2 of true, gpustream --version and a 4 KB scan, per --mca set (medians of 3)"
     {
