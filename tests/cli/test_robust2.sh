@@ -6,12 +6,7 @@
 # the output directory holds nothing else. PASS/FAIL lines for tests/run.sh.
 set -u
 cd "$(dirname "$0")/../.."
-G=${G:-./gpustream}
-case $G in /*) ;; *) G=$PWD/${G#./} ;; esac
-T=$(mktemp -d -p "$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo /tmp)")
-trap 'rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+. tests/common.sh
 newdir() { D=$T/$1; rm -rf "$D"; mkdir -p "$D"; }
 listing() { (cd "$1" && ls -A | sort | tr '\n' ' '); }
 

@@ -7,12 +7,8 @@
 # when the signal comes. PASS/FAIL lines for tests/run.sh.
 set -u
 cd "$(dirname "$0")/../.."
-G=${G:-./gpustream}
-case $G in /*) ;; *) G=$PWD/${G#./} ;; esac
-T=$(mktemp -d -p "$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo /tmp)")
-trap 'exec 3>&- 2>/dev/null; rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+. tests/common.sh
+trap 'exec 3>&- 2>/dev/null; rm -rf "$T"' EXIT # the FIFO's writer (fd 3) closed first
 ulimit -c 0 # SIGQUIT dumps core by default: no core file in the directory
 head -c 1048576 /dev/urandom >"$T/data"
 printf 'previous output\n' >"$T/prev"

@@ -8,12 +8,7 @@
 # PASS/FAIL lines for tests/run.sh.
 set -u
 cd "$(dirname "$0")/../.."
-G=${G:-./gpustream}
-case $G in /*) ;; *) G=$PWD/${G#./} ;; esac
-T=$(mktemp -d -p "$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo /tmp)")
-trap 'rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+. tests/common.sh
 asan=0
 grep -q __asan_init "$G" 2>/dev/null && asan=1
 D=$T/d
