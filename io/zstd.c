@@ -48,6 +48,9 @@
  * above. Tests set it small to
  * cross window edges (refills, frames larger than the window) with little data. */
 size_t gs_zstd_window;
+/* Set: frames are decoded on the reading thread even where a decoder thread would decode ahead
+ * (tests compare both ways; bench and --stats measure the difference). */
+int gs_zstd_sync;
 /* With a device codec, a batch gathers at least this many decoded bytes, so
  * the device gets hundreds of frames at once (several of the engine's chunks). */
 #define GS_Z_DEV_BATCH ((size_t)64 << 20)
@@ -109,6 +112,16 @@ typedef struct gs_zdev {
     unsigned char *ok;
 } gs_zdev;
 
+/* One batch decoded ahead: its bytes, how far the caller has read them, and how it ended. */
+enum { GS_ZSLOT_FREE, GS_ZSLOT_FILLING, GS_ZSLOT_READY };
+typedef struct gs_zslot {
+    unsigned char *buf; /* GS_Z_BATCH_MAX bytes, allocated when first filled */
+    size_t len, pos;    /* len 0 with rc 0: the end of the input */
+    int state, rc;      /* rc: the decoder's status (sticky: it stops after an error) */
+    gs_status st;
+    uint64_t consumed;  /* the input's bytes behind this slot's end */
+} gs_zslot;
+
 typedef struct gs_zsrc {
     gs_bsrc base;
     gs_bsrc *in;
@@ -128,6 +141,17 @@ typedef struct gs_zsrc {
     ZSTD_DCtx **dctx; /* one per worker */
     ZSTD_DStream *ds; /* streaming fallback */
     int streaming;    /* inside a streamed frame */
+    uint64_t in_consumed; /* bytes taken from s->in, behind everything decoded so far */
+    /* Decoding ahead (regular files, several threads, no device codec): a decoder thread fills
+     * the two slots in turn with gs_zsrc_pull while the caller copies out of the other. */
+    int ahead;          /* 1: on; 0: the caller decodes (gs_zsrc_pull) */
+    int ahead_running;  /* the decoder thread exists */
+    int ahead_stop;     /* close: the decoder ends at its next wait */
+    int ahead_cur;      /* the slot the caller reads */
+    gs_zslot slot[2];
+    pthread_t ahead_tid;
+    pthread_mutex_t ahead_mu;
+    pthread_cond_t ahead_cv;
 } gs_zsrc;
 
 /* Make at least `need` bytes available at win_pos, unless the input ends. With may_move, old
@@ -162,7 +186,7 @@ static int gs_zsrc_fill(gs_zsrc *s, size_t need, int may_move, gs_status *st)
         if (s->win_len == s->win_cap) return GS_OK; /* no room without moving */
         size_t g = 0;
         int rc = s->in->read(s->in, s->win + s->win_len, s->win_cap - s->win_len, &g, st);
-        s->base.consumed = s->in->consumed;
+        s->in_consumed = s->in->consumed;
         if (rc) return rc;
         if (!g) s->in_eof = 1;
         s->win_len += g;
@@ -419,9 +443,9 @@ static int gs_zsrc_dstream(gs_zsrc *s, gs_status *st)
     return GS_OK;
 }
 
-static int gs_zsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_status *st)
+/* The decoded bytes that follow, up to cap: what a read returns, on the calling thread. */
+static int gs_zsrc_pull(gs_zsrc *s, void *buf, size_t cap, size_t *got, gs_status *st)
 {
-    gs_zsrc *s = (gs_zsrc *)b;
     *got = 0;
     if (cap == 0) return GS_OK;
     for (;;) {
@@ -498,9 +522,94 @@ static int gs_zsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_statu
     }
 }
 
+/* The decoder thread: each slot in turn, when the caller has freed it, gets the next batch
+ * (a batch is at most GS_Z_BATCH_MAX bytes, so it decodes straight into the slot), until the
+ * input ends or an error, which the slot keeps for the caller to meet in order. */
+static void *gs_zsrc_ahead_main(void *arg)
+{
+    gs_zsrc *s = arg;
+    for (int k = 0;; k ^= 1) {
+        gs_zslot *sl = &s->slot[k];
+        pthread_mutex_lock(&s->ahead_mu);
+        while (sl->state != GS_ZSLOT_FREE && !s->ahead_stop) pthread_cond_wait(&s->ahead_cv, &s->ahead_mu);
+        const int stop = s->ahead_stop;
+        if (!stop) sl->state = GS_ZSLOT_FILLING;
+        pthread_mutex_unlock(&s->ahead_mu);
+        if (stop) break;
+        gs_status st = {0};
+        size_t got = 0;
+        int rc = GS_OK;
+        if (!sl->buf && !(sl->buf = malloc(GS_Z_BATCH_MAX)))
+            rc = gs_fail(&st, GS_ENOMEM, "%s: out of memory", s->base.name);
+        if (!rc) rc = gs_zsrc_pull(s, sl->buf, GS_Z_BATCH_MAX, &got, &st);
+        pthread_mutex_lock(&s->ahead_mu);
+        sl->len = rc ? 0 : got;
+        sl->pos = 0;
+        sl->rc = rc;
+        sl->st = st;
+        sl->consumed = s->in_consumed;
+        sl->state = GS_ZSLOT_READY;
+        pthread_cond_broadcast(&s->ahead_cv);
+        pthread_mutex_unlock(&s->ahead_mu);
+        if (rc || !got) break;
+    }
+    return NULL;
+}
+
+static int gs_zsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_status *st)
+{
+    gs_zsrc *s = (gs_zsrc *)b;
+    *got = 0;
+    if (s->ahead && !s->ahead_running) {
+        if (pthread_create(&s->ahead_tid, NULL, gs_zsrc_ahead_main, s) == 0) s->ahead_running = 1;
+        else s->ahead = 0; /* no thread: decode on this one */
+    }
+    if (!s->ahead) {
+        int rc = gs_zsrc_pull(s, buf, cap, got, st);
+        s->base.consumed = s->in_consumed;
+        return rc;
+    }
+    if (cap == 0) return GS_OK;
+    for (;;) {
+        gs_zslot *sl = &s->slot[s->ahead_cur];
+        pthread_mutex_lock(&s->ahead_mu);
+        while (sl->state != GS_ZSLOT_READY) pthread_cond_wait(&s->ahead_cv, &s->ahead_mu);
+        pthread_mutex_unlock(&s->ahead_mu);
+        s->base.consumed = sl->consumed;
+        if (sl->rc) { /* the slot keeps it: every later read meets it again */
+            *st = sl->st;
+            return sl->rc;
+        }
+        if (sl->len == 0) return GS_OK; /* the end */
+        if (sl->pos < sl->len) {
+            size_t n = sl->len - sl->pos < cap ? sl->len - sl->pos : cap;
+            gs_par_copy(buf, sl->buf + sl->pos, n, s->threads);
+            sl->pos += n;
+            *got = n;
+            return GS_OK;
+        }
+        pthread_mutex_lock(&s->ahead_mu);
+        sl->state = GS_ZSLOT_FREE;
+        pthread_cond_broadcast(&s->ahead_cv);
+        pthread_mutex_unlock(&s->ahead_mu);
+        s->ahead_cur ^= 1;
+    }
+}
+
 static void gs_zsrc_close(gs_bsrc *b)
 {
     gs_zsrc *s = (gs_zsrc *)b;
+    if (s->ahead_running) { /* the decoder finishes the batch it is on (a regular file: no wait on a writer) */
+        pthread_mutex_lock(&s->ahead_mu);
+        s->ahead_stop = 1;
+        pthread_cond_broadcast(&s->ahead_cv);
+        pthread_mutex_unlock(&s->ahead_mu);
+        pthread_join(s->ahead_tid, NULL);
+    }
+    pthread_mutex_destroy(&s->ahead_mu);
+    pthread_cond_destroy(&s->ahead_cv);
+    free(s->slot[0].buf);
+    free(s->slot[1].buf);
     if (s->in) s->in->close(s->in);
     if (s->dctx)
         for (int i = 0; i < s->threads; i++) ZSTD_freeDCtx(s->dctx[i]);
@@ -525,10 +634,16 @@ int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_zcodec *codec,
     s->base.close = gs_zsrc_close;
     s->base.name = in->name;
     s->base.size = -1;
-    s->base.consumed = in->consumed;
+    s->base.consumed = s->in_consumed = in->consumed;
     s->in = in;
     s->codec = codec;
     s->threads = threads > 0 ? threads : gs_pool_threads();
+    pthread_mutex_init(&s->ahead_mu, NULL);
+    pthread_cond_init(&s->ahead_cv, NULL);
+    /* Decoding ahead overlaps the decoding of one batch with the caller's use of the last. Only
+     * from a regular file: closing early waits for the decoder's read, which a pipe's writer
+     * could hold up for ever. The device codec's batches stay on the caller's thread. */
+    s->ahead = in->size >= 0 && s->threads > 1 && !codec && !gs_zstd_sync;
     s->win_cap = GS_Z_WIN_PER_THREAD * (size_t)s->threads;
     if (s->win_cap < GS_Z_WIN_MIN) s->win_cap = GS_Z_WIN_MIN;
     if (s->win_cap > GS_Z_WIN_MAX) s->win_cap = GS_Z_WIN_MAX;

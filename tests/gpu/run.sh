@@ -27,10 +27,15 @@
 #   warm      tests/cli/test_warm.sh: chunks on the CPU while CUDA starts, then the GPU continues
 #   zcompact  the compaction .zst -> .zst of 4 GB i32 (sparse:0.5, 16 MiB frames) with --backend cpu and
 #             gpu (medians of 3, --stats), the codec alone each way, the output checked by the zstd CLI,
-#             and libzstd's one-core rates on the same data (zstd -b), the ceiling on this host's cores
+#             and libzstd's one-core rates on the same data (zstd -b), the ceiling on this host's cores;
+#             ZC_PREV=path: an earlier build timed against this one, alternating, in the same run
 #   scantune  (not in the default list) 16 GB raw i32 to /dev/null for TUNE_OPS (scan, compact,
 #             minmax) on the CPU (TUNE_CPU_CHUNKS) and the GPU across TUNE_CHUNKS x TUNE_BUFFERS:
 #             process wall and --stats wall (medians of 3)
+#   lifecycle (not in the default list) where a GPU process's time goes outside its --stats wall:
+#             tests/gpu/exitcost.cu (exec, context creation, the end per exit path) and strace's
+#             timestamps of gpustream scan (4 KB and LIFE_N elements, cpu and gpu): execve, CUDA's
+#             first open, exit_group and the process gone
 #   mpilaunch (not in the default list) where mpirun's own time goes: from mpirun's start to a rank's
 #             first instruction and from a rank's end to mpirun's exit, per environment (hwloc
 #             components, a saved topology, the launcher), medians of 5
@@ -332,6 +337,22 @@ if has zcompact; then
             /usr/bin/time -f "decode only: convert s.zst -> /dev/null: %e s" $G convert -q $D/s.zst -t i32 --to raw -f /dev/null
             /usr/bin/time -f "encode only: convert c.raw -> c2.zst: %e s" $G convert -q -t i32 $D/c.raw -f $D/c2.zst
         done
+        if [ -n "${ZC_PREV:-}" ] && [ -x "${ZC_PREV:-}" ]; then
+            echo "-- this build against $ZC_PREV in the same run (the two alternating; medians of 5 after a warm-up)"
+            for what in "compact --pred nonzero --backend cpu $D/s.zst -f $D/c.zst" \
+                "compact --pred nonzero --backend gpu $D/s.zst -f $D/c.zst" \
+                "convert -q $D/s.zst -t i32 --to raw -f /dev/null" "scan -t i32 --backend gpu $D/s.zst -f /dev/null"; do
+                rm -f $D/t.new $D/t.prev
+                for i in 0 1 2 3 4 5; do
+                    for v in new prev; do
+                        bin=$G; [ $v = prev ] && bin=$ZC_PREV
+                        t0=$(date +%s.%N); $bin $what 2>/dev/null; t1=$(date +%s.%N)
+                        [ $i = 0 ] || awk "BEGIN { print $t1 - $t0 }" >>$D/t.$v
+                    done
+                done
+                echo "$what: this build $(sort -g $D/t.new | sed -n 3p) s, $ZC_PREV $(sort -g $D/t.prev | sed -n 3p) s"
+            done
+        fi
         if [ $ZSTD_CLI = 1 ]; then
             echo "-- libzstd on one core (zstd -b3 -T1: compression, decompression), then -T$(nproc):"
             zstd -b3 -T1 -i3 $D/c.raw 2>&1 | tr '\r' '\n' | grep 'MB/s' | tail -1
@@ -340,7 +361,7 @@ if has zcompact; then
         fi
         rm -rf $D
     } >"$OUT/zcompact.txt" 2>&1
-    grep -E "^(compact|decode|encode|c.zst|-)|MB/s" "$OUT/zcompact.txt" | tail -30
+    grep -E "^(compact|decode|encode|c.zst|-)|MB/s|this build" "$OUT/zcompact.txt" | tail -40
 fi
 # mpirun and the timing helper of the mpistart and mpi steps. --bind-to none: mpirun binds each of
 # 2 ranks to one core by default, starving the pools.
@@ -394,6 +415,62 @@ if has scantune; then
         rm -rf $D
     } >"$OUT/scantune.txt" 2>&1
     cat "$OUT/scantune.txt"
+fi
+if has lifecycle; then
+    log "lifecycle: a GPU process's time outside its --stats wall (exec, CUDA start, the end), per exit path"
+    {
+        D=/dev/shm/gslife; rm -rf $D; mkdir -p $D
+        nvidia-smi -q | grep -iE "persistence mode|^ *product name" | sort -u
+        [ -x build/exitcost ] || nvcc -O2 -arch=sm_90 -o build/exitcost tests/gpu/exitcost.cu
+        echo "-- exitcost: a CUDA process per way of ending it (tests/gpu/exitcost.cu)"
+        build/exitcost 5
+        ST=strace; [ -x .deps/strace/strace ] && ST=".deps/strace/strace"
+        ./gpustream gen -q -n 1K -t i32 -f $D/4K.raw
+        ./gpustream gen -q -n ${LIFE_N:-4e9} -t i32 --dist sparse:0.5 -f $D/big.raw
+        # execve -> the first open of /dev/nvidiactl (CUDA's start) -> exit_group -> the process gone,
+        # from strace's timestamps (seccomp-bpf: only the traced calls stop the process)
+        life() { # LABEL ARGS...
+            local label=$1; shift
+            ./gpustream "$@" >/dev/null 2>&1 # warm-up
+            LD_LIBRARY_PATH=$(dirname $ST) $ST -f --seccomp-bpf -ttt -e trace=execve,exit_group,openat -o $D/st.txt \
+                ./gpustream "$@" --stats=json 2>$D/s.json >/dev/null
+            awk -v label="$label" -v wall="$(grep -o '"wall_s":[0-9.]*' $D/s.json | cut -d: -f2)" '
+                /execve\(/ && !t0 { t0 = $2; pid = $1 }
+                /nvidiactl/ && !tc { tc = $2 }
+                $1 == pid && /exit_group\(/ { te = $2 }
+                $1 == pid && /\+\+\+ exited/ { tx = $2 }
+                END { printf "%-34s cuda open %7.4f  exit_group %7.4f  (--stats wall %s)  end %7.4f  total %7.4f\n",
+                      label, tc ? tc - t0 : -1, te - t0, wall, tx - te, tx - t0 }' $D/st.txt
+        }
+        for r in 1 2 3; do
+            life "scan 4K --backend cpu" scan -t i32 --backend cpu $D/4K.raw
+            life "scan 4K --backend gpu" scan -t i32 --backend gpu $D/4K.raw
+            life "scan big --backend cpu" scan -t i32 --backend cpu $D/big.raw
+            life "scan big --backend gpu" scan -t i32 --backend gpu $D/big.raw
+        done
+        # When a reader downstream sees its end of input, against when the GPU stage is gone; and three
+        # GPU stages piped (medians of 3). LIFE_PREV: an earlier build to compare with, in the same run.
+        ./gpustream gen -q -n ${LIFE_PIPE_N:-1e9} -t i32 --dist sparse:0.5 -f $D/pipe.raw
+        for bin in ./gpustream ${LIFE_PREV:-}; do
+            [ -x "$bin" ] || continue
+            for r in 1 2 3; do
+                t0=$(date +%s.%N)
+                $bin scan -t i32 --backend gpu $D/4K.raw | { cat >/dev/null; date +%s.%N >$D/eof; }
+                t1=$(date +%s.%N)
+                awk -v b="$bin" -v a="$t0" -v e="$(cat $D/eof)" -v z="$t1" 'BEGIN {
+                    printf "%-22s scan 4K --backend gpu | cat: end of input seen %.4f s, the pipeline done %.4f s\n", b, e - a, z - a }'
+            done
+            for r in 1 2 3; do
+                t0=$(date +%s.%N)
+                $bin scan -t i32 --backend gpu $D/pipe.raw | $bin compact -t i32 --backend gpu --pred nonzero |
+                    $bin minmax -t i32 --backend gpu -w 500 >/dev/null
+                t1=$(date +%s.%N)
+                awk -v a="$t0" -v z="$t1" 'BEGIN { printf "%.4f\n", z - a }'
+            done | sort -g | sed -n 2p | sed "s|^|$bin scan \| compact \| minmax, three GPU processes, median of 3: |"
+        done
+        rm -rf $D
+    } >"$OUT/lifecycle.txt" 2>&1
+    cat "$OUT/lifecycle.txt"
 fi
 if has mpilaunch; then
     log "mpilaunch: mpirun's start and exit, per environment (medians of 5)"

@@ -23,6 +23,7 @@ static char dir[256]; /* a fresh directory for every file this test makes */
 static const char *tag = ""; /* appended to test names on the small-window pass */
 
 extern size_t gs_zstd_window; /* io/zstd.c: the compressed read-ahead window; tests shrink it */
+extern int gs_zstd_sync;      /* io/zstd.c: 1 = no decoder thread (decode on the reading thread) */
 static int have_zstd_cli, have_numpy;
 
 static const char *P(const char *name)
@@ -993,6 +994,51 @@ static void formats(void)
           "format names", "mismatch");
 }
 
+/* A reader closed long before the end of a zstd file while the decoder thread works ahead, and
+ * one whose first read is an error in a later frame: close returns (the thread ends) and the
+ * bytes handed out before are the file's. Leaks and races show under the sanitizer builds. */
+static void zstd_early_close(void)
+{
+    size_t n = 1u << 20;
+    int32_t *v = make_values(GS_I32, n);
+    gs_status st = {0};
+    gs_write_opts wo = wopts(GS_FMT_RAW, GS_I32, 1);
+    wo.frame_size = 65536; /* 64 frames */
+    int rc = write_vals(P("early.zst"), &wo, v, n, &st);
+    CHECK(!rc, "early close: input written", "rc=%d (%s)", rc, st.msg);
+    for (int k = 0; k < 3 && !rc; k++) {
+        gs_reader *r = NULL;
+        gs_read_opts ro = ropts(GS_I32);
+        ro.threads = 2 + k;
+        memset(&st, 0, sizeof st);
+        rc = gs_reader_open(&r, P("early.zst"), &ro, &st);
+        int32_t first[1000];
+        size_t got = 0;
+        if (!rc) rc = gs_reader_read(r, first, k == 2 ? 0 : 1000, &got, &st);
+        int ok = !rc && (k == 2 ? got == 0 : got > 0 && got <= 1000 && !memcmp(first, v, got * 4));
+        if (r) gs_reader_close(r);
+        char name[120];
+        snprintf(name, sizeof name, "early close after %s, %d threads", k == 2 ? "an empty read" : "one read", 2 + k);
+        CHECK(ok, name, "rc=%d (%s) got %zu", rc, st.msg, got);
+    }
+    /* a bad checksum in the last frame: the bytes before it come out, then the error */
+    FILE *f = fopen(P("early.zst"), "r+b");
+    int c = f && !fseek(f, -2, SEEK_END) ? fgetc(f) : EOF;
+    int flipped = c != EOF && !fseek(f, -1, SEEK_CUR) && fputc(c ^ 0xff, f) != EOF;
+    if (f) fclose(f);
+    gs_read_opts ro = ropts(GS_I32);
+    void *back = NULL;
+    size_t got = 0;
+    gs_type t;
+    memset(&st, 0, sizeof st);
+    rc = flipped ? read_vals(P("early.zst"), &ro, &back, &got, &t, &st) : -1;
+    CHECK(rc == GS_EDATA && strstr(st.msg, "early.zst"), "a bad last frame is an error behind the decoder thread",
+          "rc=%d (%s)", rc, st.msg);
+    free(back);
+    free(v);
+    unlink(P("early.zst"));
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -1017,8 +1063,20 @@ int main(void)
     tag = " (small window)";
     zstd_interop();
     bad_inputs();
+    /* both again on the reading thread (without the decoder thread that decodes ahead) */
+    gs_zstd_sync = 1;
+    gs_zstd_window = 0;
+    tag = " (decoded on the reading thread)";
+    zstd_interop();
+    bad_inputs();
+    gs_zstd_window = 5000;
+    tag = " (decoded on the reading thread, small window)";
+    zstd_interop();
+    bad_inputs();
+    gs_zstd_sync = 0;
     gs_zstd_window = 0;
     tag = "";
+    zstd_early_close();
     bad_outputs();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
