@@ -48,8 +48,8 @@
  * above. Tests set it small to
  * cross window edges (refills, frames larger than the window) with little data. */
 size_t gs_zstd_window;
-/* Set: frames are decoded on the reading thread even where a decoder thread would decode ahead
- * (tests compare both ways; bench and --stats measure the difference). */
+/* Set: frames are decoded on the reading thread and compressed on the writing thread even where
+ * a decoder or encoder thread would work ahead (tests run both ways). */
 int gs_zstd_sync;
 /* With a device codec, a batch gathers at least this many decoded bytes, so
  * the device gets hundreds of frames at once (several of the engine's chunks). */
@@ -696,6 +696,14 @@ typedef struct gs_zsink {
     int stop;
     gs_status wst;        /* the writer's first failure */
     uint64_t wbytes;      /* out->written as the writer last saw it */
+    /* Compressing ahead (libzstd, several threads): the encoder thread compresses one stage
+     * while the caller fills the other; guarded by mu */
+    int ahead, have_encoder, enc_stop;
+    unsigned char *spare;        /* the stage the caller fills next */
+    const unsigned char *enc_src; /* the stage being compressed; NULL when the encoder is idle */
+    size_t enc_len;
+    gs_status est;               /* the encoder's first failure */
+    pthread_t encoder;
 } gs_zsink;
 
 static void *gs_zsink_writer(void *arg)
@@ -727,7 +735,6 @@ static int gs_zsink_drain(gs_zsink *k, gs_status *st)
     pthread_mutex_lock(&k->mu);
     while (k->pending) pthread_cond_wait(&k->cv, &k->mu);
     gs_status w = k->wst;
-    k->base.written = k->wbytes;
     pthread_mutex_unlock(&k->mu);
     if (w.code == GS_OK) return GS_OK;
     if (st && st->code == GS_OK) *st = w;
@@ -839,6 +846,61 @@ static int gs_zsink_batch(gs_zsink *k, const unsigned char *src, size_t len, gs_
     return GS_OK;
 }
 
+/* The encoder thread: each stage handed to it, compressed and passed on to the writer; after a
+ * failure it only frees the stages (the caller meets the failure at its next hand-over). */
+static void *gs_zsink_encoder(void *arg)
+{
+    gs_zsink *k = arg;
+    pthread_mutex_lock(&k->mu);
+    for (;;) {
+        while (!k->enc_src && !k->enc_stop) pthread_cond_wait(&k->cv, &k->mu);
+        if (!k->enc_src) break;
+        const unsigned char *src = k->enc_src;
+        size_t len = k->enc_len;
+        int failed = k->est.code != GS_OK;
+        pthread_mutex_unlock(&k->mu);
+        gs_status st = {0};
+        int rc = failed ? GS_OK : gs_zsink_batch(k, src, len, &st);
+        pthread_mutex_lock(&k->mu);
+        if (rc && k->est.code == GS_OK) k->est = st;
+        k->enc_src = NULL;
+        pthread_cond_broadcast(&k->cv);
+    }
+    pthread_mutex_unlock(&k->mu);
+    return NULL;
+}
+
+/* Wait until the encoder is idle (and with it, every stage handed over is compressed and handed
+ * to the writer); its failure, if any. Updates the bytes written. */
+static int gs_zsink_enc_wait(gs_zsink *k, gs_status *st)
+{
+    pthread_mutex_lock(&k->mu);
+    while (k->enc_src) pthread_cond_wait(&k->cv, &k->mu);
+    gs_status e = k->est;
+    k->base.written = k->wbytes;
+    pthread_mutex_unlock(&k->mu);
+    if (e.code == GS_OK) return GS_OK;
+    if (st && st->code == GS_OK) *st = e;
+    return e.code;
+}
+
+/* Hand the filled stage (len bytes) to the encoder once it is done with the other, and fill
+ * that one next. */
+static int gs_zsink_hand(gs_zsink *k, size_t len, gs_status *st)
+{
+    int rc = gs_zsink_enc_wait(k, st);
+    if (rc) return rc;
+    pthread_mutex_lock(&k->mu);
+    k->enc_src = k->stage;
+    k->enc_len = len;
+    unsigned char *t = k->stage;
+    k->stage = k->spare;
+    k->spare = t;
+    pthread_cond_broadcast(&k->cv);
+    pthread_mutex_unlock(&k->mu);
+    return GS_OK;
+}
+
 static int gs_zsink_write(gs_bsink *b, const void *buf, size_t n, gs_status *st)
 {
     gs_zsink *k = (gs_zsink *)b;
@@ -846,7 +908,7 @@ static int gs_zsink_write(gs_bsink *b, const void *buf, size_t n, gs_status *st)
     size_t batch = k->batch_frames * k->frame;
     while (n) {
         int rc;
-        if (k->stage_len == 0 && n >= batch) { /* whole batches straight from the caller */
+        if (!k->ahead && k->stage_len == 0 && n >= batch) { /* whole batches straight from the caller */
             size_t len = n - n % batch;
             for (size_t off = 0; off < len; off += batch)
                 if ((rc = gs_zsink_batch(k, p + off, batch, st))) return rc;
@@ -861,9 +923,12 @@ static int gs_zsink_write(gs_bsink *b, const void *buf, size_t n, gs_status *st)
         n -= take;
         if (k->stage_len == batch) {
             k->stage_len = 0;
-            if ((rc = gs_zsink_batch(k, k->stage, batch, st))) return rc;
+            if ((rc = k->ahead ? gs_zsink_hand(k, batch, st) : gs_zsink_batch(k, k->stage, batch, st))) return rc;
         }
     }
+    pthread_mutex_lock(&k->mu);
+    k->base.written = k->wbytes;
+    pthread_mutex_unlock(&k->mu);
     return GS_OK;
 }
 
@@ -876,6 +941,13 @@ static int gs_zsink_pwrite(gs_bsink *b, const void *buf, size_t n, uint64_t off,
 /* Stop the writer (after what it holds) and free everything but the sink below. */
 static void gs_zsink_free(gs_zsink *k)
 {
+    if (k->have_encoder) { /* after the stage it is on, if any */
+        pthread_mutex_lock(&k->mu);
+        k->enc_stop = 1;
+        pthread_cond_broadcast(&k->cv);
+        pthread_mutex_unlock(&k->mu);
+        pthread_join(k->encoder, NULL);
+    }
     if (k->have_writer) {
         pthread_mutex_lock(&k->mu);
         k->stop = 1;
@@ -893,6 +965,7 @@ static void gs_zsink_free(gs_zsink *k)
         free(k->set[i].cbuf);
     }
     free(k->stage);
+    free(k->spare);
     free(k);
 }
 
@@ -910,9 +983,18 @@ static void gs_zsink_abort(gs_bsink *b)
 static int gs_zsink_end(gs_bsink *b, gs_status *st)
 {
     gs_zsink *k = (gs_zsink *)b;
-    int rc = (k->stage_len || k->frames_out == 0) ? gs_zsink_batch(k, k->stage, k->stage_len, st) : GS_OK;
+    int rc = GS_OK;
+    if (k->ahead) { /* the last stage to the encoder; then it is idle and the rest is as below */
+        if (k->stage_len) rc = gs_zsink_hand(k, k->stage_len, st);
+        if (rc == GS_OK) rc = gs_zsink_enc_wait(k, st);
+        k->stage_len = 0;
+    }
+    if (rc == GS_OK && (k->stage_len || k->frames_out == 0)) rc = gs_zsink_batch(k, k->stage, k->stage_len, st);
     k->stage_len = 0;
     if (rc == GS_OK) rc = gs_zsink_drain(k, st);
+    pthread_mutex_lock(&k->mu);
+    k->base.written = k->wbytes;
+    pthread_mutex_unlock(&k->mu);
     if (rc == GS_OK && k->out->end) rc = k->out->end(k->out, st);
     return rc;
 }
@@ -998,6 +1080,12 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     }
     ok = ok && pthread_create(&k->writer, NULL, gs_zsink_writer, k) == 0;
     k->have_writer = ok;
+    /* Compressing ahead: libzstd with several threads (the device codec's batches stay on the
+     * caller's thread). Without a second stage or thread the caller compresses, as before. */
+    if (ok && !codec && k->threads > 1 && !gs_zstd_sync && (k->spare = malloc(k->batch_frames * frame_size))) {
+        k->have_encoder = pthread_create(&k->encoder, NULL, gs_zsink_encoder, k) == 0;
+        k->ahead = k->have_encoder;
+    }
     if (!ok) {
         gs_fail(st, GS_ENOMEM, "%s: out of memory", out->name);
         gs_zsink_abort(&k->base);
