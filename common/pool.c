@@ -1,8 +1,6 @@
 /* pool.c - a persistent thread pool. A job is nparts calls of one function; jobs from several
- * submitting threads share one queue, in order of submission except that background jobs (long
- * parts: a batch of zstd frames) stay behind every other, so a free worker helps the short jobs
- * of the stages first. Workers (and the submitter itself) claim parts with an atomic counter, so
- * a job finishes even if every worker is busy elsewhere. */
+ * submitting threads share one queue. Workers (and the submitter itself) claim parts with an
+ * atomic counter, so a job finishes even if every worker is busy elsewhere. */
 #include "pool.h"
 
 #include <pthread.h>
@@ -18,7 +16,6 @@ typedef struct job {
     atomic_size_t done; /* parts finished */
     int users;          /* workers inside run_parts(j); guarded by pool.mu. The job lives on the
                            submitter's stack, so it may not return while any remain. */
-    int bg;             /* a background job: queued behind every other (gs_parallel_for_bg) */
     struct job *link;   /* queue link */
 } job;
 
@@ -115,21 +112,19 @@ void gs_pool_stop(void)
     pool.head = NULL;
 }
 
-static void parallel_for(size_t nparts, gs_part_fn fn, void *ctx, int bg)
+void gs_parallel_for(size_t nparts, gs_part_fn fn, void *ctx)
 {
     if (nparts == 0) return;
     if (nparts == 1 || gs_pool_threads() == 1) {
         for (size_t p = 0; p < nparts; p++) fn(ctx, p, nparts);
         return;
     }
-    job j = {.fn = fn, .ctx = ctx, .nparts = nparts, .users = 0, .bg = bg, .link = NULL};
+    job j = {.fn = fn, .ctx = ctx, .nparts = nparts, .users = 0, .link = NULL};
     atomic_init(&j.next, 0);
     atomic_init(&j.done, 0);
     pthread_mutex_lock(&pool.mu);
-    /* In order of submission, except that a job goes ahead of every background job. */
     job **tail = &pool.head;
-    while (*tail && (bg || !(*tail)->bg)) tail = &(*tail)->link;
-    j.link = *tail;
+    while (*tail) tail = &(*tail)->link;
     *tail = &j;
     pthread_cond_broadcast(&pool.work);
     pthread_mutex_unlock(&pool.mu);
@@ -147,7 +142,3 @@ static void parallel_for(size_t nparts, gs_part_fn fn, void *ctx, int bg)
     while (atomic_load(&j.done) < nparts || j.users > 0) pthread_cond_wait(&pool.fin, &pool.mu);
     pthread_mutex_unlock(&pool.mu);
 }
-
-void gs_parallel_for(size_t nparts, gs_part_fn fn, void *ctx) { parallel_for(nparts, fn, ctx, 0); }
-
-void gs_parallel_for_bg(size_t nparts, gs_part_fn fn, void *ctx) { parallel_for(nparts, fn, ctx, 1); }

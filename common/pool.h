@@ -23,11 +23,6 @@ void gs_pool_stop(void);
  * when all parts are done. nparts <= 1 runs inline. */
 void gs_parallel_for(size_t nparts, gs_part_fn fn, void *ctx);
 
-/* The same for long parts that other work should not wait behind (a batch of zstd frames): a
- * free worker takes the parts of any other job first. The caller still works on its own parts,
- * so the job always makes progress. */
-void gs_parallel_for_bg(size_t nparts, gs_part_fn fn, void *ctx);
-
 /* Split [0, n) into nparts contiguous ranges; range p is [*b, *e). */
 static inline void gs_split(size_t n, size_t nparts, size_t p, size_t *b, size_t *e)
 {

@@ -337,7 +337,7 @@ static int gs_zsrc_decode_batch(gs_zsrc *s, size_t n, unsigned char *dst, gs_sta
     if (!rets) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
     for (size_t f = 0; f < n; f++) rets[f] = 0; /* frames skipped after an error read as 0 */
     gs_zdec_job j = {s, dst, n, rets};
-    gs_parallel_for_bg(parts, gs_zdec_part, &j);
+    gs_parallel_for(parts, gs_zdec_part, &j);
     int rc = GS_OK;
     for (size_t f = 0; f < n && rc == GS_OK; f++) {
         if (!s->frames[f].cpu) continue;
@@ -829,7 +829,7 @@ static int gs_zsink_batch(gs_zsink *k, const unsigned char *src, size_t len, gs_
     } else {
         size_t parts = b->nframes < (size_t)k->threads ? b->nframes : (size_t)k->threads;
         gs_zenc_job j = {k, b, src, len};
-        gs_parallel_for_bg(parts, gs_zenc_part, &j);
+        gs_parallel_for(parts, gs_zenc_part, &j);
         for (size_t f = 0; f < b->nframes; f++)
             if (ZSTD_isError(b->clen[f]))
                 return gs_fail(st, GS_EDATA, "%s: zstd compression failed: %s", k->base.name,

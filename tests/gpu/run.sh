@@ -28,7 +28,7 @@
 #   zcompact  the compaction .zst -> .zst of 4 GB i32 (sparse:0.5, 16 MiB frames) with --backend cpu and
 #             gpu (medians of 3, --stats), the codec alone each way, the output checked by the zstd CLI,
 #             and libzstd's one-core rates on the same data (zstd -b), the ceiling on this host's cores;
-#             ZC_PREV=path: an earlier build timed against this one, alternating, in the same run
+#             ZC_PREV="path...": earlier builds timed against this one, in turn, in the same run
 #   scantune  (not in the default list) 16 GB raw i32 to /dev/null for TUNE_OPS (scan, compact,
 #             minmax) on the CPU (TUNE_CPU_CHUNKS) and the GPU across TUNE_CHUNKS x TUNE_BUFFERS:
 #             process wall and --stats wall (medians of 3)
@@ -337,20 +337,23 @@ if has zcompact; then
             /usr/bin/time -f "decode only: convert s.zst -> /dev/null: %e s" $G convert -q $D/s.zst -t i32 --to raw -f /dev/null
             /usr/bin/time -f "encode only: convert c.raw -> c2.zst: %e s" $G convert -q -t i32 $D/c.raw -f $D/c2.zst
         done
-        if [ -n "${ZC_PREV:-}" ] && [ -x "${ZC_PREV:-}" ]; then
-            echo "-- this build against $ZC_PREV in the same run (the two alternating; medians of 5 after a warm-up)"
+        if [ -n "${ZC_PREV:-}" ]; then
+            echo "-- this build against $ZC_PREV in the same run (in turn; medians of 5 after a warm-up)"
             for what in "compact --pred nonzero --backend cpu $D/s.zst -f $D/c.zst" \
                 "compact --pred nonzero --backend gpu $D/s.zst -f $D/c.zst" \
                 "convert -q $D/s.zst -t i32 --to raw -f /dev/null" "scan -t i32 --backend gpu $D/s.zst -f /dev/null"; do
-                rm -f $D/t.new $D/t.prev
+                rm -f $D/t.*
                 for i in 0 1 2 3 4 5; do
-                    for v in new prev; do
-                        bin=$G; [ $v = prev ] && bin=$ZC_PREV
+                    v=0
+                    for bin in $G $ZC_PREV; do
+                        v=$((v + 1))
                         t0=$(date +%s.%N); $bin $what 2>/dev/null; t1=$(date +%s.%N)
                         [ $i = 0 ] || awk "BEGIN { print $t1 - $t0 }" >>$D/t.$v
                     done
                 done
-                echo "$what: this build $(sort -g $D/t.new | sed -n 3p) s, $ZC_PREV $(sort -g $D/t.prev | sed -n 3p) s"
+                v=0; line="$what:"
+                for bin in $G $ZC_PREV; do v=$((v + 1)); line="$line $bin $(sort -g $D/t.$v | sed -n 3p) s;"; done
+                echo "$line"
             done
         fi
         if [ $ZSTD_CLI = 1 ]; then
@@ -361,7 +364,7 @@ if has zcompact; then
         fi
         rm -rf $D
     } >"$OUT/zcompact.txt" 2>&1
-    grep -E "^(compact|decode|encode|c.zst|-)|MB/s|this build" "$OUT/zcompact.txt" | tail -40
+    grep -E "^(compact|decode|encode|c.zst|convert|scan|-)|MB/s" "$OUT/zcompact.txt" | tail -40
 fi
 # mpirun and the timing helper of the mpistart and mpi steps. --bind-to none: mpirun binds each of
 # 2 ranks to one core by default, starving the pools.

@@ -1,6 +1,6 @@
 /* test_pool.c - the thread pool (common/pool.c): every part of every job runs exactly once, with
- * jobs and background jobs submitted from several threads at once; a job makes progress while
- * background parts hold every worker; and a single part or a one-thread pool runs inline. */
+ * jobs submitted from several threads at once; a job makes progress while another job's parts
+ * hold every worker; and a single part runs inline. */
 #include "check.h"
 #include "../../common/pool.h"
 
@@ -25,9 +25,9 @@ static void count_part(void *ctx, size_t p, size_t n)
     atomic_fetch_add(&j->hits[p], 1);
 }
 
-/* A submitting thread: rounds of jobs of varying size, background or not. */
+/* A submitting thread: rounds of jobs of varying size. */
 typedef struct submitter {
-    int bg, rounds, bad; /* bad: parts not run exactly once */
+    int rounds, bad; /* bad: parts not run exactly once */
     unsigned seed;
 } submitter;
 
@@ -42,8 +42,7 @@ static void *submit_main(void *arg)
             s->bad++;
             continue;
         }
-        if (s->bg) gs_parallel_for_bg(n, count_part, &j);
-        else gs_parallel_for(n, count_part, &j);
+        gs_parallel_for(n, count_part, &j);
         for (size_t p = 0; p < n; p++) s->bad += atomic_load(&j.hits[p]) != 1;
         s->bad += atomic_load(&j.wrong_n) != 0;
         free(j.hits);
@@ -51,7 +50,7 @@ static void *submit_main(void *arg)
     return NULL;
 }
 
-/* Background parts that wait until released, so that they hold every worker. */
+/* Parts that wait until released, so that they hold every worker. */
 typedef struct hold_job {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -75,7 +74,7 @@ static int hold_parts;
 static void *hold_main(void *arg)
 {
     (void)arg;
-    gs_parallel_for_bg((size_t)hold_parts, hold_part, &hold);
+    gs_parallel_for((size_t)hold_parts, hold_part, &hold);
     return NULL;
 }
 
@@ -84,13 +83,13 @@ int main(void)
     int threads = gs_pool_start(4);
     CHECK(threads == 4, "pool of 4 threads", "got %d", threads);
 
-    /* several submitters at once, half of them background */
+    /* several submitters at once */
     enum { NS = 6 };
     submitter s[NS];
     pthread_t t[NS];
     int started = 0;
     for (int i = 0; i < NS; i++) {
-        s[i] = (submitter){i % 2, 300, 0, 7u + (unsigned)i};
+        s[i] = (submitter){300, 0, 7u + (unsigned)i};
         started += pthread_create(&t[i], NULL, submit_main, &s[i]) == 0;
     }
     CHECK(started == NS, "submitters started", "%d of %d", started, NS);
@@ -99,10 +98,10 @@ int main(void)
         pthread_join(t[i], NULL);
         bad += s[i].bad;
     }
-    CHECK(bad == 0, "every part of 1800 jobs from 6 threads (3 background) ran exactly once", "%d wrong", bad);
+    CHECK(bad == 0, "every part of 1800 jobs from 6 threads ran exactly once", "%d wrong", bad);
 
-    /* background parts hold the 3 workers and their submitter; a job submitted meanwhile still
-     * finishes (its caller runs its parts), and the background job finishes once released */
+    /* one job's parts hold the 3 workers and its submitter; a job submitted meanwhile still
+     * finishes (its caller runs its parts), and the first finishes once released */
     hold_parts = threads;
     pthread_t ht;
     int hok = pthread_create(&ht, NULL, hold_main, NULL) == 0;
@@ -113,7 +112,7 @@ int main(void)
     gs_parallel_for(50, count_part, &j);
     int once = 1;
     for (size_t p = 0; p < 50; p++) once &= atomic_load(&j.hits[p]) == 1;
-    CHECK(hok && once, "a job finishes while background parts hold every worker", "hold thread %d, parts once %d", hok,
+    CHECK(hok && once, "a job finishes while another job's parts hold every worker", "hold thread %d, parts once %d", hok,
           once);
     free(j.hits);
     pthread_mutex_lock(&hold.mu);
@@ -121,13 +120,12 @@ int main(void)
     pthread_cond_broadcast(&hold.cv);
     pthread_mutex_unlock(&hold.mu);
     if (hok) pthread_join(ht, NULL);
-    CHECK(hold.inside == threads, "the background job ran all its parts", "%d of %d", hold.inside, threads);
+    CHECK(hold.inside == threads, "the holding job ran all its parts", "%d of %d", hold.inside, threads);
 
     /* one part runs inline, on the caller */
     count_job one = {calloc(1, sizeof(atomic_int)), 1, 0};
-    gs_parallel_for_bg(1, count_part, &one);
     gs_parallel_for(1, count_part, &one);
-    CHECK(atomic_load(&one.hits[0]) == 2, "a single part runs on the caller", "hits %d", atomic_load(&one.hits[0]));
+    CHECK(atomic_load(&one.hits[0]) == 1, "a single part runs on the caller", "hits %d", atomic_load(&one.hits[0]));
     free(one.hits);
     gs_parallel_for(0, count_part, &one); /* no parts: nothing runs (one.hits is freed) */
     gs_pool_stop();
