@@ -7,7 +7,10 @@
  * ~1 GB/s on one core, so many frames are what makes 10+ GB/s possible. A frame without a content
  * size, or too large for a batch, is streamed with ZSTD_decompressStream on the calling thread.
  * Skippable frames are skipped. Anything else (garbage between frames, a frame cut short, a bad
- * checksum) is an error: a short output that looks complete would be worse.
+ * checksum) is an error: a short output that looks complete would be worse. From a regular file
+ * with several threads and no device codec, a decoder thread does all of this one batch ahead,
+ * into two slots in turn, while the caller copies out of the other; an error waits in its slot
+ * until the caller has taken every byte before it.
  *
  * With a device codec (gs_zcodec), a batch's frames go to it when io/zstd_frames.c finds them
  * well formed, with a content size within the codec's limit, a checksum and no dictionary; what
@@ -18,7 +21,8 @@
  *
  * Encoding. Input is cut into frames of frame_size bytes; a batch of frames is compressed by the
  * pool (one ZSTD_CCtx per worker, content size and checksum in every frame) and written in
- * order by a writer thread while the next batch compresses. Independent frames are what lets
+ * order by a writer thread while the next batch compresses. With libzstd and several threads an
+ * encoder thread compresses each batch while the caller gathers the next into a second stage. Independent frames are what lets
  * any reader, ours or `zstd -T`, decode in parallel. With a device codec, the batch is compressed
  * there and each frame's header is rewritten here (io/zstd_frames.c) to carry its content size
  * and the XXH64 checksum of its input, computed on the pool, as libzstd's frames do. */
