@@ -38,6 +38,7 @@
 
 #define GS_Z_FRAME_MAX ((size_t)256 << 20) /* larger frames are streamed, not batched */
 #define GS_Z_BATCH_MAX ((size_t)256 << 20) /* decoded bytes per batch (the batch buffer) */
+#define GS_Z_SLOT_START ((size_t)256 << 10) /* a decoded-ahead slot's first size */
 #define GS_Z_ENC_FRAMES 16                 /* frames compressed at once, and encoder contexts */
 /* The compressed read-ahead window holds a batch: a default 16 MiB frame of incompressible data
  * per worker, so each worker gets a frame whatever the ratio. */
@@ -119,8 +120,8 @@ typedef struct gs_zdev {
 /* One batch decoded ahead: its bytes, how far the caller has read them, and how it ended. */
 enum { GS_ZSLOT_FREE, GS_ZSLOT_FILLING, GS_ZSLOT_READY };
 typedef struct gs_zslot {
-    unsigned char *buf; /* GS_Z_BATCH_MAX bytes, allocated when first filled */
-    size_t len, pos;    /* len 0 with rc 0: the end of the input */
+    unsigned char *buf; /* cap bytes */
+    size_t cap, len, pos; /* len 0 with rc 0: the end of the input */
     int state, rc;      /* rc: the decoder's status (sticky: it stops after an error) */
     gs_status st;
     uint64_t consumed;  /* the input's bytes behind this slot's end */
@@ -152,6 +153,7 @@ typedef struct gs_zsrc {
     int ahead_running;  /* the decoder thread exists */
     int ahead_stop;     /* close: the decoder ends at its next wait */
     int ahead_cur;      /* the slot the caller reads */
+    size_t slot_want;   /* the slots' size: doubles while batches fill them, up to a batch */
     gs_zslot slot[2];
     pthread_t ahead_tid;
     pthread_mutex_t ahead_mu;
@@ -526,9 +528,10 @@ static int gs_zsrc_pull(gs_zsrc *s, void *buf, size_t cap, size_t *got, gs_statu
     }
 }
 
-/* The decoder thread: each slot in turn, when the caller has freed it, gets the next batch
- * (a batch is at most GS_Z_BATCH_MAX bytes, so it decodes straight into the slot), until the
- * input ends or an error, which the slot keeps for the caller to meet in order. */
+/* The decoder thread: each slot in turn, when the caller has freed it, gets the next batch, until
+ * the input ends or an error, which the slot keeps for the caller to meet in order. Slots start
+ * at GS_Z_SLOT_START and double while batches fill them, up to GS_Z_BATCH_MAX (the largest
+ * batch, which then decodes straight into the slot): a small file costs no 256 MiB buffers. */
 static void *gs_zsrc_ahead_main(void *arg)
 {
     gs_zsrc *s = arg;
@@ -543,9 +546,13 @@ static void *gs_zsrc_ahead_main(void *arg)
         gs_status st = {0};
         size_t got = 0;
         int rc = GS_OK;
-        if (!sl->buf && !(sl->buf = malloc(GS_Z_BATCH_MAX)))
-            rc = gs_fail(&st, GS_ENOMEM, "%s: out of memory", s->base.name);
-        if (!rc) rc = gs_zsrc_pull(s, sl->buf, GS_Z_BATCH_MAX, &got, &st);
+        if (sl->cap < s->slot_want) { /* a batch larger than the slot waits in s->out meanwhile */
+            free(sl->buf);
+            sl->cap = (sl->buf = malloc(s->slot_want)) ? s->slot_want : 0;
+            if (!sl->buf) rc = gs_fail(&st, GS_ENOMEM, "%s: out of memory", s->base.name);
+        }
+        if (!rc) rc = gs_zsrc_pull(s, sl->buf, sl->cap, &got, &st);
+        if (!rc && got == sl->cap && s->slot_want < GS_Z_BATCH_MAX) s->slot_want *= 2;
         pthread_mutex_lock(&s->ahead_mu);
         sl->len = rc ? 0 : got;
         sl->pos = 0;
@@ -648,6 +655,7 @@ int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_zcodec *codec,
      * from a regular file: closing early waits for the decoder's read, which a pipe's writer
      * could hold up for ever. The device codec's batches stay on the caller's thread. */
     s->ahead = in->size >= 0 && s->threads > 1 && !codec && !gs_zstd_sync;
+    s->slot_want = GS_Z_SLOT_START;
     s->win_cap = GS_Z_WIN_PER_THREAD * (size_t)s->threads;
     if (s->win_cap < GS_Z_WIN_MIN) s->win_cap = GS_Z_WIN_MIN;
     if (s->win_cap > GS_Z_WIN_MAX) s->win_cap = GS_Z_WIN_MAX;
@@ -702,7 +710,7 @@ typedef struct gs_zsink {
     uint64_t wbytes;      /* out->written as the writer last saw it */
     /* Compressing ahead (libzstd, several threads): the encoder thread compresses one stage
      * while the caller fills the other; guarded by mu */
-    int ahead, have_encoder, enc_stop;
+    int ahead, have_encoder, enc_stop; /* ahead: hand full batches over (the thread once one is) */
     unsigned char *spare;        /* the stage the caller fills next */
     const unsigned char *enc_src; /* the stage being compressed; NULL when the encoder is idle */
     size_t enc_len;
@@ -892,6 +900,17 @@ static int gs_zsink_enc_wait(gs_zsink *k, gs_status *st)
  * that one next. */
 static int gs_zsink_hand(gs_zsink *k, size_t len, gs_status *st)
 {
+    if (!k->have_encoder) { /* the first full batch: the second stage and the thread, else none */
+        if ((k->spare = malloc(k->batch_frames * k->frame)) &&
+            pthread_create(&k->encoder, NULL, gs_zsink_encoder, k) == 0)
+            k->have_encoder = 1;
+        else {
+            free(k->spare);
+            k->spare = NULL;
+            k->ahead = 0;
+            return gs_zsink_batch(k, k->stage, len, st);
+        }
+    }
     int rc = gs_zsink_enc_wait(k, st);
     if (rc) return rc;
     pthread_mutex_lock(&k->mu);
@@ -988,7 +1007,7 @@ static int gs_zsink_end(gs_bsink *b, gs_status *st)
 {
     gs_zsink *k = (gs_zsink *)b;
     int rc = GS_OK;
-    if (k->ahead) { /* the last stage to the encoder; then it is idle and the rest is as below */
+    if (k->have_encoder) { /* the last stage to the encoder; then it is idle and the rest is as below */
         if (k->stage_len) rc = gs_zsink_hand(k, k->stage_len, st);
         if (rc == GS_OK) rc = gs_zsink_enc_wait(k, st);
         k->stage_len = 0;
@@ -1085,11 +1104,9 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     ok = ok && pthread_create(&k->writer, NULL, gs_zsink_writer, k) == 0;
     k->have_writer = ok;
     /* Compressing ahead: libzstd with several threads (the device codec's batches stay on the
-     * caller's thread). Without a second stage or thread the caller compresses, as before. */
-    if (ok && !codec && k->threads > 1 && !gs_zstd_sync && (k->spare = malloc(k->batch_frames * frame_size))) {
-        k->have_encoder = pthread_create(&k->encoder, NULL, gs_zsink_encoder, k) == 0;
-        k->ahead = k->have_encoder;
-    }
+     * caller's thread); the second stage and the thread come with the first full batch, so a
+     * small output costs neither. Without them the caller compresses, as before. */
+    k->ahead = ok && !codec && k->threads > 1 && !gs_zstd_sync;
     if (!ok) {
         gs_fail(st, GS_ENOMEM, "%s: out of memory", out->name);
         gs_zsink_abort(&k->base);
