@@ -530,8 +530,9 @@ static int gs_zsrc_pull(gs_zsrc *s, void *buf, size_t cap, size_t *got, gs_statu
 
 /* The decoder thread: each slot in turn, when the caller has freed it, gets the next batch, until
  * the input ends or an error, which the slot keeps for the caller to meet in order. Slots start
- * at GS_Z_SLOT_START and double while batches fill them, up to GS_Z_BATCH_MAX (the largest
- * batch, which then decodes straight into the slot): a small file costs no 256 MiB buffers. */
+ * at GS_Z_SLOT_START; a batch that did not fit (it waits in s->out) sizes the next slot, at least
+ * double, up to GS_Z_BATCH_MAX (the largest batch, which then decodes straight into the slot): a
+ * small file costs no 256 MiB buffers. */
 static void *gs_zsrc_ahead_main(void *arg)
 {
     gs_zsrc *s = arg;
@@ -552,7 +553,10 @@ static void *gs_zsrc_ahead_main(void *arg)
             if (!sl->buf) rc = gs_fail(&st, GS_ENOMEM, "%s: out of memory", s->base.name);
         }
         if (!rc) rc = gs_zsrc_pull(s, sl->buf, sl->cap, &got, &st);
-        if (!rc && got == sl->cap && s->slot_want < GS_Z_BATCH_MAX) s->slot_want *= 2;
+        if (!rc && got == sl->cap && s->slot_want < GS_Z_BATCH_MAX) { /* next time the batch fits */
+            size_t want = s->out_len > 2 * sl->cap ? s->out_len : 2 * sl->cap;
+            s->slot_want = want < GS_Z_BATCH_MAX ? want : GS_Z_BATCH_MAX;
+        }
         pthread_mutex_lock(&s->ahead_mu);
         sl->len = rc ? 0 : got;
         sl->pos = 0;

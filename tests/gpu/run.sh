@@ -29,6 +29,7 @@
 #             gpu (medians of 3, --stats), the codec alone each way, the output checked by the zstd CLI,
 #             and libzstd's one-core rates on the same data (zstd -b), the ceiling on this host's cores;
 #             ZC_PREV="path...": earlier builds timed against this one, in turn, in the same run
+#             (ZC_AB=decode: only the decode-only line of that comparison)
 #   scantune  (not in the default list) 16 GB raw i32 to /dev/null for TUNE_OPS (scan, compact,
 #             minmax) on the CPU (TUNE_CPU_CHUNKS) and the GPU across TUNE_CHUNKS x TUNE_BUFFERS:
 #             process wall and --stats wall (medians of 3)
@@ -321,7 +322,8 @@ if has zcompact; then
         $G convert -q -t i32 $D/s.raw -f $D/s.zst
         $G compact -q --pred nonzero -t i32 $D/s.raw -f $D/c.raw
         ls -la $D
-        for b in cpu gpu; do
+        # ZC_AB=decode: only the decode-only comparison of the builds below
+        [ "${ZC_AB:-}" = decode ] || for b in cpu gpu; do
             for i in 0 1 2 3; do
                 t0=$(date +%s.%N)
                 $G compact --pred nonzero --backend $b $D/s.zst -f $D/c.zst --stats=json 2>$D/stats.json
@@ -333,15 +335,17 @@ if has zcompact; then
                 zstd -q -d -c $D/c.zst | cmp - $D/c.raw && echo "c.zst ($b) decoded by the zstd CLI = compact of the raw file"
             fi
         done
-        for i in 1 2 3; do
+        [ "${ZC_AB:-}" = decode ] || for i in 1 2 3; do
             /usr/bin/time -f "decode only: convert s.zst -> /dev/null: %e s" $G convert -q $D/s.zst -t i32 --to raw -f /dev/null
             /usr/bin/time -f "encode only: convert c.raw -> c2.zst: %e s" $G convert -q -t i32 $D/c.raw -f $D/c2.zst
         done
         if [ -n "${ZC_PREV:-}" ]; then
             echo "-- this build against $ZC_PREV in the same run (in turn; medians of 5 after a warm-up)"
-            for what in "compact --pred nonzero --backend cpu $D/s.zst -f $D/c.zst" \
-                "compact --pred nonzero --backend gpu $D/s.zst -f $D/c.zst" \
-                "convert -q $D/s.zst -t i32 --to raw -f /dev/null" "scan -t i32 --backend gpu $D/s.zst -f /dev/null"; do
+            whats=("compact --pred nonzero --backend cpu $D/s.zst -f $D/c.zst"
+                "compact --pred nonzero --backend gpu $D/s.zst -f $D/c.zst"
+                "convert -q $D/s.zst -t i32 --to raw -f /dev/null" "scan -t i32 --backend gpu $D/s.zst -f /dev/null")
+            [ "${ZC_AB:-}" = decode ] && whats=("convert -q $D/s.zst -t i32 --to raw -f /dev/null")
+            for what in "${whats[@]}"; do
                 rm -f $D/t.*
                 for i in 0 1 2 3 4 5; do
                     v=0
@@ -356,7 +360,7 @@ if has zcompact; then
                 echo "$line"
             done
         fi
-        if [ $ZSTD_CLI = 1 ]; then
+        if [ $ZSTD_CLI = 1 ] && [ "${ZC_AB:-}" != decode ]; then
             echo "-- libzstd on one core (zstd -b3 -T1: compression, decompression), then -T$(nproc):"
             zstd -b3 -T1 -i3 $D/c.raw 2>&1 | tr '\r' '\n' | grep 'MB/s' | tail -1
             zstd -b3 -T1 -i3 $D/s.raw 2>&1 | tr '\r' '\n' | grep 'MB/s' | tail -1
