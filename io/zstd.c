@@ -22,8 +22,8 @@
  * Encoding. Input is cut into frames of frame_size bytes; a batch of frames is compressed by the
  * pool (one ZSTD_CCtx per worker, content size and checksum in every frame) and written in
  * order by a writer thread while the next batch compresses. With libzstd and several threads an
- * encoder thread compresses each batch while the caller gathers the next into a second stage. Independent frames are what lets
- * any reader, ours or `zstd -T`, decode in parallel. With a device codec, the batch is compressed
+ * encoder thread compresses each batch while the caller gathers the next into a second stage.
+ * Independent frames are what lets any reader, ours or `zstd -T`, decode in parallel. With a device codec, the batch is compressed
  * there and each frame's header is rewritten here (io/zstd_frames.c) to carry its content size
  * and the XXH64 checksum of its input, computed on the pool, as libzstd's frames do. */
 #include "io_internal.h"
@@ -102,6 +102,16 @@ static void gs_par_copy(void *dst, const void *src, size_t n, int threads)
     gs_parallel_for(parts, gs_copy_part, &j);
 }
 
+/* Raise *stop under mu, wake t's waits on cv, and wait for t to end. */
+static void gs_thread_stop(pthread_mutex_t *mu, pthread_cond_t *cv, int *stop, pthread_t t)
+{
+    pthread_mutex_lock(mu);
+    *stop = 1;
+    pthread_cond_broadcast(cv);
+    pthread_mutex_unlock(mu);
+    pthread_join(t, NULL);
+}
+
 /* ---- decoding source ------------------------------------------------------------------------- */
 typedef struct gs_zframe {
     size_t off, csize;  /* in the window */
@@ -118,7 +128,7 @@ typedef struct gs_zdev {
 } gs_zdev;
 
 /* One batch decoded ahead: its bytes, how far the caller has read them, and how it ended. */
-enum { GS_ZSLOT_FREE, GS_ZSLOT_FILLING, GS_ZSLOT_READY };
+enum { GS_ZSLOT_FREE, GS_ZSLOT_READY }; /* FREE: the decoder's to fill; READY: the caller's */
 typedef struct gs_zslot {
     unsigned char *buf; /* cap bytes */
     size_t cap, len, pos; /* len 0 with rc 0: the end of the input */
@@ -541,7 +551,6 @@ static void *gs_zsrc_ahead_main(void *arg)
         pthread_mutex_lock(&s->ahead_mu);
         while (sl->state != GS_ZSLOT_FREE && !s->ahead_stop) pthread_cond_wait(&s->ahead_cv, &s->ahead_mu);
         const int stop = s->ahead_stop;
-        if (!stop) sl->state = GS_ZSLOT_FILLING;
         pthread_mutex_unlock(&s->ahead_mu);
         if (stop) break;
         gs_status st = {0};
@@ -614,13 +623,8 @@ static int gs_zsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_statu
 static void gs_zsrc_close(gs_bsrc *b)
 {
     gs_zsrc *s = (gs_zsrc *)b;
-    if (s->ahead_running) { /* the decoder finishes the batch it is on (a regular file: no wait on a writer) */
-        pthread_mutex_lock(&s->ahead_mu);
-        s->ahead_stop = 1;
-        pthread_cond_broadcast(&s->ahead_cv);
-        pthread_mutex_unlock(&s->ahead_mu);
-        pthread_join(s->ahead_tid, NULL);
-    }
+    /* the decoder finishes the batch it is on (a regular file: no wait on a writer) */
+    if (s->ahead_running) gs_thread_stop(&s->ahead_mu, &s->ahead_cv, &s->ahead_stop, s->ahead_tid);
     pthread_mutex_destroy(&s->ahead_mu);
     pthread_cond_destroy(&s->ahead_cv);
     free(s->slot[0].buf);
@@ -745,6 +749,13 @@ static void *gs_zsink_writer(void *arg)
     return NULL;
 }
 
+/* A thread's failure e (GS_OK: none), given to the caller's st unless it holds one already. */
+static int gs_zsink_failure(gs_status e, gs_status *st)
+{
+    if (e.code != GS_OK && st && st->code == GS_OK) *st = e;
+    return e.code;
+}
+
 /* Wait until the writer has written everything handed to it; its failure, if any. */
 static int gs_zsink_drain(gs_zsink *k, gs_status *st)
 {
@@ -752,9 +763,15 @@ static int gs_zsink_drain(gs_zsink *k, gs_status *st)
     while (k->pending) pthread_cond_wait(&k->cv, &k->mu);
     gs_status w = k->wst;
     pthread_mutex_unlock(&k->mu);
-    if (w.code == GS_OK) return GS_OK;
-    if (st && st->code == GS_OK) *st = w;
-    return w.code;
+    return gs_zsink_failure(w, st);
+}
+
+/* The bytes the writer has written so far, for the caller's byte count. */
+static void gs_zsink_count(gs_zsink *k)
+{
+    pthread_mutex_lock(&k->mu);
+    k->base.written = k->wbytes;
+    pthread_mutex_unlock(&k->mu);
 }
 
 typedef struct gs_zenc_job {
@@ -887,17 +904,14 @@ static void *gs_zsink_encoder(void *arg)
 }
 
 /* Wait until the encoder is idle (and with it, every stage handed over is compressed and handed
- * to the writer); its failure, if any. Updates the bytes written. */
+ * to the writer); its failure, if any. */
 static int gs_zsink_enc_wait(gs_zsink *k, gs_status *st)
 {
     pthread_mutex_lock(&k->mu);
     while (k->enc_src) pthread_cond_wait(&k->cv, &k->mu);
     gs_status e = k->est;
-    k->base.written = k->wbytes;
     pthread_mutex_unlock(&k->mu);
-    if (e.code == GS_OK) return GS_OK;
-    if (st && st->code == GS_OK) *st = e;
-    return e.code;
+    return gs_zsink_failure(e, st);
 }
 
 /* Hand the filled stage (len bytes) to the encoder once it is done with the other, and fill
@@ -953,9 +967,7 @@ static int gs_zsink_write(gs_bsink *b, const void *buf, size_t n, gs_status *st)
             if ((rc = k->ahead ? gs_zsink_hand(k, batch, st) : gs_zsink_batch(k, k->stage, batch, st))) return rc;
         }
     }
-    pthread_mutex_lock(&k->mu);
-    k->base.written = k->wbytes;
-    pthread_mutex_unlock(&k->mu);
+    gs_zsink_count(k);
     return GS_OK;
 }
 
@@ -968,20 +980,9 @@ static int gs_zsink_pwrite(gs_bsink *b, const void *buf, size_t n, uint64_t off,
 /* Stop the writer (after what it holds) and free everything but the sink below. */
 static void gs_zsink_free(gs_zsink *k)
 {
-    if (k->have_encoder) { /* after the stage it is on, if any */
-        pthread_mutex_lock(&k->mu);
-        k->enc_stop = 1;
-        pthread_cond_broadcast(&k->cv);
-        pthread_mutex_unlock(&k->mu);
-        pthread_join(k->encoder, NULL);
-    }
-    if (k->have_writer) {
-        pthread_mutex_lock(&k->mu);
-        k->stop = 1;
-        pthread_cond_broadcast(&k->cv);
-        pthread_mutex_unlock(&k->mu);
-        pthread_join(k->writer, NULL);
-    }
+    /* the encoder first (after the stage it is on, if any): it hands batches to the writer */
+    if (k->have_encoder) gs_thread_stop(&k->mu, &k->cv, &k->enc_stop, k->encoder);
+    if (k->have_writer) gs_thread_stop(&k->mu, &k->cv, &k->stop, k->writer);
     pthread_mutex_destroy(&k->mu);
     pthread_cond_destroy(&k->cv);
     if (k->cctx)
@@ -1019,9 +1020,7 @@ static int gs_zsink_end(gs_bsink *b, gs_status *st)
     if (rc == GS_OK && (k->stage_len || k->frames_out == 0)) rc = gs_zsink_batch(k, k->stage, k->stage_len, st);
     k->stage_len = 0;
     if (rc == GS_OK) rc = gs_zsink_drain(k, st);
-    pthread_mutex_lock(&k->mu);
-    k->base.written = k->wbytes;
-    pthread_mutex_unlock(&k->mu);
+    gs_zsink_count(k);
     if (rc == GS_OK && k->out->end) rc = k->out->end(k->out, st);
     return rc;
 }

@@ -1039,6 +1039,16 @@ static void zstd_early_close(void)
     unlink(P("early.zst"));
 }
 
+/* zstd interop and bad inputs again, with the codec threads on or off and a window size. */
+static void zstd_again(int sync, size_t window, const char *t)
+{
+    gs_zstd_sync = sync;
+    gs_zstd_window = window;
+    tag = t;
+    zstd_interop();
+    bad_inputs();
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -1058,21 +1068,11 @@ int main(void)
     large_frames();
     bad_inputs();
     /* again with a 5000-byte window: a batch of one or two frames, frames larger than the window,
-     * refills inside headers and frames */
-    gs_zstd_window = 5000;
-    tag = " (small window)";
-    zstd_interop();
-    bad_inputs();
-    /* both again on the reading thread (without the decoder thread that decodes ahead) */
-    gs_zstd_sync = 1;
-    gs_zstd_window = 0;
-    tag = " (decoded on the reading thread)";
-    zstd_interop();
-    bad_inputs();
-    gs_zstd_window = 5000;
-    tag = " (decoded on the reading thread, small window)";
-    zstd_interop();
-    bad_inputs();
+     * refills inside headers and frames; and both ways on the reading thread (without the decoder
+     * and encoder threads that work ahead) */
+    zstd_again(0, 5000, " (small window)");
+    zstd_again(1, 0, " (decoded on the reading thread)");
+    zstd_again(1, 5000, " (decoded on the reading thread, small window)");
     gs_zstd_sync = 0;
     gs_zstd_window = 0;
     tag = "";
