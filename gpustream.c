@@ -11,14 +11,18 @@
 #include "pipeline/bench.h"
 #include "gpustream_doc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef GS_VERSION
@@ -959,6 +963,82 @@ static void install_signals(void)
     sigaction(SIGPIPE, &sa, NULL);
 }
 
+/* ---- the end of a GPU process ------------------------------------------------------------
+ * The driver tears a CUDA context down when the last reference to the process's memory and to
+ * its device files goes: 0.09-0.12 s after the last instruction on the H100/H200 hosts measured,
+ * which the shell (and `time`, and a script's next command) waits for (docs/PERFORMANCE.md, "The
+ * end of a GPU process"). Where that teardown may finish later (gs_gpu_teardown_deferrable: the
+ * device is in the default compute mode), the process hands those references to a helper that
+ * shares its memory and file table (clone with CLONE_VM | CLONE_FILES) and stays until the
+ * process is gone, every thread of it: the process's exit is then quick, its status reaches the
+ * shell at once, and the teardown runs as the helper ends. Every descriptor but the driver's
+ * (/dev/nvidia*) is closed first, so no reader of a pipe or a terminal waits for the helper;
+ * all signals but SIGKILL are blocked in it, so a Ctrl-C after the exit cannot cut the teardown
+ * short. Not under MPI (the launcher watches its processes).
+ * GS_GPU_TEARDOWN=wait ends the plain way (the device's memory is free when the command returns);
+ * =detach detaches whether or not CUDA ran, and GS_TEST_TEARDOWN_LINGER_MS keeps the helper that
+ * long after the process is gone (tests/cli/test_teardown.sh: a stand-in for the driver's time). */
+static char teardown_stack[64 * 1024] __attribute__((aligned(64)));
+
+static int teardown_helper(void *arg)
+{
+    const pid_t parent = (pid_t)(intptr_t)arg;
+    /* Not PR_SET_PDEATHSIG: it fires when the creating thread ends, while the process's other
+     * threads (CUDA's own) may still hold the memory and the files, and the last of them would
+     * then tear down inside the process. getppid changes only once every thread is gone. */
+    while (getppid() == parent) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    const char *linger = getenv("GS_TEST_TEARDOWN_LINGER_MS");
+    const long ms = linger ? atol(linger) : 0;
+    if (ms > 0) { /* tests: outlive the process by ms */
+        struct timespec ts = {(time_t)(ms / 1000), (ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+/* Close every descriptor that is not the driver's; 0 where /proc/self/fd cannot be listed (then
+ * nothing is closed and the process ends the plain way). */
+static int close_all_but_driver(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return 0;
+    int fds[1024], n = 0, self = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d)) && n < (int)(sizeof fds / sizeof *fds)) {
+        char *end, path[64], target[32];
+        const long fd = strtol(e->d_name, &end, 10);
+        if (*end || end == e->d_name || fd == self) continue;
+        snprintf(path, sizeof path, "/proc/self/fd/%ld", fd);
+        const ssize_t len = readlink(path, target, sizeof target - 1);
+        target[len > 0 ? len : 0] = 0;
+        if (strncmp(target, "/dev/nvidia", 11)) fds[n++] = (int)fd;
+    }
+    const int complete = e == NULL;
+    closedir(d);
+    if (!complete) return 0;
+    for (int i = 0; i < n; i++) close(fds[i]);
+    return 1;
+}
+
+static void end_process(int code, int under_mpi)
+{
+    fflush(NULL);
+    const char *how = getenv("GS_GPU_TEARDOWN");
+    const int force = how && !strcmp(how, "detach"), never = how && !strcmp(how, "wait");
+    if (!never && !under_mpi && (force || gs_gpu_teardown_deferrable())) {
+        sigset_t all;
+        sigfillset(&all);
+        sigprocmask(SIG_BLOCK, &all, NULL); /* inherited by the helper; the process only exits now */
+        if (close_all_but_driver())
+            (void)clone(teardown_helper, teardown_stack + sizeof teardown_stack, CLONE_VM | CLONE_FILES | CLONE_FS | SIGCHLD,
+                        (void *)(intptr_t)getpid());
+    }
+    _exit(code);
+}
+
 /* ---- progress and stats ------------------------------------------------------------------- */
 static void human_bytes(char *buf, size_t len, double b)
 {
@@ -1756,10 +1836,9 @@ int main(int argc, char **argv)
      * teardown, which could wait for it. */
     if (gs_gpu_abandoned()) _exit(rc ? rc : rc2);
     /* Every output is closed and checked: where CUDA was started, the process ends without the
-     * runtime's teardown of its context, which the driver's own clean-up at exit makes redundant. */
-    if (gs_gpu_started()) {
-        fflush(NULL);
-        _exit(rc ? rc : rc2);
-    }
+     * runtime's teardown of its context, which the driver's own clean-up at exit makes redundant,
+     * and where it may, without waiting for that clean-up either (end_process). */
+    const char *how = getenv("GS_GPU_TEARDOWN");
+    if (gs_gpu_started() || (how && !strcmp(how, "detach"))) end_process(rc ? rc : rc2, ranks_ran || ranks.size > 1);
     return rc ? rc : rc2;
 }

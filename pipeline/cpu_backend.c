@@ -328,6 +328,8 @@ void gs_gpu_init_start(int device)
 
 int gs_gpu_started(void) { return 0; } /* no CUDA in this build */
 
+int gs_gpu_teardown_deferrable(void) { return 0; }
+
 int gs_gpu_init_ready(void) { return stub_init_at < 0 || gs_now() - stub_init_at >= stub_init_delay(); }
 
 void gs_gpu_init_start_rank(int local_rank) { gs_gpu_init_start(local_rank); }

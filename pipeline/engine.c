@@ -555,16 +555,9 @@ static pick pick_early(const gs_chain *chain, const gs_engine_opts *o, const gs_
 {
     const gs_job *job = &chain->stage[0];
     const gs_variant *named = chain_named(chain);
-    /* the crossover of the op (a chain: the lowest of its stages', the GPU's gain being at least
-     * that stage's) */
-    uint64_t min_gpu = UINT64_MAX;
-    for (int k = 0; k < chain->n; k++) {
-        uint64_t m = chain->stage[k].op == GS_OP_SCAN ? GS_AUTO_GPU_MIN_BYTES_SCAN : GS_AUTO_GPU_MIN_BYTES;
-        if (m < min_gpu) min_gpu = m;
-    }
+    const uint64_t min_gpu = GS_AUTO_GPU_MIN_BYTES;
     char cross[48];
-    if (min_gpu == UINT64_MAX) snprintf(cross, sizeof cross, "for %s: none measured", gs_op_name(job->op));
-    else human_size(cross, sizeof cross, min_gpu);
+    human_size(cross, sizeof cross, min_gpu);
     if (job->op == GS_OP_NONE) { /* convert and gen compute nothing: no GPU round trip */
         snprintf(why, len, "nothing to compute; CUDA not initialised");
         return PICK_CPU;

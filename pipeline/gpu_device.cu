@@ -84,6 +84,7 @@ typedef struct gs_gpu_init_state {
     int started, joined;
     int done; /* atomic: the thread has finished */
     int device, ok;
+    int shared; /* the device is in the default compute mode (other processes may hold contexts) */
     int by_rank, local_rank, chosen, ndev; /* gs_gpu_init_start_rank: the device is chosen on the thread */
     char why[256];
     double secs;
@@ -126,6 +127,9 @@ static void *gpu_init_main(void *arg)
         char why[160];
         gs_gi.ok = gs_gpu_probe(gs_gi.device, why, sizeof why);
         if (!gs_gi.ok) snprintf(gs_gi.why, sizeof gs_gi.why, "gpu %d: unusable: %s", gs_gi.device, why);
+        int mode = -1;
+        if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, gs_gi.device) != cudaSuccess) (void)cudaGetLastError();
+        gs_gi.shared = mode == cudaComputeModeDefault;
     }
     gs_gi.secs = gs_now() - t0;
     __atomic_store_n(&gs_gi.done, 1, __ATOMIC_RELEASE);
@@ -138,6 +142,14 @@ extern "C" int gs_gpu_started(void)
     const int started = gs_gi.started;
     pthread_mutex_unlock(&gs_gi_mu);
     return started;
+}
+
+extern "C" int gs_gpu_teardown_deferrable(void)
+{
+    pthread_mutex_lock(&gs_gi_mu);
+    const int yes = gs_gi.started && gs_gi.joined && gs_gi.ok && gs_gi.shared;
+    pthread_mutex_unlock(&gs_gi_mu);
+    return yes;
 }
 
 extern "C" int gs_gpu_init_ready(void) { return !gs_gpu_started() || __atomic_load_n(&gs_gi.done, __ATOMIC_ACQUIRE); }

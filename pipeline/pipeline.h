@@ -19,13 +19,13 @@ typedef enum gs_backend_kind { GS_BACKEND_AUTO = 0, GS_BACKEND_CPU, GS_BACKEND_G
 
 /* --backend auto: a file known to be smaller than this many bytes runs on the CPU and CUDA is never
  * initialised; a stream of unknown size takes the GPU once its first chunk has filled. Measured on
- * the H200 host (16 cores, a page-cached raw i32 file to /dev/null, 2026-11-23, docs/PERFORMANCE.md):
- * the GPU run costs ~0.35 s more than its transfers (CUDA start-up alone ~0.22 s), so compact and
- * minmax -w 500 first beat the CPU backend between 1 GiB (GPU 0.51 / 0.58 s, CPU 0.11 / 0.13 s) and
- * 16 GiB (GPU 1.17 / 1.35 s, CPU 1.24 / 1.68 s); a linear fit puts both near 9 GiB. scan never did
- * (16 GiB: GPU 1.22 s, CPU 0.93 s): files of any size stay on the CPU. */
+ * an H100 host (16 cores, a page-cached raw i32 file to /dev/null, 2026-11-23, docs/PERFORMANCE.md,
+ * "Start-up and backend choice"), with the driver's teardown of the context left to a helper after
+ * the exit (gpustream.c, end_process): a GPU run costs 0.16-0.30 s more than its transfers, and the
+ * GPU first beats the CPU backend at 8 GiB for scan (0.341 s against 0.389) and minmax -w 500 (0.485
+ * against 0.654), while at 4 GiB it loses both (scan 0.227 against 0.181, minmax 0.320 against
+ * 0.297); compact crosses below 4 GiB (0.252 against 0.312). One crossover for every op. */
 #define GS_AUTO_GPU_MIN_BYTES (8ull << 30)
-#define GS_AUTO_GPU_MIN_BYTES_SCAN UINT64_MAX
 typedef enum gs_host_mem { GS_HOST_PINNED = 0, GS_HOST_PAGEABLE, GS_HOST_REGISTERED, GS_HOST_MAPPED } gs_host_mem;
 /* "pinned", "pageable", "registered", "mapped"; parse: 0, or -1 for another word */
 const char *gs_host_mem_name(gs_host_mem m);
@@ -241,6 +241,10 @@ int gs_gpu_init_wait(int device, char *why, size_t len, double *secs);
 int gs_gpu_init_ready(void);
 /* 1 if this process started CUDA (gs_gpu_init_start), whatever came of it. */
 int gs_gpu_started(void);
+/* 1 if the start-up has been waited for and made a context on a device in the default compute
+ * mode: the driver's teardown of that context may then finish after the process is gone, since
+ * another process's context on the device need not wait for it (in the exclusive modes it would). */
+int gs_gpu_teardown_deferrable(void);
 /* The same start-up for an MPI rank before MPI_Init: the device is the rank's (local_rank mod the
  * device count), chosen on that thread; gs_gpu_init_device waits until it is chosen (not for the
  * rest of the start-up) and returns it, or -1 where there is no device (gs_gpu_init_wait says why). */

@@ -56,10 +56,11 @@ run control_filled_stream_starts_cuda 134 -- sh -c "cat '$T/small.raw' | '$G' sc
 # (a sparse file: the run stops at CUDA's start, before reading much of it)
 truncate -s "$CROSS" "$T/big.raw"
 run control_big_file_starts_cuda 134 -- "$G" compact --count --pred nonzero "$T/big.raw"
-# scan never crossed over: its rule names no size
+# scan has the same crossover
 GS_FAIL_ON_CUDA_INIT=1 "$G" scan --stats "$T/small.raw" -f /dev/null 2>"$T/err"
-grep -q "auto: input 4096 B < crossover for scan: none measured; CUDA not initialised" "$T/err" &&
+grep -qF "auto: input 4096 B < crossover $CROSS_TXT; CUDA not initialised" "$T/err" &&
     pass auto_scan_rule || fail auto_scan_rule "$(head -c 300 "$T/err")"
+run control_big_file_scan_starts_cuda 134 -- "$G" scan "$T/big.raw" -f /dev/null
 rm -f "$T/big.raw"
 
 # ---- --stats says which backend ran and why ---------------------------------------------------

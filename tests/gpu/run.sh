@@ -428,7 +428,7 @@ if has lifecycle; then
     {
         D=/dev/shm/gslife; rm -rf $D; mkdir -p $D
         nvidia-smi -q | grep -iE "persistence mode|^ *product name" | sort -u
-        [ -x build/exitcost ] || nvcc -O2 -arch=sm_90 -o build/exitcost tests/gpu/exitcost.cu
+        [ -x build/exitcost ] || { mkdir -p build && nvcc -O2 -arch=sm_90 -o build/exitcost tests/gpu/exitcost.cu; }
         echo "-- exitcost: a CUDA process per way of ending it (tests/gpu/exitcost.cu)"
         build/exitcost 5
         ST=strace; [ -x .deps/strace/strace ] && ST=".deps/strace/strace"
@@ -455,6 +455,41 @@ if has lifecycle; then
             life "scan big --backend cpu" scan -t i32 --backend cpu $D/big.raw
             life "scan big --backend gpu" scan -t i32 --backend gpu $D/big.raw
         done
+        # The end left to a helper (the default) against the plain end (GS_GPU_TEARDOWN=wait), in turn
+        # in the same run: process wall, medians of 5 after a warm-up; then ten 4K GPU scans back to
+        # back each way (does a helper still tearing down slow the next start?); then strace -f of
+        # one detached run: the process's exit_group, its end, and the helper's end
+        for f in 4K big; do
+            for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
+                [ $f = 4K ] && [ "$op" != scan ] && continue
+                : >$D/t.cpu; : >$D/t.gpu; : >$D/t.wait
+                for r in 0 1 2 3 4 5; do
+                    for v in cpu gpu wait; do
+                        b=$v; env=; [ $v = wait ] && { b=gpu; env="GS_GPU_TEARDOWN=wait"; }
+                        t0=$(date +%s.%N)
+                        env $env ./gpustream $op -t i32 --backend $b $D/$f.raw >/dev/null 2>&1
+                        t1=$(date +%s.%N)
+                        [ $r -gt 0 ] && awk -v a="$t0" -v z="$t1" 'BEGIN { printf "%.4f\n", z - a }' >>$D/t.$v
+                    done
+                done
+                printf "%-26s %-4s wall: cpu %s  gpu %s  gpu with GS_GPU_TEARDOWN=wait %s\n" "$op" $f \
+                    "$(sort -g $D/t.cpu | sed -n 3p)" "$(sort -g $D/t.gpu | sed -n 3p)" "$(sort -g $D/t.wait | sed -n 3p)"
+            done
+        done
+        for v in detach wait detach wait; do
+            t0=$(date +%s.%N)
+            for r in 1 2 3 4 5 6 7 8 9 10; do GS_GPU_TEARDOWN=$v ./gpustream scan -t i32 --backend gpu $D/4K.raw >/dev/null; done
+            t1=$(date +%s.%N)
+            awk -v v=$v -v a="$t0" -v z="$t1" 'BEGIN { printf "ten 4K GPU scans back to back, GS_GPU_TEARDOWN=%s: %.3f s\n", v, z - a }'
+        done
+        LD_LIBRARY_PATH=$(dirname $ST) $ST -f --seccomp-bpf -ttt -e trace=execve,exit_group,clone -o $D/st.txt \
+            ./gpustream scan -t i32 --backend gpu $D/4K.raw >/dev/null
+        awk '/execve\(/ && !t0 { t0 = $2; pid = $1 }
+             $1 == pid && /exit_group\(/ { te = $2 }
+             $1 == pid && /\+\+\+ exited/ { tx = $2 }
+             /\+\+\+ (exited|killed)/ { last = $2; lastpid = $1 }
+             END { printf "detached end (strace -f): exit_group %.4f, process gone %.4f, last of its tasks gone %.4f (pid %s)\n",
+                   te - t0, tx - t0, last - t0, lastpid }' $D/st.txt
         # When a reader downstream sees its end of input, against when the GPU stage is gone; and three
         # GPU stages piped (medians of 3). LIFE_PREV: an earlier build to compare with, in the same run.
         ./gpustream gen -q -n ${LIFE_PIPE_N:-1e9} -t i32 --dist sparse:0.5 -f $D/pipe.raw
