@@ -30,6 +30,10 @@
 #             and libzstd's one-core rates on the same data (zstd -b), the ceiling on this host's cores;
 #             ZC_PREV="path...": earlier builds timed against this one, in turn, in the same run
 #             (ZC_AB=decode: only the decode-only line of that comparison)
+#   zauto     (not in the default list) zstd jobs per backend: scan, compact --pred nonzero and minmax
+#             -w 500 of a .zst (4 GB i32 sparse:0.5, 16 MiB frames) to /dev/null and to .zst, and of
+#             the raw file to .zst, with --backend cpu, gpu and auto in turn (medians of 5 after a
+#             warm-up; auto's choice from --stats); every output equal to --backend cpu's
 #   scantune  (not in the default list) 16 GB raw i32 to /dev/null for TUNE_OPS (scan, compact,
 #             minmax) on the CPU (TUNE_CPU_CHUNKS) and the GPU across TUNE_CHUNKS x TUNE_BUFFERS:
 #             process wall and --stats wall (medians of 3)
@@ -312,6 +316,40 @@ if has chainspeed; then
         rm -f $F
     } >"$OUT/chainspeed.txt" 2>&1
     grep -vE "^ +(read|cpu|gpu|h2d|d2h|kernel|encode)" "$OUT/chainspeed.txt"
+fi
+if has zauto; then
+    log "zauto: zstd jobs with --backend cpu, gpu and auto"
+    {
+        G=./gpustream; D=/dev/shm/gszauto; rm -rf $D; mkdir -p $D
+        $G gen -q -n ${ZAUTO_N:-1e9} -t i32 --dist sparse:0.5 -f $D/s.raw
+        $G convert -q -t i32 $D/s.raw -f $D/s.zst
+        ls -la $D
+        for job in "scan|zst|null" "scan|zst|zst" "scan|raw|zst" "compact --pred nonzero|zst|null" \
+            "compact --pred nonzero|zst|zst" "compact --pred nonzero|raw|zst" "minmax -w 500|zst|null" \
+            "minmax -w 500|zst|zst" "minmax -w 500|raw|zst"; do
+            IFS='|' read -r op in out <<<"$job"
+            o=/dev/null; [ $out = zst ] && o=$D/o.zst
+            for b in cpu gpu auto; do : >$D/t.$b; done
+            for r in 0 1 2 3 4 5; do
+                for b in cpu gpu auto; do
+                    oo=$o; [ $out = zst ] && oo=$D/o.$b.zst
+                    t0=$(date +%s.%N)
+                    $G $op -q -t i32 --backend $b $D/s.$in -f $oo || echo "FAILED: $op --backend $b $in -> $out"
+                    t1=$(date +%s.%N)
+                    [ $r -gt 0 ] && awk -v a="$t0" -v z="$t1" 'BEGIN { printf "%.4f\n", z - a }' >>$D/t.$b
+                done
+            done
+            same=
+            if [ $out = zst ]; then
+                for b in gpu auto; do cmp -s $D/o.cpu.zst $D/o.$b.zst || same="$same OUTPUT OF $b DIFFERS"; done
+            fi
+            choice=$($G $op -t i32 --stats $D/s.$in -f $o 2>&1 >/dev/null | sed -n 's/^gpustream [a-z]*: backend \([a-z]*\).*/\1/p' | head -1)
+            printf "%-24s %s -> %-4s cpu %s  gpu %s  auto %s (ran %s)%s\n" "$op" $in $out "$(sort -g $D/t.cpu | sed -n 3p)" \
+                "$(sort -g $D/t.gpu | sed -n 3p)" "$(sort -g $D/t.auto | sed -n 3p)" "$choice" "$same"
+        done
+        rm -rf $D
+    } >"$OUT/zauto.txt" 2>&1
+    cat "$OUT/zauto.txt"
 fi
 if has zcompact; then
     log "zcompact: compact --pred nonzero .zst -> .zst, 4 GB i32, per backend; codec ceilings"
