@@ -34,6 +34,10 @@
 #             -w 500 of a .zst (4 GB i32 sparse:0.5, 16 MiB frames) to /dev/null and to .zst, and of
 #             the raw file to .zst, with --backend cpu, gpu and auto in turn (medians of 5 after a
 #             warm-up; auto's choice from --stats); every output equal to --backend cpu's
+#   zscale    (not in the default list) how zstd decoding scales with cores on this host: K copies of
+#             the zstd CLI decoding a 250 MB file at once (K = 1, 4, 8, 16: the host's own ceiling
+#             under all-core load), then gpustream convert of a 1 GB file's .zst to /dev/null with
+#             --threads 1, 2, 4, 8, 16 (medians of 3)
 #   scantune  (not in the default list) 16 GB raw i32 to /dev/null for TUNE_OPS (scan, compact,
 #             minmax) on the CPU (TUNE_CPU_CHUNKS) and the GPU across TUNE_CHUNKS x TUNE_BUFFERS:
 #             process wall and --stats wall (medians of 3)
@@ -350,6 +354,33 @@ if has zauto; then
         rm -rf $D
     } >"$OUT/zauto.txt" 2>&1
     cat "$OUT/zauto.txt"
+fi
+if has zscale; then
+    log "zscale: zstd decoding against the core count"
+    {
+        G=./gpustream; D=/dev/shm/gszs; rm -rf $D; mkdir -p $D
+        lscpu | grep -E "^(Model name|CPU\(s\)|Thread|Core)"
+        $G gen -q -n 6.25e7 -t i32 --dist sparse:0.5 -f $D/p.raw && $G convert -q -t i32 $D/p.raw -f $D/p.zst
+        $G gen -q -n 2.5e8 -t i32 --dist sparse:0.5 -f $D/s.raw && $G convert -q -t i32 $D/s.raw -f $D/s.zst
+        ls -la $D/*.zst
+        if [ $ZSTD_CLI = 1 ]; then
+            zstd -q -d -c $D/p.zst >/dev/null
+            for k in 1 4 8 16; do
+                t0=$(date +%s.%N)
+                for i in $(seq $k); do zstd -q -d -c $D/p.zst >/dev/null & done; wait
+                t1=$(date +%s.%N)
+                awk -v k=$k -v a=$t0 -v z=$t1 'BEGIN { printf "zstd -d, %2d at once, 250 MB each: %.3f s, %.2f GB/s of output together\n", k, z - a, k * 0.25 / (z - a) }'
+            done
+        fi
+        for t in 1 2 4 8 16; do
+            for r in 1 2 3; do
+                t0=$(date +%s.%N); $G convert -q --threads $t -t i32 $D/s.zst --to raw -f /dev/null; t1=$(date +%s.%N)
+                awk -v a=$t0 -v z=$t1 'BEGIN { printf "%.4f\n", z - a }'
+            done | sort -g | sed -n 2p | awk -v t=$t '{ printf "gpustream convert --threads %2d, 1 GB: %.3f s, %.2f GB/s\n", t, $1, 1.0 / $1 }'
+        done
+        rm -rf $D
+    } >"$OUT/zscale.txt" 2>&1
+    cat "$OUT/zscale.txt"
 fi
 if has zcompact; then
     log "zcompact: compact --pred nonzero .zst -> .zst, 4 GB i32, per backend; codec ceilings"
