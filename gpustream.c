@@ -1023,12 +1023,18 @@ static int close_all_but_driver(void)
     return 1;
 }
 
+/* GS_GPU_TEARDOWN: 1 for "detach", -1 for "wait", else 0 (where the teardown may be deferred). */
+static int teardown_env(void)
+{
+    const char *how = getenv("GS_GPU_TEARDOWN");
+    return !how ? 0 : !strcmp(how, "detach") ? 1 : !strcmp(how, "wait") ? -1 : 0;
+}
+
 static void end_process(int code, int under_mpi)
 {
     fflush(NULL);
-    const char *how = getenv("GS_GPU_TEARDOWN");
-    const int force = how && !strcmp(how, "detach"), never = how && !strcmp(how, "wait");
-    if (!never && !under_mpi && (force || gs_gpu_teardown_deferrable())) {
+    const int how = teardown_env();
+    if (how >= 0 && !under_mpi && (how > 0 || gs_gpu_teardown_deferrable())) {
         sigset_t all;
         sigfillset(&all);
         sigprocmask(SIG_BLOCK, &all, NULL); /* inherited by the helper; the process only exits now */
@@ -1838,7 +1844,6 @@ int main(int argc, char **argv)
     /* Every output is closed and checked: where CUDA was started, the process ends without the
      * runtime's teardown of its context, which the driver's own clean-up at exit makes redundant,
      * and where it may, without waiting for that clean-up either (end_process). */
-    const char *how = getenv("GS_GPU_TEARDOWN");
-    if (gs_gpu_started() || (how && !strcmp(how, "detach"))) end_process(rc ? rc : rc2, ranks_ran || ranks.size > 1);
+    if (gs_gpu_started() || teardown_env() > 0) end_process(rc ? rc : rc2, ranks_ran || ranks.size > 1);
     return rc ? rc : rc2;
 }
