@@ -63,15 +63,20 @@ elif ! grep -q "^gpustream: error:.*missing.raw" "$T/err.missing"; then fail tea
 elif ! gone_within "$T/missing.raw" 20; then fail teardown_error_status "the helper did not end"
 else pass teardown_error_status; fi
 
-# wait: the plain end, nothing left behind
-cp "$T/want.in" "$T/in-wait.raw"
-GS_GPU_TEARDOWN=wait GS_TEST_TEARDOWN_LINGER_MS=$LINGER "$G" scan -t i32 --backend cpu "$T/in-wait.raw" "$T/got.wait" -f -q
-rc=$?
-left=$(pids_naming "$T/in-wait.raw")
-if [ $rc -ne 0 ]; then fail teardown_wait "exit $rc"
-elif [ -n "$left" ]; then fail teardown_wait "processes left: $left"
-elif ! cmp -s "$T/got.wait" "$T/want"; then fail teardown_wait "output differs"
-else pass teardown_wait; fi
+# wait NAME BACKEND: the plain end, nothing left behind
+wait_end() {
+    local name=$1 b=$2
+    cp "$T/want.in" "$T/in-$name.raw"
+    GS_GPU_TEARDOWN=wait GS_TEST_TEARDOWN_LINGER_MS=$LINGER "$G" scan -t i32 --backend "$b" "$T/in-$name.raw" \
+        "$T/got.$name" -f -q
+    local rc=$? left
+    left=$(pids_naming "$T/in-$name.raw")
+    if [ $rc -ne 0 ]; then fail "teardown_$name" "exit $rc"
+    elif [ -n "$left" ]; then fail "teardown_$name" "processes left: $left"
+    elif ! cmp -s "$T/got.$name" "$T/want"; then fail "teardown_$name" "output differs"
+    else pass "teardown_$name"; fi
+}
+wait_end wait cpu
 
 # a GPU run with the default end: right output and status, and nothing left once the driver is done
 if [ $HAS_GPU = 1 ]; then
@@ -82,14 +87,7 @@ if [ $HAS_GPU = 1 ]; then
     elif ! cmp -s "$T/got.gpu" "$T/want"; then fail teardown_gpu "output differs from --backend cpu"
     elif ! gone_within "$T/in-gpu.raw" 20; then fail teardown_gpu "a process is left 20 s after the run"
     else pass teardown_gpu; fi
-    cp "$T/want.in" "$T/in-gpuwait.raw"
-    GS_GPU_TEARDOWN=wait "$G" scan -t i32 --backend gpu "$T/in-gpuwait.raw" "$T/got.gpuwait" -f -q
-    rc=$?
-    left=$(pids_naming "$T/in-gpuwait.raw")
-    if [ $rc -ne 0 ]; then fail teardown_gpu_wait "exit $rc"
-    elif [ -n "$left" ]; then fail teardown_gpu_wait "processes left: $left"
-    elif ! cmp -s "$T/got.gpuwait" "$T/want"; then fail teardown_gpu_wait "output differs"
-    else pass teardown_gpu_wait; fi
+    wait_end gpu_wait gpu
 else
     skip teardown_gpu "no GPU"
     skip teardown_gpu_wait "no GPU"

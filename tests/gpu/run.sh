@@ -70,6 +70,13 @@ mkdir -p "$OUT"
 STEPS=${STEPS:-"build test sanitize bench blocks cpu io stream codec big startup pipes chains chainspeed"}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
+# elapsed CMD...: run CMD (its stdout to /dev/null), print its wall seconds; CMD's exit status
+elapsed() {
+    local t0 t1 rc
+    t0=$(date +%s.%N); "$@" >/dev/null; rc=$?; t1=$(date +%s.%N)
+    awk -v a="$t0" -v z="$t1" 'BEGIN { printf "%.4f\n", z - a }'
+    return $rc
+}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
 nproc >>"$OUT/gpu.txt"
 
@@ -337,10 +344,8 @@ if has zauto; then
             for r in 0 1 2 3 4 5; do
                 for b in cpu gpu auto; do
                     oo=$o; [ $out = zst ] && oo=$D/o.$b.zst
-                    t0=$(date +%s.%N)
-                    $G $op -q -t i32 --backend $b $D/s.$in -f $oo || echo "FAILED: $op --backend $b $in -> $out"
-                    t1=$(date +%s.%N)
-                    [ $r -gt 0 ] && awk -v a="$t0" -v z="$t1" 'BEGIN { printf "%.4f\n", z - a }' >>$D/t.$b
+                    t=$(elapsed $G $op -q -t i32 --backend $b $D/s.$in -f $oo) || echo "FAILED: $op --backend $b $in -> $out"
+                    [ $r -gt 0 ] && echo "$t" >>$D/t.$b
                 done
             done
             same=
@@ -373,10 +378,7 @@ if has zscale; then
             done
         fi
         for t in 1 2 4 8 16; do
-            for r in 1 2 3; do
-                t0=$(date +%s.%N); $G convert -q --threads $t -t i32 $D/s.zst --to raw -f /dev/null; t1=$(date +%s.%N)
-                awk -v a=$t0 -v z=$t1 'BEGIN { printf "%.4f\n", z - a }'
-            done | sort -g | sed -n 2p | awk -v t=$t '{ printf "gpustream convert --threads %2d, 1 GB: %.3f s, %.2f GB/s\n", t, $1, 1.0 / $1 }'
+            for r in 1 2 3; do elapsed $G convert -q --threads $t -t i32 $D/s.zst --to raw -f /dev/null; done | sort -g | sed -n 2p | awk -v t=$t '{ printf "gpustream convert --threads %2d, 1 GB: %.3f s, %.2f GB/s\n", t, $1, 1.0 / $1 }'
         done
         rm -rf $D
     } >"$OUT/zscale.txt" 2>&1
@@ -535,10 +537,8 @@ if has lifecycle; then
                 for r in 0 1 2 3 4 5; do
                     for v in cpu gpu wait; do
                         b=$v; env=; [ $v = wait ] && { b=gpu; env="GS_GPU_TEARDOWN=wait"; }
-                        t0=$(date +%s.%N)
-                        env $env ./gpustream $op -t i32 --backend $b $D/$f.raw >/dev/null 2>&1
-                        t1=$(date +%s.%N)
-                        [ $r -gt 0 ] && awk -v a="$t0" -v z="$t1" 'BEGIN { printf "%.4f\n", z - a }' >>$D/t.$v
+                        t=$(elapsed env $env ./gpustream $op -t i32 --backend $b $D/$f.raw 2>/dev/null)
+                        [ $r -gt 0 ] && echo "$t" >>$D/t.$v
                     done
                 done
                 printf "%-26s %-4s wall: cpu %s  gpu %s  gpu with GS_GPU_TEARDOWN=wait %s\n" "$op" $f \
