@@ -118,19 +118,19 @@ static const opt_def opts[] = {
     {O_N, "elements", 'n', 1, V_GEN | V_BENCH, "N", "number of elements (suffixes: 64M, 2^28, 4e9); bench: a list (default 2^28 on a GPU, 2^24 on the CPU, 2^30 with --stream)"},
     {O_BLOCK, "block", 0, 1, V_BENCH, "LIST", "GPU threads per block to sweep: powers of two, 32 to 1024 (default: tuned shapes)"},
     {O_DENSITY, "density", 0, 1, V_BENCH, "LIST", "compact: fractions kept (default 0.01,0.5,0.99)"},
-    {O_REPS, "reps", 0, 1, V_BENCH, "N", "timed repeats per case, after one warm-up (default 10); the median is reported"},
+    {O_REPS, "reps", 0, 1, V_BENCH, "N", "timed repeats per case, after one warm-up (default 10; 3 with --chain or --zstd); the median is reported"},
     {O_STREAM, "stream", 0, 0, V_BENCH, NULL, "time the host->device->host schedule per --host-mem and --buffers"},
     {O_CHAIN, "chain", 0, 1, V_BENCH, "'A then B'", "time a chain beside its stages run one by one, checked against them"},
     {O_CSV, "csv", 0, 1, V_BENCH, "FILE", "also write the rows as CSV (for make plots)"},
     {O_JSON, "json", 0, 0, V_BENCH, NULL, "print rows as JSON lines instead of a table"},
-    {O_DIST, "dist", 0, 1, V_GEN, "D", "uniform:A:B (default uniform:0:100) normal:MU:SIGMA walk sparse:P sine:PERIOD"},
-    {O_SEED, "seed", 0, 1, V_GEN, "S", "random seed (default 1); output depends only on seed and n"},
+    {O_DIST, "dist", 0, 1, V_GEN | V_BENCH, "D", "uniform:A:B (default uniform:0:100) normal:MU:SIGMA walk sparse:P sine:PERIOD; bench --zstd: the data (default sparse:0.5)"},
+    {O_SEED, "seed", 0, 1, V_GEN | V_BENCH, "S", "random seed (default 1); output depends only on seed and n"},
     {O_FROM, "from", 0, 1, V_COMPUTE, "FMT", "input format: raw npy csv text (default: magic, extension, raw); raw = not compressed (no zstd detection unless IN ends in .zst)"},
     {O_TO, "to", 0, 1, V_OUTPUT, "FMT", "output format: raw npy csv text (default: OUT's extension, else the input's)"},
-    {O_ZSTD, "zstd", 'z', 0, V_OUTPUT, NULL, "compress the output with zstd (implied by OUT ending in .zst)"},
-    {O_LEVEL, "level", 0, 1, V_OUTPUT, "N", "zstd level (default 3)"},
-    {O_FRAME, "frame-size", 0, 1, V_OUTPUT, "S", "uncompressed bytes per zstd frame: 1K to 1G (default 16M; 256K with --codec gpu)"},
-    {O_CODEC, "codec", 0, 1, V_ENGINE, "C", "zstd codec: auto (default: cpu until measured), gpu (nvCOMP) or cpu"},
+    {O_ZSTD, "zstd", 'z', 0, V_OUTPUT | V_BENCH, NULL, "compress the output with zstd (implied by OUT ending in .zst); bench: time the zstd codecs, libzstd on the host and nvCOMP on the GPU"},
+    {O_LEVEL, "level", 0, 1, V_OUTPUT | V_BENCH, "N", "zstd level (default 3; nvCOMP has none)"},
+    {O_FRAME, "frame-size", 0, 1, V_OUTPUT | V_BENCH, "S", "uncompressed bytes per zstd frame: 1K to 1G (default 16M; 64K with --codec gpu); bench --zstd: a list (default 64K,256K,1M,16M)"},
+    {O_CODEC, "codec", 0, 1, V_ENGINE, "C", "zstd codec: auto (default: libzstd decodes; the GPU encodes for inputs from 1 GiB where nvCOMP is usable), gpu (nvCOMP both ways) or cpu"},
     {O_COL, "col", 0, 1, V_COMPUTE, "C", "CSV column: 1-based index or header name (default 1)"},
     {O_HEADER, "header", 0, 0, V_COMPUTE, NULL, "the first CSV row is a header"},
     {O_NOHEADER, "no-header", 0, 0, V_COMPUTE, NULL, "the first CSV row is data (default: detect)"},
@@ -197,7 +197,7 @@ struct cli {
     gs_format to;
     gs_bench_opts bench;
     const char *bench_csv, *bench_chain;
-    int bench_json;
+    int bench_json, bench_dist_given;
 };
 
 static int cmd_compute(cli *c);
@@ -238,14 +238,16 @@ static const verb_def verbs[] = {
      "gpustream bench [--op scan|compact|minmax|all] [-n SIZES] [-t TYPES] [--algo LIST|all] [--window LIST]\n"
      "                [--density LIST] [--block LIST] [--reps N]\n"
      "                [--stream [--host-mem LIST] [--buffers LIST] [--device-alloc LIST]]\n"
-     "                [--chain 'A then B ...'] [--csv FILE] [--json]",
+     "                [--chain 'A then B ...'] [--zstd [--frame-size LIST] [--level N] [--dist D]]\n"
+     "                [--csv FILE] [--json]",
      "  gpustream bench --op all\n"
      "  gpustream bench --op scan -n 2^20,2^24,2^28 -t i32,f64 --csv scan.csv\n"
      "  gpustream bench --op all --block 64,128,256,512 --density 0.5 --window 500 --csv blocks.csv\n"
      "  gpustream bench --op minmax --window 2,64,500,4096,1e6\n"
      "  gpustream bench --stream --host-mem pinned,pageable,registered,mapped --buffers 1,2,3\n"
      "  gpustream bench --stream --host-mem pinned --buffers 2 --device-alloc once,per-chunk,async\n"
-     "  gpustream bench --chain 'compact --pred nonzero then scan then minmax -w 500 --only max' -n 2^28\n"},
+     "  gpustream bench --chain 'compact --pred nonzero then scan then minmax -w 500 --only max' -n 2^28\n"
+     "  gpustream bench --zstd -n 2^28 --frame-size 64K,16M --dist sparse:0.5\n"},
     {"info", V_INFO, cmd_info, "build options, devices, limits and kernel variants", "gpustream info",
      "  gpustream info\n"},
 };
@@ -490,6 +492,15 @@ static int bench_devalloc(cli *c, const char *s)
     c->bench.dev_allocs[c->bench.ndev_allocs++] = (gs_dev_alloc)k;
     return 0;
 }
+static int bench_frame(cli *c, const char *s)
+{
+    uint64_t v;
+    if (parse_size("bench ", "--frame-size", s, &v)) return EXIT_USAGE;
+    if (v < 1024 || v > GS_ZSTD_FRAME_MAX) return usage_error("bench ", "--frame-size must be from 1K to 1G");
+    if (c->bench.nframes == 8) return usage_error("bench ", "at most 8 frame sizes");
+    c->bench.frames[c->bench.nframes++] = (size_t)v;
+    return 0;
+}
 static int bench_buffers(cli *c, const char *s)
 {
     long v;
@@ -532,6 +543,13 @@ static int apply_bench_opt(cli *c, const opt_def *o, const char *val)
         c->bench.reps = (int)l;
         return 0;
     case O_STREAM: c->bench.stream = 1; return 0;
+    case O_ZSTD: c->bench.zstd = 1; return 0;
+    case O_FRAME: return for_each_item(val, bench_frame, c);
+    case O_LEVEL:
+        if (parse_int("bench ", "--level", val, -131072, gs_zstd_max_level(), &l)) return EXIT_USAGE;
+        c->bench.level = (int)l;
+        return 0;
+    case O_DIST: c->bench_dist_given = 1; return -1; /* into c->gen, then bench.gen in cmd_bench */
     case O_CSV: c->bench_csv = val; return 0;
     case O_CHAIN: c->bench_chain = val; return 0;
     case O_JSON: c->bench_json = 1; return 0;
@@ -1211,18 +1229,64 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
 }
 
 /* ---- zstd codecs ----------------------------------------------------------------------------- */
-/* The device codec for each direction that runs on the GPU (--codec, or auto's choice). */
-static int setup_codecs(cli *c, int decode, int encode, gs_status *st)
+/* --codec auto's encoder, for a run over in_bytes of input (0: unknown) that writes zstd: the
+ * GPU's, as pipeline.h's rule says, where one with nvCOMP is usable and takes the frame size;
+ * else NULL (libzstd). Never an error: auto falls back. */
+static gs_zcodec *auto_encoder(cli *c, uint64_t in_bytes)
 {
-    gs_codec_kind dk = c->codec == GS_CODEC_AUTO ? GS_CODEC_AUTO_DECODE : c->codec;
-    gs_codec_kind ek = c->codec == GS_CODEC_AUTO ? GS_CODEC_AUTO_ENCODE : c->codec;
-    if (encode && ek == GS_CODEC_GPU) {
+    char why[512];
+    gs_status st = {0};
+    gs_zcodec *z = NULL;
+    if (in_bytes < GS_CODEC_AUTO_GPU_ENC_MIN_BYTES || c->level_given || c->eng.backend == GS_BACKEND_CPU ||
+        !gs_nvcomp_describe(why, sizeof why) || !gs_gpu_available(c->eng.device, why, sizeof why) ||
+        gs_gpu_zcodec_create(&z, c->eng.device, &st))
+        return NULL;
+    size_t frame = c->frame_given ? c->wr.frame_size : GS_GPU_ZSTD_FRAME;
+    if (frame > z->frame_max || frame % z->frame_align) {
+        gs_gpu_zcodec_destroy(z);
+        return NULL;
+    }
+    c->wr.frame_size = frame;
+    if (verbose || c->stats)
+        say_note("--codec auto: zstd encoding on the GPU (nvCOMP, %zuK frames; %llu MB of input)", frame >> 10,
+                 (unsigned long long)(in_bytes / 1000000));
+    return z;
+}
+
+/* The input's bytes, for auto's choice of encoder: a regular file's size, or where it is zstd
+ * (by name) and not already past the mark, the decompressed size its frame headers give; 0 if
+ * unknown (stdin, frames without a content size). */
+static uint64_t input_bytes(cli *c)
+{
+    struct stat sb;
+    if (!c->in || !strcmp(c->in, "-") || stat(c->in, &sb) || !S_ISREG(sb.st_mode)) return 0;
+    int zst = 0;
+    gs_format_from_name(c->in, &zst);
+    if (!zst || (uint64_t)sb.st_size >= GS_CODEC_AUTO_GPU_ENC_MIN_BYTES) return (uint64_t)sb.st_size;
+    gs_layout L;
+    gs_status st = {0};
+    if (gs_layout_read(&L, c->in, &c->rd, &st)) return 0;
+    uint64_t n = L.nframes ? L.frame_pos[L.nframes] : 0;
+    gs_layout_free(&L);
+    return n;
+}
+
+/* The device codec for each direction that runs on the GPU (--codec, or auto's choice).
+ * in_bytes: the input's size, 0 if unknown. */
+static int setup_codecs(cli *c, int decode, int encode, uint64_t in_bytes, gs_status *st)
+{
+    if (encode && c->codec == GS_CODEC_AUTO) {
+        int zst = 0;
+        if (c->out) gs_format_from_name(c->out, &zst);
+        if (c->zstd || zst) c->wr.zcodec = auto_encoder(c, in_bytes);
+    }
+    if (encode && c->codec == GS_CODEC_GPU) {
         if (c->level_given)
             return gs_fail(st, GS_EUSAGE, "--level: the GPU zstd encoder (nvCOMP) has no levels; use --codec cpu for one");
         if (!c->frame_given) c->wr.frame_size = GS_GPU_ZSTD_FRAME;
         if (gs_gpu_zcodec_create(&c->wr.zcodec, c->eng.device, st)) return st->code;
     }
-    if (decode && dk == GS_CODEC_GPU && gs_gpu_zcodec_create(&c->rd.zcodec, c->eng.device, st)) return st->code;
+    if (decode && c->codec == GS_CODEC_GPU && gs_gpu_zcodec_create(&c->rd.zcodec, c->eng.device, st)) return st->code;
     return GS_OK;
 }
 
@@ -1380,7 +1444,7 @@ static int cmd_compute(cli *c)
         if ((rc = stage_setup(c, k, pre_t, &pre))) return rc;
         pre_t = gs_job_out_type(&pre, pre_t);
     }
-    if ((rc = setup_codecs(c, 1, 1, &st))) return finish_status(&st);
+    if ((rc = setup_codecs(c, 1, 1, ranks.size == 1 ? input_bytes(c) : 0, &st))) return finish_status(&st);
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r);
 
@@ -1471,7 +1535,7 @@ static int cmd_gen(cli *c)
     memset(&stats, 0, sizeof stats);
     if (!c->n_given) return usage_error("gen ", "gen needs -n N");
     if (!c->rd.type_given) c->gen.type = GS_I32;
-    if (setup_codecs(c, 0, 1, &st)) return finish_status(&st);
+    if (setup_codecs(c, 0, 1, c->gen.n * gs_type_size(c->rd.type_given ? c->gen.type : GS_I32), &st)) return finish_status(&st);
     if (gs_gen_source(&src, &c->gen, &st)) return finish_status(&st);
     c->job.op = GS_OP_NONE;
     c->job.out_type = c->gen.type;
@@ -1522,9 +1586,8 @@ static int cmd_info(cli *c)
     printf("tuning     %s\n", GS_HAVE_TUNING ? "block sizes and tune shapes built (make TUNING=1)"
                                             : "tuned launches only (make TUNING=1 builds the bench --block sizes)");
     printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT ", buffers 2, host-mem pinned, zstd frames 16M level 3 (GPU codec: %zuK frames), "
-           "codec auto = %s decode, %s encode\n",
-           GS_GPU_ZSTD_FRAME >> 10, GS_CODEC_AUTO_DECODE == GS_CODEC_GPU ? "gpu" : "cpu",
-           GS_CODEC_AUTO_ENCODE == GS_CODEC_GPU ? "gpu" : "cpu");
+           "codec auto = cpu decode, gpu encode from %llu MiB of input (else cpu)\n",
+           GS_GPU_ZSTD_FRAME >> 10, GS_CODEC_AUTO_GPU_ENC_MIN_BYTES >> 20);
     printf("\nvariants (--algo; * = default for its backend)\n");
     size_t nv;
     const gs_variant *v = gs_variants(&nv);
@@ -1690,6 +1753,19 @@ static int cmd_bench(cli *c)
     o->backend = c->eng.backend;
     o->device = c->eng.device;
     o->chunk_bytes = c->eng.chunk_bytes;
+    if (o->zstd && (o->stream || c->bench_chain))
+        return usage_error("bench ", "--zstd times the codecs: it takes no %s", o->stream ? "--stream" : "--chain");
+    if (!o->zstd && (o->nframes || o->level || c->bench_dist_given))
+        return usage_error("bench ", "--frame-size, --level and --dist apply to bench --zstd");
+    o->gen = c->gen;
+    if (!c->bench_dist_given) { /* the zeros and values of a compaction's input */
+        o->gen.dist = GS_DIST_SPARSE;
+        o->gen.a = 0.5;
+    }
+    if (o->zstd && !o->nframes) {
+        static const size_t f[] = {64 << 10, 256 << 10, 1 << 20, 16 << 20};
+        for (int i = 0; i < 4; i++) o->frames[o->nframes++] = f[i];
+    }
     if (o->nblocks && !GS_HAVE_TUNING)
         return usage_error("bench ", "--block needs the block sizes this build leaves out: rebuild with make TUNING=1");
     if (gs_bench_ceilings(o, &env, &st)) return finish_status(&st);
@@ -1702,6 +1778,9 @@ static int cmd_bench(cli *c)
     if (!o->ops) o->ops = 7;
     if (!o->ntypes) o->types[o->ntypes++] = GS_I32;
     if (!o->nsizes) o->sizes[o->nsizes++] = o->stream ? (1ull << 30) : gpu ? (1ull << 28) : (1ull << 24);
+    int nvcomp = 0;
+    char nvc[1024] = "";
+    if (o->zstd) nvcomp = gs_nvcomp_describe(nvc, sizeof nvc);
     if (!o->ndensities) {
         o->densities[0] = 0.01, o->densities[1] = 0.5, o->densities[2] = 0.99;
         o->ndensities = 3;
@@ -1731,12 +1810,22 @@ static int cmd_bench(cli *c)
             printf("# ceilings: device copy %.0f GB/s (read+write); pinned H2D %.1f, D2H %.1f, both at once %.1f GB/s each; "
                    "pageable H2D %.1f, D2H %.1f GB/s\n",
                    env.copy_gbs, env.h2d_gbs, env.d2h_gbs, env.both_gbs, env.h2d_pageable_gbs, env.d2h_pageable_gbs);
-            if (!o->stream)
+            if (!o->stream && !o->zstd)
                 printf("# vs CUB: time of %s (a direct cub::DeviceScan::InclusiveSum/InclusiveScan or "
                        "cub::DeviceSelect::If call on the same device buffers) / time of the row\n",
                        GS_BENCH_PLAIN_CUB);
-        } else
+        } else if (!o->zstd)
             printf("# no GPU: CPU variants on %d threads\n", gs_pool_threads());
+        if (o->zstd) {
+            printf("# zstd: libzstd %s at level %d on %d threads, host memory to host memory (wall clock)\n",
+                   gs_zstd_version(), o->level ? o->level : 3, gs_pool_threads());
+            if (gpu && o->backend != GS_BACKEND_CPU && nvcomp)
+                printf("# zstd: %s on the GPU, device memory to device memory (events); %%ceil: raw bytes/s "
+                       "against pinned H2D\n", nvc);
+            else
+                printf("# zstd: no nvCOMP rows: %s\n", o->backend == GS_BACKEND_CPU ? "--backend cpu" : !gpu ? "no GPU" : nvc);
+            printf("# zstd: data %s, GB/s counts raw (uncompressed) bytes\n", c->bench_dist_given ? "as --dist" : "sparse:0.5");
+        }
         if (gpu && o->nblocks && !o->stream) bench_block_notes(o);
         if (c->bench_chain) printf("# chain: %s (%s)\n", c->bench_chain, sub.title);
         printf("%-6s %-7s %-14s %-4s %11s %-22s %5s %10s %9s %9s %7s %7s  %s\n", "mode", "op", "variant", "type", "n",
@@ -1752,7 +1841,9 @@ static int cmd_bench(cli *c)
                 env.d2h_pageable_gbs);
         fprintf(b.csv, "mode,op,variant,type,n,param,block,ms,gelem_s,gb_s,pct_ceiling,vs_cub,check\n");
     }
-    int rc = c->bench_chain ? bench_chain_run(c, &sub, &b, &env, &st) : gs_bench_run(o, &env, bench_row, &b, &st);
+    int rc = c->bench_chain ? bench_chain_run(c, &sub, &b, &env, &st)
+             : o->zstd      ? gs_bench_zstd(o, &env, bench_row, &b, &st)
+                            : gs_bench_run(o, &env, bench_row, &b, &st);
     if (b.csv && fclose(b.csv)) {
         say_error("%s: %s", c->bench_csv, strerror(errno));
         return EXIT_DATA;

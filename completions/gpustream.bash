@@ -71,7 +71,7 @@ _gpustream()
         return ;;
     --dist)
         case $verb in
-        gen) words='uniform: normal: walk sparse: sine:' ;;
+        gen|bench) words='uniform: normal: walk sparse: sine:' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
@@ -138,7 +138,7 @@ _gpustream()
         minmax) words='-t --type -w --window --partial --only --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
         convert) words='-t --type --out-type --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --backend --device --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
         gen) words='-t --type -n --elements --dist --seed --to -z --zstd --level --frame-size --codec --chunk --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
-        bench) words='-t --type --op -w --window -n --elements --block --density --reps --stream --chain --csv --json --backend --device --algo --chunk --buffers --host-mem --device-alloc --threads -h --help' ;;
+        bench) words='-t --type --op -w --window -n --elements --block --density --reps --stream --chain --csv --json --dist --seed -z --zstd --level --frame-size --backend --device --algo --chunk --buffers --host-mem --device-alloc --threads -h --help' ;;
         info) words='--device -h --help' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))

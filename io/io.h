@@ -86,6 +86,17 @@ int gs_reader_compressed(const gs_reader *r);     /* input was zstd */
 /* libzstd's version ("1.5.4") and its highest compression level (for --level) */
 const char *gs_zstd_version(void);
 int gs_zstd_max_level(void);
+/* zstd frames in memory (io/zstd_mem.c), libzstd on the thread pool: [src, src+len) as
+ * gs_zstd_frames_count(len, frame) frames of `frame` bytes (the last shorter), each with content
+ * size and checksum; frame f compressed into slots + f x gs_zstd_frame_bound(frame), clen[f]
+ * bytes. Decoding takes frame f at frames + off[f] (clen[f] bytes) and requires it to hold
+ * exactly its share of dst, the same cut. */
+size_t gs_zstd_frames_count(size_t len, size_t frame);
+size_t gs_zstd_frame_bound(size_t frame);
+int gs_zstd_frames_compress(const void *src, size_t len, size_t frame, int level, unsigned char *slots, size_t *clen,
+                            gs_status *st);
+int gs_zstd_frames_decode(const unsigned char *frames, const size_t *off, const size_t *clen, size_t len, size_t frame,
+                          void *dst, gs_status *st);
 int64_t gs_reader_count(const gs_reader *r);      /* elements, if known in advance; else -1 */
 const char *gs_reader_colname(const gs_reader *r);/* csv header name of the column, or NULL */
 const char *gs_reader_name(const gs_reader *r);   /* for messages: the path or "stdin" */

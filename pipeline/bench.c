@@ -7,6 +7,7 @@
 #include "../common/pool.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -479,6 +480,171 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
     return rc;
 }
 
+/* ---- bench --zstd ----------------------------------------------------------------------------- */
+
+/* "64K", "16M", "1000" */
+static void frame_label(size_t f, char *buf, size_t len)
+{
+    if (f % (1u << 20) == 0) snprintf(buf, len, "%zuM", f >> 20);
+    else if (f % 1024 == 0) snprintf(buf, len, "%zuK", f >> 10);
+    else snprintf(buf, len, "%zu", f);
+}
+
+typedef struct zcase {
+    const gs_bench_opts *o;
+    const gs_bench_env *env;
+    gs_bench_cb cb;
+    void *cb_ctx;
+    gs_type t;
+    uint64_t n;
+    size_t len;
+} zcase;
+
+/* Report a zstd row: rates from ms, the share of pinned H2D where a GPU was measured. */
+static void zrow(const zcase *z, const char *op, const char *variant, const char *param, double ms, int passed,
+                 const char *why)
+{
+    gs_bench_row row;
+    memset(&row, 0, sizeof row);
+    row.mode = "zstd";
+    row.op = op;
+    row.variant = variant;
+    row.type = z->t;
+    row.n = z->n;
+    snprintf(row.param, sizeof row.param, "%s", param);
+    row.ms = ms;
+    row.passed = passed;
+    if (!passed) snprintf(row.why, sizeof row.why, "%s", why);
+    if (ms > 0) {
+        row.gelem_s = z->n / ms / 1e6;
+        row.gb_s = z->len / ms / 1e6;
+        if (z->env->h2d_gbs > 0) row.pct_ceiling = 100 * row.gb_s / z->env->h2d_gbs;
+    }
+    z->cb(z->cb_ctx, &row);
+}
+
+/* Decode frames with libzstd into back and compare with raw: 1 if equal, else 0 with why. */
+static int zcheck(const zcase *z, const unsigned char *raw, const unsigned char *frames, const size_t *off,
+                  const size_t *clen, size_t frame, unsigned char *back, char *why, size_t whylen)
+{
+    gs_status vst = {0};
+    memset(back, 0x5A, z->len);
+    if (gs_zstd_frames_decode(frames, off, clen, z->len, frame, back, &vst)) {
+        snprintf(why, whylen, "libzstd: %.140s", vst.msg);
+        return 0;
+    }
+    if (memcmp(back, raw, z->len)) {
+        snprintf(why, whylen, "decoded bytes differ from the input");
+        return 0;
+    }
+    return 1;
+}
+
+static int zstd_case(const zcase *z, const unsigned char *raw, size_t frame, unsigned char *back, int use_gpu,
+                     gs_status *st)
+{
+    const gs_bench_opts *o = z->o;
+    const int reps = o->reps > 0 ? o->reps : 3, level = o->level ? o->level : 3;
+    const size_t nf = gs_zstd_frames_count(z->len, frame), bound = gs_zstd_frame_bound(frame);
+    unsigned char *slots = malloc(nf * bound);
+    size_t *clen = malloc(2 * nf * sizeof *clen);
+    double *ts = malloc(sizeof(double) * (size_t)(reps + 1));
+    if (!slots || !clen || !ts) {
+        free(slots), free(clen), free(ts);
+        return gs_fail(st, GS_ENOMEM, "out of memory");
+    }
+    size_t *off = clen + nf;
+    for (size_t f = 0; f < nf; f++) off[f] = f * bound;
+    char fl[24], param[48], why[160] = "";
+    frame_label(frame, fl, sizeof fl);
+    /* libzstd: encode, then decode its frames; a warm-up, then reps */
+    gs_status vst = {0};
+    int rc = GS_OK;
+    for (int r = -1; r < reps && !rc; r++) {
+        double t0 = gs_now();
+        rc = gs_zstd_frames_compress(raw, z->len, frame, level, slots, clen, &vst);
+        if (r >= 0) ts[r] = gs_now() - t0;
+    }
+    if (rc) {
+        zrow(z, "encode", "libzstd", fl, 0, 0, vst.msg);
+        free(slots), free(clen), free(ts);
+        return GS_OK;
+    }
+    const double enc_ms = median(ts, reps) * 1e3;
+    size_t bytes = 0;
+    for (size_t f = 0; f < nf; f++) bytes += clen[f];
+    for (int r = -1; r < reps && !rc; r++) {
+        double t0 = gs_now();
+        rc = gs_zstd_frames_decode(slots, off, clen, z->len, frame, back, &vst);
+        if (r >= 0) ts[r] = gs_now() - t0;
+    }
+    const double dec_ms = rc ? 0 : median(ts, reps) * 1e3;
+    int ok = !rc && !memcmp(back, raw, z->len);
+    if (!ok) snprintf(why, sizeof why, "%.150s", rc ? vst.msg : "decoded bytes differ from the input");
+    snprintf(param, sizeof param, "frame=%s ratio=%.2f", fl, bytes ? (double)z->len / bytes : 0);
+    zrow(z, "encode", "libzstd", param, enc_ms, ok, why);
+    snprintf(param, sizeof param, "frame=%s of libzstd", fl);
+    zrow(z, "decode", "libzstd", param, dec_ms, ok, why);
+    if (use_gpu) {
+        gs_bench_gpu_zstd_out g;
+        if (gs_bench_gpu_zstd(o->device, raw, z->len, frame, slots, off, clen, reps, &g, &vst)) {
+            zrow(z, "encode", "nvcomp", fl, 0, 0, vst.msg);
+        } else {
+            ok = zcheck(z, raw, g.frames, g.off, g.clen, frame, back, why, sizeof why);
+            snprintf(param, sizeof param, "frame=%s ratio=%.2f", fl, g.bytes ? (double)z->len / g.bytes : 0);
+            zrow(z, "encode", "nvcomp", param, g.enc_ms, ok, why);
+            snprintf(param, sizeof param, "frame=%s of nvcomp", fl);
+            zrow(z, "decode", "nvcomp", param, g.dec_ms, g.dec_ok, g.why);
+            snprintf(param, sizeof param, "frame=%s of libzstd", fl);
+            zrow(z, "decode", "nvcomp", param, g.dec_lz_ms, g.dec_lz_ok, g.why_lz);
+            gs_bench_gpu_zstd_free(&g);
+        }
+    }
+    free(slots), free(clen), free(ts);
+    return GS_OK;
+}
+
+void gs_bench_gpu_zstd_free(gs_bench_gpu_zstd_out *r)
+{
+    free(r->frames);
+    free(r->clen); /* off shares its block */
+    r->frames = NULL;
+    r->clen = r->off = NULL;
+}
+
+int gs_bench_zstd(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb, void *ctx, gs_status *st)
+{
+    char nv[1024] = "";
+    const int use_gpu = env->gpu[0] != 0 && o->backend != GS_BACKEND_CPU && gs_nvcomp_describe(nv, sizeof nv);
+    if (o->backend == GS_BACKEND_GPU && !use_gpu)
+        return gs_fail(st, GS_EDATA, "bench --zstd --backend gpu: %s", env->gpu[0] ? nv : "no usable GPU");
+    int rc = GS_OK;
+    for (int ti = 0; ti < o->ntypes && !rc; ti++)
+        for (int si = 0; si < o->nsizes && !rc; si++) {
+            zcase z = {o, env, cb, ctx, o->types[ti], o->sizes[si], 0};
+            z.len = (size_t)(z.n * gs_type_size(z.t));
+            if (!z.len) continue;
+            unsigned char *raw = malloc(z.len), *back = malloc(z.len);
+            if (!raw || !back) rc = gs_fail(st, GS_ENOMEM, "bench --zstd: out of memory for %zu bytes", z.len);
+            gs_gen_opts g = o->gen;
+            g.n = z.n;
+            g.type = z.t;
+            gs_source src;
+            if (!rc && !(rc = gs_gen_source(&src, &g, st))) {
+                for (uint64_t done = 0; done < z.n && !rc;) {
+                    size_t got = 0;
+                    rc = src.read(src.ctx, raw + done * gs_type_size(z.t), (size_t)(z.n - done), &got, st);
+                    if (!got) break;
+                    done += got;
+                }
+                gs_gen_source_free(&src);
+            }
+            for (int fi = 0; fi < o->nframes && !rc; fi++) rc = zstd_case(&z, raw, o->frames[fi], back, use_gpu, st);
+            free(raw), free(back);
+        }
+    return rc;
+}
+
 /* ---- bench --chain ---------------------------------------------------------------------------- */
 
 /* Run a chain (n >= 1 stages) on a backend from host memory to host memory as the engine does:
@@ -688,6 +854,14 @@ int gs_bench_gpu_variant(int device, const gs_variant *v, const gs_job *job, con
                          double *ms, void *h_out, uint64_t *out_n, gs_status *st)
 {
     (void)device, (void)v, (void)job, (void)h_in, (void)n, (void)reps, (void)ms, (void)h_out, (void)out_n;
+    return gs_fail(st, GS_EDATA, "built without CUDA");
+}
+
+int gs_bench_gpu_zstd(int device, const unsigned char *raw, size_t len, size_t frame, const unsigned char *lz,
+                      const size_t *lz_off, const size_t *lz_clen, int reps, gs_bench_gpu_zstd_out *r, gs_status *st)
+{
+    (void)device, (void)raw, (void)len, (void)frame, (void)lz, (void)lz_off, (void)lz_clen, (void)reps;
+    memset(r, 0, sizeof *r);
     return gs_fail(st, GS_EDATA, "built without CUDA");
 }
 #endif

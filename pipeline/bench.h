@@ -41,11 +41,16 @@ typedef struct gs_bench_opts {
     size_t chunk_bytes;     /* stream mode chunk */
     gs_backend_kind backend;/* auto: GPU variants if a GPU is usable, else CPU variants */
     int device;
+    int zstd;               /* zstd mode instead of device/cpu mode */
+    size_t frames[8];       /* zstd mode: uncompressed bytes per frame */
+    int nframes;
+    int level;              /* zstd mode: libzstd's level (0 = 3) */
+    gs_gen_opts gen;        /* zstd mode: the data's distribution and seed (n and type per case) */
 } gs_bench_opts;
 
 typedef struct gs_bench_row {
-    const char *mode;      /* "device", "cpu", "stream" */
-    const char *op;        /* "scan", "compact", "minmax" */
+    const char *mode;      /* "device", "cpu", "stream", "chain", "zstd" */
+    const char *op;        /* "scan", "compact", "minmax"; zstd mode: "encode", "decode" */
     const char *variant;
     gs_type type;
     uint64_t n;
@@ -53,8 +58,8 @@ typedef struct gs_bench_row {
     int block;             /* GPU threads per block used (the variant's default when none was asked
                               for); 0 for variants without one (cub), CPU and stream rows */
     double ms;             /* median */
-    double gelem_s, gb_s;  /* elements / s; bytes moved (in + out) / s */
-    double pct_ceiling;    /* % of the measured device copy (device) or PCIe (stream) */
+    double gelem_s, gb_s;  /* elements / s; bytes moved (in + out) / s, zstd mode: raw bytes / s */
+    double pct_ceiling;    /* % of the measured device copy (device), PCIe (stream) or pinned H2D (zstd) */
     double vs_cub;         /* time of plain CUB / time of this (> 1 = faster than CUB); 0 = no
                               plain-CUB row in the case (minmax, CPU, a case CUB has no call for) */
     int passed;            /* 1 passed, 0 FAILED */
@@ -82,6 +87,15 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
  * (param: its speed-up over the stages one by one), checked against the stages one by one. */
 int gs_bench_chain(const gs_bench_opts *o, const gs_bench_env *env, const gs_chain *ch, gs_type in_type,
                    gs_bench_cb cb, void *ctx, gs_status *st);
+/* bench --zstd: for each type, size and frame size, data from opts->gen cut into frames and
+ * compressed (op "encode") and decoded ("decode") by libzstd on the thread pool (host memory to
+ * host memory, wall clock) and, with a GPU and nvCOMP, by nvCOMP (device memory to device
+ * memory, events): nvCOMP decodes both its own frames and libzstd's. Medians of reps after a
+ * warm-up; gb_s counts raw (uncompressed) bytes; param holds the frame size and, for encoding,
+ * the ratio. Every row is checked: decoded bytes against the input, and each encoder's frames
+ * decoded by libzstd. */
+int gs_bench_zstd(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb, void *ctx, gs_status *st);
+
 /* How variant v takes part in device or cpu mode (use_gpu: GPU variants, else CPU ones): 0 if it
  * does not (its op or --algo not selected; cub always runs, beside the plain CUB call), else the
  * number of runs per case, with the params' block of each in blocks[]: the listed block sizes it
@@ -106,6 +120,22 @@ int gs_bench_gpu_variant(int device, const gs_variant *v, const gs_job *job, con
 /* The same for the plain CUB call (gs_bench_plain_cub_applies must hold). */
 int gs_bench_gpu_plain_cub(int device, const gs_job *job, const void *h_in, uint64_t n, int reps, double *ms,
                            void *h_out, uint64_t *out_n, gs_status *st);
+
+/* nvCOMP's side of bench --zstd (pipeline/gpu_codec.cu): raw (len bytes) cut into frames of
+ * `frame` bytes, compressed and its frames decoded, and libzstd's frames of the same cut (frame
+ * f at lz + lz_off[f], lz_clen[f] bytes) decoded, each timed from device memory to device memory
+ * (warm-up, then reps with events; medians). Decoded bytes are compared with the input on the
+ * device. */
+typedef struct gs_bench_gpu_zstd_out {
+    double enc_ms, dec_ms, dec_lz_ms; /* encode; decode of its own frames; of libzstd's */
+    unsigned char *frames;            /* nvCOMP's frames end to end (frame f at off[f], clen[f] bytes) */
+    size_t *clen, *off, bytes;        /* bytes: all of them */
+    int dec_ok, dec_lz_ok;            /* every status success, every size exact, every byte equal */
+    char why[160], why_lz[160];       /* what differed */
+} gs_bench_gpu_zstd_out;
+int gs_bench_gpu_zstd(int device, const unsigned char *raw, size_t len, size_t frame, const unsigned char *lz,
+                      const size_t *lz_off, const size_t *lz_clen, int reps, gs_bench_gpu_zstd_out *r, gs_status *st);
+void gs_bench_gpu_zstd_free(gs_bench_gpu_zstd_out *r);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "pipeline.h"
+#include "bench.h"
 #include "../common/pool.h"
 
 /* Set once a codec gave up on its device: CUDA is not called again in this process. Read by
@@ -165,7 +166,8 @@ extern "C" int gs_nvcomp_describe(char *buf, size_t len)
 
 /* ---- the codec --------------------------------------------------------------------------------- */
 /* The largest frame the device takes: nvCOMP's compressor limit (16 MB); larger frames decode
- * on the CPU, where one frame is no worse than on one device thread block. */
+ * on the CPU. (Frames of 16 MB already decode slower on the device than on the host's cores:
+ * docs/PERFORMANCE.md, "GPU zstd (nvCOMP)", bench --zstd.) */
 #define GS_NVC_FRAME_MAX ((size_t)16 << 20)
 
 typedef struct gs_gzc {
@@ -538,6 +540,243 @@ extern "C" int gs_gpu_zcodec_create(gs_zcodec **out, int device, gs_status *st)
     return GS_OK;
 }
 
+/* ---- bench --zstd: nvCOMP's rates from device memory to device memory -------------------------- */
+
+/* Count the bytes where a and b differ (n bytes; both from cudaMalloc). */
+__global__ void gzb_diff(const unsigned char *a, const unsigned char *b, size_t n, unsigned long long *bad)
+{
+    unsigned long long k = 0;
+    const size_t w = n / 8, step = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < w; i += step)
+        k += ((const unsigned long long *)a)[i] != ((const unsigned long long *)b)[i];
+    for (size_t i = w * 8 + blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += step) k += a[i] != b[i];
+    if (k) atomicAdd(bad, k);
+}
+
+/* Everything one measurement holds on the device; freed by gzb_free. */
+typedef struct gzb {
+    int dev;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    unsigned char *raw, *enc, *dec, *lz, *temp, *tab, *packed;
+    unsigned long long *bad;
+    size_t *h; /* the host's copy of the tables */
+} gzb;
+
+static void gzb_free(gzb *b)
+{
+    void *d[] = {b->raw, b->enc, b->dec, b->lz, b->temp, b->tab, b->packed, b->bad};
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        if (d[i]) cudaFree(d[i]);
+    if (b->e0) cudaEventDestroy(b->e0);
+    if (b->e1) cudaEventDestroy(b->e1);
+    if (b->s) cudaStreamDestroy(b->s);
+    (void)cudaGetLastError();
+    free(b->h);
+}
+
+#define GZB_CU(call, what)                                              \
+    do {                                                                \
+        cudaError_t e_ = (call);                                        \
+        if (e_ != cudaSuccess) return gzc_cuda(st, e_, what, b->dev);   \
+    } while (0)
+#define GZB_NV(call, what)                                              \
+    do {                                                                \
+        nvcompStatus_t e_ = (call);                                     \
+        if (e_ != nvcompSuccess) return gzc_nvc(st, e_, what, b->dev);  \
+    } while (0)
+
+static int gzb_cmp_float(const void *x, const void *y)
+{
+    float a = *(const float *)x, c = *(const float *)y;
+    return (a > c) - (a < c);
+}
+
+/* Time reps calls of one batched call (after a warm-up) with events on b->s; the median in ms. */
+template <typename Call>
+static int gzb_time(gzb *b, int reps, Call call, const char *what, double *ms, gs_status *st)
+{
+    float *t = (float *)malloc(sizeof(float) * (size_t)reps);
+    if (!t) return gs_fail(st, GS_ENOMEM, "out of memory");
+    int rc = GS_OK;
+    for (int r = -1; r < reps && !rc; r++) {
+        cudaError_t e = cudaEventRecord(b->e0, b->s);
+        nvcompStatus_t ns = e == cudaSuccess ? call() : nvcompSuccess;
+        if (e == cudaSuccess && ns == nvcompSuccess) e = cudaEventRecord(b->e1, b->s);
+        if (e == cudaSuccess && ns == nvcompSuccess) e = cudaEventSynchronize(b->e1);
+        if (e == cudaSuccess && ns == nvcompSuccess && r >= 0) e = cudaEventElapsedTime(&t[r], b->e0, b->e1);
+        if (ns != nvcompSuccess) rc = gzc_nvc(st, ns, what, b->dev);
+        else if (e != cudaSuccess) rc = gzc_cuda(st, e, what, b->dev);
+    }
+    if (!rc) {
+        qsort(t, (size_t)reps, sizeof *t, gzb_cmp_float);
+        *ms = t[reps / 2]; /* as bench.c's median */
+    }
+    free(t);
+    return rc;
+}
+
+/* After a decode into b->dec: every status success, every size exact, and the bytes equal the
+ * raw input. ok = 1 if so, else 0 with why. */
+static int gzb_check(gzb *b, size_t n, size_t len, const size_t *want, const nvcompStatus_t *d_stat,
+                     const size_t *d_act, int *ok, char *why, size_t whylen, gs_status *st)
+{
+    nvcompStatus_t *stat = (nvcompStatus_t *)malloc(n * (sizeof *stat + sizeof(size_t)) + sizeof(size_t));
+    if (!stat) return gs_fail(st, GS_ENOMEM, "out of memory");
+    size_t *act = (size_t *)(stat + n + (n & 1)); /* 8-byte aligned after n 4-byte statuses */
+    unsigned long long bad = 0;
+    int rc = GS_OK;
+    cudaError_t e = cudaMemcpy(stat, d_stat, n * sizeof *stat, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess) e = cudaMemcpy(act, d_act, n * sizeof *act, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess) e = cudaMemset(b->bad, 0, sizeof *b->bad);
+    if (e == cudaSuccess) {
+        gzb_diff<<<1024, 256, 0, b->s>>>(b->raw, b->dec, len, b->bad);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaMemcpyAsync(&bad, b->bad, sizeof bad, cudaMemcpyDeviceToHost, b->s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(b->s);
+    if (e != cudaSuccess) rc = gzc_cuda(st, e, "checking the decoded bytes", b->dev);
+    *ok = !rc;
+    for (size_t f = 0; f < n && *ok; f++)
+        if (stat[f] != nvcompSuccess || act[f] != want[f]) {
+            snprintf(why, whylen, "frame %zu: nvCOMP status %d, %zu bytes of %zu", f, (int)stat[f], act[f], want[f]);
+            *ok = 0;
+        }
+    if (*ok && bad) {
+        snprintf(why, whylen, "%llu decoded bytes differ from the input", bad);
+        *ok = 0;
+    }
+    free(stat);
+    return rc;
+}
+
+static int gzb_run(gzb *b, const unsigned char *raw, size_t len, size_t frame, const unsigned char *lz,
+                   const size_t *lz_off, const size_t *lz_clen, int reps, gs_bench_gpu_zstd_out *r, gs_status *st)
+{
+    nvcompAlignmentRequirements_t da, ca;
+    GZB_NV(nvc.dalign(nvcompBatchedZstdDecompressDefaultOpts, &da), "DecompressGetRequiredAlignments");
+    GZB_NV(nvc.calign(nvcompBatchedZstdCompressDefaultOpts, &ca), "CompressGetRequiredAlignments");
+    if (frame % (ca.input > da.output ? ca.input : da.output))
+        return gs_fail(st, GS_EUSAGE, "bench --zstd: nvCOMP takes frames of a multiple of %zu bytes",
+                       ca.input > da.output ? ca.input : da.output);
+    const size_t n = (len + frame - 1) / frame;
+    size_t cmax = 0, ctemp = 0, dtemp = 0;
+    GZB_NV(nvc.cmax(frame, nvcompBatchedZstdCompressDefaultOpts, &cmax), "CompressGetMaxOutputChunkSize");
+    GZB_NV(nvc.ctemp(n, frame, nvcompBatchedZstdCompressDefaultOpts, &ctemp, len, b->s), "CompressGetTempSize");
+    GZB_NV(nvc.dtemp(n, frame, nvcompBatchedZstdDecompressDefaultOpts, &dtemp, len, b->s), "DecompressGetTempSize");
+    const size_t stride = al(cmax, ca.output > da.input ? ca.output : da.input);
+    size_t lz_tot = 0;
+    for (size_t f = 0; f < n; f++) lz_tot += al(lz_clen[f], da.input);
+    /* tables, 8 bytes an entry: raw ptrs, raw sizes, enc ptrs, enc sizes, lz ptrs, lz sizes, dec ptrs,
+     * actual sizes, statuses */
+    const size_t tab = 9 * n * sizeof(size_t);
+    GZB_CU(cudaMalloc((void **)&b->raw, al(len, 8)), "cudaMalloc");
+    GZB_CU(cudaMalloc((void **)&b->dec, al(len, 8)), "cudaMalloc");
+    GZB_CU(cudaMalloc((void **)&b->enc, n * stride), "cudaMalloc");
+    GZB_CU(cudaMalloc((void **)&b->lz, lz_tot ? lz_tot : 1), "cudaMalloc");
+    GZB_CU(cudaMalloc((void **)&b->temp, (ctemp > dtemp ? ctemp : dtemp) + 1), "cudaMalloc");
+    GZB_CU(cudaMalloc((void **)&b->tab, tab), "cudaMalloc");
+    GZB_CU(cudaMalloc((void **)&b->bad, sizeof *b->bad), "cudaMalloc");
+    size_t *h = b->h = (size_t *)malloc(tab);
+    if (!h) return gs_fail(st, GS_ENOMEM, "out of memory");
+    const size_t *d = (const size_t *)b->tab;
+    size_t *want = h + n, lo = 0;
+    for (size_t f = 0; f < n; f++) {
+        h[f] = (size_t)(b->raw + f * frame);
+        want[f] = len - f * frame < frame ? len - f * frame : frame;
+        h[2 * n + f] = (size_t)(b->enc + f * stride);
+        h[4 * n + f] = (size_t)(b->lz + lo);
+        h[5 * n + f] = lz_clen[f];
+        h[6 * n + f] = (size_t)(b->dec + f * frame);
+        lo += al(lz_clen[f], da.input);
+    }
+    int rc = GS_OK;
+    cudaError_t e = cudaMemcpy(b->tab, h, tab, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemcpy(b->raw, raw, len, cudaMemcpyHostToDevice);
+    for (size_t f = 0; f < n && e == cudaSuccess; f++)
+        e = cudaMemcpy((void *)h[4 * n + f], lz + lz_off[f], lz_clen[f], cudaMemcpyHostToDevice);
+    GZB_CU(e, "uploading the input");
+    void *const *raw_p = (void *const *)d, *const *enc_p = (void *const *)(d + 2 * n), *const *lz_p = (void *const *)(d + 4 * n),
+                *const *dec_p = (void *const *)(d + 6 * n);
+    const size_t *raw_sz = d + n, *lz_sz = d + 5 * n;
+    size_t *enc_sz = (size_t *)(d + 3 * n), *act = (size_t *)(d + 7 * n);
+    nvcompStatus_t *stat = (nvcompStatus_t *)(d + 8 * n);
+    const size_t temp = ctemp > dtemp ? ctemp : dtemp;
+    rc = gzb_time(b, reps, [&] {
+        return nvc.enc((const void *const *)raw_p, raw_sz, frame, n, b->temp, temp, enc_p, enc_sz,
+                       nvcompBatchedZstdCompressDefaultOpts, stat, b->s);
+    }, "CompressAsync", &r->enc_ms, st);
+    if (rc) return rc;
+    /* nvCOMP's frames, packed end to end, to the host for the ratio and libzstd's check */
+    r->clen = (size_t *)malloc(n * 2 * sizeof(size_t));
+    nvcompStatus_t *hs = (nvcompStatus_t *)malloc(n * sizeof *hs);
+    if (!r->clen || !hs) {
+        free(hs);
+        return gs_fail(st, GS_ENOMEM, "out of memory");
+    }
+    r->off = r->clen + n;
+    e = cudaMemcpy(r->clen, enc_sz, n * sizeof(size_t), cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess) e = cudaMemcpy(hs, stat, n * sizeof *hs, cudaMemcpyDeviceToHost);
+    for (size_t f = 0; f < n && e == cudaSuccess && !rc; f++) {
+        if (hs[f] != nvcompSuccess) rc = gzc_nvc(st, hs[f], "compressing a frame", b->dev);
+        else if (r->clen[f] > stride) rc = gs_fail(st, GS_EDATA, "gpu %d: a compressed frame exceeds its bound", b->dev);
+        r->off[f] = r->bytes;
+        r->bytes += r->clen[f];
+    }
+    free(hs);
+    GZB_CU(e, "reading the compressed sizes");
+    if (rc) return rc;
+    GZB_CU(cudaMalloc((void **)&b->packed, r->bytes + 1), "cudaMalloc");
+    size_t *d_off = (size_t *)(d + 7 * n); /* the actual-size slots, free until the decodes */
+    GZB_CU(cudaMemcpy(d_off, r->off, n * sizeof(size_t), cudaMemcpyHostToDevice), "uploading the offsets");
+    gzc_gather<<<(unsigned)n, 256, 0, b->s>>>((const unsigned char *const *)enc_p, enc_sz, d_off, b->packed);
+    GZB_CU(cudaGetLastError(), "gather kernel");
+    if (!(r->frames = (unsigned char *)malloc(r->bytes + 1))) return gs_fail(st, GS_ENOMEM, "out of memory");
+    GZB_CU(cudaMemcpyAsync(r->frames, b->packed, r->bytes, cudaMemcpyDeviceToHost, b->s), "copying the frames back");
+    GZB_CU(cudaStreamSynchronize(b->s), "copying the frames back");
+    /* Decode nvCOMP's frames, then libzstd's, each into dec cleared first, each checked. */
+    for (int src = 0; src < 2; src++) {
+        GZB_CU(cudaMemset(b->dec, 0xA5, len), "cudaMemset");
+        void *const *in_p = src ? lz_p : enc_p;
+        const size_t *in_sz = src ? lz_sz : enc_sz;
+        rc = gzb_time(b, reps, [&] {
+            return nvc.dec((const void *const *)in_p, in_sz, raw_sz, act, n, b->temp, temp, dec_p,
+                           nvcompBatchedZstdDecompressDefaultOpts, stat, b->s);
+        }, "DecompressAsync", src ? &r->dec_lz_ms : &r->dec_ms, st);
+        if (!rc) rc = gzb_check(b, n, len, want, stat, act, src ? &r->dec_lz_ok : &r->dec_ok,
+                                src ? r->why_lz : r->why, sizeof r->why, st);
+        if (rc) return rc;
+    }
+    return GS_OK;
+}
+
+extern "C" int gs_bench_gpu_zstd(int device, const unsigned char *raw, size_t len, size_t frame, const unsigned char *lz,
+                                 const size_t *lz_off, const size_t *lz_clen, int reps, gs_bench_gpu_zstd_out *r,
+                                 gs_status *st)
+{
+    memset(r, 0, sizeof *r);
+    if (!nvc_ready()) return gs_fail(st, GS_EDATA, "bench --zstd: %s", nvc.why);
+    if (!len || !frame) return gs_fail(st, GS_EUSAGE, "bench --zstd: nothing to compress");
+    gzb b;
+    memset(&b, 0, sizeof b);
+    b.dev = device;
+    int rc = GS_OK;
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&b.s, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaEventCreate(&b.e0);
+    if (e == cudaSuccess) e = cudaEventCreate(&b.e1);
+    if (e != cudaSuccess) rc = gzc_cuda(st, e, "stream", device);
+    if (!rc) rc = gzb_run(&b, raw, len, frame, lz, lz_off, lz_clen, reps, r, st);
+    gzb_free(&b);
+    if (rc) { /* as gs_bench_gpu_zstd_free (bench.c), which this file does not link against */
+        free(r->frames);
+        free(r->clen);
+        r->frames = NULL;
+        r->clen = r->off = NULL;
+    }
+    return rc;
+}
+
 #else /* built with CUDA but without nvCOMP's headers */
 
 extern "C" int gs_nvcomp_describe(char *buf, size_t len)
@@ -554,4 +793,14 @@ extern "C" int gs_gpu_zcodec_create(gs_zcodec **out, int device, gs_status *st)
 }
 
 extern "C" void gs_gpu_zcodec_destroy(gs_zcodec *c) { (void)c; }
+
+extern "C" int gs_bench_gpu_zstd(int device, const unsigned char *raw, size_t len, size_t frame, const unsigned char *lz,
+                                 const size_t *lz_off, const size_t *lz_clen, int reps, gs_bench_gpu_zstd_out *r,
+                                 gs_status *st)
+{
+    (void)device, (void)raw, (void)len, (void)frame, (void)lz, (void)lz_off, (void)lz_clen, (void)reps;
+    memset(r, 0, sizeof *r);
+    return gs_fail(st, GS_EDATA, "bench --zstd: this gpustream was built without nvCOMP (make deps-nvcomp, then rebuild)");
+}
+
 #endif

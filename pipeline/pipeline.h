@@ -257,16 +257,20 @@ int gs_gpu_describe(char *buf, size_t len);
 
 /* ---- GPU zstd (pipeline/gpu_codec.cu: nvCOMP, loaded at run time) ------------------------------
  * --codec auto|gpu|cpu picks the zstd codec for each direction. auto takes, per direction, the
- * one measured faster; until that is measured on a GPU host, the CPU for both. */
+ * one measured faster (docs/PERFORMANCE.md, "GPU zstd (nvCOMP)", on an H100 host with 16 cores):
+ * decoding stays on the CPU (through the host, the GPU decoder's 4 GB of 64K frames took 1.70 s
+ * busy against libzstd's 1.3-1.8 s, and 16M frames 6.5 s); encoding goes to the GPU, where one
+ * with nvCOMP is usable, for an input of at least GS_CODEC_AUTO_GPU_ENC_MIN_BYTES (convert of a
+ * 4 GB raw file to .zst: 2.04 s against 2.90 s, CUDA's 0.4 s start included) with no --level
+ * and a --frame-size the GPU takes. */
 typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_codec_kind;
-#define GS_CODEC_AUTO_DECODE GS_CODEC_CPU
-#define GS_CODEC_AUTO_ENCODE GS_CODEC_CPU
+#define GS_CODEC_AUTO_GPU_ENC_MIN_BYTES (1ull << 30)
 /* Uncompressed bytes per frame of GPU-encoded output when --frame-size is not given. nvCOMP asks
- * for many small chunks per batch (its guide: 64 KiB). The ratio hardly depends on it here: libzstd
- * level 3 on 2^24 i32 sparse:0.5 (67.1 MB) gives 15.09 / 15.37 / 15.09 / 15.19 MB with 64K / 256K /
- * 1M / 16M frames. Each frame costs host work (header check, XXH64 call, one D2H copy when
- * encoding), so 256K until the device measurement of 64K against 256K says otherwise. */
-#define GS_GPU_ZSTD_FRAME ((size_t)256 << 10)
+ * for many small chunks per batch (its guide: 64 KiB), and `gpustream bench --zstd` agrees
+ * (nvCOMP 6.0.0 on an H100, 256 MiB of sparse:0.5 i32, device memory to device memory): 64K
+ * frames compress at 10.1 GB/s and decode at 45-60 GB/s, 256K frames at 5.9 and 25-31 GB/s, for
+ * the same ratio (4.11 / 4.12). */
+#define GS_GPU_ZSTD_FRAME ((size_t)64 << 10)
 /* 1 once a device codec gave up on its GPU (its watchdog expired, a kernel may still run there):
  * nothing may call CUDA again in this process, teardown included; the process just exits. */
 int gs_gpu_abandoned(void);

@@ -221,6 +221,19 @@ else
     expect bench_block_cpu_note 2 "^gpustream: error: --block needs the block sizes this build leaves out: rebuild with make TUNING=1$" -- \
         $G bench --backend cpu --block 64,128 --op scan -n 1000 --reps 1
 fi
+# bench --zstd: libzstd's rows on the CPU (nvCOMP's need a GPU: tests/gpu/run.sh zbench), each
+# checked by decoding; the ratio is that of the frames written; a frame size that is not a whole
+# number of elements and odd sizes still round-trip
+$G bench --zstd --backend cpu -n 5000,2^16 -t i32,f64 --frame-size 1K,3000,64K --reps 1 --csv "$T/bz.csv" >"$T/bz.txt" 2>&1 &&
+    grep -q "# 24 rows, 0 FAILED" "$T/bz.txt" && [ "$(grep -c '^zstd   encode  libzstd .* frame=[0-9KM]* ratio=[0-9.]* .* passed$' "$T/bz.txt")" = 12 ] &&
+    [ "$(grep -c '^zstd   decode  libzstd .* of libzstd .* passed$' "$T/bz.txt")" = 12 ] && [ "$(grep -c '^zstd,' "$T/bz.csv")" = 24 ] &&
+    grep -q "^# zstd: no nvCOMP rows: --backend cpu" "$T/bz.txt" && pass bench_zstd_cpu || fail bench_zstd_cpu "$(tail -3 "$T/bz.txt")"
+$G bench --zstd --backend cpu -n 2^16 --frame-size 64K --dist uniform:0:1 --reps 1 --json >"$T/bzj.txt" 2>&1 &&
+    ratio=$(sed -n 's/.*"op":"encode".*"param":"frame=64K ratio=\([0-9.]*\)".*/\1/p' "$T/bzj.txt") &&
+    awk -v r="$ratio" 'BEGIN { exit !(r > 8) }' && pass bench_zstd_ratio_follows_data || fail bench_zstd_ratio_follows_data "$(head -2 "$T/bzj.txt")"
+expect bench_zstd_no_stream 2 "--zstd times the codecs: it takes no --stream" -- $G bench --zstd --stream
+expect bench_zstd_frame_alone 2 "--frame-size, --level and --dist apply to bench --zstd" -- $G bench --frame-size 64K
+expect bench_zstd_frame_small 2 "--frame-size must be from 1K to 1G" -- $G bench --zstd --frame-size 512
 expect bench_block_not_pow2 2 "invalid --block '100' \(threads per block: 32, 64, 128, 256, 512 or 1024\)" -- $G bench --block 100
 expect bench_block_zero 2 "invalid --block '0'" -- $G bench --block 0
 expect bench_block_too_big 2 "invalid --block '2048'" -- $G bench --block 64,2048

@@ -148,6 +148,30 @@ rm -f "$T/o.raw"; $G convert --codec gpu "$T/bad.zst" -f "$T/o.npy" 2>"$T/err"; 
 [ $e = 1 ] && [ ! -e "$T/o.npy" ] && ok "codec refuses: truncated at a frame boundary (npy count)" ||
     bad "codec refuses: truncated at a frame boundary (npy)" "exit $e $(cat "$T/err")"
 
+# ---- --codec auto: the GPU encodes inputs from 1 GiB (GS_CODEC_AUTO_GPU_ENC_MIN_BYTES), libzstd below ----
+$G gen -n 268435456 -t i32 --dist sparse:0.5 -f "$T/big.raw"     # exactly 1 GiB
+head -c 1073741820 "$T/big.raw" >"$T/small.raw"                   # one element less
+for f in big small; do
+    $G convert -t i32 --stats "$T/$f.raw" -f "$T/$f.zst" 2>"$T/err.$f"; e=$?
+    gpu=$(grep -c "zstd enc gpu busy .* [1-9][0-9]* frames" "$T/err.$f")
+    want=$([ $f = big ] && echo 1 || echo 0)
+    if [ $e = 0 ] && [ "$gpu" = "$want" ] && { [ $ZSTD_CLI = 0 ] || zstd -q -d -c "$T/$f.zst" | cmp -s - "$T/$f.raw"; }; then
+        ok "codec auto: $f input, GPU encoder $([ $want = 1 ] && echo used || echo not used), output decodes to the input"
+    else bad "codec auto: $f input" "exit $e, gpu lines $gpu: $(grep zstd "$T/err.$f")"; fi
+done
+# a .zst input counts its decompressed bytes (frame headers): 1 GiB of i32 in about 250 MB
+$G compact --pred nonzero --stats "$T/big.zst" -f "$T/bigc.zst" 2>"$T/err"; e=$?
+$G compact --pred nonzero --codec cpu "$T/big.raw" -f "$T/bigc.raw"
+if [ $e = 0 ] && grep -q "zstd enc gpu busy .* [1-9][0-9]* frames" "$T/err" &&
+    { [ $ZSTD_CLI = 0 ] || zstd -q -d -c "$T/bigc.zst" | cmp -s - "$T/bigc.raw"; }; then
+    ok "codec auto: compact of a 1 GiB .zst ($(stat -c %s "$T/big.zst") B) encodes on the GPU, output as libzstd's"
+else bad "codec auto: compact of a 1 GiB .zst" "exit $e: $(grep -E "zstd|error" "$T/err")"; fi
+$G convert -t i32 --level 5 --stats "$T/big.raw" -f "$T/big5.zst" 2>"$T/err"; e=$?
+[ $e = 0 ] && ! grep -q "zstd enc gpu" "$T/err" && ok "codec auto: --level keeps libzstd" || bad "codec auto: --level" "exit $e $(grep zstd "$T/err")"
+$G convert -t i32 --backend cpu --stats "$T/big.raw" -f "$T/bigc.zst" 2>"$T/err"; e=$?
+[ $e = 0 ] && ! grep -q "zstd enc gpu" "$T/err" && ok "codec auto: --backend cpu keeps libzstd" || bad "codec auto: --backend cpu" "exit $e $(grep zstd "$T/err")"
+rm -f "$T"/big* "$T"/small*
+
 # ---- compute-sanitizer memcheck -----------------------------------------------------------------
 if command -v compute-sanitizer >/dev/null; then
     for c in good body header; do
@@ -206,7 +230,7 @@ if part speed; then
     S=$T/speed
     mkdir -p "$S"
     $G gen -n 1e9 -t i32 --dist sparse:0.5 | $G convert -z -t i32 >"$S/s.zst"   # libzstd level 3, 16 MiB frames
-    $G convert --codec gpu -t i32 "$S/s.zst" -f "$S/s256.zst"                     # our GPU frames
+    $G convert --codec gpu --frame-size 256K -t i32 "$S/s.zst" -f "$S/s256.zst"
     $G convert --codec gpu --frame-size 64K -t i32 "$S/s.zst" -f "$S/s64.zst"
     $G convert --codec cpu --frame-size 256K -t i32 "$S/s.zst" -f "$S/s256cpu.zst"
     echo "speed sizes: libzstd-3 16M frames $(stat -c %s "$S/s.zst"), libzstd-3 256K frames $(stat -c %s "$S/s256cpu.zst"), nvCOMP 256K frames $(stat -c %s "$S/s256.zst"), nvCOMP 64K frames $(stat -c %s "$S/s64.zst") (4000000000 raw)" >&2
@@ -223,6 +247,18 @@ if part speed; then
         cmp -s <(zstd -q -d -c "$S/c.cpu.s.zst") <(zstd -q -d -c "$S/c.gpu.s.zst"); then
         ok "codec speed runs: compact outputs identical after zstd -d"
     else bad "codec speed runs: compact outputs differ"; fi
+    rm -f "$S"/*
+    # the encoder alone: the 4 GB raw file to .zst, libzstd (16M frames) and nvCOMP (256K frames)
+    $G gen -n 1e9 -t i32 --dist sparse:0.5 -f "$S/s.raw"
+    for c in cpu gpu; do
+        t0=$(date +%s.%N)
+        $G convert --codec $c -t i32 --stats=json "$S/s.raw" -f "$S/e.$c.zst" 2>"$S/stats.e.$c"
+        e=$?
+        t1=$(date +%s.%N)
+        echo "speed convert s.raw -> .zst --codec $c: exit $e, $(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }") s, $(stat -c %s "$S/e.$c.zst") bytes; $(cat "$S/stats.e.$c")" >&2
+    done
+    if [ $ZSTD_CLI = 1 ] && zstd -q -d -c "$S/e.gpu.zst" | cmp -s - "$S/s.raw"; then ok "codec speed: the GPU-encoded file decodes (zstd -d) to the raw file"
+    elif [ $ZSTD_CLI = 1 ]; then bad "codec speed: the GPU-encoded file differs after zstd -d"; fi
     rm -f "$S"/*
     $G gen -n 4e9 -t i32 --dist sparse:0.5 --codec gpu -z -f "$S/big.zst"
     for c in cpu gpu; do

@@ -38,6 +38,10 @@
 #             the zstd CLI decoding a 250 MB file at once (K = 1, 4, 8, 16: the host's own ceiling
 #             under all-core load), then gpustream convert of a 1 GB file's .zst to /dev/null with
 #             --threads 1, 2, 4, 8, 16 (medians of 3)
+#   zbench    (not in the default list) gpustream bench --zstd: libzstd on all cores (host memory)
+#             against nvCOMP on the GPU (device memory, events), encode and decode per frame size, on
+#             ZB_N i32 elements (default 2^26, 4x L2) of sparse:0.5 and of uniform:0:2^31, ZB_REPS repeats
+#             (default 3), every row checked; the PCIe ceilings beside (zbench.txt, zbench.csv)
 #   scantune  (not in the default list) 16 GB raw i32 to /dev/null for TUNE_OPS (scan, compact,
 #             minmax) on the CPU (TUNE_CPU_CHUNKS) and the GPU across TUNE_CHUNKS x TUNE_BUFFERS:
 #             process wall and --stats wall (medians of 3)
@@ -383,6 +387,14 @@ if has zscale; then
         rm -rf $D
     } >"$OUT/zscale.txt" 2>&1
     cat "$OUT/zscale.txt"
+fi
+if has zbench; then
+    log "zbench: the zstd codecs, libzstd on the host against nvCOMP on the device"
+    for dist in sparse:0.5 uniform:0:2147483647; do
+        timeout 560 ./gpustream bench --zstd -n "${ZB_N:-2^26}" -t i32 --dist $dist --reps "${ZB_REPS:-3}" \
+            --frame-size "${ZB_FRAMES:-64K,256K,1M,16M}" --csv "$OUT/zbench_${dist%%:*}.csv"
+    done >"$OUT/zbench.txt" 2>&1
+    cat "$OUT/zbench.txt"
 fi
 if has zcompact; then
     log "zcompact: compact --pred nonzero .zst -> .zst, 4 GB i32, per backend; codec ceilings"

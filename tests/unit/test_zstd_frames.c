@@ -341,6 +341,7 @@ static int fake_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_
 {
     fake_codec *fc = (fake_codec *)c;
     size_t nf = (len + frame - 1) / frame, cap = nf * ZSTD_compressBound(frame), at = 0;
+    fc->calls++;
     free(fc->packed);
     fc->packed = malloc(cap);
     ZSTD_CCtx *cc = ZSTD_createCCtx();
@@ -434,6 +435,8 @@ static void test_codec_path(void)
     size_t frames = (n * 4 + wo.frame_size - 1) / wo.frame_size;
     CHECK(!rc && enc.base.enc_frames == frames && enc.base.enc_in == n * 4, "zstd_frames codec encode: all frames",
           "rc=%d %s frames=%llu", rc, st.msg, (unsigned long long)enc.base.enc_frames);
+    /* the device gets its frames in one batch (GS_Z_DEV_BATCH of input), not 16 at a time */
+    CHECK(enc.calls == 1, "zstd_frames codec encode: the 43 frames in one batch", "%zu calls", enc.calls);
     free(enc.packed);
     /* every frame now has its content size and checksum */
     FILE *fp = fopen(path, "rb");
@@ -472,6 +475,19 @@ static void test_codec_path(void)
                                    (mode != 3 || dec.calls == 1));
         CHECK(same && counts, name, "rc=%d %s got=%zu device=%llu cpu=%llu", rc, st.msg, got,
               (unsigned long long)dec.base.dec_frames, (unsigned long long)dec.base.dec_cpu_frames);
+    }
+    { /* frames above the codec's limit go to libzstd: the codec is never called */
+        fake_codec dec;
+        fake_init(&dec, 0);
+        dec.base.frame_max = 32u << 10;
+        size_t got = 0;
+        st = (gs_status){0};
+        rc = read_all(path, &dec.base, back, n + 16, &got, &st);
+        CHECK(!rc && got == n && !memcmp(back, v, n * sizeof *v) && dec.calls == 0 && dec.base.dec_frames == 0 &&
+                  dec.base.dec_cpu_frames == frames,
+              "zstd_frames codec decode: frames above the codec's frame_max decoded by libzstd only",
+              "rc=%d %s calls=%zu device=%llu cpu=%llu", rc, st.msg, dec.calls, (unsigned long long)dec.base.dec_frames,
+              (unsigned long long)dec.base.dec_cpu_frames);
     }
     /* a flipped bit in a block body: the codec's output fails the checksum, libzstd refuses */
     pos = 0;
