@@ -1150,7 +1150,7 @@ static void print_stats(const cli *c, const gs_run_stats *s)
                         (unsigned long long)(d ? zj[d]->enc_in : zj[d]->dec_in),
                         (unsigned long long)(d ? zj[d]->enc_out : zj[d]->dec_out),
                         (unsigned long long)(d ? zj[d]->enc_frames : zj[d]->dec_frames),
-                        (unsigned long long)(d ? 0 : zj[d]->dec_cpu_frames));
+                        (unsigned long long)(d ? zj[d]->enc_cpu_frames : zj[d]->dec_cpu_frames));
         fprintf(stderr, "}\n");
         return;
     }
@@ -1185,8 +1185,9 @@ static void print_stats(const cli *c, const gs_run_stats *s)
     if (ze) {
         human_bytes(bi, sizeof bi, (double)ze->enc_in);
         human_bytes(bo, sizeof bo, (double)ze->enc_out);
-        fprintf(stderr, "  %-12s busy %8.3f s  %8.2f GB/s  %s -> %s, %llu frames, ratio %.3f\n", "zstd enc gpu",
-                ze->enc_s, ze->enc_s > 0 ? ze->enc_in / ze->enc_s / 1e9 : 0, bi, bo, (unsigned long long)ze->enc_frames,
+        fprintf(stderr, "  %-12s busy %8.3f s  %8.2f GB/s  %s -> %s, %llu frames (%llu more by libzstd), ratio %.3f\n",
+                "zstd enc gpu", ze->enc_s, ze->enc_s > 0 ? ze->enc_in / ze->enc_s / 1e9 : 0, bi, bo,
+                (unsigned long long)ze->enc_frames, (unsigned long long)ze->enc_cpu_frames,
                 ze->enc_out ? (double)ze->enc_in / ze->enc_out : 0);
     }
     fprintf(stderr, "  overlap    %.2f (stage busy time / wall time)\n", overlap);
@@ -1230,16 +1231,15 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
 
 /* ---- zstd codecs ----------------------------------------------------------------------------- */
 /* --codec auto's encoder, for a run over in_bytes of input (0: unknown) that writes zstd: the
- * GPU's, as pipeline.h's rule says, where one with nvCOMP is usable and takes the frame size;
- * else NULL (libzstd). Never an error: auto falls back. */
+ * GPU's, as pipeline.h's rule says, where nvCOMP loads and takes the frame size; else NULL
+ * (libzstd). The device starts beside the run (gs_gpu_zcodec_create_ahead); where it does not,
+ * libzstd compresses. Never an error: auto falls back. */
 static gs_zcodec *auto_encoder(cli *c, uint64_t in_bytes)
 {
-    char why[512];
     gs_status st = {0};
     gs_zcodec *z = NULL;
     if (in_bytes < GS_CODEC_AUTO_GPU_ENC_MIN_BYTES || c->level_given || c->eng.backend == GS_BACKEND_CPU ||
-        !gs_nvcomp_describe(why, sizeof why) || !gs_gpu_available(c->eng.device, why, sizeof why) ||
-        gs_gpu_zcodec_create(&z, c->eng.device, &st))
+        gs_gpu_zcodec_create_ahead(&z, c->eng.device, &st))
         return NULL;
     size_t frame = c->frame_given ? c->wr.frame_size : GS_GPU_ZSTD_FRAME;
     if (frame > z->frame_max || frame % z->frame_align) {
@@ -1248,7 +1248,7 @@ static gs_zcodec *auto_encoder(cli *c, uint64_t in_bytes)
     }
     c->wr.frame_size = frame;
     if (verbose || c->stats)
-        say_note("--codec auto: zstd encoding on the GPU (nvCOMP, %zuK frames; %llu MB of input)", frame >> 10,
+        say_note("--codec auto: zstd encoding goes to the GPU (nvCOMP, %zuK frames; %llu MB of input)", frame >> 10,
                  (unsigned long long)(in_bytes / 1000000));
     return z;
 }

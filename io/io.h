@@ -35,7 +35,9 @@ struct gs_zcodec {
                   const size_t *dsize, unsigned char *dst, const size_t *doff, unsigned char *ok, gs_status *st);
     /* Compress [src, src+len) as ceil(len / frame) frames of `frame` bytes (the last shorter): one
      * zstd frame each, headers as the codec writes them (io/ adds content size and checksum),
-     * frame f at *out + off[f], clen[f] bytes long, in memory the codec owns until its next call. */
+     * frame f at *out + off[f], clen[f] bytes long, in memory the codec owns until its next call.
+     * A codec whose device never started (stopped set) returns GS_OK with *out = NULL: libzstd
+     * compresses the batch instead. */
     int (*encode)(gs_zcodec *c, const unsigned char *src, size_t len, size_t frame, const unsigned char **out,
                   size_t *off, size_t *clen, gs_status *st);
     /* The largest compressed frame encode can write for a frame of `frame` bytes. */
@@ -47,6 +49,7 @@ struct gs_zcodec {
     double dec_s, enc_s;
     uint64_t dec_in, dec_out, dec_frames, enc_in, enc_out, enc_frames;
     uint64_t dec_cpu_frames; /* frames libzstd decoded instead (no checksum, too large, refused) */
+    uint64_t enc_cpu_frames; /* frames libzstd compressed instead (the device never started) */
     /* Set by the codec, with the reason, when it gave up for good (its device did not finish a
      * batch in time). A decode that stops reports no frame ok, and io/ decodes every later frame
      * with libzstd; the codec's device is not used again, not even to tear the codec down. */

@@ -826,13 +826,16 @@ static void gs_zfinish_part(void *ctx, size_t part, size_t nparts)
     }
 }
 
-static int gs_zsink_device_batch(gs_zsink *k, gs_zbatch *b, const unsigned char *src, size_t len, gs_status *st)
+/* *done = 0 where the codec never started: the caller compresses the batch with libzstd. */
+static int gs_zsink_device_batch(gs_zsink *k, gs_zbatch *b, const unsigned char *src, size_t len, int *done,
+                                 gs_status *st)
 {
     double t0 = gs_now();
     const unsigned char *packed = NULL;
     size_t *off = b->clen + b->nframes, *raw = off + b->nframes; /* clen holds 3 x batch_frames */
     int rc = k->codec->encode(k->codec, src, len, k->frame, &packed, off, raw, st);
-    if (rc) return rc;
+    *done = packed != NULL;
+    if (rc || !packed) return rc;
     size_t parts = b->nframes < (size_t)k->threads ? b->nframes : (size_t)k->threads;
     gs_zfinish_job j = {k, b, src, packed, len, off, raw};
     gs_parallel_for(parts, gs_zfinish_part, &j);
@@ -859,10 +862,13 @@ static int gs_zsink_batch(gs_zsink *k, const unsigned char *src, size_t len, gs_
 {
     gs_zbatch *b = &k->set[k->cur];
     b->nframes = len ? (len + k->frame - 1) / k->frame : 1;
+    int done = 0;
     if (k->codec && len) { /* an empty output's one empty frame comes from libzstd */
-        int rc = gs_zsink_device_batch(k, b, src, len, st);
+        int rc = gs_zsink_device_batch(k, b, src, len, &done, st);
         if (rc) return rc;
-    } else {
+        if (!done) k->codec->enc_cpu_frames += b->nframes;
+    }
+    if (!done) {
         size_t parts = b->nframes < (size_t)k->threads ? b->nframes : (size_t)k->threads;
         gs_zenc_job j = {k, b, src, len};
         gs_parallel_for(parts, gs_zenc_part, &j);

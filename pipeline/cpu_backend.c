@@ -368,6 +368,8 @@ int gs_gpu_zcodec_create(gs_zcodec **c, int device, gs_status *st)
     return gs_fail(st, GS_EDATA, "--codec gpu: this gpustream was built without CUDA (rebuild with nvcc on the PATH)");
 }
 
+int gs_gpu_zcodec_create_ahead(gs_zcodec **c, int device, gs_status *st) { return gs_gpu_zcodec_create(c, device, st); }
+
 void gs_gpu_zcodec_destroy(gs_zcodec *c) { (void)c; }
 
 int gs_gpu_abandoned(void) { return 0; }

@@ -184,7 +184,8 @@ typedef struct gs_gzc {
     unsigned char *d_temp; size_t d_temp_cap;
     unsigned char *h_meta; size_t meta_cap;     /* per-frame tables, pinned */
     unsigned char *d_meta; size_t d_meta_cap;   /* and on the device */
-    char why[160];                              /* gs_zcodec.stopped's text */
+    int pending;                                /* made ahead: the device is set up at the first call */
+    char why[400];                              /* gs_zcodec.stopped's text */
 } gs_gzc;
 
 static size_t al(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -294,12 +295,37 @@ __global__ void gzc_gather(const unsigned char *const *src, const size_t *len, c
     for (size_t i = threadIdx.x, n = len[blockIdx.x]; i < n; i += blockDim.x) d[i] = s[i];
 }
 
+/* A codec made ahead (gs_gpu_zcodec_create_ahead) meets the process's CUDA start-up at its first
+ * call and makes its stream; if the device did not start, the codec stops (libzstd does its
+ * work). 1 when the codec may run. */
+static int gzc_ready(gs_gzc *z)
+{
+    if (z->pending) {
+        char why[256];
+        cudaError_t e = cudaSuccess;
+        z->pending = 0;
+        if (!gs_gpu_init_wait(z->dev, why, sizeof why, NULL) || (e = cudaSetDevice(z->dev)) != cudaSuccess ||
+            (e = cudaStreamCreateWithFlags(&z->s, cudaStreamNonBlocking)) != cudaSuccess) {
+            if (e != cudaSuccess) snprintf(why, sizeof why, "%s", cudaGetErrorString(e));
+            (void)cudaGetLastError();
+            z->s = NULL;
+            snprintf(z->why, sizeof z->why, "--codec auto: the GPU zstd codec did not start (%s); libzstd instead", why);
+            z->base.stopped = z->why;
+        }
+    }
+    return z->base.stopped == NULL;
+}
+
 static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, const size_t *csize, const size_t *dsize,
                       unsigned char *dst, const size_t *doff, unsigned char *ok, gs_status *st)
 {
     gs_gzc *z = (gs_gzc *)c;
     if (gs_gpu_abandoned()) {
         gzc_abandon_too(z);
+        memset(ok, 0, n);
+        return GS_OK;
+    }
+    if (!gzc_ready(z)) {
         memset(ok, 0, n);
         return GS_OK;
     }
@@ -391,6 +417,10 @@ static int gzc_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t
     if (gs_gpu_abandoned()) {
         gzc_abandon_too(z);
         return gs_fail(st, GS_EDATA, "%s", z->why);
+    }
+    if (!gzc_ready(z)) { /* never started: libzstd compresses the batch */
+        *out = NULL;
+        return GS_OK;
     }
     GZC_CU(cudaSetDevice(z->dev), "cudaSetDevice");
     size_t n = (len + frame - 1) / frame, cmax = 0, temp = 0;
@@ -489,6 +519,10 @@ extern "C" void gs_gpu_zcodec_destroy(gs_zcodec *c)
         free(z);
         return;
     }
+    if (!z->s) { /* made ahead and never used, or never started: nothing on the device */
+        free(z);
+        return;
+    }
     if (cudaSetDevice(z->dev) == cudaSuccess) {
         if (z->s) cudaStreamSynchronize(z->s);
         cudaFreeHost(z->h_stage);
@@ -505,37 +539,67 @@ extern "C" void gs_gpu_zcodec_destroy(gs_zcodec *c)
     free(z);
 }
 
-extern "C" int gs_gpu_zcodec_create(gs_zcodec **out, int device, gs_status *st)
+/* A codec with the host-side fields set: functions, limits and nvCOMP's alignments (host queries).
+ * NULL with st set when nvCOMP cannot be loaded or queried. */
+static gs_gzc *gzc_new(int device, gs_status *st)
 {
-    *out = NULL;
-    char why[512];
-    if (!nvc_ready()) return gs_fail(st, GS_EDATA, "--codec gpu: %s", nvc.why);
-    if (!gs_gpu_available(device, why, sizeof why)) return gs_fail(st, GS_EDATA, "--codec gpu: %s", why);
+    if (!nvc_ready()) {
+        gs_fail(st, GS_EDATA, "--codec gpu: %s", nvc.why);
+        return NULL;
+    }
+    nvcompAlignmentRequirements_t da, ca;
+    if (nvc.dalign(nvcompBatchedZstdDecompressDefaultOpts, &da) != nvcompSuccess ||
+        nvc.calign(nvcompBatchedZstdCompressDefaultOpts, &ca) != nvcompSuccess) {
+        gs_fail(st, GS_EDATA, "gpu %d: zstd codec: nvCOMP alignment query failed", device);
+        return NULL;
+    }
     gs_gzc *z = (gs_gzc *)calloc(1, sizeof *z);
-    if (!z) return gs_fail(st, GS_ENOMEM, "out of memory");
+    if (!z) {
+        gs_fail(st, GS_ENOMEM, "out of memory");
+        return NULL;
+    }
     z->dev = device;
     z->base.decode = gzc_decode;
     z->base.encode = gzc_encode;
     z->base.bound = gzc_bound;
     z->base.frame_max = GS_NVC_FRAME_MAX;
     z->base.name = "gpu";
-    nvcompAlignmentRequirements_t da, ca;
-    int rc = GS_OK;
-    cudaError_t e = cudaSetDevice(device);
-    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&z->s, cudaStreamNonBlocking);
-    if (e != cudaSuccess) rc = gzc_cuda(st, e, "stream", device);
-    else if (nvc.dalign(nvcompBatchedZstdDecompressDefaultOpts, &da) != nvcompSuccess ||
-             nvc.calign(nvcompBatchedZstdCompressDefaultOpts, &ca) != nvcompSuccess)
-        rc = gs_fail(st, GS_EDATA, "gpu %d: zstd codec: nvCOMP alignment query failed", device);
-    if (rc) {
-        gs_gpu_zcodec_destroy(&z->base);
-        return rc;
-    }
     z->din_align = da.input > 8 ? da.input : 8;
     z->dout_align = da.output > 8 ? da.output : 8;
     z->cin_align = ca.input > 8 ? ca.input : 8;
     z->cout_align = ca.output > 8 ? ca.output : 8;
     z->base.frame_align = z->cin_align;
+    return z;
+}
+
+extern "C" int gs_gpu_zcodec_create(gs_zcodec **out, int device, gs_status *st)
+{
+    *out = NULL;
+    char why[512];
+    gs_gzc *z = gzc_new(device, st);
+    if (!z) return st->code;
+    if (!gs_gpu_available(device, why, sizeof why)) {
+        free(z);
+        return gs_fail(st, GS_EDATA, "--codec gpu: %s", why);
+    }
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&z->s, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        int rc = gzc_cuda(st, e, "stream", device);
+        gs_gpu_zcodec_destroy(&z->base);
+        return rc;
+    }
+    *out = &z->base;
+    return GS_OK;
+}
+
+extern "C" int gs_gpu_zcodec_create_ahead(gs_zcodec **out, int device, gs_status *st)
+{
+    *out = NULL;
+    gs_gzc *z = gzc_new(device, st);
+    if (!z) return st->code;
+    z->pending = 1;
+    gs_gpu_init_start(device);
     *out = &z->base;
     return GS_OK;
 }
@@ -790,6 +854,11 @@ extern "C" int gs_gpu_zcodec_create(gs_zcodec **out, int device, gs_status *st)
     (void)device;
     *out = NULL;
     return gs_fail(st, GS_EDATA, "--codec gpu: this gpustream was built without nvCOMP (make deps-nvcomp, then rebuild)");
+}
+
+extern "C" int gs_gpu_zcodec_create_ahead(gs_zcodec **out, int device, gs_status *st)
+{
+    return gs_gpu_zcodec_create(out, device, st);
 }
 
 extern "C" void gs_gpu_zcodec_destroy(gs_zcodec *c) { (void)c; }

@@ -277,6 +277,11 @@ int gs_gpu_abandoned(void);
 /* A device codec for io's readers and writers; GS_EDATA saying what is missing (CUDA, nvCOMP,
  * a GPU) when it cannot be had. One per reader or writer. */
 int gs_gpu_zcodec_create(gs_zcodec **c, int device, gs_status *st);
+/* The same made ahead, for --codec auto: only nvCOMP is loaded now, and the process's CUDA
+ * start-up begun (gs_gpu_init_start) on its own thread; the codec's first call waits for it and,
+ * where the device did not start, stops the codec (gs_zcodec.stopped), so that libzstd does its
+ * work. Fails only where nvCOMP cannot be loaded. */
+int gs_gpu_zcodec_create_ahead(gs_zcodec **c, int device, gs_status *st);
 void gs_gpu_zcodec_destroy(gs_zcodec *c);
 /* For info: "nvCOMP 6.0.0 (path)", or why it is not there. Returns 1 if the library is loaded. */
 int gs_nvcomp_describe(char *buf, size_t len);

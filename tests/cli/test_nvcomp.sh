@@ -41,6 +41,11 @@ if echo "$out" | grep -q "^create: 0 ok" || echo "$out" | grep -q "^create: [1-9
 else
     echo "FAIL nvcomp link: codec creation: $out"
 fi
+if echo "$out" | grep -q "^ahead: 0 encode 0 out NULL stopped --codec auto: the GPU zstd codec did not start (no GPU"; then
+    echo "PASS nvcomp link: --codec auto's codec made ahead stops at its first call without a GPU (libzstd then encodes)"
+else
+    echo "FAIL nvcomp link: codec made ahead: $(echo "$out" | grep '^ahead')"
+fi
 out=$(GS_NVCOMP_LIB=/nonexistent/libnvcomp.so.6 "$T/link")
 if [ $? = 1 ] && echo "$out" | grep -q "GS_NVCOMP_LIB=/nonexistent" && echo "$out" | grep -q "^create: [1-9].*GS_NVCOMP_LIB"; then
     echo "PASS nvcomp link: a wrong GS_NVCOMP_LIB is named"

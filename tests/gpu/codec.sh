@@ -234,23 +234,32 @@ if part speed; then
     $G convert --codec gpu --frame-size 64K -t i32 "$S/s.zst" -f "$S/s64.zst"
     $G convert --codec cpu --frame-size 256K -t i32 "$S/s.zst" -f "$S/s256cpu.zst"
     echo "speed sizes: libzstd-3 16M frames $(stat -c %s "$S/s.zst"), libzstd-3 256K frames $(stat -c %s "$S/s256cpu.zst"), nvCOMP 256K frames $(stat -c %s "$S/s256.zst"), nvCOMP 64K frames $(stat -c %s "$S/s64.zst") (4000000000 raw)" >&2
-    for run in "cpu s.zst" "gpu s.zst" "gpu s256.zst" "cpu s256.zst" "gpu s64.zst"; do
+    # each run SPEED_REPS times (default 3; "gpu s.zst" once: 16M frames decode slowly on the GPU),
+    # the times in order and their median; --stats of the last
+    for run in "cpu s.zst" "auto s.zst" "gpu s.zst" "gpu s256.zst" "cpu s256.zst" "gpu s64.zst" "auto s64.zst"; do
         set -- $run
-        t0=$(date +%s.%N)
-        $G compact --pred nonzero --codec $1 --stats=json "$S/$2" -f "$S/c.$1.$2" 2>"$S/stats.$1.$2"
-        e=$?
-        t1=$(date +%s.%N)
-        echo "speed compact --codec $1 $2: exit $e, $(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }") s; $(cat "$S/stats.$1.$2")" >&2
+        reps=${SPEED_REPS:-3}; [ "$run" = "gpu s.zst" ] && reps=1
+        ts=""
+        for r in $(seq $reps); do
+            t0=$(date +%s.%N)
+            $G compact --pred nonzero --codec $1 --stats=json "$S/$2" -f "$S/c.$1.$2" 2>"$S/stats.$1.$2"
+            e=$?
+            t1=$(date +%s.%N)
+            ts="$ts $(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }")"
+        done
+        med=$(echo $ts | tr ' ' '\n' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+        echo "speed compact --codec $1 $2: exit $e, median $med s of$ts; $(cat "$S/stats.$1.$2")" >&2
     done
     if [ $ZSTD_CLI = 0 ]; then echo "SKIP codec speed runs: compact outputs compared: no zstd CLI"
     elif zstd -q -d -c "$S/c.cpu.s.zst" | cmp -s - <(zstd -q -d -c "$S/c.gpu.s256.zst") &&
-        cmp -s <(zstd -q -d -c "$S/c.cpu.s.zst") <(zstd -q -d -c "$S/c.gpu.s.zst"); then
+        cmp -s <(zstd -q -d -c "$S/c.cpu.s.zst") <(zstd -q -d -c "$S/c.gpu.s.zst") &&
+        cmp -s <(zstd -q -d -c "$S/c.cpu.s.zst") <(zstd -q -d -c "$S/c.auto.s.zst"); then
         ok "codec speed runs: compact outputs identical after zstd -d"
     else bad "codec speed runs: compact outputs differ"; fi
     rm -f "$S"/*
     # the encoder alone: the 4 GB raw file to .zst, libzstd (16M frames) and nvCOMP (256K frames)
     $G gen -n 1e9 -t i32 --dist sparse:0.5 -f "$S/s.raw"
-    for c in cpu gpu; do
+    for c in cpu gpu auto; do
         t0=$(date +%s.%N)
         $G convert --codec $c -t i32 --stats=json "$S/s.raw" -f "$S/e.$c.zst" 2>"$S/stats.e.$c"
         e=$?

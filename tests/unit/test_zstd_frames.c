@@ -307,7 +307,8 @@ static void test_finish(void)
 typedef struct fake_codec {
     gs_zcodec base;
     int mode; /* 0 honest, 1 wrong output reported done on every third frame, 2 every frame reported failed,
-               * 3 stops at its first call (as after a watchdog's expiry): garbage in dst, nothing done */
+               * 3 stops at its first call (as after a watchdog's expiry): garbage in dst, nothing done;
+               * 4 encode: never started (stopped, no frames: libzstd compresses) */
     size_t calls;
     unsigned char *packed; /* encode's output */
 } fake_codec;
@@ -342,6 +343,11 @@ static int fake_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_
     fake_codec *fc = (fake_codec *)c;
     size_t nf = (len + frame - 1) / frame, cap = nf * ZSTD_compressBound(frame), at = 0;
     fc->calls++;
+    if (fc->mode == 4) {
+        c->stopped = "test codec never started";
+        *out = NULL;
+        return GS_OK;
+    }
     free(fc->packed);
     fc->packed = malloc(cap);
     ZSTD_CCtx *cc = ZSTD_createCCtx();
@@ -437,6 +443,28 @@ static void test_codec_path(void)
           "rc=%d %s frames=%llu", rc, st.msg, (unsigned long long)enc.base.enc_frames);
     /* the device gets its frames in one batch (GS_Z_DEV_BATCH of input), not 16 at a time */
     CHECK(enc.calls == 1, "zstd_frames codec encode: the 43 frames in one batch", "%zu calls", enc.calls);
+    { /* an encoder that never started: libzstd writes the same values, every frame counted as its */
+        char p2[80];
+        snprintf(p2, sizeof p2, "%s/nostart.i32.zst", dir);
+        fake_codec ns;
+        fake_init(&ns, 4);
+        wo.zcodec = &ns.base;
+        gs_writer *w2 = NULL;
+        st = (gs_status){0};
+        rc = gs_writer_open(&w2, p2, &wo, &st);
+        if (!rc) rc = gs_writer_write(w2, v, n, &st);
+        if (!rc) rc = gs_writer_close(w2, &st);
+        else gs_writer_abort(w2);
+        size_t got = 0;
+        gs_status st2 = {0};
+        int rc2 = rc ? rc : read_all(p2, NULL, back, n + 16, &got, &st2);
+        CHECK(!rc2 && got == n && !memcmp(back, v, n * sizeof *v) && ns.base.enc_frames == 0 &&
+                  ns.base.enc_cpu_frames == frames && ns.base.stopped,
+              "zstd_frames codec encode: a codec that never started leaves the batch to libzstd",
+              "rc=%d %s %s got=%zu gpu=%llu cpu=%llu", rc2, st.msg, st2.msg, got, (unsigned long long)ns.base.enc_frames,
+              (unsigned long long)ns.base.enc_cpu_frames);
+        wo.zcodec = &enc.base;
+    }
     free(enc.packed);
     /* every frame now has its content size and checksum */
     FILE *fp = fopen(path, "rb");
