@@ -21,8 +21,9 @@
  *
  * Encoding. Input is cut into frames of frame_size bytes; a batch of frames is compressed by the
  * pool (one ZSTD_CCtx per worker, content size and checksum in every frame) and written in
- * order by a writer thread while the next batch compresses. With libzstd and several threads an
- * encoder thread compresses each batch while the caller gathers the next into a second stage.
+ * order by a writer thread while the next batch compresses. With libzstd and several threads, or
+ * a device codec, an encoder thread compresses each batch while the caller gathers the next into
+ * a second stage.
  * Independent frames are what lets any reader, ours or `zstd -T`, decode in parallel. With a device codec, the batch is compressed
  * there and each frame's header is rewritten here (io/zstd_frames.c) to carry its content size
  * and the XXH64 checksum of its input, computed on the pool, as libzstd's frames do. */
@@ -719,7 +720,7 @@ typedef struct gs_zsink {
     int stop;
     gs_status wst;        /* the writer's first failure */
     uint64_t wbytes;      /* out->written as the writer last saw it */
-    /* Compressing ahead (libzstd, several threads): the encoder thread compresses one stage
+    /* Compressing ahead (libzstd with several threads, or a device codec): the encoder thread compresses one stage
      * while the caller fills the other; guarded by mu */
     int ahead, have_encoder, enc_stop; /* ahead: hand full batches over (the thread once one is) */
     unsigned char *spare;        /* the stage the caller fills next */
@@ -1116,10 +1117,10 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     }
     ok = ok && pthread_create(&k->writer, NULL, gs_zsink_writer, k) == 0;
     k->have_writer = ok;
-    /* Compressing ahead: libzstd with several threads (the device codec's batches stay on the
-     * caller's thread); the second stage and the thread come with the first full batch, so a
-     * small output costs neither. Without them the caller compresses, as before. */
-    k->ahead = ok && !codec && k->threads > 1 && !gs_zstd_sync;
+    /* Compressing ahead: libzstd with several threads, or the device codec (its batch on the
+     * device while the caller gathers the next); the second stage and the thread come with the
+     * first full batch, so a small output costs neither. Without them the caller compresses. */
+    k->ahead = ok && (codec || k->threads > 1) && !gs_zstd_sync;
     if (!ok) {
         gs_fail(st, GS_ENOMEM, "%s: out of memory", out->name);
         gs_zsink_abort(&k->base);

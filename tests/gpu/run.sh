@@ -29,7 +29,8 @@
 #             gpu (medians of 3, --stats), the codec alone each way, the output checked by the zstd CLI,
 #             and libzstd's one-core rates on the same data (zstd -b), the ceiling on this host's cores;
 #             ZC_PREV="path...": earlier builds timed against this one, in turn, in the same run
-#             (ZC_AB=decode: only the decode-only line of that comparison)
+#             (ZC_AB=decode: only the decode-only line of that comparison; ZC_AB=codec: the compaction
+#             and the encoding of the raw file with --codec cpu and auto)
 #   zauto     (not in the default list) zstd jobs per backend: scan, compact --pred nonzero and minmax
 #             -w 500 of a .zst (4 GB i32 sparse:0.5, 16 MiB frames) to /dev/null and to .zst, and of
 #             the raw file to .zst, with --backend cpu, gpu and auto in turn (medians of 5 after a
@@ -337,7 +338,7 @@ if has zauto; then
     {
         G=./gpustream; D=/dev/shm/gszauto; rm -rf $D; mkdir -p $D
         $G gen -q -n ${ZAUTO_N:-1e9} -t i32 --dist sparse:0.5 -f $D/s.raw
-        $G convert -q -t i32 $D/s.raw -f $D/s.zst
+        $G convert -q --codec cpu -t i32 $D/s.raw -f $D/s.zst   # libzstd, 16 MiB frames
         ls -la $D
         for job in "scan|zst|null" "scan|zst|zst" "scan|raw|zst" "compact --pred nonzero|zst|null" \
             "compact --pred nonzero|zst|zst" "compact --pred nonzero|raw|zst" "minmax -w 500|zst|null" \
@@ -402,7 +403,7 @@ if has zcompact; then
         G=./gpustream; D=/dev/shm/gsz; rm -rf $D; mkdir -p $D
         lscpu | grep -E "^(Model name|Thread|Core|Socket|CPU\(s\))"
         $G gen -q -n 1e9 -t i32 --dist sparse:0.5 -f $D/s.raw
-        $G convert -q -t i32 $D/s.raw -f $D/s.zst
+        $G convert -q --codec cpu -t i32 $D/s.raw -f $D/s.zst   # libzstd, 16 MiB frames
         $G compact -q --pred nonzero -t i32 $D/s.raw -f $D/c.raw
         ls -la $D
         # ZC_AB=decode: only the decode-only comparison of the builds below
@@ -428,6 +429,9 @@ if has zcompact; then
                 "compact --pred nonzero --backend gpu $D/s.zst -f $D/c.zst"
                 "convert -q $D/s.zst -t i32 --to raw -f /dev/null" "scan -t i32 --backend gpu $D/s.zst -f /dev/null")
             [ "${ZC_AB:-}" = decode ] && whats=("convert -q $D/s.zst -t i32 --to raw -f /dev/null")
+            [ "${ZC_AB:-}" = codec ] && whats=("compact --pred nonzero --codec cpu $D/s.zst -f $D/c.zst"
+                "compact --pred nonzero --codec auto $D/s.zst -f $D/c.zst"
+                "convert -q -t i32 --codec cpu $D/s.raw -f $D/e.zst" "convert -q -t i32 --codec auto $D/s.raw -f $D/e.zst")
             for what in "${whats[@]}"; do
                 rm -f $D/t.*
                 for i in 0 1 2 3 4 5; do
