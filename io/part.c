@@ -116,12 +116,12 @@ int gs_layout_read(gs_layout *L, const char *path, const gs_read_opts *o, gs_sta
         }
         rc = gs_layout_frames(L, p, size, path, st);
         if (p) munmap(p, size);
-        total = L->frame_pos[L->nframes];
-        if (rc) {
+        if (rc) { /* the frame table may not exist yet */
             close(fd);
             gs_layout_free(L);
             return rc;
         }
+        total = L->frame_pos[L->nframes];
     }
     close(fd);
     /* npy: the data end the file; raw: the whole of it (stray bytes were refused at open). */
