@@ -423,8 +423,8 @@ if has zcompact; then
             /usr/bin/time -f "decode only: convert s.zst -> /dev/null: %e s" $G convert -q $D/s.zst -t i32 --to raw -f /dev/null
             /usr/bin/time -f "encode only: convert c.raw -> c2.zst: %e s" $G convert -q -t i32 $D/c.raw -f $D/c2.zst
         done
-        if [ -n "${ZC_PREV:-}" ]; then
-            echo "-- this build against $ZC_PREV in the same run (in turn; medians of 5 after a warm-up)"
+        if [ -n "${ZC_PREV:-}" ] || [ "${ZC_AB:-}" = codec ]; then
+            echo "-- this build${ZC_PREV:+ against $ZC_PREV} in the same run (in turn; medians of 5 after a warm-up)"
             whats=("compact --pred nonzero --backend cpu $D/s.zst -f $D/c.zst"
                 "compact --pred nonzero --backend gpu $D/s.zst -f $D/c.zst"
                 "convert -q $D/s.zst -t i32 --to raw -f /dev/null" "scan -t i32 --backend gpu $D/s.zst -f /dev/null")
