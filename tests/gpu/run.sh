@@ -436,14 +436,14 @@ if has zcompact; then
                 rm -f $D/t.*
                 for i in 0 1 2 3 4 5; do
                     v=0
-                    for bin in $G $ZC_PREV; do
+                    for bin in $G ${ZC_PREV:-}; do
                         v=$((v + 1))
                         t0=$(date +%s.%N); $bin $what 2>/dev/null; t1=$(date +%s.%N)
                         [ $i = 0 ] || awk "BEGIN { print $t1 - $t0 }" >>$D/t.$v
                     done
                 done
                 v=0; line="$what:"
-                for bin in $G $ZC_PREV; do v=$((v + 1)); line="$line $bin $(sort -g $D/t.$v | sed -n 3p) s;"; done
+                for bin in $G ${ZC_PREV:-}; do v=$((v + 1)); line="$line $bin $(sort -g $D/t.$v | sed -n 3p) s;"; done
                 echo "$line"
             done
         fi
