@@ -1230,29 +1230,6 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
 }
 
 /* ---- zstd codecs ----------------------------------------------------------------------------- */
-/* --codec auto's encoder, for a run over in_bytes of input (0: unknown) that writes zstd: the
- * GPU's, as pipeline.h's rule says, where nvCOMP loads and takes the frame size; else NULL
- * (libzstd). The device starts beside the run (gs_gpu_zcodec_create_ahead); where it does not,
- * libzstd compresses. Never an error: auto falls back. */
-static gs_zcodec *auto_encoder(cli *c, uint64_t in_bytes)
-{
-    gs_status st = {0};
-    gs_zcodec *z = NULL;
-    if (in_bytes < GS_CODEC_AUTO_GPU_ENC_MIN_BYTES || c->level_given || c->eng.backend == GS_BACKEND_CPU ||
-        gs_gpu_zcodec_create_ahead(&z, c->eng.device, &st))
-        return NULL;
-    size_t frame = c->frame_given ? c->wr.frame_size : GS_GPU_ZSTD_FRAME;
-    if (frame > z->frame_max || frame % z->frame_align) {
-        gs_gpu_zcodec_destroy(z);
-        return NULL;
-    }
-    c->wr.frame_size = frame;
-    if (verbose || c->stats)
-        say_note("--codec auto: zstd encoding goes to the GPU (nvCOMP, %zuK frames; %llu MB of input)", frame >> 10,
-                 (unsigned long long)(in_bytes / 1000000));
-    return z;
-}
-
 /* The input's bytes, for auto's choice of encoder: a regular file's size, or where it is zstd
  * (by name) and not already past the mark, the decompressed size its frame headers give; 0 if
  * unknown (stdin, frames without a content size). */
@@ -1271,9 +1248,33 @@ static uint64_t input_bytes(cli *c)
     return n;
 }
 
+/* --codec auto's encoder, for a run that writes zstd over in_bytes of input (0: unknown; -1: IN's,
+ * looked at here, after the cheaper reasons to keep libzstd): the GPU's, as pipeline.h's rule
+ * says, where nvCOMP loads and takes the frame size; else NULL (libzstd). The device starts
+ * beside the run (gs_gpu_zcodec_create_ahead); where it does not, libzstd compresses. Never an
+ * error: auto falls back. */
+static gs_zcodec *auto_encoder(cli *c, int64_t in_bytes)
+{
+    gs_status st = {0};
+    gs_zcodec *z = NULL;
+    if (c->level_given || c->eng.backend == GS_BACKEND_CPU) return NULL;
+    const uint64_t bytes = in_bytes < 0 ? input_bytes(c) : (uint64_t)in_bytes;
+    if (bytes < GS_CODEC_AUTO_GPU_ENC_MIN_BYTES || gs_gpu_zcodec_create_ahead(&z, c->eng.device, &st)) return NULL;
+    size_t frame = c->frame_given ? c->wr.frame_size : GS_GPU_ZSTD_FRAME;
+    if (frame > z->frame_max || frame % z->frame_align) {
+        gs_gpu_zcodec_destroy(z);
+        return NULL;
+    }
+    c->wr.frame_size = frame;
+    if (verbose || c->stats)
+        say_note("--codec auto: zstd encoding goes to the GPU (nvCOMP, %zuK frames; %llu MB of input)", frame >> 10,
+                 (unsigned long long)(bytes / 1000000));
+    return z;
+}
+
 /* The device codec for each direction that runs on the GPU (--codec, or auto's choice).
- * in_bytes: the input's size, 0 if unknown. */
-static int setup_codecs(cli *c, int decode, int encode, uint64_t in_bytes, gs_status *st)
+ * in_bytes: the input's size, 0 if unknown, -1 for IN's (see auto_encoder). */
+static int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_status *st)
 {
     if (encode && c->codec == GS_CODEC_AUTO) {
         int zst = 0;
@@ -1444,7 +1445,7 @@ static int cmd_compute(cli *c)
         if ((rc = stage_setup(c, k, pre_t, &pre))) return rc;
         pre_t = gs_job_out_type(&pre, pre_t);
     }
-    if ((rc = setup_codecs(c, 1, 1, ranks.size == 1 ? input_bytes(c) : 0, &st))) return finish_status(&st);
+    if ((rc = setup_codecs(c, 1, 1, ranks.size == 1 ? -1 : 0, &st))) return finish_status(&st);
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r);
 
@@ -1535,7 +1536,8 @@ static int cmd_gen(cli *c)
     memset(&stats, 0, sizeof stats);
     if (!c->n_given) return usage_error("gen ", "gen needs -n N");
     if (!c->rd.type_given) c->gen.type = GS_I32;
-    if (setup_codecs(c, 0, 1, c->gen.n * gs_type_size(c->rd.type_given ? c->gen.type : GS_I32), &st)) return finish_status(&st);
+    const uint64_t gen_bytes = c->gen.n * gs_type_size(c->rd.type_given ? c->gen.type : GS_I32);
+    if (setup_codecs(c, 0, 1, gen_bytes > INT64_MAX ? INT64_MAX : (int64_t)gen_bytes, &st)) return finish_status(&st);
     if (gs_gen_source(&src, &c->gen, &st)) return finish_status(&st);
     c->job.op = GS_OP_NONE;
     c->job.out_type = c->gen.type;

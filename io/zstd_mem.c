@@ -23,6 +23,13 @@ typedef struct zmem_job {
     const char *why;
 } zmem_job;
 
+/* Frame f's share of the raw buffer: its offset in *at, its length returned. */
+static size_t zmem_share(const zmem_job *j, size_t f, size_t *at)
+{
+    *at = f * j->frame;
+    return j->len - *at < j->frame ? j->len - *at : j->frame;
+}
+
 static void zmem_compress_part(void *ctx, size_t part, size_t nparts)
 {
     zmem_job *j = ctx;
@@ -34,7 +41,7 @@ static void zmem_compress_part(void *ctx, size_t part, size_t nparts)
              !ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1)) &&
              !ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1));
     for (size_t f = b; f < e && ok; f++) {
-        size_t o = f * j->frame, n = j->len - o < j->frame ? j->len - o : j->frame;
+        size_t o, n = zmem_share(j, f, &o);
         size_t r = ZSTD_compress2(cc, j->dst + f * j->cap, j->cap, j->src + o, n);
         if (ZSTD_isError(r)) {
             j->why = ZSTD_getErrorName(r);
@@ -75,7 +82,7 @@ static void zmem_decode_part(void *ctx, size_t part, size_t nparts)
         return;
     }
     for (size_t f = b; f < e; f++) {
-        size_t o = f * j->frame, n = j->len - o < j->frame ? j->len - o : j->frame;
+        size_t o, n = zmem_share(j, f, &o);
         size_t r = ZSTD_decompressDCtx(dc, j->dst + o, n, j->src + j->off[f], j->clen[f]);
         if (ZSTD_isError(r) || r != n) {
             j->why = ZSTD_isError(r) ? ZSTD_getErrorName(r) : "decoded size differs from the frame's share";

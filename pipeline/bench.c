@@ -39,6 +39,23 @@ static int algo_selected(const gs_bench_opts *o, const char *name)
 
 /* Fill an input for the op: scan uniform, compact sparse at the density (predicate nonzero),
  * minmax a random walk. */
+/* The generator's g->n values of g->type into buf. */
+static int gen_fill(const gs_gen_opts *g, void *buf, gs_status *st)
+{
+    gs_source s;
+    int rc = gs_gen_source(&s, g, st);
+    if (rc) return rc;
+    uint64_t done = 0;
+    while (done < g->n && !rc) {
+        size_t got = 0;
+        rc = s.read(s.ctx, (char *)buf + done * gs_type_size(g->type), (size_t)(g->n - done), &got, st);
+        done += got;
+        if (!got) break;
+    }
+    gs_gen_source_free(&s);
+    return rc;
+}
+
 static int make_input(gs_op op, gs_type t, uint64_t n, double density, void *buf, gs_status *st)
 {
     gs_gen_opts g = {n, t, GS_DIST_UNIFORM, 0, 100, 12345};
@@ -51,18 +68,7 @@ static int make_input(gs_op op, gs_type t, uint64_t n, double density, void *buf
         g.a = -1;
         g.b = 1;
     }
-    gs_source s;
-    int rc = gs_gen_source(&s, &g, st);
-    if (rc) return rc;
-    uint64_t done = 0;
-    while (done < n && !rc) {
-        size_t got = 0;
-        rc = s.read(s.ctx, (char *)buf + done * gs_type_size(t), (size_t)(n - done), &got, st);
-        done += got;
-        if (!got) break;
-    }
-    gs_gen_source_free(&s);
-    return rc;
+    return gen_fill(&g, buf, st);
 }
 
 /* Compare a variant's output with the reference. Integer outputs and float min/max must be
@@ -170,12 +176,12 @@ static gs_job with_block(const gs_job *j, int block)
     return b;
 }
 
-static void new_row(gs_bench_row *row, const char *mode, const gs_job *j, const char *variant, gs_type t, uint64_t n,
+static void new_row(gs_bench_row *row, const char *mode, const char *op, const char *variant, gs_type t, uint64_t n,
                     const char *param, int block)
 {
     memset(row, 0, sizeof *row);
     row->mode = mode;
-    row->op = gs_op_name(j->op);
+    row->op = op;
     row->variant = variant;
     row->type = t;
     row->n = n;
@@ -246,7 +252,7 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
         gs_bench_row row;
         uint64_t out_n = 0;
         gs_status vst = {0};
-        new_row(&row, "device", j, GS_BENCH_PLAIN_CUB, t, n, param, 0);
+        new_row(&row, "device", gs_op_name(j->op), GS_BENCH_PLAIN_CUB, t, n, param, 0);
         memset(out, 0xA5, out_cap * os);
         rc = gs_bench_gpu_plain_cub(c->o->device, j, in, n, c->o->reps > 0 ? c->o->reps : 10, &row.ms, out, &out_n, &vst);
         rc = check_row(c, &row, j, t, in, n, ref, ref_n, out, out_n, rc, &vst);
@@ -269,7 +275,7 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
             for (int bi = 0; bi < nblocks; bi++) {
                 const gs_job jb = with_block(j, blocks[bi]);
                 gs_bench_row row;
-                new_row(&row, v->where == GS_GPU ? "device" : "cpu", j, v->name, t, n, param,
+                new_row(&row, v->where == GS_GPU ? "device" : "cpu", gs_op_name(j->op), v->name, t, n, param,
                         j->op == GS_OP_MINMAX ? gs_variant_block_minmax(v, blocks[bi], &j->minmax)
                                               : gs_variant_block(v, blocks[bi]));
                 uint64_t out_n = 0;
@@ -505,13 +511,7 @@ static void zrow(const zcase *z, const char *op, const char *variant, const char
                  const char *why)
 {
     gs_bench_row row;
-    memset(&row, 0, sizeof row);
-    row.mode = "zstd";
-    row.op = op;
-    row.variant = variant;
-    row.type = z->t;
-    row.n = z->n;
-    snprintf(row.param, sizeof row.param, "%s", param);
+    new_row(&row, "zstd", op, variant, z->t, z->n, param, 0);
     row.ms = ms;
     row.passed = passed;
     if (!passed) snprintf(row.why, sizeof row.why, "%s", why);
@@ -597,8 +597,8 @@ static int zstd_case(const zcase *z, const unsigned char *raw, size_t frame, uns
             zrow(z, "decode", "nvcomp", param, g.dec_ms, g.dec_ok, g.why);
             snprintf(param, sizeof param, "frame=%s of libzstd", fl);
             zrow(z, "decode", "nvcomp", param, g.dec_lz_ms, g.dec_lz_ok, g.why_lz);
-            gs_bench_gpu_zstd_free(&g);
         }
+        gs_bench_gpu_zstd_free(&g);
     }
     free(slots), free(clen), free(ts);
     return GS_OK;
@@ -629,16 +629,7 @@ int gs_bench_zstd(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb c
             gs_gen_opts g = o->gen;
             g.n = z.n;
             g.type = z.t;
-            gs_source src;
-            if (!rc && !(rc = gs_gen_source(&src, &g, st))) {
-                for (uint64_t done = 0; done < z.n && !rc;) {
-                    size_t got = 0;
-                    rc = src.read(src.ctx, raw + done * gs_type_size(z.t), (size_t)(z.n - done), &got, st);
-                    if (!got) break;
-                    done += got;
-                }
-                gs_gen_source_free(&src);
-            }
+            if (!rc) rc = gen_fill(&g, raw, st);
             for (int fi = 0; fi < o->nframes && !rc; fi++) rc = zstd_case(&z, raw, o->frames[fi], back, use_gpu, st);
             free(raw), free(back);
         }

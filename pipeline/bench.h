@@ -125,7 +125,7 @@ int gs_bench_gpu_plain_cub(int device, const gs_job *job, const void *h_in, uint
  * `frame` bytes, compressed and its frames decoded, and libzstd's frames of the same cut (frame
  * f at lz + lz_off[f], lz_clen[f] bytes) decoded, each timed from device memory to device memory
  * (warm-up, then reps with events; medians). Decoded bytes are compared with the input on the
- * device. */
+ * device. *r holds memory afterwards, failed or not: gs_bench_gpu_zstd_free releases it. */
 typedef struct gs_bench_gpu_zstd_out {
     double enc_ms, dec_ms, dec_lz_ms; /* encode; decode of its own frames; of libzstd's */
     unsigned char *frames;            /* nvCOMP's frames end to end (frame f at off[f], clen[f] bytes) */

@@ -639,17 +639,6 @@ static void gzb_free(gzb *b)
     free(b->h);
 }
 
-#define GZB_CU(call, what)                                              \
-    do {                                                                \
-        cudaError_t e_ = (call);                                        \
-        if (e_ != cudaSuccess) return gzc_cuda(st, e_, what, b->dev);   \
-    } while (0)
-#define GZB_NV(call, what)                                              \
-    do {                                                                \
-        nvcompStatus_t e_ = (call);                                     \
-        if (e_ != nvcompSuccess) return gzc_nvc(st, e_, what, b->dev);  \
-    } while (0)
-
 static int gzb_cmp_float(const void *x, const void *y)
 {
     float a = *(const float *)x, c = *(const float *)y;
@@ -714,61 +703,62 @@ static int gzb_check(gzb *b, size_t n, size_t len, const size_t *want, const nvc
     return rc;
 }
 
-static int gzb_run(gzb *b, const unsigned char *raw, size_t len, size_t frame, const unsigned char *lz,
+/* (z: GZC_CU and GZC_NV name the device by z->dev) */
+static int gzb_run(gzb *z, const unsigned char *raw, size_t len, size_t frame, const unsigned char *lz,
                    const size_t *lz_off, const size_t *lz_clen, int reps, gs_bench_gpu_zstd_out *r, gs_status *st)
 {
     nvcompAlignmentRequirements_t da, ca;
-    GZB_NV(nvc.dalign(nvcompBatchedZstdDecompressDefaultOpts, &da), "DecompressGetRequiredAlignments");
-    GZB_NV(nvc.calign(nvcompBatchedZstdCompressDefaultOpts, &ca), "CompressGetRequiredAlignments");
+    GZC_NV(nvc.dalign(nvcompBatchedZstdDecompressDefaultOpts, &da), "DecompressGetRequiredAlignments");
+    GZC_NV(nvc.calign(nvcompBatchedZstdCompressDefaultOpts, &ca), "CompressGetRequiredAlignments");
     if (frame % (ca.input > da.output ? ca.input : da.output))
         return gs_fail(st, GS_EUSAGE, "bench --zstd: nvCOMP takes frames of a multiple of %zu bytes",
                        ca.input > da.output ? ca.input : da.output);
     const size_t n = (len + frame - 1) / frame;
     size_t cmax = 0, ctemp = 0, dtemp = 0;
-    GZB_NV(nvc.cmax(frame, nvcompBatchedZstdCompressDefaultOpts, &cmax), "CompressGetMaxOutputChunkSize");
-    GZB_NV(nvc.ctemp(n, frame, nvcompBatchedZstdCompressDefaultOpts, &ctemp, len, b->s), "CompressGetTempSize");
-    GZB_NV(nvc.dtemp(n, frame, nvcompBatchedZstdDecompressDefaultOpts, &dtemp, len, b->s), "DecompressGetTempSize");
+    GZC_NV(nvc.cmax(frame, nvcompBatchedZstdCompressDefaultOpts, &cmax), "CompressGetMaxOutputChunkSize");
+    GZC_NV(nvc.ctemp(n, frame, nvcompBatchedZstdCompressDefaultOpts, &ctemp, len, z->s), "CompressGetTempSize");
+    GZC_NV(nvc.dtemp(n, frame, nvcompBatchedZstdDecompressDefaultOpts, &dtemp, len, z->s), "DecompressGetTempSize");
     const size_t stride = al(cmax, ca.output > da.input ? ca.output : da.input);
     size_t lz_tot = 0;
     for (size_t f = 0; f < n; f++) lz_tot += al(lz_clen[f], da.input);
     /* tables, 8 bytes an entry: raw ptrs, raw sizes, enc ptrs, enc sizes, lz ptrs, lz sizes, dec ptrs,
      * actual sizes, statuses */
     const size_t tab = 9 * n * sizeof(size_t);
-    GZB_CU(cudaMalloc((void **)&b->raw, al(len, 8)), "cudaMalloc");
-    GZB_CU(cudaMalloc((void **)&b->dec, al(len, 8)), "cudaMalloc");
-    GZB_CU(cudaMalloc((void **)&b->enc, n * stride), "cudaMalloc");
-    GZB_CU(cudaMalloc((void **)&b->lz, lz_tot ? lz_tot : 1), "cudaMalloc");
-    GZB_CU(cudaMalloc((void **)&b->temp, (ctemp > dtemp ? ctemp : dtemp) + 1), "cudaMalloc");
-    GZB_CU(cudaMalloc((void **)&b->tab, tab), "cudaMalloc");
-    GZB_CU(cudaMalloc((void **)&b->bad, sizeof *b->bad), "cudaMalloc");
-    size_t *h = b->h = (size_t *)malloc(tab);
+    GZC_CU(cudaMalloc((void **)&z->raw, al(len, 8)), "cudaMalloc");
+    GZC_CU(cudaMalloc((void **)&z->dec, al(len, 8)), "cudaMalloc");
+    GZC_CU(cudaMalloc((void **)&z->enc, n * stride), "cudaMalloc");
+    GZC_CU(cudaMalloc((void **)&z->lz, lz_tot ? lz_tot : 1), "cudaMalloc");
+    GZC_CU(cudaMalloc((void **)&z->temp, (ctemp > dtemp ? ctemp : dtemp) + 1), "cudaMalloc");
+    GZC_CU(cudaMalloc((void **)&z->tab, tab), "cudaMalloc");
+    GZC_CU(cudaMalloc((void **)&z->bad, sizeof *z->bad), "cudaMalloc");
+    size_t *h = z->h = (size_t *)malloc(tab);
     if (!h) return gs_fail(st, GS_ENOMEM, "out of memory");
-    const size_t *d = (const size_t *)b->tab;
+    const size_t *d = (const size_t *)z->tab;
     size_t *want = h + n, lo = 0;
     for (size_t f = 0; f < n; f++) {
-        h[f] = (size_t)(b->raw + f * frame);
+        h[f] = (size_t)(z->raw + f * frame);
         want[f] = len - f * frame < frame ? len - f * frame : frame;
-        h[2 * n + f] = (size_t)(b->enc + f * stride);
-        h[4 * n + f] = (size_t)(b->lz + lo);
+        h[2 * n + f] = (size_t)(z->enc + f * stride);
+        h[4 * n + f] = (size_t)(z->lz + lo);
         h[5 * n + f] = lz_clen[f];
-        h[6 * n + f] = (size_t)(b->dec + f * frame);
+        h[6 * n + f] = (size_t)(z->dec + f * frame);
         lo += al(lz_clen[f], da.input);
     }
     int rc = GS_OK;
-    cudaError_t e = cudaMemcpy(b->tab, h, tab, cudaMemcpyHostToDevice);
-    if (e == cudaSuccess) e = cudaMemcpy(b->raw, raw, len, cudaMemcpyHostToDevice);
+    cudaError_t e = cudaMemcpy(z->tab, h, tab, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemcpy(z->raw, raw, len, cudaMemcpyHostToDevice);
     for (size_t f = 0; f < n && e == cudaSuccess; f++)
         e = cudaMemcpy((void *)h[4 * n + f], lz + lz_off[f], lz_clen[f], cudaMemcpyHostToDevice);
-    GZB_CU(e, "uploading the input");
+    GZC_CU(e, "uploading the input");
     void *const *raw_p = (void *const *)d, *const *enc_p = (void *const *)(d + 2 * n), *const *lz_p = (void *const *)(d + 4 * n),
                 *const *dec_p = (void *const *)(d + 6 * n);
     const size_t *raw_sz = d + n, *lz_sz = d + 5 * n;
     size_t *enc_sz = (size_t *)(d + 3 * n), *act = (size_t *)(d + 7 * n);
     nvcompStatus_t *stat = (nvcompStatus_t *)(d + 8 * n);
     const size_t temp = ctemp > dtemp ? ctemp : dtemp;
-    rc = gzb_time(b, reps, [&] {
-        return nvc.enc((const void *const *)raw_p, raw_sz, frame, n, b->temp, temp, enc_p, enc_sz,
-                       nvcompBatchedZstdCompressDefaultOpts, stat, b->s);
+    rc = gzb_time(z, reps, [&] {
+        return nvc.enc((const void *const *)raw_p, raw_sz, frame, n, z->temp, temp, enc_p, enc_sz,
+                       nvcompBatchedZstdCompressDefaultOpts, stat, z->s);
     }, "CompressAsync", &r->enc_ms, st);
     if (rc) return rc;
     /* nvCOMP's frames, packed end to end, to the host for the ratio and libzstd's check */
@@ -782,32 +772,32 @@ static int gzb_run(gzb *b, const unsigned char *raw, size_t len, size_t frame, c
     e = cudaMemcpy(r->clen, enc_sz, n * sizeof(size_t), cudaMemcpyDeviceToHost);
     if (e == cudaSuccess) e = cudaMemcpy(hs, stat, n * sizeof *hs, cudaMemcpyDeviceToHost);
     for (size_t f = 0; f < n && e == cudaSuccess && !rc; f++) {
-        if (hs[f] != nvcompSuccess) rc = gzc_nvc(st, hs[f], "compressing a frame", b->dev);
-        else if (r->clen[f] > stride) rc = gs_fail(st, GS_EDATA, "gpu %d: a compressed frame exceeds its bound", b->dev);
+        if (hs[f] != nvcompSuccess) rc = gzc_nvc(st, hs[f], "compressing a frame", z->dev);
+        else if (r->clen[f] > stride) rc = gs_fail(st, GS_EDATA, "gpu %d: a compressed frame exceeds its bound", z->dev);
         r->off[f] = r->bytes;
         r->bytes += r->clen[f];
     }
     free(hs);
-    GZB_CU(e, "reading the compressed sizes");
+    GZC_CU(e, "reading the compressed sizes");
     if (rc) return rc;
-    GZB_CU(cudaMalloc((void **)&b->packed, r->bytes + 1), "cudaMalloc");
+    GZC_CU(cudaMalloc((void **)&z->packed, r->bytes + 1), "cudaMalloc");
     size_t *d_off = (size_t *)(d + 7 * n); /* the actual-size slots, free until the decodes */
-    GZB_CU(cudaMemcpy(d_off, r->off, n * sizeof(size_t), cudaMemcpyHostToDevice), "uploading the offsets");
-    gzc_gather<<<(unsigned)n, 256, 0, b->s>>>((const unsigned char *const *)enc_p, enc_sz, d_off, b->packed);
-    GZB_CU(cudaGetLastError(), "gather kernel");
+    GZC_CU(cudaMemcpy(d_off, r->off, n * sizeof(size_t), cudaMemcpyHostToDevice), "uploading the offsets");
+    gzc_gather<<<(unsigned)n, 256, 0, z->s>>>((const unsigned char *const *)enc_p, enc_sz, d_off, z->packed);
+    GZC_CU(cudaGetLastError(), "gather kernel");
     if (!(r->frames = (unsigned char *)malloc(r->bytes + 1))) return gs_fail(st, GS_ENOMEM, "out of memory");
-    GZB_CU(cudaMemcpyAsync(r->frames, b->packed, r->bytes, cudaMemcpyDeviceToHost, b->s), "copying the frames back");
-    GZB_CU(cudaStreamSynchronize(b->s), "copying the frames back");
+    GZC_CU(cudaMemcpyAsync(r->frames, z->packed, r->bytes, cudaMemcpyDeviceToHost, z->s), "copying the frames back");
+    GZC_CU(cudaStreamSynchronize(z->s), "copying the frames back");
     /* Decode nvCOMP's frames, then libzstd's, each into dec cleared first, each checked. */
     for (int src = 0; src < 2; src++) {
-        GZB_CU(cudaMemset(b->dec, 0xA5, len), "cudaMemset");
+        GZC_CU(cudaMemset(z->dec, 0xA5, len), "cudaMemset");
         void *const *in_p = src ? lz_p : enc_p;
         const size_t *in_sz = src ? lz_sz : enc_sz;
-        rc = gzb_time(b, reps, [&] {
-            return nvc.dec((const void *const *)in_p, in_sz, raw_sz, act, n, b->temp, temp, dec_p,
-                           nvcompBatchedZstdDecompressDefaultOpts, stat, b->s);
+        rc = gzb_time(z, reps, [&] {
+            return nvc.dec((const void *const *)in_p, in_sz, raw_sz, act, n, z->temp, temp, dec_p,
+                           nvcompBatchedZstdDecompressDefaultOpts, stat, z->s);
         }, "DecompressAsync", src ? &r->dec_lz_ms : &r->dec_ms, st);
-        if (!rc) rc = gzb_check(b, n, len, want, stat, act, src ? &r->dec_lz_ok : &r->dec_ok,
+        if (!rc) rc = gzb_check(z, n, len, want, stat, act, src ? &r->dec_lz_ok : &r->dec_ok,
                                 src ? r->why_lz : r->why, sizeof r->why, st);
         if (rc) return rc;
     }
@@ -832,12 +822,6 @@ extern "C" int gs_bench_gpu_zstd(int device, const unsigned char *raw, size_t le
     if (e != cudaSuccess) rc = gzc_cuda(st, e, "stream", device);
     if (!rc) rc = gzb_run(&b, raw, len, frame, lz, lz_off, lz_clen, reps, r, st);
     gzb_free(&b);
-    if (rc) { /* as gs_bench_gpu_zstd_free (bench.c), which this file does not link against */
-        free(r->frames);
-        free(r->clen);
-        r->frames = NULL;
-        r->clen = r->off = NULL;
-    }
     return rc;
 }
 
