@@ -163,7 +163,7 @@ int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_
     }
     if (!rc && zstd) {
         r->compressed = 1;
-        rc = gs_bsrc_open_zstd(&src, src, o->threads, o->zcodec, st);
+        rc = gs_bsrc_open_zstd(&src, src, o->threads, o->zcodec, o->zframes, st);
         if (rc) src = NULL; /* closed by the zstd layer */
     }
     gs_format f = o->format;
@@ -225,6 +225,13 @@ uint64_t gs_reader_bytes(const gs_reader *r) { return r->dec->src ? r->dec->src-
 int gs_reader_read(gs_reader *r, void *buf, size_t cap, size_t *got, gs_status *st)
 {
     return r->dec->read(r->dec, buf, cap, got, st);
+}
+
+int gs_reader_frames(gs_reader *r, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st)
+{
+    *nframes = 0;
+    *elems = 0;
+    return r->dec->frames ? r->dec->frames(r->dec, q, nframes, elems, st) : GS_OK;
 }
 
 void gs_reader_close(gs_reader *r)

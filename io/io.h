@@ -56,6 +56,25 @@ struct gs_zcodec {
     const char *stopped;
 };
 
+/* ---- zstd frames for a decoder on a device (gs_reader_frames) ---------------------------------- */
+typedef struct gs_zfref {
+    uint64_t off;   /* where the frame was copied in the request's dst */
+    uint64_t csize; /* its bytes */
+    uint64_t at;    /* where its decoded bytes go, from the chunk's first byte */
+    uint64_t dsize; /* its decoded bytes (its header's content size) */
+    uint32_t xxh;   /* its checksum: the low 32 bits of XXH64 of the decoded bytes */
+} gs_zfref;
+
+typedef struct gs_zframes_req {
+    unsigned char *dst;  /* the frames go here, each at a multiple of align */
+    size_t dst_cap, align;
+    size_t content_max;  /* the chunk: its frames decode to exactly this many bytes, or end the input */
+    size_t frame_max;    /* the largest frame content taken */
+    size_t unit;         /* every frame starts at a multiple of this many decoded bytes (a power of two) */
+    gs_zfref *t;         /* the table, t_cap frames at most */
+    size_t t_cap;
+} gs_zframes_req;
+
 /* The largest --frame-size a zstd output takes. */
 #define GS_ZSTD_FRAME_MAX ((size_t)1 << 30)
 
@@ -76,6 +95,7 @@ typedef struct gs_read_opts {
     int skip_bad;       /* skip (and count) unparsable fields instead of failing */
     int threads;        /* decode workers; 0 = pool size */
     gs_zcodec *zcodec;  /* zstd frames through this codec; NULL = libzstd */
+    int zframes;        /* the caller takes frames with gs_reader_frames: zstd is never decoded ahead */
     uint64_t line_offset; /* csv/text: lines before the first line read (a range of a file), for messages */
 } gs_read_opts;
 
@@ -105,6 +125,16 @@ const char *gs_reader_colname(const gs_reader *r);/* csv header name of the colu
 const char *gs_reader_name(const gs_reader *r);   /* for messages: the path or "stdin" */
 /* Fill buf with up to cap elements; *got = 0 only at the end of the input. */
 int gs_reader_read(gs_reader *r, void *buf, size_t cap, size_t *got, gs_status *st);
+/* The next chunk of a zstd-compressed raw or npy input as its compressed frames, for a decoder
+ * on a device (opened with o->zframes): *nframes frames in q->t, copied into q->dst, decoding to
+ * *elems elements. 0 frames where that cannot be had now (not zstd, another format, a frame that
+ * does not qualify, the chunk not filled exactly): gs_reader_read reads on, and a later call may
+ * give frames again. Frames given passed io/zstd_frames.c's checks and carry a content size and a
+ * checksum, no dictionary, at most q->frame_max bytes each; they fill q->content_max exactly, or
+ * end the input with whole elements. The caller decodes them and must check, for every frame,
+ * that the decoder succeeded with exactly dsize bytes whose XXH64 matches xxh: io/ never sees
+ * the decoded bytes. */
+int gs_reader_frames(gs_reader *r, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st);
 uint64_t gs_reader_skipped(const gs_reader *r);   /* fields skipped with skip_bad */
 uint64_t gs_reader_bytes(const gs_reader *r);     /* bytes consumed from the file or pipe so far */
 void gs_reader_close(gs_reader *r);

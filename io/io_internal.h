@@ -22,6 +22,10 @@ struct gs_bsrc {
     int64_t size;                   /* total bytes if known (regular uncompressed file), else -1 */
     uint64_t consumed;              /* bytes taken from the underlying file/pipe so far */
     struct gs_peek *peek;           /* bytes gs_bsrc_peek has read ahead (io/file.c); NULL if none */
+    /* Optional (NULL: none): the next whole frames as gs_reader_frames describes, their decoded
+     * bytes a multiple of esize; *bytes = their decoded bytes, 0 frames when not now. */
+    int (*frames)(gs_bsrc *s, const gs_zframes_req *q, size_t esize, size_t *nframes, uint64_t *bytes,
+                  gs_status *st);
 };
 
 /* Open a file (NULL/"-" = stdin). Regular files are read with several threads (pread at offsets)
@@ -33,8 +37,9 @@ int gs_bsrc_file_seek(gs_bsrc *s, uint64_t off, gs_status *st);
 int gs_bsrc_peek(gs_bsrc *s, void *buf, size_t n, size_t *got, gs_status *st);
 /* Wrap a zstd-compressed source: decodes any valid zstd stream (frames, concatenations,
  * skippable frames); independent frames are decoded in parallel, order kept. A truncated or
- * corrupt stream is an error. Takes ownership of `in`. */
-int gs_bsrc_open_zstd(gs_bsrc **s, gs_bsrc *in, int threads, gs_zcodec *codec, gs_status *st);
+ * corrupt stream is an error. Takes ownership of `in`. With `frames`, s->frames hands out whole
+ * frames (for a device) and nothing is decoded ahead of the caller. */
+int gs_bsrc_open_zstd(gs_bsrc **s, gs_bsrc *in, int threads, gs_zcodec *codec, int frames, gs_status *st);
 
 /* ---- byte sinks -------------------------------------------------------------------------- */
 typedef struct gs_bsink gs_bsink;
@@ -70,6 +75,8 @@ struct gs_decoder {
     const char *colname;    /* csv header of the selected column, or NULL */
     uint64_t skipped;       /* skip_bad count */
     gs_bsrc *src;
+    /* Optional (NULL: none): gs_reader_frames for this format. */
+    int (*frames)(gs_decoder *d, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st);
 };
 
 int gs_dec_open_raw(gs_decoder **d, gs_bsrc *src, gs_type type, gs_status *st);

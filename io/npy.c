@@ -240,6 +240,23 @@ static int gs_npydec_read(gs_decoder *dd, void *buf, size_t cap, size_t *got, gs
     return GS_OK;
 }
 
+/* Frames up to the elements the header promises; what follows them is for gs_npydec_read to judge. */
+static int gs_npydec_frames(gs_decoder *dd, const gs_zframes_req *q, size_t *nf, size_t *elems, gs_status *st)
+{
+    gs_npydec *d = (gs_npydec *)dd;
+    gs_zframes_req r = *q;
+    uint64_t bytes = 0;
+    *nf = 0;
+    *elems = 0;
+    if (d->ncarry || d->left == 0 || !d->base.src->frames) return GS_OK;
+    if (d->left <= r.content_max / d->esize) r.content_max = (size_t)d->left * d->esize;
+    int rc = d->base.src->frames(d->base.src, &r, d->esize, nf, &bytes, st);
+    if (rc || !*nf) return rc;
+    d->left -= bytes / d->esize;
+    *elems = (size_t)(bytes / d->esize);
+    return GS_OK;
+}
+
 static void gs_npydec_close(gs_decoder *d)
 {
     d->src->close(d->src);
@@ -328,6 +345,7 @@ int gs_dec_open_npy(gs_decoder **out, gs_bsrc *src, const gs_read_opts *o, gs_st
     if (!d) return gs_fail(st, GS_ENOMEM, "out of memory");
     d->base.read = gs_npydec_read;
     d->base.close = gs_npydec_close;
+    d->base.frames = gs_npydec_frames;
     d->base.type = t;
     d->base.count = (int64_t)count;
     d->base.src = src;

@@ -209,7 +209,7 @@ int gs_reader_open_range(gs_reader **r, const char *path, const gs_read_opts *o,
     int rc = gs_bsrc_open_file(&src, path, o->threads, st);
     if (!rc) rc = gs_bsrc_file_seek(src, count ? file_off : 0, st);
     if (!rc && L->compressed && count) {
-        rc = gs_bsrc_open_zstd(&src, src, o->threads, o->zcodec, st);
+        rc = gs_bsrc_open_zstd(&src, src, o->threads, o->zcodec, o->zframes, st);
         if (rc) src = NULL; /* closed by the zstd layer */
     }
     if (!rc && !(w = calloc(1, sizeof *w))) rc = gs_fail(st, GS_ENOMEM, "out of memory");

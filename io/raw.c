@@ -53,6 +53,20 @@ static int gs_rawdec_read(gs_decoder *dd, void *buf, size_t cap, size_t *got, gs
     return GS_OK;
 }
 
+static int gs_rawdec_frames(gs_decoder *dd, const gs_zframes_req *q, size_t *nf, size_t *elems, gs_status *st)
+{
+    gs_rawdec *d = (gs_rawdec *)dd;
+    uint64_t bytes = 0;
+    *nf = 0;
+    *elems = 0;
+    if (d->ncarry || !d->base.src->frames) return GS_OK;
+    int rc = d->base.src->frames(d->base.src, q, d->esize, nf, &bytes, st);
+    if (rc || !*nf) return rc;
+    d->bytes += bytes;
+    *elems = (size_t)(bytes / d->esize);
+    return GS_OK;
+}
+
 static void gs_rawdec_close(gs_decoder *d)
 {
     d->src->close(d->src);
@@ -67,6 +81,7 @@ int gs_dec_open_raw(gs_decoder **out, gs_bsrc *src, gs_type type, gs_status *st)
     if (!d) return gs_fail(st, GS_ENOMEM, "out of memory");
     d->base.read = gs_rawdec_read;
     d->base.close = gs_rawdec_close;
+    d->base.frames = gs_rawdec_frames;
     d->base.type = type;
     d->base.src = src;
     d->esize = esize;

@@ -155,6 +155,7 @@ typedef struct gs_zsrc {
     gs_zframe *frames;
     size_t frames_cap;
     gs_zcodec *codec; /* device codec, or NULL */
+    int frames_mode;  /* frames are handed out whole (gs_zsrc_frames): never decode ahead */
     gs_zdev dev;      /* its batch arrays */
     size_t dev_cap;
     ZSTD_DCtx **dctx; /* one per worker */
@@ -483,7 +484,9 @@ static int gs_zsrc_pull(gs_zsrc *s, void *buf, size_t cap, size_t *got, gs_statu
         }
         /* Gather a batch: every worker a few MiB at least, fitting the caller's buffer if it can. */
         size_t n = 0, total = 0, enough = (size_t)s->threads << 22;
-        if (s->codec && enough < GS_Z_DEV_BATCH) enough = GS_Z_DEV_BATCH;
+        /* (with frames handed out too, a batch stops at the caller's buffer: nothing is left over
+         * to hold up the next whole frames) */
+        if (s->codec && !s->frames_mode && enough < GS_Z_DEV_BATCH) enough = GS_Z_DEV_BATCH;
         for (;;) {
             int kind = GS_ZF_END;
             size_t csize = 0, dsize = 0;
@@ -624,6 +627,78 @@ static int gs_zsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_statu
     }
 }
 
+/* Frames for a decoder on a device (gs_reader_frames): gathered as a batch is (the window holds
+ * them, unmoved after the first), each checked by io/zstd_frames.c; where the chunk is not filled
+ * exactly the window goes back to the first frame and nothing is taken. */
+typedef struct gs_zcopy_job {
+    const gs_zsrc *s;
+    const gs_zframes_req *q;
+    size_t n;
+} gs_zcopy_job;
+
+static void gs_zcopy_part(void *ctx, size_t part, size_t nparts)
+{
+    const gs_zcopy_job *j = ctx;
+    size_t b, e;
+    gs_split(j->n, nparts, part, &b, &e);
+    for (size_t i = b; i < e; i++) memcpy(j->q->dst + j->q->t[i].off, j->s->win + j->s->frames[i].off, j->q->t[i].csize);
+}
+
+static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, size_t *nf, uint64_t *bytes,
+                          gs_status *st)
+{
+    gs_zsrc *s = (gs_zsrc *)b;
+    size_t n = 0, total = 0, end = 0;
+    int kind = GS_ZF_END, rc;
+    *nf = 0;
+    *bytes = 0;
+    if (!s->frames_mode || s->ahead || s->streaming || s->out_pos < s->out_len || !q->unit || !q->align) return GS_OK;
+    for (;;) {
+        size_t cs = 0, ds = 0;
+        if ((rc = gs_zsrc_next(s, n == 0, &kind, &cs, &ds, st))) return rc;
+        if (kind == GS_ZF_SKIP && n == 0) { /* no output either way */
+            if ((rc = gs_zsrc_skip(s, st))) return rc;
+            continue;
+        }
+        if (kind != GS_ZF_BATCH) break;
+        size_t off = (end + q->align - 1) / q->align * q->align;
+        gs_zfinfo fi;
+        if (total % q->unit || ds == 0 || ds > q->frame_max || ds > q->content_max - total || n == q->t_cap ||
+            off > q->dst_cap || cs > q->dst_cap - off ||
+            gs_zframe_parse(s->win + s->win_pos, cs, &fi, NULL) != GS_ZF_OK || fi.skippable || !fi.checksum ||
+            fi.dict_id || fi.csize != cs || fi.content != ds) {
+            kind = GS_ZF_STOP;
+            break;
+        }
+        if (n == s->frames_cap) {
+            size_t nc = s->frames_cap ? s->frames_cap * 2 : 64;
+            gs_zframe *f = realloc(s->frames, nc * sizeof *f);
+            if (!f) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+            s->frames = f;
+            s->frames_cap = nc;
+        }
+        s->frames[n] = (gs_zframe){s->win_pos, cs, total, ds, 0, fi.xxh};
+        q->t[n] = (gs_zfref){off, cs, total, ds, fi.xxh};
+        n++;
+        end = off + cs;
+        total += ds;
+        s->win_pos += cs;
+        if (total == q->content_max) break;
+    }
+    if (!n) return GS_OK;
+    if (total != q->content_max && !(kind == GS_ZF_END && total % esize == 0)) {
+        s->win_pos = s->frames[0].off; /* not taken: gs_zsrc_read decodes them */
+        return GS_OK;
+    }
+    size_t parts = n < (size_t)s->threads ? n : (size_t)s->threads;
+    gs_zcopy_job j = {s, q, n};
+    gs_parallel_for(parts, gs_zcopy_part, &j);
+    s->base.consumed = s->in_consumed;
+    *nf = n;
+    *bytes = total;
+    return GS_OK;
+}
+
 static void gs_zsrc_close(gs_bsrc *b)
 {
     gs_zsrc *s = (gs_zsrc *)b;
@@ -645,7 +720,7 @@ static void gs_zsrc_close(gs_bsrc *b)
     free(s);
 }
 
-int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_zcodec *codec, gs_status *st)
+int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_zcodec *codec, int frames, gs_status *st)
 {
     *out = NULL;
     gs_zsrc *s = calloc(1, sizeof *s);
@@ -660,13 +735,15 @@ int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_zcodec *codec,
     s->base.consumed = s->in_consumed = in->consumed;
     s->in = in;
     s->codec = codec;
+    s->frames_mode = frames;
+    if (frames) s->base.frames = gs_zsrc_frames;
     s->threads = threads > 0 ? threads : gs_pool_threads();
     pthread_mutex_init(&s->ahead_mu, NULL);
     pthread_cond_init(&s->ahead_cv, NULL);
     /* Decoding ahead overlaps the decoding of one batch with the caller's use of the last. Only
      * from a regular file: closing early waits for the decoder's read, which a pipe's writer
      * could hold up for ever. The device codec's batches stay on the caller's thread. */
-    s->ahead = in->size >= 0 && s->threads > 1 && !codec && !gs_zstd_sync;
+    s->ahead = in->size >= 0 && s->threads > 1 && !codec && !frames && !gs_zstd_sync;
     s->slot_want = GS_Z_SLOT_START;
     s->win_cap = GS_Z_WIN_PER_THREAD * (size_t)s->threads;
     if (s->win_cap < GS_Z_WIN_MIN) s->win_cap = GS_Z_WIN_MIN;

@@ -143,7 +143,7 @@ static void gs_fz_ours(const uint8_t *src, size_t len, int size_known, size_t st
     gs_bsrc *z = NULL;
     memset(r, 0, sizeof *r);
     gs_fz_src *m = gs_fz_src_new(NAME, src, len, size_known, step, &closed);
-    r->rc = gs_bsrc_open_zstd(&z, &m->base, threads, codec, &r->st);
+    r->rc = gs_bsrc_open_zstd(&z, &m->base, threads, codec, 0, &r->st);
     if (r->rc) { /* only memory can fail here; the layer closed its input */
         if (!closed || r->rc != GS_ENOMEM) abort();
         return;

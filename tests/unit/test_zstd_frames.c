@@ -6,7 +6,9 @@
  * decodes with their content size and checksum. Then io/zstd.c's device-codec path, with a codec
  * made of libzstd here that can lie: frames it writes without content size or checksum come out
  * complete; output it reports done but got wrong, or reports failed, is decoded again by libzstd;
- * corrupt input is still an error. */
+ * corrupt input is still an error. Last, gs_reader_frames (frames handed whole to a device): frames
+ * decoded here as a device would, mixed with gs_reader_read wherever frames do not qualify, give
+ * back the file's values exactly, in chunks that --chunk alone decides. */
 #include "check.h"
 #include "../../io/io.h"
 #include "../../io/zstd_frames.h"
@@ -543,6 +545,183 @@ static void test_codec_path(void)
     free(back);
 }
 
+
+/* ---- gs_reader_frames ------------------------------------------------------------------------ */
+/* A file of frames of the given decoded sizes (cycled) over data d, each with content size; ck:
+ * checksum on every frame except where skip_ck_at matches the frame index. */
+static int write_frames(const char *path, const unsigned char *d, size_t len, const size_t *fs, size_t nfs,
+                        size_t skip_ck_at, int skippable_at)
+{
+    FILE *fp = fopen(path, "wb");
+    if (!fp) return -1;
+    size_t at = 0;
+    for (size_t f = 0; at < len; f++) {
+        size_t n = fs[f % nfs] < len - at ? fs[f % nfs] : len - at;
+        unsigned char *fr = NULL;
+        size_t c = make_frame(d + at, n, 1, f != skip_ck_at, 1, &fr);
+        if ((int)f == skippable_at) {
+            unsigned char sk[12] = {0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, 1, 2, 3, 4};
+            fwrite(sk, 1, sizeof sk, fp);
+        }
+        if (!c || fwrite(fr, 1, c, fp) != c) {
+            free(fr);
+            fclose(fp);
+            return -1;
+        }
+        free(fr);
+        at += n;
+    }
+    return fclose(fp);
+}
+
+/* Read path in chunks of `chunk` bytes as the engine does: frames where given (decoded here,
+ * each checked as the device's caller must), else gs_reader_read until the chunk is full. */
+static int read_chunks(const char *path, gs_format fmt, size_t chunk, unsigned char *out, size_t cap, size_t *len,
+                       size_t *frames, size_t *bad, gs_status *st)
+{
+    gs_read_opts ro = {0};
+    ro.format = fmt;
+    ro.type = GS_I32;
+    ro.type_given = 1;
+    ro.zframes = 1;
+    ro.threads = 3;
+    gs_reader *r = NULL;
+    int rc = gs_reader_open(&r, path, &ro, st);
+    size_t tcap = 4096, scap = chunk * 2 + 4096;
+    gs_zfref *t = malloc(tcap * sizeof *t);
+    unsigned char *stage = malloc(scap);
+    *len = *frames = *bad = 0;
+    for (int eof = 0; !rc && !eof;) {
+        gs_zframes_req q = {stage, scap, 64, chunk, (size_t)1 << 20, 256, t, tcap};
+        size_t nf = 0, el = 0;
+        if ((rc = gs_reader_frames(r, &q, &nf, &el, st))) break;
+        if (nf) {
+            size_t sum = 0;
+            for (size_t i = 0; i < nf; i++) {
+                unsigned char *dst = out + *len + t[i].at;
+                size_t got = ZSTD_decompress(dst, t[i].dsize, stage + t[i].off, t[i].csize);
+                if (ZSTD_isError(got) || got != t[i].dsize || t[i].off % 64 || t[i].at % 256 || t[i].at != sum ||
+                    (uint32_t)gs_xxh64(dst, got, 0) != t[i].xxh)
+                    (*bad)++;
+                sum += t[i].dsize;
+            }
+            if (sum != el * 4 || (sum != chunk && sum % 4)) (*bad)++;
+            *len += sum;
+            *frames += nf;
+            if (sum < chunk) eof = 1; /* frames end the chunk short only at the end */
+            continue;
+        }
+        size_t have = 0;
+        while (have < chunk / 4 && !rc) {
+            size_t got = 0;
+            if (*len + chunk > cap) return gs_fail(st, GS_EDATA, "too much data");
+            rc = gs_reader_read(r, out + *len + have * 4, chunk / 4 - have, &got, st);
+            if (!got) {
+                eof = 1;
+                break;
+            }
+            have += got;
+        }
+        *len += have * 4;
+    }
+    /* past the end: nothing more either way */
+    if (!rc) {
+        gs_zframes_req q = {stage, scap, 64, chunk, (size_t)1 << 20, 256, t, tcap};
+        size_t nf = 0, el = 0, got = 0;
+        rc = gs_reader_frames(r, &q, &nf, &el, st);
+        if (!rc && nf) (*bad)++;
+        if (!rc) rc = gs_reader_read(r, out + *len, 1, &got, st);
+        if (!rc && got) (*bad)++;
+    }
+    gs_reader_close(r);
+    free(t);
+    free(stage);
+    return rc;
+}
+
+static void test_reader_frames(void)
+{
+    char dir[] = "/tmp/gs_test_rframes.XXXXXX", path[80], cmd[200];
+    if (!mkdtemp(dir)) {
+        CHECK(0, "reader frames: temp dir", "mkdtemp failed");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/f.zst", dir);
+    const size_t len = 3 * (64u << 10) * 7 + 4 * 1001; /* odd tail */
+    unsigned char *d = make_data(len, 1), *back = malloc(len + (1u << 20));
+    const size_t k64[] = {64u << 10}, mixed[] = {64u << 10, 32u << 10, 96u << 10}, odd[] = {65540};
+    const size_t big[] = {2u << 20}, small[] = {256};
+    struct {
+        const char *name;
+        const size_t *fs;
+        size_t nfs, chunk, skip_ck;
+        int skippable;
+        int want_frames; /* 1: some chunks come as frames; 0: none may */
+    } cases[] = {
+        {"64K frames, 256K chunks", k64, 1, 256u << 10, SIZE_MAX, -1, 1},
+        {"64K frames, 64K chunks", k64, 1, 64u << 10, SIZE_MAX, -1, 1},
+        {"mixed frames, 192K chunks", mixed, 3, 192u << 10, SIZE_MAX, -1, 1},
+        {"64K frames, 100000-byte chunks (frames straddle)", k64, 1, 100000, SIZE_MAX, -1, 0},
+        {"frames of 65540 bytes (not at the unit)", odd, 1, 4 * 65540, SIZE_MAX, -1, 0},
+        {"2 MiB frames (over frame_max)", big, 1, 2u << 20, SIZE_MAX, -1, 0},
+        {"one frame without a checksum", k64, 1, 128u << 10, 5, -1, 1},
+        {"a skippable frame at frame 4", k64, 1, 128u << 10, SIZE_MAX, 4, 1},
+        {"256-byte frames, more than the table holds", small, 1, 2u << 20, SIZE_MAX, -1, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char name[160];
+        snprintf(name, sizeof name, "reader frames: %s", cases[c].name);
+        if (write_frames(path, d, len, cases[c].fs, cases[c].nfs, cases[c].skip_ck, cases[c].skippable)) {
+            CHECK(0, name, "could not write %s", path);
+            continue;
+        }
+        gs_status st = {0};
+        size_t got = 0, frames = 0, bad = 0;
+        memset(back, 0xAB, len);
+        int rc = read_chunks(path, GS_FMT_RAW, cases[c].chunk, back, len + (1u << 20), &got, &frames, &bad, &st);
+        CHECK(!rc && got == len && !memcmp(back, d, len) && !bad && (cases[c].want_frames ? frames > 0 : frames == 0),
+              name, "rc=%d %s got=%zu of %zu frames=%zu bad=%zu", rc, st.msg, got, len, frames, bad);
+    }
+    { /* the stray bytes of a raw file are still an error, whichever way the frames came */
+        const size_t k8[] = {8u << 10};
+        gs_status st = {0};
+        size_t got = 0, frames = 0, bad = 0;
+        int rc = write_frames(path, d, 5 * (8u << 10) + 2, k8, 1, SIZE_MAX, -1);
+        if (!rc) rc = read_chunks(path, GS_FMT_RAW, 8u << 10, back, len, &got, &frames, &bad, &st);
+        CHECK(rc == GS_EDATA && strstr(st.msg, "stray") && frames == 5 && !bad,
+              "reader frames: stray bytes after whole frames are an error", "rc=%d %s frames=%zu", rc, st.msg, frames);
+    }
+    { /* npy: the header's frame goes through gs_reader_read, the data's frames after it */
+        snprintf(path, sizeof path, "%s/f.npy.zst", dir);
+        size_t n = 5 * (64u << 10) / 4;
+        gs_write_opts wo = {0};
+        wo.format = GS_FMT_NPY;
+        wo.type = GS_I32;
+        wo.ncols = 1;
+        wo.rows = (int64_t)n;
+        wo.zstd = 1;
+        wo.level = 1;
+        wo.frame_size = 64u << 10;
+        wo.force = 1;
+        gs_status st = {0};
+        gs_writer *w = NULL;
+        int rc = gs_writer_open(&w, path, &wo, &st);
+        if (!rc) rc = gs_writer_write(w, d, n, &st);
+        if (!rc) rc = gs_writer_close(w, &st);
+        else gs_writer_abort(w);
+        size_t got = 0, frames = 0, bad = 0;
+        if (!rc) rc = read_chunks(path, GS_FMT_NPY, 64u << 10, back, len, &got, &frames, &bad, &st);
+        /* the frames hold the header's 128 bytes and then data: each frame's data starts 128 bytes
+         * in, so no frame starts a chunk; all of it comes through gs_reader_read */
+        CHECK(!rc && got == n * 4 && !memcmp(back, d, n * 4) && !bad, "reader frames: npy.zst reads back exactly",
+              "rc=%d %s got=%zu frames=%zu bad=%zu", rc, st.msg, got, frames, bad);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) printf("# could not remove %s\n", dir);
+    free(d);
+    free(back);
+}
+
 int main(void)
 {
     test_frames();
@@ -553,5 +732,6 @@ int main(void)
     test_xxh64();
     test_finish();
     test_codec_path();
+    test_reader_frames();
     return CHECK_DONE();
 }
