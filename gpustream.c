@@ -194,6 +194,8 @@ struct cli {
     int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given, device_given;
     int level_given, frame_given;
     gs_codec_kind codec;
+    int in_bytes_have;  /* input_bytes has looked: its answer is in_bytes_val */
+    uint64_t in_bytes_val;
     gs_format to;
     gs_bench_opts bench;
     const char *bench_csv, *bench_chain;
@@ -1233,7 +1235,7 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
 /* The input's bytes, for auto's choice of encoder: a regular file's size, or where it is zstd
  * (by name) and not already past the mark, the decompressed size its frame headers give; 0 if
  * unknown (stdin, frames without a content size). */
-static uint64_t input_bytes(cli *c)
+static uint64_t input_bytes_look(cli *c)
 {
     struct stat sb;
     if (!c->in || !strcmp(c->in, "-") || stat(c->in, &sb) || !S_ISREG(sb.st_mode)) return 0;
@@ -1248,6 +1250,16 @@ static uint64_t input_bytes(cli *c)
     return n;
 }
 
+/* The same, looked at once (both directions' choices ask). */
+static uint64_t input_bytes(cli *c)
+{
+    if (!c->in_bytes_have) {
+        c->in_bytes_val = input_bytes_look(c);
+        c->in_bytes_have = 1;
+    }
+    return c->in_bytes_val;
+}
+
 /* --codec auto's encoder, for a run that writes zstd over in_bytes of input (0: unknown; -1: IN's,
  * looked at here, after the cheaper reasons to keep libzstd): the GPU's, as pipeline.h's rule
  * says, where nvCOMP loads and takes the frame size; else NULL (libzstd). The device starts
@@ -1259,7 +1271,7 @@ static gs_zcodec *auto_encoder(cli *c, int64_t in_bytes)
     gs_zcodec *z = NULL;
     if (c->level_given || c->eng.backend == GS_BACKEND_CPU) return NULL;
     const uint64_t bytes = in_bytes < 0 ? input_bytes(c) : (uint64_t)in_bytes;
-    if (bytes < GS_CODEC_AUTO_GPU_ENC_MIN_BYTES || gs_gpu_zcodec_create_ahead(&z, c->eng.device, &st)) return NULL;
+    if (bytes < GS_CODEC_AUTO_GPU_ENC_MIN_BYTES || gs_gpu_zcodec_create_ahead(&z, c->eng.device, 0, &st)) return NULL;
     size_t frame = c->frame_given ? c->wr.frame_size : GS_GPU_ZSTD_FRAME;
     if (frame > z->frame_max || frame % z->frame_align) {
         gs_gpu_zcodec_destroy(z);
@@ -1281,13 +1293,27 @@ static int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_sta
         if (c->out) gs_format_from_name(c->out, &zst);
         if (c->zstd || zst) c->wr.zcodec = auto_encoder(c, in_bytes);
     }
+    /* --codec gpu: the codecs are made ahead, CUDA starting beside the reading (strict: where the
+     * device does not start, their first call fails) */
     if (encode && c->codec == GS_CODEC_GPU) {
         if (c->level_given)
             return gs_fail(st, GS_EUSAGE, "--level: the GPU zstd encoder (nvCOMP) has no levels; use --codec cpu for one");
         if (!c->frame_given) c->wr.frame_size = GS_GPU_ZSTD_FRAME;
-        if (gs_gpu_zcodec_create(&c->wr.zcodec, c->eng.device, st)) return st->code;
+        if (gs_gpu_zcodec_create_ahead(&c->wr.zcodec, c->eng.device, 1, st)) return st->code;
     }
-    if (decode && c->codec == GS_CODEC_GPU && gs_gpu_zcodec_create(&c->rd.zcodec, c->eng.device, st)) return st->code;
+    if (decode && c->codec == GS_CODEC_GPU && gs_gpu_zcodec_create_ahead(&c->rd.zcodec, c->eng.device, 1, st))
+        return st->code;
+    /* A verb that may run on the GPU backend hands it the frames themselves, to decode where its
+     * kernels read them (pipeline.h, GS_CODEC_AUTO): --codec gpu, and auto where nvCOMP loads. The
+     * rest decode as the codec says (gpu: the codec above; auto: libzstd). */
+    if (decode && c->nstages && c->eng.backend != GS_BACKEND_CPU &&
+        (c->codec == GS_CODEC_GPU ||
+         (c->codec == GS_CODEC_AUTO && in_bytes && gs_nvcomp_describe(NULL, 0) &&
+          (in_bytes < 0 ? input_bytes(c) : (uint64_t)in_bytes) >= GS_CODEC_AUTO_GPU_DEC_MIN_BYTES))) {
+        c->rd.zframes = c->eng.zdecode = 1;
+        if (c->codec == GS_CODEC_AUTO && (verbose || c->stats))
+            say_note("--codec auto: the GPU backend decodes the zstd frames where its kernels read them (nvCOMP)");
+    }
     return GS_OK;
 }
 

@@ -484,8 +484,6 @@ static int gs_zsrc_pull(gs_zsrc *s, void *buf, size_t cap, size_t *got, gs_statu
         }
         /* Gather a batch: every worker a few MiB at least, fitting the caller's buffer if it can. */
         size_t n = 0, total = 0, enough = (size_t)s->threads << 22;
-        /* (with frames handed out too, a batch stops at the caller's buffer: nothing is left over
-         * to hold up the next whole frames) */
         if (s->codec && !s->frames_mode && enough < GS_Z_DEV_BATCH) enough = GS_Z_DEV_BATCH;
         for (;;) {
             int kind = GS_ZF_END;
@@ -506,7 +504,11 @@ static int gs_zsrc_pull(gs_zsrc *s, void *buf, size_t cap, size_t *got, gs_statu
                 break;
             }
             if (kind != GS_ZF_BATCH) break;
-            if (n && (total + dsize > GS_Z_BATCH_MAX || (n >= (size_t)s->threads && total + dsize > cap))) break;
+            /* (handing out frames, a batch never passes the caller's buffer: what is left over
+             * would hold up the next whole frames) */
+            if (n && (total + dsize > GS_Z_BATCH_MAX ||
+                      ((n >= (size_t)s->threads || s->frames_mode) && total + dsize > cap)))
+                break;
             if (n == s->frames_cap) {
                 size_t nc = s->frames_cap ? s->frames_cap * 2 : 64;
                 gs_zframe *f = realloc(s->frames, nc * sizeof *f);
@@ -653,6 +655,9 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
     *nf = 0;
     *bytes = 0;
     if (!s->frames_mode || s->ahead || s->streaming || s->out_pos < s->out_len || !q->unit || !q->align) return GS_OK;
+    /* room for a whole chunk's frames ahead (no more compressed bytes than dst holds), moved
+     * now: once the first frame is taken the window stays put */
+    if ((rc = gs_zsrc_fill(s, q->dst_cap, 1, st))) return rc;
     for (;;) {
         size_t cs = 0, ds = 0;
         if ((rc = gs_zsrc_next(s, n == 0, &kind, &cs, &ds, st))) return rc;

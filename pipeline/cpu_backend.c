@@ -368,7 +368,11 @@ int gs_gpu_zcodec_create(gs_zcodec **c, int device, gs_status *st)
     return gs_fail(st, GS_EDATA, "--codec gpu: this gpustream was built without CUDA (rebuild with nvcc on the PATH)");
 }
 
-int gs_gpu_zcodec_create_ahead(gs_zcodec **c, int device, gs_status *st) { return gs_gpu_zcodec_create(c, device, st); }
+int gs_gpu_zcodec_create_ahead(gs_zcodec **c, int device, int strict, gs_status *st)
+{
+    (void)strict;
+    return gs_gpu_zcodec_create(c, device, st);
+}
 
 void gs_gpu_zcodec_destroy(gs_zcodec *c) { (void)c; }
 

@@ -215,9 +215,14 @@ static int reader_read(void *ctx, void *buf, size_t cap, size_t *got, gs_status 
 
 static uint64_t reader_bytes(void *ctx) { return gs_reader_bytes((gs_reader *)ctx); }
 
+static int reader_frames(void *ctx, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st)
+{
+    return gs_reader_frames((gs_reader *)ctx, q, nframes, elems, st);
+}
+
 gs_source gs_source_from_reader(gs_reader *r)
 {
-    gs_source s = {reader_read, r, gs_reader_type(r), gs_reader_count(r), reader_bytes};
+    gs_source s = {reader_read, r, gs_reader_type(r), gs_reader_count(r), reader_bytes, reader_frames};
     return s;
 }
 
@@ -346,7 +351,10 @@ static void stage_free(gs_backend *b, void *p, unsigned char own)
         b->host_free(b, p);
         return;
     }
-    if (own == OWN_REGISTERED) b->host_unregister(b, p);
+    if (own == OWN_REGISTERED) {
+        if (gs_gpu_abandoned()) return; /* page-locked for a device no longer called: left to the process's end */
+        b->host_unregister(b, p);
+    }
     free(p);
 }
 
@@ -441,6 +449,33 @@ static void out_prealloc(run *r)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* Chunk c as compressed frames, where the backend decodes them and the source has them now
+ * (gs_reader_frames): its buffer is the backend's pinned one, and the chunk is the reader's whole
+ * chunk (no views). *n = elements (0: read it decoded). */
+static int frames_read(run *r, gs_chunk *c, size_t *n, gs_status *st)
+{
+    const size_t i = (size_t)(c - r->ins);
+    *n = 0;
+    c->zn = 0;
+    pthread_mutex_lock(&r->mu);
+    gs_backend *b = r->b;
+    pthread_mutex_unlock(&r->mu);
+    if (!b || !b->zalign || !r->src->frames || r->in_own[i] == OWN_ENGINE || c->cap < r->chunk_elems ||
+        (b->chunk_elems && b->chunk_elems < r->chunk_elems))
+        return GS_OK;
+    if (!c->zt && !(c->zt = malloc(b->ztab_max * sizeof *c->zt)))
+        return gs_fail(st, GS_ENOMEM, "out of host memory for a frame table");
+    size_t buf_bytes = (size_t)((char *)c->data - (char *)c->buf) + c->cap * r->in_size;
+    gs_zframes_req q = {(unsigned char *)c->buf, buf_bytes < b->zbuf_max ? buf_bytes : b->zbuf_max, b->zalign,
+                        r->chunk_elems * r->in_size, b->zframe_max, b->zunit, c->zt, b->ztab_max};
+    size_t nf = 0;
+    int rc = r->src->frames(r->src->ctx, &q, &nf, n, st);
+    if (rc || !nf) return rc;
+    c->zn = nf;
+    c->zbytes = (size_t)(c->zt[nf - 1].off + c->zt[nf - 1].csize);
+    return GS_OK;
+}
+
 /* Fill chunks until the source ends: a chunk is full unless it is the last one, so chunk
  * boundaries depend on --chunk alone (results must not depend on how reads fall). */
 static void *reader_main(void *arg)
@@ -458,7 +493,12 @@ static void *reader_main(void *arg)
         }
         double t0 = gs_now();
         size_t n = 0;
-        while (n < r->chunk_elems) {
+        if (frames_read(r, c, &n, &st)) {
+            run_fail(r, &st);
+            return NULL;
+        }
+        if (c->zn && n < r->chunk_elems) eof = 1; /* frames end a chunk short only at the end */
+        while (!c->zn && n < r->chunk_elems) {
             size_t got = 0;
             if (r->src->read(r->src->ctx, (char *)c->data + n * r->in_size, r->chunk_elems - n, &got, &st)) {
                 run_fail(r, &st);
@@ -521,7 +561,10 @@ static uint64_t peak_rss(void)
 
 static void chunks_free(run *r)
 {
-    for (size_t i = 0; r->ins && i < r->nchunks; i++) stage_free(r->b, r->ins[i].buf, r->in_own[i]);
+    for (size_t i = 0; r->ins && i < r->nchunks; i++) {
+        stage_free(r->b, r->ins[i].buf, r->in_own[i]);
+        free(r->ins[i].zt);
+    }
     for (size_t i = 0; r->outs && i < r->nchunks; i++) stage_free(r->b, r->outs[i].buf, r->out_own[i]);
     free(r->ins);
     free(r->outs);
@@ -689,7 +732,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     int cols = gs_chain_out_cols(chain);
     r.in_size = gs_type_size(in_type);
     r.out_size = gs_type_size(out_type);
-    size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : GS_CHUNK_DEFAULT;
+    size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : o->zdecode ? GS_ZDEC_CHUNK_DEFAULT : GS_CHUNK_DEFAULT;
     size_t chunk_elems = chunk_bytes / r.in_size;
     if (chunk_elems == 0) chunk_elems = 1;
     r.halo = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;
@@ -940,7 +983,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
         b->destroy(b);
         if (stats) stats->release = gs_now() - t_release;
     } else { /* no backend was made: every buffer is the engine's */
-        for (size_t i = 0; r.ins && i < r.nchunks; i++) free(r.ins[i].buf);
+        for (size_t i = 0; r.ins && i < r.nchunks; i++) free(r.ins[i].buf), free(r.ins[i].zt);
         for (size_t i = 0; r.outs && i < r.nchunks; i++) free(r.outs[i].buf);
         free(r.ins);
         free(r.outs);

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "gpu_internal.cuh"
 
@@ -475,6 +476,108 @@ static int gpu_abandoned_fail(const gs_gpu *g, gs_status *st)
                    g->dev);
 }
 
+/* ---- zstd frames decoded on the device ---------------------------------------------------- */
+
+/* On the h2d stream: chunk `in`'s compressed frames up to the slot's d_comp, decoded to dst and
+ * checked (gpu_codec.cu); where dst is not at the decoder's output alignment (a minmax halo of odd
+ * length before it), decoded into d_zfix and copied into place. */
+static int gpu_zqueue(gs_gpu *g, int s, gs_gpu_slot *sl, const gs_chunk *in, char *dst, gs_status *st)
+{
+    int rc;
+    if (!g->zd || !sl->d_comp || in->zbytes > gs_gpu_in_bytes(g))
+        return gs_fail(st, GS_EDATA, "gpu backend: a chunk of %zu zstd frames it cannot take", in->zn);
+    GS_CU(g->dev, cudaMemcpyAsync(sl->d_comp, in->buf, in->zbytes, cudaMemcpyHostToDevice, g->s_h2d));
+    GS_CU(g->dev, cudaEventRecord(sl->ev_z, g->s_h2d));
+    const int fix = (uintptr_t)dst % gs_gzdec_out_align(g->zd) != 0;
+    if (fix && !g->d_zfix &&
+        (rc = gs_gpu_dmalloc(g, (void **)&g->d_zfix, g->C * g->isz, GS_DEV_ONCE, 0, st)))
+        return rc;
+    g->h_zbad[s] = 0;
+    if ((rc = gs_gzdec_queue(g->zd, s, in->zt, in->zn, sl->d_comp, fix ? g->d_zfix : (unsigned char *)dst,
+                             g->dh_zbad + s, g->s_h2d, st)))
+        return rc;
+    if (fix)
+        GS_CU(g->dev, cudaMemcpyAsync(dst, g->d_zfix, in->n * g->isz, cudaMemcpyDeviceToDevice, g->s_h2d));
+    sl->zbytes = in->zbytes;
+    g->b_h2d += in->zbytes;
+    g->b_zin += in->zbytes;
+    g->b_zout += in->n * g->isz;
+    g->zchunks++;
+    return GS_OK;
+}
+
+/* The watchdog's deadline for a chunk's decoding: this long, plus its bytes at this rate (as the
+ * GPU codec's: nvCOMP's decoder has been seen never to finish on a corrupt frame). */
+#define GPU_ZWATCH_S 2.0
+#define GPU_ZWATCH_BYTES_PER_S 1e9
+
+/* Retire's first step for a chunk of frames: its decoding finished in time, and every frame
+ * passed the check; else the run fails (the chunk's output is never handed on). */
+static int gpu_zretire(gs_gpu *g, int s, gs_gpu_slot *sl, gs_status *st)
+{
+    const double limit = GPU_ZWATCH_S + (double)(sl->zbytes + sl->n * g->isz) / GPU_ZWATCH_BYTES_PER_S, t0 = gs_now();
+    long nap = 10000; /* ns, doubling to 200 us */
+    for (;;) {
+        cudaError_t e = cudaEventQuery(sl->ev_h2d1);
+        if (e == cudaSuccess) break;
+        if (e != cudaErrorNotReady) return gs_cu_fail(st, e, "zstd frames: cudaEventQuery", g->dev);
+        if (gs_now() - t0 > limit) {
+            gs_gpu_abandon();
+            return gs_fail(st, GS_EDATA, "gpu %d: the GPU zstd decoder did not finish within %.1f s (corrupt input?); "
+                           "the GPU is no longer used; --codec cpu decodes on the host", g->dev, limit);
+        }
+        struct timespec ts = {0, nap};
+        nanosleep(&ts, NULL);
+        if (nap < 200000) nap *= 2;
+    }
+    if (g->h_zbad[s])
+        return gs_fail(st, GS_EDATA, "corrupt zstd data: frame %u of chunk %llu failed its check after decoding on the "
+                       "GPU (decoder status, size or checksum)", g->h_zbad[s] - 1, (unsigned long long)g->nret);
+    return GS_OK;
+}
+
+/* Set up decoding of zstd frames for o->zdecode; where it cannot be had (no nvCOMP, mapped host
+ * memory, the device budget), the chunks come decoded and why says so. */
+static void gpu_zsetup(gs_gpu *g, gs_backend *b, const gs_engine_opts *o, char *why, size_t len)
+{
+    gs_status zst;
+    const uint64_t in_bytes = gs_gpu_in_bytes(g);
+    memset(&zst, 0, sizeof zst);
+    size_t max_frames = (size_t)(g->C * g->isz / (16u << 10));
+    if (max_frames < 64) max_frames = 64;
+    if (max_frames > 65536) max_frames = 65536;
+    why[0] = 0;
+    if (!o || !o->zdecode) return;
+    if (g->mapped) {
+        snprintf(why, len, "--host-mem mapped: zstd frames decode on the host");
+        return;
+    }
+    int rc = gs_gzdec_create(&g->zd, g->dev, g->depth, max_frames, GS_GPU_ZDEC_FRAME_MAX, (size_t)(g->C * g->isz), &zst);
+    if (!rc && g->dev_cur + gs_gzdec_dev_bytes(g->zd) > g->dev_budget)
+        rc = gs_fail(&zst, GS_ENOMEM, "its %llu bytes would pass the device budget",
+                     (unsigned long long)gs_gzdec_dev_bytes(g->zd));
+    if (!rc) g->dev_cur += gs_gpu_al(gs_gzdec_dev_bytes(g->zd));
+    for (int i = 0; i < g->depth && !rc; i++)
+        rc = gs_gpu_dmalloc(g, (void **)&g->slot[i].d_comp, in_bytes, GS_DEV_ONCE, 0, &zst);
+    if (!rc) {
+        cudaError_t e = cudaHostAlloc((void **)&g->h_zbad, (size_t)g->depth * sizeof *g->h_zbad, cudaHostAllocMapped);
+        if (e == cudaSuccess) e = cudaHostGetDevicePointer((void **)&g->dh_zbad, g->h_zbad, 0);
+        if (e != cudaSuccess) rc = gs_cu_fail(&zst, e, "cudaHostAlloc", g->dev);
+    }
+    if (g->dev_cur > g->dev_peak) g->dev_peak = g->dev_cur;
+    if (rc) {
+        snprintf(why, len, "zstd frames decode on the host: %s", zst.msg);
+        return;
+    }
+    b->zalign = gs_gzdec_in_align(g->zd);
+    b->zunit = gs_gzdec_out_align(g->zd);
+    if (b->zunit < 8) b->zunit = 8;
+    if (b->zunit < g->isz) b->zunit = g->isz;
+    b->zframe_max = GS_GPU_ZDEC_FRAME_MAX;
+    b->ztab_max = max_frames;
+    b->zbuf_max = (size_t)in_bytes;
+}
+
 static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
 {
     gs_gpu *g = (gs_gpu *)b->impl;
@@ -529,10 +632,15 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
          * [0, hl) is written later by the k stream, so the chunk lands at hl. */
         GS_CU(g->dev, cudaStreamWaitEvent(g->s_h2d, sl->ev_k1, 0));
         GS_CU(g->dev, cudaEventRecord(sl->ev_h2d0, g->s_h2d));
-        GS_CU(g->dev, cudaMemcpyAsync(sl->d_in + hl * g->isz, in->data, n * g->isz, cudaMemcpyHostToDevice, g->s_h2d));
+        sl->zdec = in->zn > 0;
+        if (sl->zdec) {
+            if ((rc = gpu_zqueue(g, s, sl, in, sl->d_in + hl * g->isz, st))) return rc;
+        } else {
+            GS_CU(g->dev, cudaMemcpyAsync(sl->d_in + hl * g->isz, in->data, n * g->isz, cudaMemcpyHostToDevice, g->s_h2d));
+            g->b_h2d += n * g->isz;
+        }
         GS_CU(g->dev, cudaEventRecord(sl->ev_h2d1, g->s_h2d));
         sl->h2d_done = 1;
-        g->b_h2d += n * g->isz;
         kin = sl->d_in;
         kout = sl->d_out;
         /* kernel(k) after H2D(k); and it overwrites d_out[s] only after D2H(k-depth) drained it. */
@@ -583,6 +691,7 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
     if (gs_gpu_abandoned()) return gpu_abandoned_fail(g, st);
     GS_CU(g->dev, cudaSetDevice(g->dev));
     if (g->nret >= g->nsub) return gs_fail(st, GS_EDATA, "gpu backend: retire with no chunk in flight");
+    if (!sl->empty && sl->zdec && (rc = gpu_zretire(g, s, sl, st))) return rc;
     if (!sl->empty) {
         if (g->mapped) {
             /* the kernel read the input and wrote the output in host memory: both free after ev_k1 */
@@ -599,7 +708,11 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
             /* ev_d2h1 follows ev_k1 follows ev_h2d1 by the stream waits: the whole chunk is done,
              * so the engine may refill the input buffer and write out the output. */
             GS_CU(g->dev, cudaEventSynchronize(sl->ev_d2h1));
-            g->t_h2d += gpu_ms(sl->ev_h2d0, sl->ev_h2d1);
+            if (sl->zdec) {
+                g->t_h2d += gpu_ms(sl->ev_h2d0, sl->ev_z);
+                g->t_zdec += gpu_ms(sl->ev_z, sl->ev_h2d1);
+            } else
+                g->t_h2d += gpu_ms(sl->ev_h2d0, sl->ev_h2d1);
             g->t_d2h += gpu_ms(sl->ev_d2h0, sl->ev_d2h1);
         }
         g->t_k += gpu_ms(sl->ev_k0, sl->ev_k1);
@@ -637,6 +750,7 @@ static void gpu_stats(gs_backend *b, gs_run_stats *s)
     char *lab = gs_gpu_label[(unsigned)g->dev % 16u];
     gpu_add_stage(s, "h2d", g->t_h2d, g->b_h2d);
     gpu_add_stage(s, "kernel", g->t_k, g->b_k);
+    if (g->zchunks) gpu_add_stage(s, "zstd decode (gpu)", g->t_zdec, g->b_zout);
     gpu_add_stage(s, "d2h", g->t_d2h, g->b_d2h);
     for (int k = 0; k < g->nst && g->nst > 1; k++) { /* a chain: each stage's kernel time */
         snprintf(s->stage_label[k], sizeof s->stage_label[k], "%d %s", k + 1, gs_op_name(g->st[k]->op));
@@ -684,7 +798,12 @@ static void gpu_destroy(gs_backend *b)
             if (sl->ev_k1) (void)cudaEventDestroy(sl->ev_k1);
             if (sl->ev_d2h0) (void)cudaEventDestroy(sl->ev_d2h0);
             if (sl->ev_d2h1) (void)cudaEventDestroy(sl->ev_d2h1);
+            if (sl->ev_z) (void)cudaEventDestroy(sl->ev_z);
+            if (sl->d_comp) (void)cudaFree(sl->d_comp);
         }
+        gs_gzdec_destroy(g->zd);
+        if (g->d_zfix) (void)cudaFree(g->d_zfix);
+        if (g->h_zbad) (void)cudaFreeHost(g->h_zbad);
         if (g->streams_made) (void)cudaStreamSynchronize(g->s_k);
         gpu_chain_destroy(g);
         if (g->d_scratch) (void)cudaFree(g->d_scratch);
@@ -764,6 +883,7 @@ static int gpu_create(gs_gpu *g, const gs_backend_cfg *c, gs_status *st)
         GS_CU(g->dev, cudaEventCreateWithFlags(&sl->ev_k1, GS_GPU_WAIT_EVENT_FLAGS));
         GS_CU(g->dev, cudaEventCreateWithFlags(&sl->ev_d2h0, cudaEventDefault));
         GS_CU(g->dev, cudaEventCreateWithFlags(&sl->ev_d2h1, GS_GPU_WAIT_EVENT_FLAGS));
+        GS_CU(g->dev, cudaEventCreateWithFlags(&sl->ev_z, cudaEventDefault));
     }
 
     /* the carry: always cudaMalloc once (it lives across chunks) */
@@ -870,6 +990,8 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     }
     b->depth = g->depth;
     b->chunk_elems = (size_t)g->C;
+    gpu_zsetup(g, b, o, g->zwhy, sizeof g->zwhy);
+    if (g->zwhy[0] && o->note) o->note(o->note_ctx, g->zwhy);
     *out = b;
     return GS_OK;
 }

@@ -43,7 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pipeline.h"
+#include "gpu_internal.cuh"
 #include "bench.h"
 #include "../common/pool.h"
 
@@ -52,6 +52,7 @@
 static int gzc_abandoned;
 
 extern "C" int gs_gpu_abandoned(void) { return __atomic_load_n(&gzc_abandoned, __ATOMIC_ACQUIRE); }
+void gs_gpu_abandon(void) { __atomic_store_n(&gzc_abandoned, 1, __ATOMIC_RELEASE); }
 
 #ifdef GS_HAVE_NVCOMP
 #include <nvcomp.h>
@@ -185,6 +186,7 @@ typedef struct gs_gzc {
     unsigned char *h_meta; size_t meta_cap;     /* per-frame tables, pinned */
     unsigned char *d_meta; size_t d_meta_cap;   /* and on the device */
     int pending;                                /* made ahead: the device is set up at the first call */
+    int strict;                                 /* --codec gpu: a device that did not start is an error */
     char why[400];                              /* gs_zcodec.stopped's text */
 } gs_gzc;
 
@@ -309,11 +311,15 @@ static int gzc_ready(gs_gzc *z)
             if (e != cudaSuccess) snprintf(why, sizeof why, "%s", cudaGetErrorString(e));
             (void)cudaGetLastError();
             z->s = NULL;
+            if (z->strict) {
+                snprintf(z->why, sizeof z->why, "--codec gpu: %s", why);
+                return 0;
+            }
             snprintf(z->why, sizeof z->why, "--codec auto: the GPU zstd codec did not start (%s); libzstd instead", why);
             z->base.stopped = z->why;
         }
     }
-    return z->base.stopped == NULL;
+    return z->base.stopped == NULL && z->s; /* no stream: a strict codec whose device did not start */
 }
 
 static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, const size_t *csize, const size_t *dsize,
@@ -326,6 +332,7 @@ static int gzc_decode(gs_zcodec *c, size_t n, const unsigned char *const *src, c
         return GS_OK;
     }
     if (!gzc_ready(z)) {
+        if (!z->base.stopped) return gs_fail(st, GS_EDATA, "%s", z->why); /* strict */
         memset(ok, 0, n);
         return GS_OK;
     }
@@ -418,7 +425,8 @@ static int gzc_encode(gs_zcodec *c, const unsigned char *src, size_t len, size_t
         gzc_abandon_too(z);
         return gs_fail(st, GS_EDATA, "%s", z->why);
     }
-    if (!gzc_ready(z)) { /* never started: libzstd compresses the batch */
+    if (!gzc_ready(z)) { /* never started: libzstd compresses the batch (strict: an error) */
+        if (!z->base.stopped) return gs_fail(st, GS_EDATA, "%s", z->why);
         *out = NULL;
         return GS_OK;
     }
@@ -593,14 +601,177 @@ extern "C" int gs_gpu_zcodec_create(gs_zcodec **out, int device, gs_status *st)
     return GS_OK;
 }
 
-extern "C" int gs_gpu_zcodec_create_ahead(gs_zcodec **out, int device, gs_status *st)
+extern "C" int gs_gpu_zcodec_create_ahead(gs_zcodec **out, int device, int strict, gs_status *st)
 {
     *out = NULL;
     gs_gzc *z = gzc_new(device, st);
     if (!z) return st->code;
     z->pending = 1;
+    z->strict = strict;
     gs_gpu_init_start(device);
     *out = &z->base;
+    return GS_OK;
+}
+
+/* ---- frames decoded into the GPU backend's input (gs_gzdec) ---------------------------------- */
+#define GZX_P1 11400714785074694791ull
+#define GZX_P2 14029467366897019727ull
+#define GZX_P3 1609587929392839161ull
+#define GZX_P4 9650029242287828579ull
+#define GZX_P5 2870177450012600261ull
+#define GZX_THREADS 128 /* 32 frames a block */
+
+__device__ __forceinline__ uint64_t gzx_rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+__device__ __forceinline__ uint64_t gzx_round(uint64_t acc, uint64_t in)
+{
+    acc += in * GZX_P2;
+    return gzx_rotl(acc, 31) * GZX_P1;
+}
+__device__ __forceinline__ uint64_t gzx_merge(uint64_t h, uint64_t v)
+{
+    h ^= gzx_round(0, v);
+    return h * GZX_P1 + GZX_P4;
+}
+
+/* Frame f is good when nvCOMP says so, with exactly dsize[f] bytes whose XXH64 (seed 0; RFC 8878
+ * keeps the low 32 bits) is xxh[f]. Four lanes a frame: lane j runs accumulator j over the 32-byte
+ * stripes (8-byte loads: every frame starts at a multiple of 8), lane 0 merges and hashes the tail. */
+__global__ void gzx_check(const unsigned char *const *out_p, const size_t *dsize, const size_t *act,
+                          const nvcompStatus_t *stat, const uint32_t *xxh, size_t n, unsigned *bad)
+{
+    const size_t f = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 2;
+    const unsigned j = threadIdx.x & 3u, base = (threadIdx.x & 31u) & ~3u;
+    const int live = f < n;
+    const size_t len = live ? dsize[f] : 0, stripes = len / 32;
+    const unsigned char *p = live ? out_p[f] : NULL;
+    uint64_t v = j == 0 ? GZX_P1 + GZX_P2 : j == 1 ? GZX_P2 : j == 2 ? 0 : 0 - GZX_P1;
+    const uint64_t *q = (const uint64_t *)p + j;
+#pragma unroll 8
+    for (size_t i = 0; i < stripes; i++) v = gzx_round(v, q[4 * i]);
+    const uint64_t v1 = __shfl_sync(0xffffffffu, v, base), v2 = __shfl_sync(0xffffffffu, v, base + 1),
+                   v3 = __shfl_sync(0xffffffffu, v, base + 2), v4 = __shfl_sync(0xffffffffu, v, base + 3);
+    if (!live || j) return;
+    uint64_t h;
+    if (len >= 32) {
+        h = gzx_rotl(v1, 1) + gzx_rotl(v2, 7) + gzx_rotl(v3, 12) + gzx_rotl(v4, 18);
+        h = gzx_merge(gzx_merge(gzx_merge(gzx_merge(h, v1), v2), v3), v4);
+    } else
+        h = GZX_P5;
+    h += len;
+    const unsigned char *t = p + stripes * 32;
+    size_t r = len & 31;
+    for (; r >= 8; r -= 8, t += 8) h = gzx_rotl(h ^ gzx_round(0, *(const uint64_t *)t), 27) * GZX_P1 + GZX_P4;
+    if (r >= 4) {
+        h = gzx_rotl(h ^ (uint64_t)(*(const uint32_t *)t) * GZX_P1, 23) * GZX_P2 + GZX_P3;
+        t += 4;
+        r -= 4;
+    }
+    for (; r; r--, t++) h = gzx_rotl(h ^ *t * GZX_P5, 11) * GZX_P1;
+    h ^= h >> 33;
+    h *= GZX_P2;
+    h ^= h >> 29;
+    h *= GZX_P3;
+    h ^= h >> 32;
+    if (stat[f] != nvcompSuccess || act[f] != len || (uint32_t)h != xxh[f]) atomicCAS(bad, 0u, (unsigned)(f + 1));
+}
+
+/* One table set: in ptrs, in sizes, out sizes, out ptrs (uploaded), actual sizes, statuses
+ * (written by nvCOMP), checksums (uploaded): GZX_TAB_WORDS size_t words a frame. */
+#define GZX_TAB_WORDS 7
+struct gs_gzdec {
+    int dev, slots;
+    size_t max_frames, frame_max, in_align, out_align;
+    size_t temp_bytes;
+    unsigned char *d_temp;
+    unsigned char *h_tab, *d_tab; /* slots x max_frames x GZX_TAB_WORDS words, pinned / device */
+};
+
+size_t gs_gzdec_in_align(const gs_gzdec *d) { return d->in_align; }
+size_t gs_gzdec_out_align(const gs_gzdec *d) { return d->out_align; }
+uint64_t gs_gzdec_dev_bytes(const gs_gzdec *d)
+{
+    return d->temp_bytes + (uint64_t)d->slots * d->max_frames * GZX_TAB_WORDS * sizeof(size_t);
+}
+
+void gs_gzdec_destroy(gs_gzdec *d)
+{
+    if (!d) return;
+    if (!gs_gpu_abandoned() && cudaSetDevice(d->dev) == cudaSuccess) {
+        cudaFree(d->d_temp);
+        cudaFree(d->d_tab);
+        cudaFreeHost(d->h_tab);
+        (void)cudaGetLastError();
+    }
+    free(d);
+}
+
+int gs_gzdec_create(gs_gzdec **out, int dev, int slots, size_t max_frames, size_t frame_max, size_t max_bytes,
+                    gs_status *st)
+{
+    *out = NULL;
+    if (!nvc_ready()) return gs_fail(st, GS_EDATA, "zstd frames on the GPU: %s", nvc.why);
+    nvcompAlignmentRequirements_t da;
+    if (nvc.dalign(nvcompBatchedZstdDecompressDefaultOpts, &da) != nvcompSuccess)
+        return gs_fail(st, GS_EDATA, "gpu %d: zstd frames: nvCOMP alignment query failed", dev);
+    gs_gzdec *d = (gs_gzdec *)calloc(1, sizeof *d);
+    if (!d) return gs_fail(st, GS_ENOMEM, "out of memory");
+    d->dev = dev;
+    d->slots = slots;
+    d->max_frames = max_frames;
+    d->frame_max = frame_max;
+    d->in_align = da.input > 8 ? da.input : 8;
+    d->out_align = da.output > 8 ? da.output : 8;
+    const size_t tab = (size_t)slots * max_frames * GZX_TAB_WORDS * sizeof(size_t);
+    cudaError_t e = cudaSetDevice(dev);
+    nvcompStatus_t ns = nvc.dtemp(max_frames, frame_max, nvcompBatchedZstdDecompressDefaultOpts, &d->temp_bytes,
+                                  max_bytes, 0);
+    if (e == cudaSuccess && ns == nvcompSuccess) e = cudaMalloc((void **)&d->d_temp, d->temp_bytes ? d->temp_bytes : 1);
+    if (e == cudaSuccess && ns == nvcompSuccess) e = cudaMalloc((void **)&d->d_tab, tab);
+    if (e == cudaSuccess && ns == nvcompSuccess) e = cudaMallocHost((void **)&d->h_tab, tab);
+    if (e != cudaSuccess || ns != nvcompSuccess) {
+        int rc = e != cudaSuccess ? gzc_cuda(st, e, "frames' buffers", dev) : gzc_nvc(st, ns, "DecompressGetTempSize", dev);
+        gs_gzdec_destroy(d);
+        return rc;
+    }
+    *out = d;
+    return GS_OK;
+}
+
+int gs_gzdec_queue(gs_gzdec *d, int slot, const gs_zfref *t, size_t n, const unsigned char *comp, unsigned char *out,
+                   unsigned *bad, cudaStream_t s, gs_status *st)
+{
+    if (n == 0) return GS_OK;
+    if (n > d->max_frames || slot < 0 || slot >= d->slots)
+        return gs_fail(st, GS_EDATA, "gpu %d: zstd frames: %zu frames for a table of %zu", d->dev, n, d->max_frames);
+    const size_t off = (size_t)slot * d->max_frames * GZX_TAB_WORDS * sizeof(size_t);
+    size_t *h = (size_t *)(d->h_tab + off);
+    const unsigned char *dt = d->d_tab + off;
+    const void **in_p = (const void **)h;
+    size_t *in_sz = h + n, *out_sz = h + 2 * n;
+    void **out_p = (void **)(h + 3 * n);
+    uint32_t *xxh = (uint32_t *)(h + 6 * n);
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].dsize > d->frame_max || (t[i].at % d->out_align) || (t[i].off % d->in_align))
+            return gs_fail(st, GS_EDATA, "gpu %d: zstd frames: frame %zu is not as the decoder takes it", d->dev, i);
+        in_p[i] = comp + t[i].off;
+        in_sz[i] = t[i].csize;
+        out_sz[i] = t[i].dsize;
+        out_p[i] = out + t[i].at;
+        xxh[i] = t[i].xxh;
+    }
+    const size_t W = sizeof(size_t);
+    cudaError_t e = cudaMemcpyAsync((void *)dt, h, 4 * n * W, cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess) e = cudaMemcpyAsync((void *)(dt + 6 * n * W), xxh, n * sizeof(uint32_t), cudaMemcpyHostToDevice, s);
+    if (e != cudaSuccess) return gzc_cuda(st, e, "H2D frame table", d->dev);
+    nvcompStatus_t ns = nvc.dec((const void *const *)dt, (const size_t *)(dt + n * W), (const size_t *)(dt + 2 * n * W),
+                                (size_t *)(dt + 4 * n * W), n, d->d_temp, d->temp_bytes, (void *const *)(dt + 3 * n * W),
+                                nvcompBatchedZstdDecompressDefaultOpts, (nvcompStatus_t *)(dt + 5 * n * W), s);
+    if (ns != nvcompSuccess) return gzc_nvc(st, ns, "DecompressAsync", d->dev);
+    const unsigned blocks = (unsigned)((4 * n + GZX_THREADS - 1) / GZX_THREADS);
+    gzx_check<<<blocks, GZX_THREADS, 0, s>>>((const unsigned char *const *)(dt + 3 * n * W), (const size_t *)(dt + 2 * n * W),
+                                            (const size_t *)(dt + 4 * n * W), (const nvcompStatus_t *)(dt + 5 * n * W),
+                                            (const uint32_t *)(dt + 6 * n * W), n, bad);
+    if ((e = cudaGetLastError()) != cudaSuccess) return gzc_cuda(st, e, "frame check kernel", d->dev);
     return GS_OK;
 }
 
@@ -840,12 +1011,31 @@ extern "C" int gs_gpu_zcodec_create(gs_zcodec **out, int device, gs_status *st)
     return gs_fail(st, GS_EDATA, "--codec gpu: this gpustream was built without nvCOMP (make deps-nvcomp, then rebuild)");
 }
 
-extern "C" int gs_gpu_zcodec_create_ahead(gs_zcodec **out, int device, gs_status *st)
+extern "C" int gs_gpu_zcodec_create_ahead(gs_zcodec **out, int device, int strict, gs_status *st)
 {
+    (void)strict;
     return gs_gpu_zcodec_create(out, device, st);
 }
 
 extern "C" void gs_gpu_zcodec_destroy(gs_zcodec *c) { (void)c; }
+
+int gs_gzdec_create(gs_gzdec **d, int dev, int slots, size_t max_frames, size_t frame_max, size_t max_bytes,
+                    gs_status *st)
+{
+    (void)dev, (void)slots, (void)max_frames, (void)frame_max, (void)max_bytes;
+    *d = NULL;
+    return gs_fail(st, GS_EDATA, "zstd frames on the GPU: this gpustream was built without nvCOMP");
+}
+size_t gs_gzdec_in_align(const gs_gzdec *d) { (void)d; return 8; }
+size_t gs_gzdec_out_align(const gs_gzdec *d) { (void)d; return 8; }
+uint64_t gs_gzdec_dev_bytes(const gs_gzdec *d) { (void)d; return 0; }
+int gs_gzdec_queue(gs_gzdec *d, int slot, const gs_zfref *t, size_t n, const unsigned char *comp, unsigned char *out,
+                   unsigned *bad, cudaStream_t s, gs_status *st)
+{
+    (void)d, (void)slot, (void)t, (void)n, (void)comp, (void)out, (void)bad, (void)s;
+    return gs_fail(st, GS_EDATA, "zstd frames on the GPU: this gpustream was built without nvCOMP");
+}
+void gs_gzdec_destroy(gs_gzdec *d) { (void)d; }
 
 extern "C" int gs_bench_gpu_zstd(int device, const unsigned char *raw, size_t len, size_t frame, const unsigned char *lz,
                                  const size_t *lz_off, const size_t *lz_clen, int reps, gs_bench_gpu_zstd_out *r,

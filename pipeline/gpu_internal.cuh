@@ -45,6 +45,12 @@ typedef struct gs_gpu_slot {
      * the event after stage k on the k stream (its time; a compaction's count is valid there) */
     char *d_mid[GS_CHAIN_MAX];
     cudaEvent_t ev_st[GS_CHAIN_MAX];
+    /* zstd frames: their compressed bytes (once the slot's chunk came as frames: zdec), and the
+     * event between their H2D and their decoding */
+    unsigned char *d_comp;
+    cudaEvent_t ev_z;
+    int zdec;
+    uint64_t zbytes;
 } gs_gpu_slot;
 
 typedef struct gs_gpu gs_gpu;
@@ -124,7 +130,40 @@ struct gs_gpu {
     gs_gpu *last;
     double t_st[GS_CHAIN_MAX];
     uint64_t st_in[GS_CHAIN_MAX];
+    /* zstd frames decoded here (NULL: chunks come decoded): the decoder, a place for decoded bytes
+     * whose chunk does not start at its alignment (a minmax halo before it), the check's verdict
+     * per slot (pinned, mapped), decode seconds and bytes (compressed in, decoded out) */
+    struct gs_gzdec *zd;
+    unsigned char *d_zfix;
+    unsigned *h_zbad, *dh_zbad;
+    double t_zdec;
+    uint64_t b_zin, b_zout, zchunks;
+    char zwhy[600]; /* why o->zdecode was not honoured, or "" */
 };
+
+/* ---- gpu_codec.cu: zstd frames decoded into the backend's input buffers -------------------------
+ * For chunks that arrive as compressed frames (gs_chunk.zn, from gs_reader_frames): nvCOMP's
+ * batched decoder writes each frame where the kernels read it, then a check kernel takes every
+ * frame's status, decoded size and XXH64 (four threads a frame, one per accumulator) against what
+ * the host read from its header. One table set per chunk in flight (`slots`); one temp area, so
+ * every queue goes on the same stream. GS_EDATA saying why where nvCOMP is not there. */
+typedef struct gs_gzdec gs_gzdec;
+int gs_gzdec_create(gs_gzdec **d, int dev, int slots, size_t max_frames, size_t frame_max, size_t max_bytes,
+                    gs_status *st);
+/* nvCOMP's alignment for compressed input and decoded output (at least 8). */
+size_t gs_gzdec_in_align(const gs_gzdec *d);
+size_t gs_gzdec_out_align(const gs_gzdec *d);
+/* Device bytes it holds (temp area and tables). */
+uint64_t gs_gzdec_dev_bytes(const gs_gzdec *d);
+/* Queue on s: frames t[0..n), compressed at comp + t[i].off on the device, decoded to out + t[i].at
+ * (out and every t[i].at at gs_gzdec_out_align); then the check, which sets *bad (device address
+ * of memory the host reads) to 1 + the index of a frame that failed, and leaves it alone when all
+ * are good. The slot's table is rewritten only after its previous queue has completed. */
+int gs_gzdec_queue(gs_gzdec *d, int slot, const gs_zfref *t, size_t n, const unsigned char *comp, unsigned char *out,
+                   unsigned *bad, cudaStream_t s, gs_status *st);
+void gs_gzdec_destroy(gs_gzdec *d);
+/* A wait on the device ran past its deadline: the process stops calling CUDA (gs_gpu_abandoned). */
+void gs_gpu_abandon(void);
 
 /* ---- gpu_memory.cu ---- */
 uint64_t gs_gpu_al(uint64_t x);

@@ -185,7 +185,7 @@ int gs_gpu_host_register(gs_backend *b, void *p, size_t bytes, gs_status *st)
 void gs_gpu_host_unregister(gs_backend *b, void *p)
 {
     gs_gpu *g = (gs_gpu *)b->impl;
-    if (!p) return;
+    if (!p || gs_gpu_abandoned()) return; /* abandoned: left to the process's end */
     (void)cudaSetDevice(g->dev);
     if (g->nsub > g->nret && g->streams_made) { /* as in gs_gpu_host_free */
         (void)cudaStreamSynchronize(g->s_h2d);

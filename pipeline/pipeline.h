@@ -91,6 +91,9 @@ typedef struct gs_engine_opts {
      * usable GPU (NULL = none): the CLI shows it with -v or --stats. */
     void (*note)(void *ctx, const char *msg);
     void *note_ctx;
+    /* The GPU backend decodes the input's zstd frames itself (gs_source.frames): compressed bytes
+     * cross to the device and nvCOMP decodes them where the kernels read (--codec gpu). */
+    int zdecode;
 } gs_engine_opts;
 
 /* What happened, for --stats. Times are seconds of busy time per stage. */
@@ -129,6 +132,8 @@ typedef struct gs_source {
     gs_type type;
     int64_t count; /* elements if known, else -1 */
     uint64_t (*bytes)(void *ctx); /* bytes consumed so far, or NULL */
+    /* Optional (NULL: none): the next chunk as compressed frames (gs_reader_frames). */
+    int (*frames)(void *ctx, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st);
 } gs_source;
 
 gs_source gs_source_from_reader(gs_reader *r);
@@ -176,6 +181,10 @@ typedef struct gs_chunk {
     size_t n;        /* elements (input) or values (output) */
     size_t cap;      /* capacity in elements/values, head room excluded */
     uint64_t seq;
+    /* An input chunk of zn > 0 zstd frames (a backend with zalign only): frame i's compressed
+     * bytes at buf + zt[i].off, zbytes in all; they decode to the chunk's n elements. */
+    gs_zfref *zt;
+    size_t zn, zbytes;
 } gs_chunk;
 
 typedef struct gs_backend gs_backend;
@@ -201,6 +210,10 @@ struct gs_backend {
                                 this many (the backend joins a longer halo to the chunk itself) */
     size_t chunk_elems;      /* input elements per chunk the backend accepts (<= cfg->chunk_elems);
                                 the engine sizes its staging buffers from this after create */
+    /* zstd frames decoded by the backend (0: it takes decoded chunks only): compressed bytes at
+     * multiples of zalign, zbuf_max in all, at most ztab_max frames of at most zframe_max bytes,
+     * each starting at a multiple of zunit decoded bytes (a gs_zframes_req). */
+    size_t zalign, zunit, zframe_max, ztab_max, zbuf_max;
     void *impl;              /* backend state */
 };
 
@@ -257,31 +270,45 @@ int gs_gpu_describe(char *buf, size_t len);
 
 /* ---- GPU zstd (pipeline/gpu_codec.cu: nvCOMP, loaded at run time) ------------------------------
  * --codec auto|gpu|cpu picks the zstd codec for each direction. auto takes, per direction, the
- * one measured faster (docs/PERFORMANCE.md, "GPU zstd (nvCOMP)", on an H100 host with 16 cores):
- * decoding stays on the CPU (through the host, the GPU decoder's 4 GB of 64K frames took 1.70 s
- * busy against libzstd's 1.3-1.8 s, and 16M frames 6.5 s); encoding goes to the GPU, where one
- * with nvCOMP is usable, for an input of at least GS_CODEC_AUTO_GPU_ENC_MIN_BYTES (convert of a
- * 4 GB raw file to .zst: 2.04 s against 2.90 s, CUDA's 0.4 s start included) with no --level
- * and a --frame-size the GPU takes. */
+ * one measured faster (docs/PERFORMANCE.md, "GPU zstd (nvCOMP)", on an H100 host with 16 cores).
+ * Decoding: a verb on the GPU backend decodes a .zst input of at least
+ * GS_CODEC_AUTO_GPU_DEC_MIN_BYTES (decompressed) on the device, where its kernels read it
+ * (gs_engine_opts.zdecode: frames of up to GS_GPU_ZDEC_FRAME_MAX; larger ones on the host), where
+ * nvCOMP loads; everything else decodes with libzstd (through the host, the GPU decoder's 4 GB of
+ * 64K frames took 1.70 s busy against libzstd's 1.3-1.8 s, and 16M frames 6.5 s). Encoding goes
+ * to the GPU, where one with nvCOMP is usable, for an input of at least
+ * GS_CODEC_AUTO_GPU_ENC_MIN_BYTES (convert of a 4 GB raw file to .zst: 2.04 s against 2.90 s,
+ * CUDA's 0.4 s start included) with no --level and a --frame-size the GPU takes. */
 typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_codec_kind;
 #define GS_CODEC_AUTO_GPU_ENC_MIN_BYTES (1ull << 30)
+#define GS_CODEC_AUTO_GPU_DEC_MIN_BYTES (1ull << 30)
 /* Uncompressed bytes per frame of GPU-encoded output when --frame-size is not given. nvCOMP asks
  * for many small chunks per batch (its guide: 64 KiB), and `gpustream bench --zstd` agrees
  * (nvCOMP 6.0.0 on an H100, 256 MiB of sparse:0.5 i32, device memory to device memory): 64K
  * frames compress at 10.1 GB/s and decode at 45-60 GB/s, 256K frames at 5.9 and 25-31 GB/s, for
  * the same ratio (4.11 / 4.12). */
 #define GS_GPU_ZSTD_FRAME ((size_t)64 << 10)
+/* The largest frame the GPU backend decodes itself (--codec gpu); larger ones decode on the host.
+ * bench --zstd (nvCOMP 6.0.0, H100, 256 MiB of sparse:0.5 i32) decodes 64K frames at 59 GB/s,
+ * 256K at 30, 1M at 10 and 16M at 0.7, where libzstd on 16 cores does 5.5-5.9. */
+#define GS_GPU_ZDEC_FRAME_MAX ((size_t)1 << 20)
+/* Input bytes per chunk when the GPU backend decodes the frames (gs_engine_opts.zdecode) and no
+ * --chunk is given: nvCOMP's decoder gives each frame a few threads, so a call needs thousands of
+ * frames to fill the device. A 16 MiB chunk of 64K frames (256 a call) decoded at 4.3 GB/s in
+ * compact --pred nonzero of 4 GB (H100, nvCOMP 6.0.0); bench --zstd: 59 GB/s with 4096 a call. */
+#define GS_ZDEC_CHUNK_DEFAULT ((size_t)64 << 20)
 /* 1 once a device codec gave up on its GPU (its watchdog expired, a kernel may still run there):
  * nothing may call CUDA again in this process, teardown included; the process just exits. */
 int gs_gpu_abandoned(void);
 /* A device codec for io's readers and writers; GS_EDATA saying what is missing (CUDA, nvCOMP,
  * a GPU) when it cannot be had. One per reader or writer. */
 int gs_gpu_zcodec_create(gs_zcodec **c, int device, gs_status *st);
-/* The same made ahead, for --codec auto: only nvCOMP is loaded now, and the process's CUDA
- * start-up begun (gs_gpu_init_start) on its own thread; the codec's first call waits for it and,
- * where the device did not start, stops the codec (gs_zcodec.stopped), so that libzstd does its
- * work. Fails only where nvCOMP cannot be loaded. */
-int gs_gpu_zcodec_create_ahead(gs_zcodec **c, int device, gs_status *st);
+/* The same made ahead: only nvCOMP is loaded now, and the process's CUDA start-up begun
+ * (gs_gpu_init_start) on its own thread, beside opening and reading the input; the codec's first
+ * call waits for it. Where the device did not start, a strict codec (--codec gpu) fails that call
+ * with the reason; another (--codec auto) stops (gs_zcodec.stopped), so that libzstd does its
+ * work. Fails at once only where nvCOMP cannot be loaded. */
+int gs_gpu_zcodec_create_ahead(gs_zcodec **c, int device, int strict, gs_status *st);
 void gs_gpu_zcodec_destroy(gs_zcodec *c);
 /* For info: "nvCOMP 6.0.0 (path)", or why it is not there. Returns 1 if the library is loaded. */
 int gs_nvcomp_describe(char *buf, size_t len);

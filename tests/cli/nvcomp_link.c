@@ -33,7 +33,7 @@ int main(void)
     gs_gpu_zcodec_destroy(c);
     /* made ahead (--codec auto): made at once; its first call finds no device and stops it */
     c = NULL;
-    rc = gs_gpu_zcodec_create_ahead(&c, 0, &st);
+    rc = gs_gpu_zcodec_create_ahead(&c, 0, 0, &st);
     if (!rc) {
         const unsigned char *out = (const unsigned char *)"x";
         size_t off = 0, clen = 0;

@@ -4,9 +4,11 @@
 # back through the GPU decoder); zstd CLI files concatenated (with a skippable frame and a frame
 # without checksum) -> GPU decode; a corruption matrix (bit flips in frame headers, block headers,
 # block bodies, checksums; truncations at and inside frame boundaries; declared sizes that lie):
-# every case exit 1 and no output file; compute-sanitizer memcheck on a few; a differential fuzz
-# of mutated zstd inputs (GPU codec vs CPU codec, CODEC_FUZZ_SECONDS, default 60); then the speed
-# table. Lines PASS/FAIL/SKIP; timings on stderr lines "speed ...". Every gpustream call runs
+# every case exit 1 and no output file; frames decoded by the GPU backend where its kernels read
+# them (verbs with --codec gpu: every op, chunk edges, halos, frames that do not qualify, corrupt
+# checksums caught on the device); compute-sanitizer memcheck on a few; a differential fuzz of
+# mutated zstd inputs (GPU codec vs CPU codec, through the host and into the backend,
+# CODEC_FUZZ_SECONDS, default 60); then the speed table. Lines PASS/FAIL/SKIP; timings on stderr lines "speed ...". Every gpustream call runs
 # under `timeout` (60 s for the checks): a hang is a FAIL (exit 124), not a stuck run. The zstd
 # CLI comes from PATH or .deps/zstd-cli/ (tests/gpu/zstd_cli.sh); without it, its checks SKIP.
 # Usage: [CODEC_PARTS="check speed"] bash tests/gpu/codec.sh [OUTDIR]
@@ -148,6 +150,106 @@ rm -f "$T/o.raw"; $G convert --codec gpu "$T/bad.zst" -f "$T/o.npy" 2>"$T/err"; 
 [ $e = 1 ] && [ ! -e "$T/o.npy" ] && ok "codec refuses: truncated at a frame boundary (npy count)" ||
     bad "codec refuses: truncated at a frame boundary (npy)" "exit $e $(cat "$T/err")"
 
+# ---- frames decoded where the kernels read them (a verb on the GPU backend with --codec gpu) ------
+# Each case against the CPU backend with libzstd: identical output; "zstd decode (gpu)" in --stats
+# where the frames qualify (up to 1 MiB, checksums), none where they do not (16 MiB frames, npy).
+# (The first chunks are read while CUDA starts, decoded on the host: files span several chunks.
+# Floats: the GPU backend with --codec cpu is the reference, the same chunks in the same order.)
+dv() { # name, want (gpu: frames decoded on the device; host: none; any), file, verb args...
+    local name="frames on the device: $1" want=$2 f=$3 e
+    shift 3
+    rm -f "$T/dg" "$T/dc"
+    $G "$@" --codec gpu --backend gpu --stats "$f" -f "$T/dg" 2>"$T/err"; e=$?
+    $G "$@" --codec cpu --backend gpu "$f" -f "$T/dc" 2>"$T/err.c"
+    local dec; dec=$(grep -c "zstd decode (gpu)" "$T/err")
+    if [ $e = 0 ] && cmp -s "$T/dg" "$T/dc" &&
+        { [ $want = any ] || { [ $want = gpu ] && [ "$dec" = 1 ]; } || { [ $want = host ] && [ "$dec" = 0 ]; }; }; then
+        ok "$name"
+    else bad "$name" "exit $e, decode lines $dec, $(cmp "$T/dg" "$T/dc" 2>&1 | head -1): $(grep -E 'error|zstd|h2d' "$T/err" | head -4)"; fi
+}
+for t in i32 i64 f32 f64; do
+    $G gen -n 3000001 -t $t --dist sparse:0.5 --seed 7 -f "$T/v.raw"
+    $G convert --codec gpu --frame-size 64K -t $t "$T/v.raw" -f "$T/v64.zst"
+    dv "$t scan, 64K frames, 1M chunks" gpu "$T/v64.zst" scan -t $t --chunk 1M
+    dv "$t compact nonzero, 64K frames, 2M chunks" gpu "$T/v64.zst" compact --pred nonzero -t $t --chunk 2M
+    dv "$t compact --indices, 1M chunks" gpu "$T/v64.zst" compact --pred nonzero --indices -t $t --chunk 1M
+    dv "$t minmax -w 500 (odd halo: decoded aside, copied in place), 1M chunks" gpu "$T/v64.zst" minmax -w 500 -t $t --chunk 1M
+    dv "$t minmax -w 2 --partial" gpu "$T/v64.zst" minmax -w 2 --partial -t $t --chunk 1M
+done
+$G gen -n 3000001 -t i32 --dist sparse:0.5 --seed 8 -f "$T/v.raw"
+$G convert --codec gpu --frame-size 64K -t i32 "$T/v.raw" -f "$T/v64.zst"
+dv "i32 chain compact then scan" gpu "$T/v64.zst" compact --pred nonzero -t i32 --chunk 1M then scan
+dv "i32 compact --buffers 4 --device-alloc async" gpu "$T/v64.zst" compact --pred nonzero -t i32 --chunk 1M --buffers 4 --device-alloc async
+dv "i32 --host-mem mapped (frames decode on the host)" host "$T/v64.zst" scan -t i32 --host-mem mapped
+$G convert --codec cpu --frame-size 16M -t i32 "$T/v.raw" -f "$T/v16.zst"
+dv "i32 16 MiB frames decode on the host" host "$T/v16.zst" scan -t i32
+$G convert --codec cpu --frame-size 256K -t i32 "$T/v.raw" -f "$T/v256.zst"
+dv "i32 libzstd's 256K frames" gpu "$T/v256.zst" compact --pred gt:0 -t i32 --chunk 4M
+$G convert --codec gpu --frame-size 64K -t i32 "$T/v.raw" --to npy -f "$T/v.npy.zst"
+dv "npy.zst (every frame holds the header's offset: the host)" host "$T/v.npy.zst" scan
+$G convert --codec cpu --frame-size 96K -t i32 "$T/v.raw" -f "$T/v96.zst"
+dv "96K frames in 1M chunks (frames straddle chunks: the host)" host "$T/v96.zst" scan -t i32 --chunk 1M
+dv "96K frames in 3M chunks" gpu "$T/v96.zst" scan -t i32 --chunk 3M
+head -c 4 "$T/v.raw" >"$T/one.raw"; $G convert --codec gpu -t i32 "$T/one.raw" -f "$T/one.zst"
+dv "one element (the host or the device)" any "$T/one.zst" scan -t i32
+: >"$T/none.raw"; $G convert --codec gpu -t i32 "$T/none.raw" -f "$T/none.zst"
+dv "no element" host "$T/none.zst" scan -t i32
+if [ $ZSTD_CLI = 1 ]; then
+    split -b 1M "$T/v.raw" "$T/vp."
+    : >"$T/vm.zst"
+    for p in "$T"/vp.*; do zstd -q -c "$p" >>"$T/vm.zst"; done
+    dv "zstd CLI files of 1 MiB concatenated" gpu "$T/vm.zst" compact --pred nonzero -t i32 --chunk 2M
+    rm -f "$T"/vp.*
+fi
+# corrupt frames on this path: every case exit 1, no output, one line; a checksum that lies is
+# caught by the device's check (its message), a body flip by the decoder or the check
+frefuse() { # name, expected text in the error (or "")
+    rm -f "$T/o.raw"
+    $G compact --pred nonzero --codec gpu --backend gpu --chunk 1M -t i32 "$T/bad.zst" -f "$T/o.raw" 2>"$T/err"; local e=$?
+    if [ $e = 1 ] && [ ! -e "$T/o.raw" ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "$2" "$T/err"; then ok "frames on the device refuse: $1"
+    else bad "frames on the device refuse: $1" "exit $e, output $([ -e "$T/o.raw" ] && echo present || echo absent): $(head -2 "$T/err")"; fi
+}
+python3 - "$T/v64.zst" >"$T/vframes" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+pos = 0
+while pos < len(d):
+    fhd = d[pos + 4]
+    single, fcs_flag, dict_flag = (fhd >> 5) & 1, fhd >> 6, fhd & 3
+    hdr = 5 + (0 if single else 1) + [0, 1, 2, 4][dict_flag] + ([1 if single else 0, 2, 4, 8][fcs_flag])
+    p = pos + hdr
+    while True:
+        bh = int.from_bytes(d[p:p + 3], 'little')
+        p += 3 + (1 if (bh >> 1) & 3 == 1 else bh >> 3)
+        if bh & 1: break
+    if fhd & 4: p += 4
+    print(pos, hdr, p - pos)
+    pos = p
+PY
+read -r g1 gh gl < <(sed -n "$(( $(wc -l <"$T/vframes") - 3 ))p" "$T/vframes")   # late: past the chunks read while CUDA starts
+flip "$T/v64.zst" $((g1 + gl - 3)) 1;        frefuse "checksum (found by the device's XXH64)" "failed its check"
+flip "$T/v64.zst" $((g1 + gl - 1)) 128;      frefuse "checksum, top bit" "failed its check"
+for off in 40 $((gl / 2)) $((gl - 12)); do
+    flip "$T/v64.zst" $((g1 + gh + off)) 4;  frefuse "block body bit flip at +$off" "corrupt"
+done
+flip "$T/v64.zst" $((g1 + gh - 2)) 1;        frefuse "declared content size lies" ""
+head -c $((g1 + gl / 2)) "$T/v64.zst" >"$T/bad.zst"; frefuse "truncated inside a frame" ""
+if command -v compute-sanitizer >/dev/null; then
+    for c in good body sum; do
+        case $c in
+        good) cp "$T/v64.zst" "$T/bad.zst" ;;
+        body) flip "$T/v64.zst" $((g1 + gh + 40)) 4 ;;
+        sum) flip "$T/v64.zst" $((g1 + gl - 3)) 1 ;;
+        esac
+        timeout -k 5 120 compute-sanitizer --tool memcheck --error-exitcode 9 $GS minmax -w 77 --codec gpu --backend gpu \
+            -t i32 --chunk 1M "$T/bad.zst" -f "$T/o.raw" >"$T/san" 2>&1
+        e=$?
+        { [ $c = good ] && [ $e = 0 ]; } || { [ $c != good ] && [ $e = 1 ]; } && grep -q "ERROR SUMMARY: 0 errors" "$T/san" &&
+            ok "frames on the device memcheck $c" || bad "frames on the device memcheck $c" "exit $e: $(grep -E 'ERROR|error' "$T/san" | head -3)"
+    done
+fi
+rm -f "$T"/v*.zst "$T"/v.raw "$T"/one.* "$T"/none.* "$T/dg" "$T/dc"
+
 # ---- --codec auto: the GPU encodes inputs from 1 GiB (GS_CODEC_AUTO_GPU_ENC_MIN_BYTES), libzstd below ----
 $G gen -n 268435456 -t i32 --dist sparse:0.5 -f "$T/big.raw"     # exactly 1 GiB
 head -c 1073741820 "$T/big.raw" >"$T/small.raw"                   # one element less
@@ -213,8 +315,13 @@ for _ in range(r.choice([1, 1, 2, 4, 16])):
     else: i = r.randrange(len(d)); d[i:i] = bytes(r.randrange(256) for _ in range(r.randrange(1, 9)))
 open(sys.argv[2], 'wb').write(d)" "$src" "$T/f.zst" "$n$RANDOM"
     rm -f "$T/fg" "$T/fc"
-    $G convert --codec gpu -t i32 "$T/f.zst" -f "$T/fg" 2>/dev/null; eg=$?
-    $G convert --codec cpu -t i32 "$T/f.zst" -f "$T/fc" 2>/dev/null; ec=$?
+    if [ $((n % 2)) = 0 ]; then # the GPU codec through the host
+        $G convert --codec gpu -t i32 "$T/f.zst" -f "$T/fg" 2>/dev/null; eg=$?
+        $G convert --codec cpu -t i32 "$T/f.zst" -f "$T/fc" 2>/dev/null; ec=$?
+    else # frames decoded into the GPU backend's input
+        $G scan --chunk 256K --codec gpu --backend gpu -t i32 "$T/f.zst" -f "$T/fg" 2>/dev/null; eg=$?
+        $G scan --chunk 256K --codec cpu --backend cpu -t i32 "$T/f.zst" -f "$T/fc" 2>/dev/null; ec=$?
+    fi
     if [ $eg != $ec ] || { [ $eg = 0 ] && ! cmp -s "$T/fg" "$T/fc"; } || { [ $eg != 0 ] && [ -e "$T/fg" ]; }; then
         diff=$((diff + 1)); cp "$T/f.zst" "$OUT/codec_fuzz_diff_$diff.zst"
     fi

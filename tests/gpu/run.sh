@@ -31,6 +31,11 @@
 #             ZC_PREV="path...": earlier builds timed against this one, in turn, in the same run
 #             (ZC_AB=decode: only the decode-only line of that comparison; ZC_AB=codec: the compaction
 #             and the encoding of the raw file with --codec cpu and auto)
+#   zdev      (not in the default list) zstd frames decoded where the kernels read them: compact
+#             --pred nonzero .zst -> .zst of 4 GB i32 sparse:0.5 as `convert` writes it now (auto: 64K
+#             GPU frames) and with libzstd's 16 MiB frames, --codec cpu, auto and gpu (medians of 5 in
+#             turn after a warm-up, --stats of each, outputs checked by the zstd CLI); then scan of 16 GB
+#             i32 as .zst (64K GPU frames) to /dev/null per codec (medians of 3)
 #   zauto     (not in the default list) zstd jobs per backend: scan, compact --pred nonzero and minmax
 #             -w 500 of a .zst (4 GB i32 sparse:0.5, 16 MiB frames) to /dev/null and to .zst, and of
 #             the raw file to .zst, with --backend cpu, gpu and auto in turn (medians of 5 after a
@@ -456,6 +461,61 @@ if has zcompact; then
         rm -rf $D
     } >"$OUT/zcompact.txt" 2>&1
     grep -E "^(compact|decode|encode|c.zst|convert|scan|-)|MB/s" "$OUT/zcompact.txt" | tail -40
+fi
+if has zdev; then
+    log "zdev: frames decoded on the device: the headline compaction and the 16 GB .zst scan"
+    {
+        G=./gpustream; D=/dev/shm/gsd; rm -rf $D; mkdir -p $D
+        $G info | grep -E "^(gpu|nvcomp)"
+        $G gen -q -n 1e9 -t i32 --dist sparse:0.5 -f $D/s.raw
+        $G convert -q -t i32 $D/s.raw -f $D/s.zst                 # as convert writes it (auto: GPU, 64K frames)
+        $G convert -q --codec cpu -t i32 $D/s.raw -f $D/s16.zst   # libzstd, 16 MiB frames
+        $G compact -q --pred nonzero -t i32 $D/s.raw -f $D/c.raw
+        ls -la $D
+        whats=()
+        for f in s.zst s16.zst; do for c in cpu auto gpu; do
+            whats+=("compact --pred nonzero --codec $c $D/$f -f $D/c.$c.$f"); done; done
+        for ch in 16M 128M 256M; do whats+=("compact --pred nonzero --codec gpu --chunk $ch $D/s.zst -f $D/c.gpu$ch.s.zst"); done
+        rm -f $D/t.*
+        for i in 0 1 2 3 4 5; do
+            v=0
+            for what in "${whats[@]}"; do
+                v=$((v + 1))
+                t0=$(date +%s.%N); $G $what 2>/dev/null; t1=$(date +%s.%N)
+                [ $i = 0 ] || awk "BEGIN { print $t1 - $t0 }" >>$D/t.$v
+            done
+        done
+        v=0
+        for what in "${whats[@]}"; do
+            v=$((v + 1))
+            echo "$what: median $(sort -g $D/t.$v | sed -n 3p) s of $(tr '\n' ' ' <$D/t.$v)"
+        done
+        for what in "${whats[@]}"; do
+            echo "-- $what --stats"
+            $G $what --stats 2>&1 | grep -vE '^ *$'
+            out=${what##* }
+            if [ $ZSTD_CLI = 1 ]; then
+                zstd -q -d -c $out | cmp - $D/c.raw && echo "$out decoded by the zstd CLI = compact of the raw file" ||
+                    echo "MISMATCH $out"
+            fi
+            rm -f $out
+        done
+        rm -f $D/*
+        $G gen -q -n 4e9 -t i32 --dist sparse:0.5 --codec gpu -z -f $D/big.zst
+        ls -la $D
+        for c in "cpu" "auto" "gpu" "gpu --chunk 16M" "gpu --chunk 128M" "gpu --chunk 256M"; do
+            ts=""
+            for i in 0 1 2 3; do
+                t0=$(date +%s.%N); $G scan --codec $c -t i32 $D/big.zst -f /dev/null; t1=$(date +%s.%N)
+                [ $i = 0 ] || ts="$ts $(awk "BEGIN { print $t1 - $t0 }")"
+            done
+            med=$(echo $ts | tr ' ' '\n' | sort -g | sed -n 2p)
+            echo "scan 16 GB .zst --codec $c: median $med s = $(awk "BEGIN { printf \"%.2f\", 16 / $med }") GB/s of raw data (of$ts)"
+            $G scan --codec $c -t i32 $D/big.zst -f /dev/null --stats 2>&1 | grep -vE '^ *$'
+        done
+        rm -rf $D
+    } >"$OUT/zdev.txt" 2>&1
+    grep -E "median|MISMATCH|zstd CLI" "$OUT/zdev.txt"
 fi
 # mpirun and the timing helper of the mpistart and mpi steps. --bind-to none: mpirun binds each of
 # 2 ranks to one core by default, starving the pools.
