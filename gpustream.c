@@ -1308,8 +1308,9 @@ static int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_sta
      * rest decode as the codec says (gpu: the codec above; auto: libzstd). */
     if (decode && c->nstages && c->eng.backend != GS_BACKEND_CPU &&
         (c->codec == GS_CODEC_GPU ||
-         (c->codec == GS_CODEC_AUTO && in_bytes && gs_nvcomp_describe(NULL, 0) &&
-          (in_bytes < 0 ? input_bytes(c) : (uint64_t)in_bytes) >= GS_CODEC_AUTO_GPU_DEC_MIN_BYTES))) {
+         (c->codec == GS_CODEC_AUTO && in_bytes && c->in && gs_zstd_first_frame_size(c->in) <= GS_GPU_ZDEC_FRAME_MAX &&
+          (in_bytes < 0 ? input_bytes(c) : (uint64_t)in_bytes) >= GS_CODEC_AUTO_GPU_DEC_MIN_BYTES &&
+          gs_nvcomp_describe(NULL, 0)))) {
         c->rd.zframes = c->eng.zdecode = 1;
         if (c->codec == GS_CODEC_AUTO && (verbose || c->stats))
             say_note("--codec auto: the GPU backend decodes the zstd frames where its kernels read them (nvCOMP)");
@@ -1951,8 +1952,12 @@ int main(int argc, char **argv)
     const gs_zcodec *zs[2] = {c.rd.zcodec, c.wr.zcodec};
     for (int d = 0; d < 2; d++)
         if (zs[d] && zs[d]->stopped && (verbose || c.stats)) say_note("%s", zs[d]->stopped);
-    gs_gpu_zcodec_destroy(c.rd.zcodec);
-    gs_gpu_zcodec_destroy(c.wr.zcodec);
+    /* Where the process ends through end_process (CUDA started), the codecs' device and pinned
+     * memory go with the driver's clean-up at exit: freeing pinned memory first costs time. */
+    if (!gs_gpu_started() && teardown_env() <= 0) {
+        gs_gpu_zcodec_destroy(c.rd.zcodec);
+        gs_gpu_zcodec_destroy(c.wr.zcodec);
+    }
     int rc2 = check_stdout();
     /* A usage error found before the ranks met is rank 0's to report: the others end quietly,
      * since a rank ending first with an error has mpirun stop rank 0 before it says why. */

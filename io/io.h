@@ -109,6 +109,11 @@ int gs_reader_compressed(const gs_reader *r);     /* input was zstd */
 /* libzstd's version ("1.5.4") and its highest compression level (for --level) */
 const char *gs_zstd_version(void);
 int gs_zstd_max_level(void);
+/* The decompressed size of the first zstd frame of a file (skippable frames before it skipped),
+ * from its header: GS_ZSTD_SIZE_UNKNOWN where the header does not say, the file cannot be read or
+ * does not start with zstd frames. */
+#define GS_ZSTD_SIZE_UNKNOWN UINT64_MAX
+uint64_t gs_zstd_first_frame_size(const char *path);
 /* zstd frames in memory (io/zstd_mem.c), libzstd on the thread pool: [src, src+len) as
  * gs_zstd_frames_count(len, frame) frames of `frame` bytes (the last shorter), each with content
  * size and checksum; frame f compressed into slots + f x gs_zstd_frame_bound(frame), clen[f]

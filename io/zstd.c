@@ -32,6 +32,7 @@
 #include "../common/pool.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -156,6 +157,7 @@ typedef struct gs_zsrc {
     size_t frames_cap;
     gs_zcodec *codec; /* device codec, or NULL */
     int frames_mode;  /* frames are handed out whole (gs_zsrc_frames): never decode ahead */
+    size_t frames_max; /* the largest frame asked for so far (SIZE_MAX before the first ask) */
     gs_zdev dev;      /* its batch arrays */
     size_t dev_cap;
     ZSTD_DCtx **dctx; /* one per worker */
@@ -507,7 +509,7 @@ static int gs_zsrc_pull(gs_zsrc *s, void *buf, size_t cap, size_t *got, gs_statu
             /* (handing out frames, a batch never passes the caller's buffer: what is left over
              * would hold up the next whole frames) */
             if (n && (total + dsize > GS_Z_BATCH_MAX ||
-                      ((n >= (size_t)s->threads || s->frames_mode) && total + dsize > cap)))
+                      ((n >= (size_t)s->threads || (s->frames_mode && dsize <= s->frames_max)) && total + dsize > cap)))
                 break;
             if (n == s->frames_cap) {
                 size_t nc = s->frames_cap ? s->frames_cap * 2 : 64;
@@ -655,12 +657,23 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
     *nf = 0;
     *bytes = 0;
     if (!s->frames_mode || s->ahead || s->streaming || s->out_pos < s->out_len || !q->unit || !q->align) return GS_OK;
-    /* room for a whole chunk's frames ahead (no more compressed bytes than dst holds), moved
-     * now: once the first frame is taken the window stays put */
-    if ((rc = gs_zsrc_fill(s, q->dst_cap, 1, st))) return rc;
+    s->frames_max = q->frame_max;
     for (;;) {
         size_t cs = 0, ds = 0;
         if ((rc = gs_zsrc_next(s, n == 0, &kind, &cs, &ds, st))) return rc;
+        if (n == 0 && kind == GS_ZF_BATCH && ds && ds <= q->frame_max && s->win_cap - s->win_pos < q->dst_cap) {
+            /* a frame that qualifies: room for a whole chunk's frames (no more compressed bytes
+             * than dst holds) behind it, made now, since the window stays put once one is taken */
+            memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
+            s->win_len -= s->win_pos;
+            s->win_pos = 0;
+            if (s->win_cap < q->dst_cap) {
+                unsigned char *w = realloc(s->win, q->dst_cap);
+                if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+                s->win = w;
+                s->win_cap = s->win_max = q->dst_cap;
+            }
+        }
         if (kind == GS_ZF_SKIP && n == 0) { /* no output either way */
             if ((rc = gs_zsrc_skip(s, st))) return rc;
             continue;
@@ -741,6 +754,7 @@ int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_zcodec *codec,
     s->in = in;
     s->codec = codec;
     s->frames_mode = frames;
+    s->frames_max = SIZE_MAX;
     if (frames) s->base.frames = gs_zsrc_frames;
     s->threads = threads > 0 ? threads : gs_pool_threads();
     pthread_mutex_init(&s->ahead_mu, NULL);
@@ -1214,3 +1228,23 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
 
 const char *gs_zstd_version(void) { return ZSTD_versionString(); }
 int gs_zstd_max_level(void) { return ZSTD_maxCLevel(); }
+
+uint64_t gs_zstd_first_frame_size(const char *path)
+{
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    unsigned char h[GS_Z_HEADER_MAX];
+    uint64_t size = GS_ZSTD_SIZE_UNKNOWN;
+    for (int skips = 0; f && skips < 16; skips++) {
+        size_t n = fread(h, 1, sizeof h, f);
+        if (n >= 8 && (gs_le32(h) & GS_Z_SKIP_MASK) == GS_Z_SKIP_MAGIC) {
+            if (fseek(f, (long)gs_le32(h + 4) - (long)n + 8, SEEK_CUR)) break;
+            continue;
+        }
+        unsigned long long cs = n >= 4 && gs_le32(h) == ZSTD_MAGICNUMBER ? ZSTD_getFrameContentSize(h, n)
+                                                                        : ZSTD_CONTENTSIZE_ERROR;
+        if (cs != ZSTD_CONTENTSIZE_ERROR && cs != ZSTD_CONTENTSIZE_UNKNOWN) size = cs;
+        break;
+    }
+    if (f) fclose(f);
+    return size;
+}
