@@ -478,9 +478,11 @@ static int gpu_abandoned_fail(const gs_gpu *g, gs_status *st)
 
 /* ---- zstd frames decoded on the device ---------------------------------------------------- */
 
-/* On the h2d stream: chunk `in`'s compressed frames up to the slot's d_comp, decoded to dst and
- * checked (gpu_codec.cu); where dst is not at the decoder's output alignment (a minmax halo of odd
- * length before it), decoded into d_zfix and copied into place. */
+/* Chunk `in`'s compressed frames up to the slot's d_comp on the h2d stream (ev_z after), then on
+ * the slot's own stream decoded to dst and checked (gpu_codec.cu), ev_h2d1 after: the slots in
+ * flight decode at once (nvCOMP gives a frame a few threads: one chunk's frames do not fill the
+ * device). Where dst is not at the decoder's output alignment (a minmax halo of odd length before
+ * it), the frames decode into the slot's d_zfix and are copied into place. */
 static int gpu_zqueue(gs_gpu *g, int s, gs_gpu_slot *sl, const gs_chunk *in, char *dst, gs_status *st)
 {
     int rc;
@@ -488,16 +490,17 @@ static int gpu_zqueue(gs_gpu *g, int s, gs_gpu_slot *sl, const gs_chunk *in, cha
         return gs_fail(st, GS_EDATA, "gpu backend: a chunk of %zu zstd frames it cannot take", in->zn);
     GS_CU(g->dev, cudaMemcpyAsync(sl->d_comp, in->buf, in->zbytes, cudaMemcpyHostToDevice, g->s_h2d));
     GS_CU(g->dev, cudaEventRecord(sl->ev_z, g->s_h2d));
+    GS_CU(g->dev, cudaStreamWaitEvent(sl->zs, sl->ev_z, 0));
     const int fix = (uintptr_t)dst % gs_gzdec_out_align(g->zd) != 0;
-    if (fix && !g->d_zfix &&
-        (rc = gs_gpu_dmalloc(g, (void **)&g->d_zfix, g->C * g->isz, GS_DEV_ONCE, 0, st)))
+    if (fix && !sl->d_zfix &&
+        (rc = gs_gpu_dmalloc(g, (void **)&sl->d_zfix, g->C * g->isz, GS_DEV_ONCE, 0, st)))
         return rc;
     g->h_zbad[s] = 0;
-    if ((rc = gs_gzdec_queue(g->zd, s, in->zt, in->zn, sl->d_comp, fix ? g->d_zfix : (unsigned char *)dst,
-                             g->dh_zbad + s, g->s_h2d, st)))
+    if ((rc = gs_gzdec_queue(g->zd, s, in->zt, in->zn, sl->d_comp, fix ? sl->d_zfix : (unsigned char *)dst,
+                             g->dh_zbad + s, sl->zs, st)))
         return rc;
-    if (fix)
-        GS_CU(g->dev, cudaMemcpyAsync(dst, g->d_zfix, in->n * g->isz, cudaMemcpyDeviceToDevice, g->s_h2d));
+    if (fix) GS_CU(g->dev, cudaMemcpyAsync(dst, sl->d_zfix, in->n * g->isz, cudaMemcpyDeviceToDevice, sl->zs));
+    GS_CU(g->dev, cudaEventRecord(sl->ev_h2d1, sl->zs));
     sl->zbytes = in->zbytes;
     g->b_h2d += in->zbytes;
     g->b_zin += in->zbytes;
@@ -557,8 +560,11 @@ static void gpu_zsetup(gs_gpu *g, gs_backend *b, const gs_engine_opts *o, char *
         rc = gs_fail(&zst, GS_ENOMEM, "its %llu bytes would pass the device budget",
                      (unsigned long long)gs_gzdec_dev_bytes(g->zd));
     if (!rc) g->dev_cur += gs_gpu_al(gs_gzdec_dev_bytes(g->zd));
-    for (int i = 0; i < g->depth && !rc; i++)
+    for (int i = 0; i < g->depth && !rc; i++) {
         rc = gs_gpu_dmalloc(g, (void **)&g->slot[i].d_comp, in_bytes, GS_DEV_ONCE, 0, &zst);
+        cudaError_t e = rc ? cudaSuccess : cudaStreamCreateWithFlags(&g->slot[i].zs, cudaStreamNonBlocking);
+        if (e != cudaSuccess) rc = gs_cu_fail(&zst, e, "cudaStreamCreate", g->dev);
+    }
     if (!rc) {
         cudaError_t e = cudaHostAlloc((void **)&g->h_zbad, (size_t)g->depth * sizeof *g->h_zbad, cudaHostAllocMapped);
         if (e == cudaSuccess) e = cudaHostGetDevicePointer((void **)&g->dh_zbad, g->h_zbad, 0);
@@ -633,13 +639,13 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
         GS_CU(g->dev, cudaStreamWaitEvent(g->s_h2d, sl->ev_k1, 0));
         GS_CU(g->dev, cudaEventRecord(sl->ev_h2d0, g->s_h2d));
         sl->zdec = in->zn > 0;
-        if (sl->zdec) {
+        if (sl->zdec) { /* ev_h2d1 on the slot's decoding stream */
             if ((rc = gpu_zqueue(g, s, sl, in, sl->d_in + hl * g->isz, st))) return rc;
         } else {
             GS_CU(g->dev, cudaMemcpyAsync(sl->d_in + hl * g->isz, in->data, n * g->isz, cudaMemcpyHostToDevice, g->s_h2d));
+            GS_CU(g->dev, cudaEventRecord(sl->ev_h2d1, g->s_h2d));
             g->b_h2d += n * g->isz;
         }
-        GS_CU(g->dev, cudaEventRecord(sl->ev_h2d1, g->s_h2d));
         sl->h2d_done = 1;
         kin = sl->d_in;
         kout = sl->d_out;
@@ -799,10 +805,14 @@ static void gpu_destroy(gs_backend *b)
             if (sl->ev_d2h0) (void)cudaEventDestroy(sl->ev_d2h0);
             if (sl->ev_d2h1) (void)cudaEventDestroy(sl->ev_d2h1);
             if (sl->ev_z) (void)cudaEventDestroy(sl->ev_z);
+            if (sl->zs) {
+                (void)cudaStreamSynchronize(sl->zs);
+                (void)cudaStreamDestroy(sl->zs);
+            }
             if (sl->d_comp) (void)cudaFree(sl->d_comp);
+            if (sl->d_zfix) (void)cudaFree(sl->d_zfix);
         }
         gs_gzdec_destroy(g->zd);
-        if (g->d_zfix) (void)cudaFree(g->d_zfix);
         if (g->h_zbad) (void)cudaFreeHost(g->h_zbad);
         if (g->streams_made) (void)cudaStreamSynchronize(g->s_k);
         gpu_chain_destroy(g);

@@ -681,8 +681,8 @@ __global__ void gzx_check(const unsigned char *const *out_p, const size_t *dsize
 struct gs_gzdec {
     int dev, slots;
     size_t max_frames, frame_max, in_align, out_align;
-    size_t temp_bytes;
-    unsigned char *d_temp;
+    size_t temp_bytes;      /* a slot's temp area, at the temp alignment apart */
+    unsigned char *d_temp;  /* slots of them */
     unsigned char *h_tab, *d_tab; /* slots x max_frames x GZX_TAB_WORDS words, pinned / device */
 };
 
@@ -690,7 +690,7 @@ size_t gs_gzdec_in_align(const gs_gzdec *d) { return d->in_align; }
 size_t gs_gzdec_out_align(const gs_gzdec *d) { return d->out_align; }
 uint64_t gs_gzdec_dev_bytes(const gs_gzdec *d)
 {
-    return d->temp_bytes + (uint64_t)d->slots * d->max_frames * GZX_TAB_WORDS * sizeof(size_t);
+    return (uint64_t)d->slots * (d->temp_bytes + d->max_frames * GZX_TAB_WORDS * sizeof(size_t));
 }
 
 void gs_gzdec_destroy(gs_gzdec *d)
@@ -725,7 +725,9 @@ int gs_gzdec_create(gs_gzdec **out, int dev, int slots, size_t max_frames, size_
     cudaError_t e = cudaSetDevice(dev);
     nvcompStatus_t ns = nvc.dtemp(max_frames, frame_max, nvcompBatchedZstdDecompressDefaultOpts, &d->temp_bytes,
                                   max_bytes, 0);
-    if (e == cudaSuccess && ns == nvcompSuccess) e = cudaMalloc((void **)&d->d_temp, d->temp_bytes ? d->temp_bytes : 1);
+    const size_t ta = da.temp > 256 ? da.temp : 256;
+    d->temp_bytes = al(d->temp_bytes ? d->temp_bytes : 1, ta);
+    if (e == cudaSuccess && ns == nvcompSuccess) e = cudaMalloc((void **)&d->d_temp, (size_t)slots * d->temp_bytes);
     if (e == cudaSuccess && ns == nvcompSuccess) e = cudaMalloc((void **)&d->d_tab, tab);
     if (e == cudaSuccess && ns == nvcompSuccess) e = cudaMallocHost((void **)&d->h_tab, tab);
     if (e != cudaSuccess || ns != nvcompSuccess) {
@@ -764,7 +766,8 @@ int gs_gzdec_queue(gs_gzdec *d, int slot, const gs_zfref *t, size_t n, const uns
     if (e == cudaSuccess) e = cudaMemcpyAsync((void *)(dt + 6 * n * W), xxh, n * sizeof(uint32_t), cudaMemcpyHostToDevice, s);
     if (e != cudaSuccess) return gzc_cuda(st, e, "H2D frame table", d->dev);
     nvcompStatus_t ns = nvc.dec((const void *const *)dt, (const size_t *)(dt + n * W), (const size_t *)(dt + 2 * n * W),
-                                (size_t *)(dt + 4 * n * W), n, d->d_temp, d->temp_bytes, (void *const *)(dt + 3 * n * W),
+                                (size_t *)(dt + 4 * n * W), n, d->d_temp + (size_t)slot * d->temp_bytes, d->temp_bytes,
+                                (void *const *)(dt + 3 * n * W),
                                 nvcompBatchedZstdDecompressDefaultOpts, (nvcompStatus_t *)(dt + 5 * n * W), s);
     if (ns != nvcompSuccess) return gzc_nvc(st, ns, "DecompressAsync", d->dev);
     const unsigned blocks = (unsigned)((4 * n + GZX_THREADS - 1) / GZX_THREADS);

@@ -48,6 +48,9 @@ typedef struct gs_gpu_slot {
     /* zstd frames: their compressed bytes (once the slot's chunk came as frames: zdec), and the
      * event between their H2D and their decoding */
     unsigned char *d_comp;
+    unsigned char *d_zfix; /* decoded frames whose place is not at the decoder's alignment (a
+                              minmax halo of odd length before it), copied there after */
+    cudaStream_t zs;       /* the slot's decoding stream: chunks in flight decode at once */
     cudaEvent_t ev_z;
     int zdec;
     uint64_t zbytes;
@@ -130,11 +133,9 @@ struct gs_gpu {
     gs_gpu *last;
     double t_st[GS_CHAIN_MAX];
     uint64_t st_in[GS_CHAIN_MAX];
-    /* zstd frames decoded here (NULL: chunks come decoded): the decoder, a place for decoded bytes
-     * whose chunk does not start at its alignment (a minmax halo before it), the check's verdict
-     * per slot (pinned, mapped), decode seconds and bytes (compressed in, decoded out) */
+    /* zstd frames decoded here (NULL: chunks come decoded): the decoder, the check's verdict per
+     * slot (pinned, mapped), decode seconds and bytes (compressed in, decoded out) */
     struct gs_gzdec *zd;
-    unsigned char *d_zfix;
     unsigned *h_zbad, *dh_zbad;
     double t_zdec;
     uint64_t b_zin, b_zout, zchunks;
@@ -145,8 +146,9 @@ struct gs_gpu {
  * For chunks that arrive as compressed frames (gs_chunk.zn, from gs_reader_frames): nvCOMP's
  * batched decoder writes each frame where the kernels read it, then a check kernel takes every
  * frame's status, decoded size and XXH64 (four threads a frame, one per accumulator) against what
- * the host read from its header. One table set per chunk in flight (`slots`); one temp area, so
- * every queue goes on the same stream. GS_EDATA saying why where nvCOMP is not there. */
+ * the host read from its header. One table set and temp area per chunk in flight (`slots`), so
+ * the slots' queues may run at once on streams of their own. GS_EDATA saying why where nvCOMP is
+ * not there. */
 typedef struct gs_gzdec gs_gzdec;
 int gs_gzdec_create(gs_gzdec **d, int dev, int slots, size_t max_frames, size_t frame_max, size_t max_bytes,
                     gs_status *st);

@@ -35,8 +35,8 @@
 #             --pred nonzero .zst -> .zst of 4 GB i32 sparse:0.5 as `convert` writes it now (auto: 64K
 #             GPU frames) and with libzstd's 16 MiB frames, --codec cpu, auto and gpu (medians of 5 in
 #             turn after a warm-up, --stats of each, outputs checked by the zstd CLI); then scan of 16 GB
-#             i32 as .zst (64K GPU frames) to /dev/null per codec (medians of 3); ZDEV_CHUNKS="128M ...":
-#             --codec gpu with these --chunk sizes too (default 128M)
+#             i32 as .zst (64K GPU frames) to /dev/null per codec (medians of 3); ZDEV_VARIANTS="--chunk=128M
+#             --buffers=4" (the default): --codec auto with each of these options too
 #   zauto     (not in the default list) zstd jobs per backend: scan, compact --pred nonzero and minmax
 #             -w 500 of a .zst (4 GB i32 sparse:0.5, 16 MiB frames) to /dev/null and to .zst, and of
 #             the raw file to .zst, with --backend cpu, gpu and auto in turn (medians of 5 after a
@@ -477,8 +477,8 @@ if has zdev; then
         # (--codec gpu on s16.zst: 16 MiB frames go through the GPU codec on the host, 8-23 s: not timed)
         for c in cpu auto gpu; do whats+=("compact --pred nonzero --codec $c $D/s.zst -f $D/c.$c.s.zst"); done
         for c in cpu auto; do whats+=("compact --pred nonzero --codec $c $D/s16.zst -f $D/c.$c.s16.zst"); done
-        ZCH=${ZDEV_CHUNKS-128M}
-        for ch in $ZCH; do whats+=("compact --pred nonzero --codec gpu --chunk $ch $D/s.zst -f $D/c.gpu$ch.s.zst"); done
+        ZV=${ZDEV_VARIANTS-"--chunk=128M --buffers=4"}
+        for v in $ZV; do whats+=("compact --pred nonzero --codec auto ${v/=/ } $D/s.zst -f $D/c.auto${v#*=}.s.zst"); done
         rm -f $D/t.*
         for i in 0 1 2 3 4 5; do
             v=0
@@ -506,8 +506,8 @@ if has zdev; then
         rm -f $D/*
         $G gen -q -n 4e9 -t i32 --dist sparse:0.5 --codec gpu -z -f $D/big.zst
         ls -la $D
-        for c in "cpu" "auto" "gpu" $(for ch in $ZCH; do echo "gpu--chunk=$ch"; done); do
-            c=${c//--chunk=/ --chunk }
+        for c in "cpu" "auto" "gpu" $(for v in $ZV; do echo "auto:$v"; done); do
+            c=${c/:/ }; c=${c/=/ }
             ts=""
             for i in 0 1 2 3; do
                 t0=$(date +%s.%N); $G scan --codec $c -t i32 $D/big.zst -f /dev/null; t1=$(date +%s.%N)
