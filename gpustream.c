@@ -130,7 +130,7 @@ static const opt_def opts[] = {
     {O_ZSTD, "zstd", 'z', 0, V_OUTPUT | V_BENCH, NULL, "compress the output with zstd (implied by OUT ending in .zst); bench: time the zstd codecs, libzstd on the host and nvCOMP on the GPU"},
     {O_LEVEL, "level", 0, 1, V_OUTPUT | V_BENCH, "N", "zstd level (default 3; nvCOMP has none)"},
     {O_FRAME, "frame-size", 0, 1, V_OUTPUT | V_BENCH, "S", "uncompressed bytes per zstd frame: 1K to 1G (default 16M; 64K where the GPU encodes); bench --zstd: a list (default 64K,256K,1M,16M)"},
-    {O_CODEC, "codec", 0, 1, V_ENGINE, "C", "zstd codec: auto (default: libzstd decodes; the GPU encodes for inputs from 1 GiB where nvCOMP is usable), gpu (nvCOMP both ways) or cpu"},
+    {O_CODEC, "codec", 0, 1, V_ENGINE, "C", "zstd codec: auto (default: the GPU backend decodes a .zst of 1 GiB or more in frames up to 1 MiB, else libzstd decodes; the GPU encodes for inputs from 1 GiB; where nvCOMP is usable), gpu (nvCOMP both ways) or cpu"},
     {O_COL, "col", 0, 1, V_COMPUTE, "C", "CSV column: 1-based index or header name (default 1)"},
     {O_HEADER, "header", 0, 0, V_COMPUTE, NULL, "the first CSV row is a header"},
     {O_NOHEADER, "no-header", 0, 0, V_COMPUTE, NULL, "the first CSV row is data (default: detect)"},
@@ -1614,9 +1614,11 @@ static int cmd_info(cli *c)
     }
     printf("tuning     %s\n", GS_HAVE_TUNING ? "block sizes and tune shapes built (make TUNING=1)"
                                             : "tuned launches only (make TUNING=1 builds the bench --block sizes)");
-    printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT ", buffers 2, host-mem pinned, zstd frames 16M level 3 (GPU codec: %zuK frames), "
-           "codec auto = cpu decode, gpu encode from %llu MiB of input (else cpu)\n",
-           GS_GPU_ZSTD_FRAME >> 10, GS_CODEC_AUTO_GPU_ENC_MIN_BYTES >> 20);
+    printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT " (%zuM where the GPU decodes zstd frames), buffers 2, host-mem pinned, "
+           "zstd frames 16M level 3 (GPU codec: %zuK frames), codec auto = gpu decode from %llu MiB of input (a verb "
+           "on the GPU backend, frames up to %zuK), gpu encode from %llu MiB of input (else cpu)\n",
+           GS_ZDEC_CHUNK_DEFAULT >> 20, GS_GPU_ZSTD_FRAME >> 10, GS_CODEC_AUTO_GPU_DEC_MIN_BYTES >> 20,
+           GS_GPU_ZDEC_FRAME_MAX >> 10, GS_CODEC_AUTO_GPU_ENC_MIN_BYTES >> 20);
     printf("\nvariants (--algo; * = default for its backend)\n");
     size_t nv;
     const gs_variant *v = gs_variants(&nv);

@@ -873,6 +873,11 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
                 wb->destroy(wb);
                 wb = NULL;
             }
+            if (atomic_load(&r.failed)) { /* the reader failed meanwhile: no backend to make */
+                if (cur) q_push(&r.free_in, cur);
+                cur = NULL;
+                break;
+            }
             rc = pk == PICK_GPU ? gpu_backend(chain, o, &cfg, vars, &b, &b_gpu, stats, why, sizeof why, &bst)
                                 : cpu_backend(chain, &cfg, vars, &b, &bst);
             if (rc) {

@@ -918,6 +918,10 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     cudaError_t e;
 
     *out = NULL;
+    /* a device codec gave up on the device (a hung kernel may run there): creating anything on it
+     * could wait for ever */
+    if (gs_gpu_abandoned()) return gs_fail(st, GS_EDATA, "gpu backend: the GPU zstd codec timed out, the device is no "
+                                                       "longer used; use --codec cpu");
     e = cudaGetDeviceCount(&ndev);
     if (e != cudaSuccess || ndev <= 0) {
         char why[256];
