@@ -1301,11 +1301,11 @@ static int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_sta
         if (!c->frame_given) c->wr.frame_size = GS_GPU_ZSTD_FRAME;
         if (gs_gpu_zcodec_create_ahead(&c->wr.zcodec, c->eng.device, 1, st)) return st->code;
     }
-    if (decode && c->codec == GS_CODEC_GPU && gs_gpu_zcodec_create_ahead(&c->rd.zcodec, c->eng.device, 1, st))
-        return st->code;
     /* A verb that may run on the GPU backend hands it the frames themselves, to decode where its
-     * kernels read them (pipeline.h, GS_CODEC_AUTO): --codec gpu, and auto where nvCOMP loads. The
-     * rest decode as the codec says (gpu: the codec above; auto: libzstd). */
+     * kernels read them (pipeline.h, GS_CODEC_AUTO): --codec gpu, and auto where nvCOMP loads.
+     * The frames it cannot take, and the chunks read while CUDA starts, decode with libzstd: no
+     * other nvCOMP decoding runs on the device, so a decoder that never finishes on corrupt input
+     * meets only the backend's own watchdog, never a CUDA call that would wait for it. */
     if (decode && c->nstages && c->eng.backend != GS_BACKEND_CPU &&
         (c->codec == GS_CODEC_GPU ||
          (c->codec == GS_CODEC_AUTO && in_bytes && c->in && gs_zstd_first_frame_size(c->in) <= GS_GPU_ZDEC_FRAME_MAX &&
@@ -1314,7 +1314,10 @@ static int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_sta
         c->rd.zframes = c->eng.zdecode = 1;
         if (c->codec == GS_CODEC_AUTO && (verbose || c->stats))
             say_note("--codec auto: the GPU backend decodes the zstd frames where its kernels read them (nvCOMP)");
+        return GS_OK;
     }
+    if (decode && c->codec == GS_CODEC_GPU && gs_gpu_zcodec_create_ahead(&c->rd.zcodec, c->eng.device, 1, st))
+        return st->code;
     return GS_OK;
 }
 

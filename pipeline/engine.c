@@ -380,6 +380,8 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
         return gs_fail(st, GS_ENOMEM, "out of host memory for chunks of %zu + %zu elements", head, r->chunk_elems);
     if (atomic_load(&r->failed)) return GS_EDATA;
     if (c->buf && !(r->in_own[i] == OWN_ENGINE && b && pin)) return GS_OK;
+    if (b && gs_gpu_abandoned()) /* no CUDA call that could wait on a hung device */
+        return gs_fail(st, GS_EDATA, "the GPU zstd decoder timed out; the GPU is no longer used; use --codec cpu");
     if (c->buf && b->host_register && (char *)c->data - (char *)c->buf == (ptrdiff_t)(head * r->in_size) &&
         c->cap >= r->chunk_elems) {
         /* read before the backend existed: page-locked where it lies (same head room, same size) */
@@ -441,7 +443,7 @@ static void out_prealloc(run *r)
     r->out_state[i] = 1;
     pthread_mutex_unlock(&r->mu);
     gs_status ignore = {0};
-    p = stage_alloc(r->b, r->out_bytes, &r->out_own[i], &ignore);
+    p = gs_gpu_abandoned() ? NULL : stage_alloc(r->b, r->out_bytes, &r->out_own[i], &ignore);
     pthread_mutex_lock(&r->mu);
     r->outs[i].buf = r->outs[i].data = p;
     r->out_state[i] = p ? 2 : 0;
