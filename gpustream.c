@@ -1311,6 +1311,11 @@ static int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_sta
          (c->codec == GS_CODEC_AUTO && in_bytes && c->in && gs_zstd_first_frame_size(c->in) <= GS_GPU_ZDEC_FRAME_MAX &&
           (in_bytes < 0 ? input_bytes(c) : (uint64_t)in_bytes) >= GS_CODEC_AUTO_GPU_DEC_MIN_BYTES &&
           gs_nvcomp_describe(NULL, 0)))) {
+        if (c->codec == GS_CODEC_GPU) { /* asked for: nvCOMP and the GPU backend, or an error */
+            char why[PATH_MAX + 300];
+            if (!gs_nvcomp_describe(why, sizeof why)) return gs_fail(st, GS_EDATA, "--codec gpu: %s", why);
+            if (c->eng.backend == GS_BACKEND_AUTO) c->eng.backend = GS_BACKEND_GPU;
+        }
         c->rd.zframes = c->eng.zdecode = 1;
         if (c->codec == GS_CODEC_AUTO && (verbose || c->stats))
             say_note("--codec auto: the GPU backend decodes the zstd frames where its kernels read them (nvCOMP)");
