@@ -15,6 +15,11 @@
  *               bracketed steps are tiny kernels, never copy-engine work (see gs_gpu_copy_kernel).
  *   d2h stream  wait ev_k1[s]; ev_d2h0[s]  D2H(k): d_out[s] -> host chunk  ev_d2h1[s]
  *
+ * A chunk of zstd frames (gs_chunk.zn; docs/ARCHITECTURE.md, "zstd frames on the device") puts its
+ * compressed bytes into d_comp[s] on the h2d stream (ev_z[s] after), and slot s's own stream zs[s]
+ * decodes and checks them into d_in[s] (gpu_codec.cu) and records ev_h2d1[s]; retire waits for
+ * that with a deadline and reads the check's verdict before anything else of the chunk.
+ *
  * so H2D(k+1), kernel(k) and D2H(k-1) run at once on the two copy engines and the SMs. retire()
  * waits on ev_d2h1 of the oldest chunk only (ev_k1 in mapped mode), so later chunks keep flowing.
  *

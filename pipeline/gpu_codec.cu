@@ -20,6 +20,8 @@
  * (offsets from the sizes, which the host reads first), and one transfer brings them back into
  * pinned memory; io/zstd.c adds content size and checksum.
  * nvCOMP 6's zstd compression options are reserved bytes: there is no level to set.
+ * Frames for the GPU backend (gs_gzdec, below the codec): decoded straight into the kernels' input
+ * buffers and checked there by gzx_check (status, size, XXH64), nothing copied back.
  *
  * Each codec has its own stream and buffers (one reader or one writer drives it); buffers grow
  * to the largest batch seen and are kept. Library code: returns gs_status, never prints.

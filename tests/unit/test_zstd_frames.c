@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
+extern size_t gs_zstd_window; /* io/zstd.c: the compressed read-ahead window; tests shrink it */
+
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(void)
 {
@@ -681,6 +683,21 @@ static void test_reader_frames(void)
         int rc = read_chunks(path, GS_FMT_RAW, cases[c].chunk, back, len + (1u << 20), &got, &frames, &bad, &st);
         CHECK(!rc && got == len && !memcmp(back, d, len) && !bad && (cases[c].want_frames ? frames > 0 : frames == 0),
               name, "rc=%d %s got=%zu of %zu frames=%zu bad=%zu", rc, st.msg, got, len, frames, bad);
+    }
+    { /* a window smaller than a chunk's frames: it grows for them (and moves only for a frame
+       * that qualifies), the host reads between as before */
+        const size_t k16[] = {16u << 10};
+        gs_status st = {0};
+        size_t got = 0, frames = 0, bad = 0;
+        unsigned char *rnd_d = make_data(len, 0); /* incompressible: the frames are as large as their data */
+        int rc = write_frames(path, rnd_d, len, k16, 1, SIZE_MAX, -1);
+        gs_zstd_window = 40000;
+        if (!rc) rc = read_chunks(path, GS_FMT_RAW, 256u << 10, back, len + (1u << 20), &got, &frames, &bad, &st);
+        gs_zstd_window = 0;
+        CHECK(!rc && got == len && !memcmp(back, rnd_d, len) && !bad && frames > 0,
+              "reader frames: a 40000-byte window grows for a chunk's frames", "rc=%d %s got=%zu frames=%zu bad=%zu", rc,
+              st.msg, got, frames, bad);
+        free(rnd_d);
     }
     { /* the stray bytes of a raw file are still an error, whichever way the frames came */
         const size_t k8[] = {8u << 10};
