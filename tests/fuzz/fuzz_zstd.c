@@ -27,7 +27,12 @@
  *   - the same input through a device-codec stand-in (libzstd that lies: some frames it reports
  *     done are wrong, some right ones it reports failed) gives the same outcome and, where both
  *     succeed, the same bytes: the host frame checks, the checksum verification and the libzstd
- *     fallback of io/zstd.c on arbitrary input.
+ *     fallback of io/zstd.c on arbitrary input;
+ *   - the same input taken as whole frames for a device where they qualify (the zstd source's
+ *     frames hook, in chunks of 1..64 KiB chosen by the input's last byte), those frames decoded
+ *     here and checked as the GPU backend does (decoded size, XXH64), the rest read decoded: the
+ *     same outcome and, where both succeed, the same bytes; every table it hands out is consistent
+ *     (aligned, in the buffer, filling the chunk exactly or ending the input).
  *
  * Run: bash tests/fuzz/run.sh, or build/fuzz/fuzz_zstd -max_len=65536 CORPUS_COPY */
 #include <stdint.h>
@@ -37,6 +42,7 @@
 #include <zstd_errors.h>
 
 #include "../../common/pool.h"
+#include "../../io/zstd_frames.h"
 #include "fuzz_mem.h"
 
 #define NAME "fuzz.zst"
@@ -172,6 +178,79 @@ static void gs_fz_ours(const uint8_t *src, size_t len, int size_known, size_t st
     if (!closed) abort(); /* closing the zstd source closes what it wraps */
 }
 
+/* The frames path: chunks of `chunk` bytes, each as frames where the source hands them out (decoded
+ * here, checked as the GPU backend checks them), else filled by reads, as pipeline/engine.c does. */
+static void gs_fz_frames(const uint8_t *src, size_t len, int size_known, size_t step, int threads, size_t chunk,
+                         gs_fz_out *r)
+{
+    enum { TCAP = 64, ALIGN = 8, UNIT = 8 };
+    static ZSTD_DCtx *dc;
+    static gs_zfref t[TCAP];
+    int closed = 0, eof = 0;
+    gs_bsrc *z = NULL;
+    memset(r, 0, sizeof *r);
+    if (!dc && !(dc = ZSTD_createDCtx())) abort();
+    gs_fz_src *m = gs_fz_src_new(NAME, src, len, size_known, step, &closed);
+    r->rc = gs_bsrc_open_zstd(&z, &m->base, threads, NULL, 1, &r->st);
+    if (r->rc) {
+        if (!closed || r->rc != GS_ENOMEM) abort();
+        return;
+    }
+    if (!z->frames) abort();
+    const size_t cap = 2 * chunk + 64;
+    uint8_t *stage = malloc(cap);
+    if (!stage) abort();
+    while (!eof && !r->rc && r->out.n <= LIMIT) {
+        gs_fz_reserve(&r->out, chunk);
+        gs_zframes_req q = {stage, cap, ALIGN, chunk, (size_t)1 << 20, UNIT, t, TCAP};
+        size_t nf = 0;
+        uint64_t bytes = 0;
+        if ((r->rc = z->frames(z, &q, 1, &nf, &bytes, &r->st))) break;
+        if (nf) {
+            uint64_t at = 0;
+            if (nf > TCAP || bytes > chunk) abort();
+            for (size_t i = 0; i < nf && !r->rc; i++) {
+                if (t[i].at != at || t[i].off % ALIGN || t[i].at % UNIT || t[i].off + t[i].csize > cap ||
+                    (i && t[i].off < t[i - 1].off + t[i - 1].csize) || !t[i].dsize)
+                    abort();
+                uint8_t *dst = r->out.p + r->out.n + t[i].at;
+                size_t d = ZSTD_decompressDCtx(dc, dst, t[i].dsize, stage + t[i].off, t[i].csize);
+                if (ZSTD_isError(d) || d != t[i].dsize || (uint32_t)gs_xxh64(dst, d, 0) != t[i].xxh)
+                    r->rc = gs_fail(&r->st, GS_EDATA, NAME ": corrupt zstd data: a frame failed its check");
+                at += t[i].dsize;
+            }
+            if (r->rc) break;
+            if (at != bytes) abort();
+            r->out.n += bytes;
+            eof = bytes < chunk; /* frames end a chunk short only at the end: nothing may follow */
+            if (eof && !r->rc) {
+                size_t got = 0;
+                gs_fz_reserve(&r->out, 1);
+                if ((r->rc = z->read(z, r->out.p + r->out.n, 1, &got, &r->st)) == 0 && got) abort();
+            }
+            continue;
+        }
+        for (size_t have = 0; have < chunk && !r->rc;) {
+            size_t got = 0;
+            r->rc = z->read(z, r->out.p + r->out.n + have, chunk - have, &got, &r->st);
+            if (r->rc) break;
+            if (!got) {
+                eof = 1;
+                r->out.n += have;
+                have = chunk;
+                break;
+            }
+            have += got;
+            if (have == chunk) r->out.n += have;
+        }
+    }
+    if (r->out.n > LIMIT) r->capped = 1;
+    gs_fz_check_msg(r->rc, &r->st, NAME);
+    free(stage);
+    z->close(z);
+    if (!closed) abort();
+}
+
 /* Append one frame of content [p, p+n) with the given flags. */
 static void gs_fz_frame(ZSTD_CCtx *cc, gs_fz_buf *b, const uint8_t *p, size_t n, int csize, int checksum,
                         size_t *ends, size_t *nends)
@@ -277,6 +356,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                                                                   memcmp(ours.out.p, dev.out.p, ours.out.n)))))
         abort();
     free(dev.out.p);
+    gs_fz_out fr;
+    gs_fz_frames(in, len, size_known, step, threads, ((size_t)data[size - 1] % 64 + 1) << 10, &fr);
+    if (!ours.capped && !fr.capped && (!ours.rc != !fr.rc || (ours.rc == 0 && (ours.out.n != fr.out.n ||
+                                                                                memcmp(ours.out.p, fr.out.p, ours.out.n)))))
+        abort();
+    free(fr.out.p);
     size_t common = ref.out.n < ours.out.n ? ref.out.n : ours.out.n;
     if (!ref.capped && !ours.capped) {
         if (ref.rc == 0 && (ours.rc || ref.out.n != ours.out.n) && !(ours.rc && gs_fz_size_lies(in, len)))
