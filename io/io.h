@@ -140,6 +140,10 @@ int gs_reader_read(gs_reader *r, void *buf, size_t cap, size_t *got, gs_status *
  * that the decoder succeeded with exactly dsize bytes whose XXH64 matches xxh: io/ never sees
  * the decoded bytes. */
 int gs_reader_frames(gs_reader *r, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st);
+/* What a device decoder and its check do with such frames, on the host (libzstd on the pool):
+ * frame i from buf + t[i].off into dst + t[i].at, exactly t[i].dsize bytes whose XXH64 is t[i].xxh.
+ * GS_EDATA naming the first frame that fails. */
+int gs_zstd_frames_table_decode(const unsigned char *buf, const gs_zfref *t, size_t n, void *dst, gs_status *st);
 uint64_t gs_reader_skipped(const gs_reader *r);   /* fields skipped with skip_bad */
 uint64_t gs_reader_bytes(const gs_reader *r);     /* bytes consumed from the file or pipe so far */
 void gs_reader_close(gs_reader *r);

@@ -656,7 +656,9 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
     int kind = GS_ZF_END, rc;
     *nf = 0;
     *bytes = 0;
-    if (!s->frames_mode || s->ahead || s->streaming || s->out_pos < s->out_len || !q->unit || !q->align) return GS_OK;
+    /* (bytes decoded and not yet read, or held by a peek, come first: gs_zsrc_read) */
+    if (!s->frames_mode || s->ahead || s->streaming || s->out_pos < s->out_len || s->base.peek || !q->unit || !q->align)
+        return GS_OK;
     s->frames_max = q->frame_max;
     for (;;) {
         size_t cs = 0, ds = 0;
@@ -714,6 +716,48 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
     s->base.consumed = s->in_consumed;
     *nf = n;
     *bytes = total;
+    return GS_OK;
+}
+
+typedef struct gs_ztab_job {
+    const unsigned char *buf;
+    const gs_zfref *t;
+    size_t n;
+    unsigned char *dst;
+    size_t *bad; /* per part: 1 + the first frame that failed, 0 if none */
+} gs_ztab_job;
+
+static void gs_ztab_part(void *ctx, size_t part, size_t nparts)
+{
+    gs_ztab_job *j = ctx;
+    size_t b, e;
+    gs_split(j->n, nparts, part, &b, &e);
+    ZSTD_DCtx *dc = b < e ? ZSTD_createDCtx() : NULL;
+    j->bad[part] = 0;
+    for (size_t i = b; i < e && !j->bad[part]; i++) {
+        const gs_zfref *f = &j->t[i];
+        size_t r = dc ? ZSTD_decompressDCtx(dc, j->dst + f->at, f->dsize, j->buf + f->off, f->csize) : 0;
+        if (!dc || ZSTD_isError(r) || r != f->dsize || (uint32_t)gs_xxh64(j->dst + f->at, r, 0) != f->xxh)
+            j->bad[part] = i + 1;
+    }
+    ZSTD_freeDCtx(dc);
+}
+
+int gs_zstd_frames_table_decode(const unsigned char *buf, const gs_zfref *t, size_t n, void *dst, gs_status *st)
+{
+    size_t parts = (size_t)gs_pool_threads();
+    if (parts > n) parts = n;
+    if (!parts) return GS_OK;
+    size_t *bad = calloc(parts, sizeof *bad);
+    if (!bad) return gs_fail(st, GS_ENOMEM, "out of memory");
+    gs_ztab_job j = {buf, t, n, dst, bad};
+    gs_parallel_for(parts, gs_ztab_part, &j);
+    size_t first = 0;
+    for (size_t p = 0; p < parts && !first; p++) first = bad[p];
+    free(bad);
+    if (first)
+        return gs_fail(st, GS_EDATA, "corrupt zstd data: frame %zu of the chunk failed its check after decoding",
+                       first - 1);
     return GS_OK;
 }
 

@@ -32,6 +32,10 @@ typedef struct cpu_state {
     int nst;
     cpu_stage st[GS_CHAIN_MAX];
     gs_chunk *pend_in, *pend_out; /* the one chunk in flight */
+    unsigned char *zbuf;          /* GS_TEST_CPU_ZFRAMES: a chunk's frames decoded, zbuf_cap bytes */
+    size_t zbuf_cap;
+    double zbusy;
+    uint64_t zbytes;
 } cpu_state;
 
 static void *cpu_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
@@ -147,11 +151,31 @@ static int cpu_stage_run(cpu_stage *s, const gs_chunk *in, gs_chunk *out, gs_sta
     return rc;
 }
 
+/* GS_TEST_CPU_ZFRAMES=1 (tests only): the CPU backend takes chunks of zstd frames as the GPU
+ * backend does (gs_engine_opts.zdecode) and decodes them on the host with the same checks, so the
+ * engine's frames path runs on machines without a GPU. */
+#define GS_TEST_ZTAB 4096
+
+static int cpu_zdecode(cpu_state *s, gs_chunk *in, gs_status *st)
+{
+    const size_t bytes = in->n * s->st[0].in_size;
+    double t0 = gs_now();
+    if (!s->zbuf && !(s->zbuf = malloc(s->zbuf_cap ? s->zbuf_cap : 1))) return gs_fail(st, GS_ENOMEM, "out of host memory");
+    if (bytes > s->zbuf_cap) return gs_fail(st, GS_EDATA, "cpu backend: a chunk of frames larger than a chunk");
+    int rc = gs_zstd_frames_table_decode((const unsigned char *)in->buf, in->zt, in->zn, s->zbuf, st);
+    if (rc) return rc;
+    memcpy(in->data, s->zbuf, bytes); /* over the compressed bytes, now decoded */
+    s->zbusy += gs_now() - t0;
+    s->zbytes += bytes;
+    return GS_OK;
+}
+
 static int cpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
 {
     cpu_state *s = b->impl;
     int rc = GS_OK;
     out->seq = in->seq;
+    if (in->zn && (rc = cpu_zdecode(s, in, st))) return rc;
     if (s->nst == 1) rc = cpu_stage_run(&s->st[0], in, out, st);
     else {
         /* A chain: stage after stage on this chunk; a stage may get 0 elements (compaction). */
@@ -184,6 +208,8 @@ static void cpu_stats(gs_backend *b, gs_run_stats *r)
 {
     cpu_state *s = b->impl;
     if (!r->backend) r->backend = "cpu";
+    if (s->zbytes && r->nstages < (int)(sizeof r->stage / sizeof r->stage[0]))
+        r->stage[r->nstages++] = (gs_stage_stat){"zstd decode (frames, test)", s->zbusy, s->zbytes};
     if (s->nst == 1) return;
     for (int k = 0; k < s->nst && r->nstages < (int)(sizeof r->stage / sizeof r->stage[0]); k++) {
         snprintf(r->stage_label[k], sizeof r->stage_label[k], "%d %s", k + 1, gs_op_name(s->st[k].job->op));
@@ -200,6 +226,7 @@ static void cpu_destroy(gs_backend *b)
         free(s->st[k].joined);
         free(s->st[k].mid.buf);
     }
+    free(s->zbuf);
     free(s);
     free(b);
 }
@@ -281,6 +308,14 @@ int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *
     b->depth = 1;
     b->max_head = head0 ? head0 : 1; /* nonzero: the engine never leaves more than stage 0's head */
     b->chunk_elems = c->chunk_elems;
+    const char *zt = getenv("GS_TEST_CPU_ZFRAMES");
+    if (c->opts && c->opts->zdecode && zt && *zt == '1') {
+        b->zalign = b->zunit = 8;
+        b->zframe_max = GS_GPU_ZDEC_FRAME_MAX;
+        b->ztab_max = GS_TEST_ZTAB;
+        b->zbuf_max = (head0 + c->chunk_elems) * gs_type_size(c->in_type);
+        s->zbuf_cap = c->chunk_elems * gs_type_size(c->in_type);
+    }
     *out = b;
     return GS_OK;
 }

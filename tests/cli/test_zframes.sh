@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# tests/cli/test_zframes.sh - the engine's path for zstd frames decoded where the kernels read them
+# (gs_reader_frames -> a backend that takes chunks of frames), run without a GPU: with
+# GS_TEST_CPU_ZFRAMES=1 the CPU backend takes the frames as the GPU backend does and decodes them
+# on the host with the same checks (decoded size, XXH64). Each case against the same command
+# without it: identical output; the share taken as frames from --stats=json (all of it where the
+# frames fill the chunks, none where they cannot); corrupt frames end with one error line, exit 1
+# and no output. tests/gpu/codec.sh runs the same path on a GPU with nvCOMP.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/common.sh
+
+# (--from raw: the format is not detected, so nothing is peeked; a peek decodes the first chunk
+# on the host, as on the GPU the chunks read while CUDA starts are)
+# frames_bytes FILE: the bytes the frames stage decoded (0 if it did not run)
+frames_bytes() { grep -o '"name":"zstd decode (frames, test)","busy_s":[0-9.]*,"bytes":[0-9]*' "$1" | grep -o '[0-9]*$' || echo 0; }
+
+# same NAME WANT(all|none|some) FILE ARGS...: the verb with and without the frames path
+same() {
+    local name="zframes: $1" want=$2 f=$3 e
+    shift 3
+    rm -f "$T/a" "$T/b"
+    GS_TEST_CPU_ZFRAMES=1 "$G" "$@" --from "${FROM:-raw}" --backend cpu --stats=json "$f" -f "$T/a" 2>"$T/err"; e=$?
+    "$G" "$@" --backend cpu "$f" -f "$T/b" 2>/dev/null
+    local fb; fb=$(frames_bytes "$T/err")
+    local ok=0
+    case $want in
+    all) [ "$fb" = "$RAW" ] && ok=1 ;;
+    none) [ "$fb" = 0 ] && ok=1 ;;
+    some) [ "$fb" -gt 0 ] && [ "$fb" -lt "$RAW" ] && ok=1 ;;
+    esac
+    if [ $e = 0 ] && cmp -s "$T/a" "$T/b" && [ $ok = 1 ]; then pass "$name"
+    else fail "$name" "exit $e, frames decoded $fb of $RAW bytes (want $want), $(cmp "$T/a" "$T/b" 2>&1 | head -1) $(head -c 300 "$T/err")"; fi
+}
+
+for t in i32 f64; do
+    "$G" gen -n 3000001 -t $t --dist sparse:0.5 --seed 5 -f "$T/v.raw"
+    RAW=$(stat -c %s "$T/v.raw")
+    "$G" convert --frame-size 64K -t $t "$T/v.raw" -f "$T/v64.zst"
+    same "$t scan, 64K frames, 1M chunks" all "$T/v64.zst" scan -t $t --chunk 1M
+    same "$t compact nonzero, 2M chunks" all "$T/v64.zst" compact --pred nonzero -t $t --chunk 2M
+    same "$t compact --indices" all "$T/v64.zst" compact --pred nonzero --indices -t $t --chunk 1M
+    same "$t minmax -w 500 (halo before each chunk)" all "$T/v64.zst" minmax -w 500 -t $t --chunk 1M
+    same "$t minmax -w 3 --partial" all "$T/v64.zst" minmax -w 3 --partial -t $t --chunk 1M
+    same "$t chain compact then scan" all "$T/v64.zst" compact --pred nonzero -t $t --chunk 1M then scan
+    same "$t one chunk for the whole input" all "$T/v64.zst" scan -t $t --chunk 64M
+done
+"$G" gen -n 3000001 -t i32 --dist sparse:0.5 --seed 6 -f "$T/v.raw"
+RAW=$(stat -c %s "$T/v.raw")
+"$G" convert --frame-size 64K -t i32 "$T/v.raw" -f "$T/v64.zst"
+"$G" convert --frame-size 96K -t i32 "$T/v.raw" -f "$T/v96.zst"
+same "96K frames straddle 1M chunks: decoded as before" none "$T/v96.zst" scan -t i32 --chunk 1M
+same "96K frames fill 3M chunks" all "$T/v96.zst" scan -t i32 --chunk 3M
+"$G" convert --frame-size 2M -t i32 "$T/v.raw" -f "$T/v2m.zst"
+same "2 MiB frames (over the limit): decoded as before" none "$T/v2m.zst" scan -t i32 --chunk 4M
+"$G" convert --frame-size 64K -t i32 --to npy "$T/v.raw" -f "$T/v.npy.zst"
+FROM=npy same "npy.zst (the header shifts every frame)" none "$T/v.npy.zst" scan --chunk 1M
+# a 64K-frame file with one 4 MiB frame in the middle: frames before and after it still go
+{ head -c 4194304 "$T/v.raw" | "$G" convert --frame-size 64K -t i32 -z - -f -
+  head -c 8388608 "$T/v.raw" | tail -c 4194304 | "$G" convert --frame-size 4M -t i32 -z - -f -
+  tail -c +8388609 "$T/v.raw" | "$G" convert --frame-size 64K -t i32 -z - -f -; } >"$T/mix.zst"
+same "64K, one 4 MiB frame, 64K: frames around it" some "$T/mix.zst" scan -t i32 --chunk 1M
+# from a pipe (a window that starts small and grows for a chunk's frames)
+rm -f "$T/a" "$T/b"
+GS_TEST_CPU_ZFRAMES=1 "$G" scan -t i32 --backend cpu --chunk 1M --stats=json - -f "$T/a" <"$T/v64.zst" 2>"$T/err"
+"$G" scan -t i32 --backend cpu --chunk 1M "$T/v64.zst" -f "$T/b"
+fb=$(frames_bytes "$T/err")
+if cmp -s "$T/a" "$T/b" && [ "$fb" -gt 0 ]; then pass "zframes: from a pipe"
+else fail "zframes: from a pipe" "frames decoded $fb: $(cmp "$T/a" "$T/b" 2>&1 | head -1) $(head -c 300 "$T/err")"; fi
+
+# frames of 2 and 4 bytes first: the format's peek (6 bytes) takes exactly them, and they must
+# still come first (the 64K frames after them would fill the first chunk from byte 6; every later
+# chunk splits a frame, so no frame is taken at all)
+if command -v zstd >/dev/null; then
+python3 - "$T/v.raw" "$T/peek.zst" <<'PY'
+import sys, subprocess
+raw = open(sys.argv[1], 'rb').read()
+frames = [subprocess.run(['zstd', '-q', '-c', '--content-size'], input=p, capture_output=True).stdout
+          for p in [raw[:2], raw[2:6]] + [raw[i:i + 65536] for i in range(6, len(raw), 65536)]]
+open(sys.argv[2], 'wb').write(b''.join(frames))
+PY
+rm -f "$T/a" "$T/b"
+GS_TEST_CPU_ZFRAMES=1 "$G" scan -t i32 --backend cpu --chunk 1M --stats=json "$T/peek.zst" -f "$T/a" 2>"$T/err"
+"$G" scan -t i32 --backend cpu --chunk 1M "$T/peek.zst" -f "$T/b" 2>/dev/null
+fb=$(frames_bytes "$T/err")
+if cmp -s "$T/a" "$T/b" && [ "$fb" = 0 ]; then pass "zframes: the bytes a peek took come first"
+else fail "zframes: the bytes a peek took come first" "frames decoded $fb: $(cmp "$T/a" "$T/b" 2>&1 | head -1) $(head -c 200 "$T/err")"; fi
+else skip "zframes: the bytes a peek took come first" "no zstd CLI"; fi
+
+# corrupt frames on this path: the checksum of a late frame (past what is read before the backend
+# exists), a block body, stray bytes after the last frame
+python3 - "$T/v64.zst" "$T" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read()); pos = 0; fr = []
+while pos < len(d):
+    fhd = d[pos + 4]; single, fcs, dic = (fhd >> 5) & 1, fhd >> 6, fhd & 3
+    hdr = 5 + (0 if single else 1) + [0, 1, 2, 4][dic] + ([1 if single else 0, 2, 4, 8][fcs])
+    p = pos + hdr
+    while True:
+        bh = int.from_bytes(d[p:p + 3], 'little'); p += 3 + (1 if (bh >> 1) & 3 == 1 else bh >> 3)
+        if bh & 1: break
+    if fhd & 4: p += 4
+    fr.append((pos, hdr, p - pos)); pos = p
+f, h, l = fr[-4]
+a = bytearray(d); a[f + l - 2] ^= 1; open(sys.argv[2] + '/sum.zst', 'wb').write(a)
+b = bytearray(d); b[f + h + l // 2] ^= 4; open(sys.argv[2] + '/body.zst', 'wb').write(b)
+open(sys.argv[2] + '/stray.zst', 'wb').write(d + b'\x00\x01')
+PY
+refuse() { # name file want-text
+    rm -f "$T/o"
+    GS_TEST_CPU_ZFRAMES=1 "$G" compact --pred nonzero -t i32 --backend cpu --chunk 1M "$2" -f "$T/o" 2>"$T/err"; local e=$?
+    if [ $e = 1 ] && [ ! -e "$T/o" ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "$3" "$T/err"; then pass "zframes refuses: $1"
+    else fail "zframes refuses: $1" "exit $e, output $([ -e "$T/o" ] && echo present || echo absent): $(head -2 "$T/err")"; fi
+}
+refuse "a checksum that lies (the check after decoding)" "$T/sum.zst" "failed its check after decoding"
+refuse "a bit flip in a block body" "$T/body.zst" "corrupt zstd data"
+refuse "stray bytes after the last frame" "$T/stray.zst" "zstd"
