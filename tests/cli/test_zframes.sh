@@ -69,15 +69,18 @@ if cmp -s "$T/a" "$T/b" && [ "$fb" -gt 0 ]; then pass "zframes: from a pipe"
 else fail "zframes: from a pipe" "frames decoded $fb: $(cmp "$T/a" "$T/b" 2>&1 | head -1) $(head -c 300 "$T/err")"; fi
 
 # frames of 2 and 4 bytes first: the format's peek (6 bytes) takes exactly them, and they must
-# still come first (the 64K frames after them would fill the first chunk from byte 6; every later
-# chunk splits a frame, so no frame is taken at all)
+# still come first (the 64K frames after them would fill the first chunk from byte 6, which lost
+# those 6 bytes before the frames hook waited for the peek; every later chunk splits a frame, so
+# no frame is taken at all)
 if command -v zstd >/dev/null; then
-python3 - "$T/v.raw" "$T/peek.zst" <<'PY'
-import sys, subprocess
+python3 - "$T/v.raw" "$T/peek.zst" "$T/piece" <<'PY'
+import sys, subprocess   # each piece from a file, so that its frame carries its content size
 raw = open(sys.argv[1], 'rb').read()
-frames = [subprocess.run(['zstd', '-q', '-c', '--content-size'], input=p, capture_output=True).stdout
-          for p in [raw[:2], raw[2:6]] + [raw[i:i + 65536] for i in range(6, len(raw), 65536)]]
-open(sys.argv[2], 'wb').write(b''.join(frames))
+out = []
+for p in [raw[:2], raw[2:6]] + [raw[i:i + 65536] for i in range(6, len(raw), 65536)]:
+    open(sys.argv[3], 'wb').write(p)
+    out.append(subprocess.run(['zstd', '-q', '-c', sys.argv[3]], capture_output=True, check=True).stdout)
+open(sys.argv[2], 'wb').write(b''.join(out))
 PY
 rm -f "$T/a" "$T/b"
 GS_TEST_CPU_ZFRAMES=1 "$G" scan -t i32 --backend cpu --chunk 1M --stats=json "$T/peek.zst" -f "$T/a" 2>"$T/err"
