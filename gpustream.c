@@ -1311,9 +1311,9 @@ static int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_sta
         c->rd.zframes = c->eng.zdecode = 1;
         return GS_OK;
     }
-    if (decode && c->nstages && c->eng.backend != GS_BACKEND_CPU &&
+    if (decode && c->nstages && c->eng.backend != GS_BACKEND_CPU && in_bytes /* not MPI ranks' shards */ &&
         (c->codec == GS_CODEC_GPU ||
-         (c->codec == GS_CODEC_AUTO && in_bytes && c->in && gs_zstd_first_frame_size(c->in) <= GS_GPU_ZDEC_FRAME_MAX &&
+         (c->codec == GS_CODEC_AUTO && c->in && gs_zstd_first_frame_size(c->in) <= GS_GPU_ZDEC_FRAME_MAX &&
           (in_bytes < 0 ? input_bytes(c) : (uint64_t)in_bytes) >= GS_CODEC_AUTO_GPU_DEC_MIN_BYTES &&
           gs_nvcomp_describe(NULL, 0)))) {
         if (c->codec == GS_CODEC_GPU) { /* asked for: nvCOMP and the GPU backend, or an error */
