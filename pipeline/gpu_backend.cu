@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "gpu_internal.cuh"
 
@@ -508,36 +507,20 @@ static int gpu_zqueue(gs_gpu *g, int s, gs_gpu_slot *sl, const gs_chunk *in, cha
     GS_CU(g->dev, cudaEventRecord(sl->ev_h2d1, sl->zs));
     sl->zbytes = in->zbytes;
     g->b_h2d += in->zbytes;
-    g->b_zin += in->zbytes;
     g->b_zout += in->n * g->isz;
-    g->zchunks++;
     return GS_OK;
 }
 
-/* The watchdog's deadline for a chunk's decoding: this long, plus its bytes at this rate (as the
- * GPU codec's: nvCOMP's decoder has been seen never to finish on a corrupt frame). */
-#define GPU_ZWATCH_S 2.0
-#define GPU_ZWATCH_BYTES_PER_S 1e9
-
-/* Retire's first step for a chunk of frames: its decoding finished in time, and every frame
- * passed the check; else the run fails (the chunk's output is never handed on). */
+/* Retire's first step for a chunk of frames: its decoding finished in time (gs_gpu_zwatch), and
+ * every frame passed the check; else the run fails (the chunk's output is never handed on). */
 static int gpu_zretire(gs_gpu *g, int s, gs_gpu_slot *sl, gs_status *st)
 {
-    const double limit = GPU_ZWATCH_S + (double)(sl->zbytes + sl->n * g->isz) / GPU_ZWATCH_BYTES_PER_S, t0 = gs_now();
-    long nap = 10000; /* ns, doubling to 200 us */
-    for (;;) {
-        cudaError_t e = cudaEventQuery(sl->ev_h2d1);
-        if (e == cudaSuccess) break;
-        if (e != cudaErrorNotReady) return gs_cu_fail(st, e, "zstd frames: cudaEventQuery", g->dev);
-        if (gs_now() - t0 > limit) {
-            gs_gpu_abandon();
-            return gs_fail(st, GS_EDATA, "gpu %d: the GPU zstd decoder did not finish within %.1f s (corrupt input?); "
-                           "the GPU is no longer used; --codec cpu decodes on the host", g->dev, limit);
-        }
-        struct timespec ts = {0, nap};
-        nanosleep(&ts, NULL);
-        if (nap < 200000) nap *= 2;
-    }
+    double limit = 0;
+    cudaError_t e = gs_gpu_zwatch(NULL, sl->ev_h2d1, sl->zbytes + sl->n * g->isz, &limit);
+    if (e == cudaErrorNotReady)
+        return gs_fail(st, GS_EDATA, "gpu %d: the GPU zstd decoder did not finish within %.1f s (corrupt input?); "
+                       "the GPU is no longer used; --codec cpu decodes on the host", g->dev, limit);
+    if (e != cudaSuccess) return gs_cu_fail(st, e, "zstd frames: cudaEventQuery", g->dev);
     if (g->h_zbad[s])
         return gs_fail(st, GS_EDATA, "corrupt zstd data: frame %u of chunk %llu failed its check after decoding on the "
                        "GPU (decoder status, size or checksum)", g->h_zbad[s] - 1, (unsigned long long)g->nret);
@@ -761,7 +744,7 @@ static void gpu_stats(gs_backend *b, gs_run_stats *s)
     char *lab = gs_gpu_label[(unsigned)g->dev % 16u];
     gpu_add_stage(s, "h2d", g->t_h2d, g->b_h2d);
     gpu_add_stage(s, "kernel", g->t_k, g->b_k);
-    if (g->zchunks) gpu_add_stage(s, "zstd decode (gpu)", g->t_zdec, g->b_zout);
+    if (g->b_zout) gpu_add_stage(s, "zstd decode (gpu)", g->t_zdec, g->b_zout);
     gpu_add_stage(s, "d2h", g->t_d2h, g->b_d2h);
     for (int k = 0; k < g->nst && g->nst > 1; k++) { /* a chain: each stage's kernel time */
         snprintf(s->stage_label[k], sizeof s->stage_label[k], "%d %s", k + 1, gs_op_name(g->st[k]->op));
@@ -1009,8 +992,9 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     }
     b->depth = g->depth;
     b->chunk_elems = (size_t)g->C;
-    gpu_zsetup(g, b, o, g->zwhy, sizeof g->zwhy);
-    if (g->zwhy[0] && o->note) o->note(o->note_ctx, g->zwhy);
+    char zwhy[600];
+    gpu_zsetup(g, b, o, zwhy, sizeof zwhy);
+    if (zwhy[0] && o->note) o->note(o->note_ctx, zwhy);
     *out = b;
     return GS_OK;
 }

@@ -54,7 +54,28 @@
 static int gzc_abandoned;
 
 extern "C" int gs_gpu_abandoned(void) { return __atomic_load_n(&gzc_abandoned, __ATOMIC_ACQUIRE); }
-void gs_gpu_abandon(void) { __atomic_store_n(&gzc_abandoned, 1, __ATOMIC_RELEASE); }
+
+/* The watchdog's deadline for a batch: this long, plus its bytes at this rate. */
+#define GZC_WATCHDOG_S 2.0
+#define GZC_WATCHDOG_BYTES_PER_S 1e9
+
+cudaError_t gs_gpu_zwatch(cudaStream_t s, cudaEvent_t ev, uint64_t bytes, double *limit)
+{
+    const double t0 = gs_now();
+    long nap = 10000; /* ns, doubling to 200 us */
+    *limit = GZC_WATCHDOG_S + (double)bytes / GZC_WATCHDOG_BYTES_PER_S;
+    for (;;) {
+        cudaError_t e = s ? cudaStreamQuery(s) : cudaEventQuery(ev);
+        if (e != cudaErrorNotReady) return e;
+        if (gs_now() - t0 > *limit) {
+            __atomic_store_n(&gzc_abandoned, 1, __ATOMIC_RELEASE);
+            return cudaErrorNotReady;
+        }
+        struct timespec ts = {0, nap};
+        nanosleep(&ts, NULL);
+        if (nap < 200000) nap *= 2;
+    }
+}
 
 #ifdef GS_HAVE_NVCOMP
 #include <nvcomp.h>
@@ -217,33 +238,20 @@ static int gzc_nvc(gs_status *st, nvcompStatus_t e, const char *what, int dev)
         if (e_ != nvcompSuccess) return gzc_nvc(st, e_, what, z->dev);  \
     } while (0)
 
-/* The watchdog's deadline for a batch: this long, plus its bytes at this rate. */
-#define GZC_WATCHDOG_S 2.0
-#define GZC_WATCHDOG_BYTES_PER_S 1e9
 #define GS_GZC_STOPPED (-1) /* gzc_wait: the deadline passed (no gs_status code is negative) */
 
-/* Wait for the work queued on the codec's stream, polling up to the watchdog's deadline for
- * `bytes`. GS_OK when done; GS_GZC_STOPPED (codec stopped, device abandoned) when the deadline
- * passed; a CUDA error as a gs_status code. */
+/* Wait for the work queued on the codec's stream (gs_gpu_zwatch). GS_OK when done; GS_GZC_STOPPED
+ * (codec stopped, device abandoned) when the deadline passed; a CUDA error as a gs_status code. */
 static int gzc_wait(gs_gzc *z, size_t bytes, const char *what, gs_status *st)
 {
-    const double limit = GZC_WATCHDOG_S + (double)bytes / GZC_WATCHDOG_BYTES_PER_S, t0 = gs_now();
-    long nap = 10000; /* ns, doubling to 200 us */
-    for (;;) {
-        cudaError_t e = cudaStreamQuery(z->s);
-        if (e == cudaSuccess) return GS_OK;
-        if (e != cudaErrorNotReady) return gzc_cuda(st, e, what, z->dev);
-        if (gs_now() - t0 > limit) {
-            snprintf(z->why, sizeof z->why, "gpu %d: the GPU zstd %s did not finish within %.1f s; the GPU is no "
-                     "longer used", z->dev, what, limit);
-            z->base.stopped = z->why;
-            __atomic_store_n(&gzc_abandoned, 1, __ATOMIC_RELEASE);
-            return GS_GZC_STOPPED;
-        }
-        struct timespec ts = {0, nap};
-        nanosleep(&ts, NULL);
-        if (nap < 200000) nap *= 2;
-    }
+    double limit = 0;
+    cudaError_t e = gs_gpu_zwatch(z->s, NULL, bytes, &limit);
+    if (e == cudaSuccess) return GS_OK;
+    if (e != cudaErrorNotReady) return gzc_cuda(st, e, what, z->dev);
+    snprintf(z->why, sizeof z->why, "gpu %d: the GPU zstd %s did not finish within %.1f s; the GPU is no longer used",
+             z->dev, what, limit);
+    z->base.stopped = z->why;
+    return GS_GZC_STOPPED;
 }
 
 /* The other codec of the run (reader and writer have one each) gave up on the device: this one

@@ -134,12 +134,11 @@ struct gs_gpu {
     double t_st[GS_CHAIN_MAX];
     uint64_t st_in[GS_CHAIN_MAX];
     /* zstd frames decoded here (NULL: chunks come decoded): the decoder, the check's verdict per
-     * slot (pinned, mapped), decode seconds and bytes (compressed in, decoded out) */
+     * slot (pinned, mapped), decode seconds and decoded bytes */
     struct gs_gzdec *zd;
     unsigned *h_zbad, *dh_zbad;
     double t_zdec;
-    uint64_t b_zin, b_zout, zchunks;
-    char zwhy[600]; /* why o->zdecode was not honoured, or "" */
+    uint64_t b_zout;
 };
 
 /* ---- gpu_codec.cu: zstd frames decoded into the backend's input buffers -------------------------
@@ -164,8 +163,12 @@ uint64_t gs_gzdec_dev_bytes(const gs_gzdec *d);
 int gs_gzdec_queue(gs_gzdec *d, int slot, const gs_zfref *t, size_t n, const unsigned char *comp, unsigned char *out,
                    unsigned *bad, cudaStream_t s, gs_status *st);
 void gs_gzdec_destroy(gs_gzdec *d);
-/* A wait on the device ran past its deadline: the process stops calling CUDA (gs_gpu_abandoned). */
-void gs_gpu_abandon(void);
+/* The zstd watchdog (nvCOMP's decoder has been seen never to finish on a corrupt frame): poll
+ * stream s, or event ev where s is NULL, with short sleeps until done or past a deadline of a fixed
+ * time plus `bytes` at a fixed rate (*limit: that deadline, seconds). cudaSuccess when done,
+ * cudaErrorNotReady when the deadline passed (the process then stops calling CUDA:
+ * gs_gpu_abandoned), else the query's error. */
+cudaError_t gs_gpu_zwatch(cudaStream_t s, cudaEvent_t ev, uint64_t bytes, double *limit);
 
 /* ---- gpu_memory.cu ---- */
 uint64_t gs_gpu_al(uint64_t x);
