@@ -92,23 +92,13 @@ else skip "zframes: the bytes a peek took come first" "no zstd CLI"; fi
 
 # corrupt frames on this path: the checksum of a late frame (past what is read before the backend
 # exists), a block body, stray bytes after the last frame
-python3 - "$T/v64.zst" "$T" <<'PY'
-import sys
-d = bytearray(open(sys.argv[1], 'rb').read()); pos = 0; fr = []
-while pos < len(d):
-    fhd = d[pos + 4]; single, fcs, dic = (fhd >> 5) & 1, fhd >> 6, fhd & 3
-    hdr = 5 + (0 if single else 1) + [0, 1, 2, 4][dic] + ([1 if single else 0, 2, 4, 8][fcs])
-    p = pos + hdr
-    while True:
-        bh = int.from_bytes(d[p:p + 3], 'little'); p += 3 + (1 if (bh >> 1) & 3 == 1 else bh >> 3)
-        if bh & 1: break
-    if fhd & 4: p += 4
-    fr.append((pos, hdr, p - pos)); pos = p
-f, h, l = fr[-4]
-a = bytearray(d); a[f + l - 2] ^= 1; open(sys.argv[2] + '/sum.zst', 'wb').write(a)
-b = bytearray(d); b[f + h + l // 2] ^= 4; open(sys.argv[2] + '/body.zst', 'wb').write(b)
-open(sys.argv[2] + '/stray.zst', 'wb').write(d + b'\x00\x01')
-PY
+read -r f h l < <(python3 tests/zstd_frames.py "$T/v64.zst" | tail -4 | head -1)
+flipped() { # offset bitmask output: $T/v64.zst with that byte's bits flipped
+    python3 -c "import sys; d=bytearray(open(sys.argv[1],'rb').read()); d[int(sys.argv[2])]^=int(sys.argv[3]); open(sys.argv[4],'wb').write(d)" "$T/v64.zst" "$@"
+}
+flipped $((f + l - 2)) 1 "$T/sum.zst"
+flipped $((f + h + l / 2)) 4 "$T/body.zst"
+{ cat "$T/v64.zst"; printf '\000\001'; } >"$T/stray.zst"
 refuse() { # name file want-text
     rm -f "$T/o"
     GS_TEST_CPU_ZFRAMES=1 "$G" compact --pred nonzero -t i32 --backend cpu --chunk 1M "$2" -f "$T/o" 2>"$T/err"; local e=$?

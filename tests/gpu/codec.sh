@@ -80,23 +80,7 @@ fi
 $G gen -n 3000000 -t i32 --dist sparse:0.5 -f "$T/s.raw"
 $G convert --codec gpu --frame-size 256K -t i32 "$T/s.raw" -f "$T/s.zst"
 $G convert --codec gpu --frame-size 256K -t i32 "$T/s.raw" --to npy -f "$T/s.npy.zst"
-python3 - "$T/s.zst" >"$T/frames" <<'PY'
-import sys
-d = open(sys.argv[1], 'rb').read()
-pos = 0
-while pos < len(d):
-    fhd = d[pos + 4]
-    single, fcs_flag, dict_flag = (fhd >> 5) & 1, fhd >> 6, fhd & 3
-    hdr = 5 + (0 if single else 1) + [0, 1, 2, 4][dict_flag] + ([1 if single else 0, 2, 4, 8][fcs_flag])
-    p = pos + hdr
-    while True:
-        bh = int.from_bytes(d[p:p + 3], 'little')
-        p += 3 + (1 if (bh >> 1) & 3 == 1 else bh >> 3)
-        if bh & 1: break
-    if fhd & 4: p += 4
-    print(pos, hdr, p - pos)   # frame start, header length, frame length
-    pos = p
-PY
+python3 tests/zstd_frames.py "$T/s.zst" >"$T/frames"   # frame start, header length, frame length
 nfr=$(wc -l <"$T/frames")
 read -r f1 h1 l1 < <(sed -n "$((nfr / 2))p" "$T/frames")   # a frame in the middle
 flip() { # file offset bitmask -> $T/bad.zst
@@ -133,19 +117,8 @@ head -c $((f1 + h1 + 1)) "$T/s.zst" >"$T/bad.zst"; refuse "truncated inside a bl
 head -c $((f1 + 3)) "$T/s.zst" >"$T/bad.zst";   refuse "truncated inside a frame header"
 fsz=$(stat -c %s "$T/s.npy.zst")
 head -c $((fsz - 1)) "$T/s.npy.zst" >"$T/bad.zst"; refuse "truncated in the last checksum (npy)"
-python3 - "$T/s.npy.zst" "$T/bad.zst" <<'PY'
-import sys  # drop the last frame: a frame boundary; the npy header's count says it is short
-d = open(sys.argv[1], 'rb').read(); pos = 0; starts = []
-while pos < len(d):
-    fhd = d[pos + 4]; single, fcs_flag, dict_flag = (fhd >> 5) & 1, fhd >> 6, fhd & 3
-    p = pos + 5 + (0 if single else 1) + [0, 1, 2, 4][dict_flag] + ([1 if single else 0, 2, 4, 8][fcs_flag])
-    while True:
-        bh = int.from_bytes(d[p:p + 3], 'little'); p += 3 + (1 if (bh >> 1) & 3 == 1 else bh >> 3)
-        if bh & 1: break
-    if fhd & 4: p += 4
-    starts.append(pos); pos = p
-open(sys.argv[2], 'wb').write(d[:starts[-1]])
-PY
+# drop the last frame: a frame boundary; the npy header's count says it is short
+head -c "$(python3 tests/zstd_frames.py "$T/s.npy.zst" | tail -1 | cut -d' ' -f1)" "$T/s.npy.zst" >"$T/bad.zst"
 rm -f "$T/o.raw"; $G convert --codec gpu "$T/bad.zst" -f "$T/o.npy" 2>"$T/err"; e=$?
 [ $e = 1 ] && [ ! -e "$T/o.npy" ] && ok "codec refuses: truncated at a frame boundary (npy count)" ||
     bad "codec refuses: truncated at a frame boundary (npy)" "exit $e $(cat "$T/err")"
@@ -209,23 +182,7 @@ frefuse() { # name, expected text in the error (or "")
     if [ $e = 1 ] && [ ! -e "$T/o.raw" ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "$2" "$T/err"; then ok "frames on the device refuse: $1"
     else bad "frames on the device refuse: $1" "exit $e, output $([ -e "$T/o.raw" ] && echo present || echo absent): $(head -2 "$T/err")"; fi
 }
-python3 - "$T/v64.zst" >"$T/vframes" <<'PY'
-import sys
-d = open(sys.argv[1], 'rb').read()
-pos = 0
-while pos < len(d):
-    fhd = d[pos + 4]
-    single, fcs_flag, dict_flag = (fhd >> 5) & 1, fhd >> 6, fhd & 3
-    hdr = 5 + (0 if single else 1) + [0, 1, 2, 4][dict_flag] + ([1 if single else 0, 2, 4, 8][fcs_flag])
-    p = pos + hdr
-    while True:
-        bh = int.from_bytes(d[p:p + 3], 'little')
-        p += 3 + (1 if (bh >> 1) & 3 == 1 else bh >> 3)
-        if bh & 1: break
-    if fhd & 4: p += 4
-    print(pos, hdr, p - pos)
-    pos = p
-PY
+python3 tests/zstd_frames.py "$T/v64.zst" >"$T/vframes"
 read -r g1 gh gl < <(sed -n "$(( $(wc -l <"$T/vframes") - 3 ))p" "$T/vframes")   # late: past the chunks read while CUDA starts
 flip "$T/v64.zst" $((g1 + gl - 3)) 1;        frefuse "checksum (found by the device's XXH64)" "failed its check"
 flip "$T/v64.zst" $((g1 + gl - 1)) 128;      frefuse "checksum, top bit" "failed its check"
