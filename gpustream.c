@@ -1301,6 +1301,15 @@ static int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_sta
         if (!c->frame_given) c->wr.frame_size = GS_GPU_ZSTD_FRAME;
         if (gs_gpu_zcodec_create_ahead(&c->wr.zcodec, c->eng.device, 1, st)) return st->code;
     }
+    /* A verb whose output goes to the GPU's encoder: where the GPU backend runs it, the output is
+     * encoded where its kernels wrote it and only the frames come back (gs_engine_opts.zencode);
+     * the chunks run on the CPU while CUDA starts go to the codec through the host. One process
+     * only (MPI ranks write their shards as before). */
+    if (encode && c->wr.zcodec && c->nstages && in_bytes && c->eng.backend != GS_BACKEND_CPU)
+        c->eng.zencode = c->wr.frame_size;
+    const char *ze = getenv("GS_TEST_CPU_ZENC"); /* tests: the CPU backend hands over frames (cpu_backend.c) */
+    if (encode && c->nstages && in_bytes && c->eng.backend == GS_BACKEND_CPU && ze && (*ze == '1' || *ze == '2'))
+        c->eng.zencode = c->wr.frame_size;
     /* A verb that may run on the GPU backend hands it the frames themselves, to decode where its
      * kernels read them (pipeline.h, GS_CODEC_AUTO): --codec gpu, and auto where nvCOMP loads.
      * The frames it cannot take, and the chunks read while CUDA starts, decode with libzstd: no
@@ -1486,6 +1495,8 @@ static int cmd_compute(cli *c)
         pre_t = gs_job_out_type(&pre, pre_t);
     }
     if ((rc = setup_codecs(c, 1, 1, ranks.size == 1 ? -1 : 0, &st))) return finish_status(&st);
+    /* --codec gpu on the GPU backend: every frame through the device, none on the CPU meanwhile */
+    c->eng.zwait = c->codec == GS_CODEC_GPU && c->eng.backend == GS_BACKEND_GPU && (c->eng.zdecode || c->eng.zencode);
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r);
 

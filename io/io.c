@@ -296,6 +296,18 @@ int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st)
     return n ? w->enc->write(w->enc, vals, n, st) : GS_OK;
 }
 
+int gs_writer_takes_frames(const gs_writer *w) { return w->enc->plain && w->enc->sink->frames != NULL; }
+
+int gs_writer_write_frames(gs_writer *w, const unsigned char *buf, const gs_zfref *t, size_t n, size_t values,
+                           gs_status *st)
+{
+    if (!gs_writer_takes_frames(w))
+        return gs_fail(st, GS_EUSAGE, "%s: this output does not take zstd frames", w->enc->sink->name);
+    int rc = n ? w->enc->sink->frames(w->enc->sink, buf, t, n, st) : GS_OK;
+    if (rc == GS_OK) w->enc->values += values;
+    return rc;
+}
+
 int gs_writer_end(gs_writer *w, gs_status *st)
 {
     gs_bsink *k = w->enc->sink;

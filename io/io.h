@@ -144,6 +144,13 @@ int gs_reader_frames(gs_reader *r, const gs_zframes_req *q, size_t *nframes, siz
  * frame i from buf + t[i].off into dst + t[i].at, exactly t[i].dsize bytes whose XXH64 is t[i].xxh.
  * GS_EDATA naming the first frame that fails. */
 int gs_zstd_frames_table_decode(const unsigned char *buf, const gs_zfref *t, size_t n, void *dst, gs_status *st);
+/* What a device encoder hands to gs_writer_write_frames, on the host (libzstd, level 1, one
+ * thread; for tests): src[0, len) as frames of `frame` bytes without content size or checksum,
+ * packed into dst (cap bytes), their table in t (t_cap entries). *nframes = 0 where they do not
+ * fit in either. */
+size_t gs_zstd_frames_table_bound(size_t frame);
+int gs_zstd_frames_table_encode(const void *src, size_t len, size_t frame, unsigned char *dst, size_t cap, gs_zfref *t,
+                                size_t t_cap, size_t *nframes, size_t *bytes, gs_status *st);
 uint64_t gs_reader_skipped(const gs_reader *r);   /* fields skipped with skip_bad */
 uint64_t gs_reader_bytes(const gs_reader *r);     /* bytes consumed from the file or pipe so far */
 void gs_reader_close(gs_reader *r);
@@ -171,6 +178,14 @@ typedef struct gs_writer gs_writer;
 int gs_writer_open(gs_writer **w, const char *path, const gs_write_opts *o, gs_status *st);
 /* Write n values (n = rows * ncols). */
 int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st);
+/* 1 where the output is raw or npy values in zstd frames: gs_writer_write_frames may be used. */
+int gs_writer_takes_frames(const gs_writer *w);
+/* Write `values` values given as n zstd frames compressed elsewhere (a device's encoder): frame i
+ * at buf + t[i].off, t[i].csize bytes, holding t[i].dsize bytes of the values with the checksum
+ * t[i].xxh; each frame as the encoder wrote it, checked and given its content size and checksum
+ * here. They follow what was written before (whose last frame may then be short). */
+int gs_writer_write_frames(gs_writer *w, const unsigned char *buf, const gs_zfref *t, size_t n, size_t values,
+                           gs_status *st);
 /* The values are complete: encode and write out whatever is still held (the last zstd frames),
  * so that what gs_writer_close has left is the commit. Only close or abort may follow. */
 int gs_writer_end(gs_writer *w, gs_status *st);

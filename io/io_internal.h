@@ -52,6 +52,10 @@ struct gs_bsink {
      * so that close has only the commit left. No write may follow. */
     int (*end)(gs_bsink *k, gs_status *st);
     void (*abort)(gs_bsink *k);               /* remove the temp file; frees k */
+    /* Optional (NULL: not taken): n whole zstd frames compressed elsewhere, frame i at buf +
+     * t[i].off (t[i].csize bytes, as the encoder wrote it) holding t[i].dsize bytes whose XXH64's
+     * low 32 bits are t[i].xxh, written after what was written before (gs_writer_write_frames). */
+    int (*frames)(gs_bsink *k, const unsigned char *buf, const gs_zfref *t, size_t n, gs_status *st);
     const char *name;                         /* "out.zst", "stdout" */
     int seekable;
     uint64_t written;                         /* bytes handed to the file/pipe so far */
@@ -94,6 +98,7 @@ struct gs_encoder {
     void (*abort)(gs_encoder *e);               /* aborts the sink; frees e */
     gs_bsink *sink;
     uint64_t values;                            /* values written so far */
+    int plain;                                  /* values go to the sink as their bytes (raw, npy) */
 };
 
 int gs_enc_open_raw(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_status *st);

@@ -442,6 +442,7 @@ int gs_enc_open_npy(gs_encoder **out, gs_bsink *k, const gs_write_opts *o, gs_st
     e->base.close = gs_npyenc_close;
     e->base.abort = gs_npyenc_abort;
     e->base.sink = k;
+    e->base.plain = 1;
     e->type = o->type;
     e->esize = gs_type_size(o->type);
     e->ncols = o->ncols == 2 ? 2 : 1;

@@ -131,6 +131,7 @@ int gs_enc_open_raw(gs_encoder **out, gs_bsink *k, const gs_write_opts *o, gs_st
     e->base.close = gs_rawenc_close;
     e->base.abort = gs_rawenc_abort;
     e->base.sink = k;
+    e->base.plain = 1;
     e->esize = gs_type_size(o->type);
     *out = &e->base;
     return GS_OK;

@@ -761,6 +761,38 @@ int gs_zstd_frames_table_decode(const unsigned char *buf, const gs_zfref *t, siz
     return GS_OK;
 }
 
+size_t gs_zstd_frames_table_bound(size_t frame) { return ZSTD_compressBound(frame); }
+
+int gs_zstd_frames_table_encode(const void *src, size_t len, size_t frame, unsigned char *dst, size_t cap, gs_zfref *t,
+                                size_t t_cap, size_t *nframes, size_t *bytes, gs_status *st)
+{
+    const size_t n = frame ? (len + frame - 1) / frame : 0;
+    *nframes = *bytes = 0;
+    if (!n || n > t_cap) return GS_OK;
+    ZSTD_CCtx *cx = ZSTD_createCCtx();
+    if (!cx || ZSTD_isError(ZSTD_CCtx_setParameter(cx, ZSTD_c_compressionLevel, 1)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cx, ZSTD_c_contentSizeFlag, 0))) {
+        ZSTD_freeCCtx(cx);
+        return gs_fail(st, GS_ENOMEM, "out of memory for a zstd context");
+    }
+    size_t at = 0;
+    for (size_t f = 0; f < n; f++) {
+        const unsigned char *p = (const unsigned char *)src + f * frame;
+        const size_t m = len - f * frame < frame ? len - f * frame : frame;
+        const size_t r = ZSTD_compress2(cx, dst + at, cap - at, p, m);
+        if (ZSTD_isError(r)) { /* no room left: the caller keeps the values */
+            ZSTD_freeCCtx(cx);
+            return GS_OK;
+        }
+        t[f] = (gs_zfref){at, r, f * frame, m, (uint32_t)gs_xxh64(p, m, 0)};
+        at += r;
+    }
+    ZSTD_freeCCtx(cx);
+    *nframes = n;
+    *bytes = at;
+    return GS_OK;
+}
+
 static void gs_zsrc_close(gs_bsrc *b)
 {
     gs_zsrc *s = (gs_zsrc *)b;
@@ -1121,6 +1153,61 @@ static int gs_zsink_write(gs_bsink *b, const void *buf, size_t n, gs_status *st)
     return GS_OK;
 }
 
+/* Frames compressed elsewhere (gs_bsink.frames): what the caller wrote before is compressed and
+ * handed on first (a short last frame), then the frames, given their content size and checksum
+ * by the pool into the batch sets (batch_frames at a time), go to the writer thread in order. */
+typedef struct gs_zext_job {
+    gs_zsink *k;
+    gs_zbatch *b;
+    const unsigned char *buf;
+    const gs_zfref *t;
+} gs_zext_job;
+
+static void gs_zext_part(void *ctx, size_t part, size_t nparts)
+{
+    gs_zext_job *j = ctx;
+    size_t b, e;
+    gs_split(j->b->nframes, nparts, part, &b, &e);
+    for (size_t f = b; f < e; f++)
+        j->b->clen[f] = gs_zframe_finish(j->buf + j->t[f].off, j->t[f].csize, j->t[f].dsize, j->t[f].xxh,
+                                         j->b->cbuf + f * j->k->cbound, j->k->cbound, NULL);
+}
+
+static int gs_zsink_frames(gs_bsink *bk, const unsigned char *buf, const gs_zfref *t, size_t n, gs_status *st)
+{
+    gs_zsink *k = (gs_zsink *)bk;
+    int rc = GS_OK;
+    if (k->have_encoder) { /* the stage to the encoder, then it is idle and the batch sets are ours */
+        if (k->stage_len) rc = gs_zsink_hand(k, k->stage_len, st);
+        if (rc == GS_OK) rc = gs_zsink_enc_wait(k, st);
+    } else if (k->stage_len)
+        rc = gs_zsink_batch(k, k->stage, k->stage_len, st);
+    k->stage_len = 0;
+    for (size_t at = 0; rc == GS_OK && at < n;) {
+        gs_zbatch *b = &k->set[k->cur]; /* never the one the writer holds (that is the other) */
+        b->nframes = n - at < k->batch_frames ? n - at : k->batch_frames;
+        size_t parts = b->nframes < (size_t)k->threads ? b->nframes : (size_t)k->threads;
+        gs_zext_job j = {k, b, buf, t + at};
+        gs_parallel_for(parts, gs_zext_part, &j);
+        for (size_t f = 0; f < b->nframes; f++)
+            if (!b->clen[f]) {
+                const char *why = "?";
+                gs_zframe_finish(buf + t[at + f].off, t[at + f].csize, t[at + f].dsize, 0, b->cbuf, k->cbound, &why);
+                return gs_fail(st, GS_EDATA, "%s: a zstd frame from the device encoder is unusable: %s", k->base.name, why);
+            }
+        if ((rc = gs_zsink_drain(k, st))) break;
+        pthread_mutex_lock(&k->mu);
+        k->pending = b;
+        pthread_cond_broadcast(&k->cv);
+        pthread_mutex_unlock(&k->mu);
+        k->cur ^= 1;
+        k->frames_out += b->nframes;
+        at += b->nframes;
+    }
+    gs_zsink_count(k);
+    return rc;
+}
+
 static int gs_zsink_pwrite(gs_bsink *b, const void *buf, size_t n, uint64_t off, gs_status *st)
 {
     (void)buf, (void)n, (void)off;
@@ -1217,6 +1304,7 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     k->base.close = gs_zsink_close;
     k->base.end = gs_zsink_end;
     k->base.abort = gs_zsink_abort;
+    k->base.frames = gs_zsink_frames;
     k->base.name = out->name;
     k->base.seekable = 0;
     k->base.written = out->written;
@@ -1235,7 +1323,7 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
     size_t most = (codec ? GS_Z_DEV_BATCH : GS_Z_BATCH_MAX) / frame_size;
     k->batch_frames = codec || most < GS_Z_ENC_FRAMES ? (most > 1 ? most : 1) : GS_Z_ENC_FRAMES;
     if ((size_t)k->threads > k->batch_frames) k->threads = (int)k->batch_frames;
-    k->cbound = ZSTD_compressBound(frame_size);
+    k->cbound = ZSTD_compressBound(frame_size) + 16; /* frames from elsewhere grow by content size and checksum */
     if (codec) { /* the codec's bound, and room for the content size and checksum added to its frames */
         size_t cb = codec->bound(codec, frame_size);
         k->cbound = (cb > k->cbound ? cb : k->cbound) + 16;

@@ -36,6 +36,13 @@ typedef struct cpu_state {
     size_t zbuf_cap;
     double zbusy;
     uint64_t zbytes;
+    /* GS_TEST_CPU_ZENC: output chunks handed over as zstd frames (every chunk, or with 2 every
+     * other one), packed in zebuf first */
+    int zenc_mode;
+    size_t zenc_frame, zenc_tab;
+    unsigned char *zebuf;
+    double zebusy;
+    uint64_t zebytes;
 } cpu_state;
 
 static void *cpu_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
@@ -170,6 +177,29 @@ static int cpu_zdecode(cpu_state *s, gs_chunk *in, gs_status *st)
     return GS_OK;
 }
 
+/* GS_TEST_CPU_ZENC=1 or 2 (tests only): the CPU backend hands its output back as zstd frames as the
+ * GPU backend does (gs_engine_opts.zencode), compressed on the host without content size or
+ * checksum as nvCOMP writes them, so the engine's and the writer's frames path runs on machines
+ * without a GPU; a chunk whose frames do not fit goes back as values, as there. */
+static int cpu_zencode(gs_backend *b, cpu_state *s, gs_chunk *out, gs_status *st)
+{
+    const size_t bytes = out->n * gs_type_size(s->st[s->nst - 1].out_type);
+    size_t nf = 0, cb = 0;
+    if (!bytes || !out->zt || !out->zcap || (s->zenc_mode == 2 && !(out->seq & 1))) return GS_OK;
+    double t0 = gs_now();
+    if (!s->zebuf && !(s->zebuf = malloc(b->zenc_bytes))) return gs_fail(st, GS_ENOMEM, "out of host memory");
+    int rc = gs_zstd_frames_table_encode(out->data, bytes, s->zenc_frame, s->zebuf,
+                                         out->zcap < b->zenc_bytes ? out->zcap : b->zenc_bytes, out->zt, s->zenc_tab, &nf,
+                                         &cb, st);
+    if (rc || !nf) return rc;
+    memcpy(out->buf, s->zebuf, cb); /* over the values, now encoded */
+    out->zn = nf;
+    out->zbytes = cb;
+    s->zebusy += gs_now() - t0;
+    s->zebytes += bytes;
+    return GS_OK;
+}
+
 static int cpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
 {
     cpu_state *s = b->impl;
@@ -189,6 +219,7 @@ static int cpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
             cur = dst;
         }
     }
+    if (!rc && s->zenc_mode) rc = cpu_zencode(b, s, out, st);
     s->pend_in = in;
     s->pend_out = out;
     return rc;
@@ -210,6 +241,8 @@ static void cpu_stats(gs_backend *b, gs_run_stats *r)
     if (!r->backend) r->backend = "cpu";
     if (s->zbytes && r->nstages < (int)(sizeof r->stage / sizeof r->stage[0]))
         r->stage[r->nstages++] = (gs_stage_stat){"zstd decode (frames, test)", s->zbusy, s->zbytes};
+    if (s->zebytes && r->nstages < (int)(sizeof r->stage / sizeof r->stage[0]))
+        r->stage[r->nstages++] = (gs_stage_stat){"zstd encode (frames, test)", s->zebusy, s->zebytes};
     if (s->nst == 1) return;
     for (int k = 0; k < s->nst && r->nstages < (int)(sizeof r->stage / sizeof r->stage[0]); k++) {
         snprintf(r->stage_label[k], sizeof r->stage_label[k], "%d %s", k + 1, gs_op_name(s->st[k].job->op));
@@ -227,6 +260,7 @@ static void cpu_destroy(gs_backend *b)
         free(s->st[k].mid.buf);
     }
     free(s->zbuf);
+    free(s->zebuf);
     free(s);
     free(b);
 }
@@ -315,6 +349,15 @@ int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *
         b->ztab_max = GS_TEST_ZTAB;
         b->zbuf_max = (head0 + c->chunk_elems) * gs_type_size(c->in_type);
         s->zbuf_cap = c->chunk_elems * gs_type_size(c->in_type);
+    }
+    const char *ze = getenv("GS_TEST_CPU_ZENC");
+    if (c->opts && c->opts->zencode && ze && (*ze == '1' || *ze == '2')) {
+        s->zenc_mode = *ze - '0';
+        s->zenc_frame = c->opts->zencode;
+        s->zenc_tab = (c->out_cap * gs_type_size(c->out_type) + s->zenc_frame - 1) / s->zenc_frame;
+        if (!s->zenc_tab) s->zenc_tab = 1;
+        b->zenc_tab_max = s->zenc_tab;
+        b->zenc_bytes = s->zenc_tab * gs_zstd_frames_table_bound(s->zenc_frame);
     }
     *out = b;
     return GS_OK;

@@ -279,7 +279,9 @@ typedef struct run {
     unsigned char *in_own;    /* per input chunk: OWN_BACKEND, OWN_ENGINE or OWN_REGISTERED */
     unsigned char *out_own;   /* the same per output chunk */
     unsigned char *out_state; /* per output chunk, under mu: 0 no buffer, 1 being allocated, 2 ready */
-    size_t out_bytes;         /* an output buffer's size */
+    size_t *out_alloc;        /* per output chunk: its buffer's bytes */
+    size_t out_bytes;         /* an output buffer's size (under mu: grows where the backend returns
+                                 zstd frames, gs_backend.zenc_bytes) */
     queue free_in, ready, free_out, written;
     pthread_mutex_t err_mu;
     gs_status err; /* the first failure */
@@ -310,6 +312,7 @@ static void run_set_backend(run *r, gs_backend *b, int pin)
     pthread_mutex_lock(&r->mu);
     r->b = b;
     r->b_pin = pin;
+    if (b->zenc_tab_max && b->zenc_bytes > r->out_bytes) r->out_bytes = b->zenc_bytes;
     /* a reader that waited for the backend reads the chunk it takes */
     if (!r->early_ok && b->chunk_elems && b->chunk_elems < r->chunk_elems) r->chunk_elems = b->chunk_elems;
     pthread_cond_broadcast(&r->cv);
@@ -397,33 +400,53 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
     return GS_OK;
 }
 
-/* Give output chunk c its buffer (the backend's), unless the reader is doing so or has done it. */
+/* Give output chunk c its buffer (the backend's), unless the reader is doing so or has done it;
+ * where the backend returns zstd frames, a table and room for them (a buffer made smaller before
+ * the backend existed is made again). */
 static int out_buffer(run *r, gs_chunk *c, gs_status *st)
 {
     const size_t i = (size_t)(c - r->outs);
     void *p;
     pthread_mutex_lock(&r->mu);
     while (r->out_state[i] == 1) pthread_cond_wait(&r->cv, &r->mu);
+    gs_backend *b = r->b;
+    const size_t want = r->out_bytes;
+    if (r->out_state[i] == 2 && b && b->zenc_tab_max && r->out_alloc[i] < want) {
+        r->out_state[i] = 1;
+        pthread_mutex_unlock(&r->mu);
+        stage_free(b, c->buf, r->out_own[i]);
+        pthread_mutex_lock(&r->mu);
+        c->buf = c->data = NULL;
+        r->out_state[i] = 0;
+    }
+    c->zn = 0;
+    c->zcap = 0;
     if (r->out_state[i] == 2) {
-        gs_backend *b = r->b;
         const int pin = r->b_pin;
         pthread_mutex_unlock(&r->mu);
         /* filled on the CPU while CUDA started: page-locked where it lies once the backend pins */
         if (b && pin && r->out_own[i] == OWN_ENGINE && b->host_register) {
-            if (b->host_register(b, c->buf, r->out_bytes ? r->out_bytes : 4096, st)) return st->code ? st->code : GS_EDATA;
+            if (b->host_register(b, c->buf, r->out_alloc[i] ? r->out_alloc[i] : 4096, st)) return st->code ? st->code : GS_EDATA;
             r->out_own[i] = OWN_REGISTERED;
         }
-        return GS_OK;
+    } else {
+        r->out_state[i] = 1;
+        pthread_mutex_unlock(&r->mu);
+        p = stage_alloc(b, want, &r->out_own[i], st); /* no backend yet: the CPU works while CUDA starts */
+        pthread_mutex_lock(&r->mu);
+        c->buf = c->data = p;
+        r->out_alloc[i] = p ? want : 0;
+        r->out_state[i] = p ? 2 : 0;
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+        if (!p) return st->code ? st->code : GS_ENOMEM;
     }
-    r->out_state[i] = 1;
-    pthread_mutex_unlock(&r->mu);
-    p = stage_alloc(r->b, r->out_bytes, &r->out_own[i], st); /* no backend yet: the CPU works while CUDA starts */
-    pthread_mutex_lock(&r->mu);
-    c->buf = c->data = p;
-    r->out_state[i] = p ? 2 : 0;
-    pthread_cond_broadcast(&r->cv);
-    pthread_mutex_unlock(&r->mu);
-    return p ? GS_OK : st->code ? st->code : GS_ENOMEM;
+    if (b && b->zenc_tab_max) {
+        if (!c->zt && !(c->zt = malloc(b->zenc_tab_max * sizeof *c->zt)))
+            return gs_fail(st, GS_ENOMEM, "out of host memory for a frame table");
+        c->zcap = r->out_alloc[i];
+    }
+    return GS_OK;
 }
 
 /* The reader, after each chunk it hands on, allocates one output buffer the driving thread has
@@ -441,11 +464,13 @@ static void out_prealloc(run *r)
         return;
     }
     r->out_state[i] = 1;
+    const size_t want = r->out_bytes;
     pthread_mutex_unlock(&r->mu);
     gs_status ignore = {0};
-    p = gs_gpu_abandoned() ? NULL : stage_alloc(r->b, r->out_bytes, &r->out_own[i], &ignore);
+    p = gs_gpu_abandoned() ? NULL : stage_alloc(r->b, want, &r->out_own[i], &ignore);
     pthread_mutex_lock(&r->mu);
     r->outs[i].buf = r->outs[i].data = p;
+    r->out_alloc[i] = p ? want : 0;
     r->out_state[i] = p ? 2 : 0;
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
@@ -536,7 +561,8 @@ static void *writer_main(void *arg)
         if (!c) break;
         if (r->w && c->n) {
             double t0 = gs_now();
-            if (gs_writer_write(r->w, c->data, c->n, &st)) {
+            if (c->zn ? gs_writer_write_frames(r->w, (const unsigned char *)c->buf, c->zt, c->zn, c->n, &st)
+                      : gs_writer_write(r->w, c->data, c->n, &st)) {
                 run_fail(r, &st);
                 break;
             }
@@ -567,12 +593,16 @@ static void chunks_free(run *r)
         stage_free(r->b, r->ins[i].buf, r->in_own[i]);
         free(r->ins[i].zt);
     }
-    for (size_t i = 0; r->outs && i < r->nchunks; i++) stage_free(r->b, r->outs[i].buf, r->out_own[i]);
+    for (size_t i = 0; r->outs && i < r->nchunks; i++) {
+        stage_free(r->b, r->outs[i].buf, r->out_own[i]);
+        free(r->outs[i].zt);
+    }
     free(r->ins);
     free(r->outs);
     free(r->in_own);
     free(r->out_own);
     free(r->out_state);
+    free(r->out_alloc);
 }
 
 static void human_size(char *buf, size_t len, uint64_t b)
@@ -720,6 +750,10 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     const gs_job *job = &chain->stage[0];
     run r;
     memset(&r, 0, sizeof r);
+    /* the backend hands over zstd frames only where the writer takes them */
+    gs_engine_opts oz = *o;
+    if (oz.zencode && !(w && gs_writer_takes_frames(w))) oz.zencode = 0;
+    o = &oz;
     atomic_init(&r.failed, 0);
     r.job = job;
     r.src = src;
@@ -738,7 +772,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     size_t chunk_elems = chunk_bytes / r.in_size;
     if (chunk_elems == 0) chunk_elems = 1;
     r.halo = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;
-    r.early_ok = o->host_mem == GS_HOST_PINNED || o->host_mem == GS_HOST_PAGEABLE;
+    r.early_ok = (o->host_mem == GS_HOST_PINNED || o->host_mem == GS_HOST_PAGEABLE) && !o->zwait;
 
     char why[512];
     if (stats) stats->cuda_init = stats->gpu_setup = -1;
@@ -770,7 +804,9 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     r.in_own = calloc(r.nchunks, 1);
     r.out_own = calloc(r.nchunks, 1);
     r.out_state = calloc(r.nchunks, 1);
+    r.out_alloc = calloc(r.nchunks, sizeof *r.out_alloc);
     r.out_bytes = out_cap * r.out_size;
+    if (b && b->zenc_tab_max && b->zenc_bytes > r.out_bytes) r.out_bytes = b->zenc_bytes;
     piece *pieces = NULL;
     int npieces = 0;
     pthread_mutex_init(&r.err_mu, NULL);
@@ -778,7 +814,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     pthread_cond_init(&r.cv, NULL);
     int qfail = q_init(&r.free_in, r.nchunks) | q_init(&r.ready, r.nchunks) | q_init(&r.free_out, r.nchunks) |
                 q_init(&r.written, r.nchunks);
-    if (!r.ins || !r.outs || !r.in_own || !r.out_own || !r.out_state || qfail) {
+    if (!r.ins || !r.outs || !r.in_own || !r.out_own || !r.out_state || !r.out_alloc || qfail) {
         gs_status e = {0};
         gs_fail(&e, GS_ENOMEM, "out of host memory for chunk descriptors");
         run_fail(&r, &e);
@@ -991,12 +1027,13 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
         if (stats) stats->release = gs_now() - t_release;
     } else { /* no backend was made: every buffer is the engine's */
         for (size_t i = 0; r.ins && i < r.nchunks; i++) free(r.ins[i].buf), free(r.ins[i].zt);
-        for (size_t i = 0; r.outs && i < r.nchunks; i++) free(r.outs[i].buf);
+        for (size_t i = 0; r.outs && i < r.nchunks; i++) free(r.outs[i].buf), free(r.outs[i].zt);
         free(r.ins);
         free(r.outs);
         free(r.in_own);
         free(r.out_own);
         free(r.out_state);
+        free(r.out_alloc);
     }
     free(pieces);
     q_free(&r.free_in);

@@ -295,6 +295,19 @@ static int gpu_issue_d2h(gs_gpu *g, gs_gpu_slot *sl, gs_status *st)
     const gs_gpu *L = g->last;
     uint64_t bytes = L->count_only && L->ops->counted ? 0 : sl->vals * L->osz;
     int rc;
+    sl->zenc = 0;
+    if (g->ze && bytes && sl->out && sl->out->zt && sl->out->zcap) {
+        /* encoded on the slot's stream after kernel(k); the frames come back at retire (their size
+         * is known only then), d_out is free again at ev_d2h1 */
+        GS_CU(g->dev, cudaStreamWaitEvent(sl->zs, sl->ev_k1, 0));
+        GS_CU(g->dev, cudaEventRecord(sl->ev_d2h0, sl->zs));
+        if ((rc = gs_gzenc_queue(g->ze, (int)(sl - g->slot), (const unsigned char *)sl->d_out, bytes, sl->zs, st)))
+            return rc;
+        GS_CU(g->dev, cudaEventRecord(sl->ev_d2h1, sl->zs));
+        sl->zenc = bytes;
+        sl->d2h_issued = 1;
+        return GS_OK;
+    }
     GS_CU(g->dev, cudaStreamWaitEvent(g->s_d2h, sl->ev_k1, 0));
     GS_CU(g->dev, cudaEventRecord(sl->ev_d2h0, g->s_d2h));
     if (bytes) GS_CU(g->dev, cudaMemcpyAsync(sl->out->data, sl->d_out, bytes, cudaMemcpyDeviceToHost, g->s_d2h));
@@ -572,6 +585,85 @@ static void gpu_zsetup(gs_gpu *g, gs_backend *b, const gs_engine_opts *o, char *
     b->zbuf_max = (size_t)in_bytes;
 }
 
+static double gpu_ms(cudaEvent_t a, cudaEvent_t b)
+{
+    float ms = 0.0f;
+    if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0.0;
+    }
+    return ms * 1e-3;
+}
+
+/* ---- the output encoded as zstd frames on the device ---------------------------------------- */
+
+/* Retire's wait for an encoded chunk (the encoder under the zstd watchdog), then its frames back
+ * into the output chunk's buffer; where they would not fit there (incompressible output), the
+ * values go back instead (d_out is not written again before this chunk retires). */
+static int gpu_zenc_retire(gs_gpu *g, int s, gs_gpu_slot *sl, gs_status *st)
+{
+    double limit = 0;
+    gs_chunk *out = sl->out;
+    cudaError_t e = gs_gpu_zwatch(NULL, sl->ev_d2h1, sl->zenc, &limit);
+    if (e == cudaErrorNotReady)
+        return gs_fail(st, GS_EDATA, "gpu %d: the GPU zstd encoder did not finish within %.1f s; the GPU is no longer "
+                       "used; --codec cpu encodes on the host", g->dev, limit);
+    if (e != cudaSuccess) return gs_cu_fail(st, e, "zstd encoder: cudaEventQuery", g->dev);
+    size_t nf = 0, bytes = 0;
+    int rc = gs_gzenc_take(g->ze, s, (size_t)sl->zenc, out->zt, &nf, &bytes, st);
+    if (rc) return rc;
+    GS_CU(g->dev, cudaEventRecord(sl->ev_zc0, sl->zs));
+    const int fit = bytes <= out->zcap;
+    if (fit) rc = gs_gzenc_copy(g->ze, s, out->buf, bytes, sl->zs, st);
+    else GS_CU(g->dev, cudaMemcpyAsync(out->data, sl->d_out, sl->zenc, cudaMemcpyDeviceToHost, sl->zs));
+    if (rc) return rc;
+    GS_CU(g->dev, cudaEventRecord(sl->ev_zc1, sl->zs));
+    GS_CU(g->dev, cudaEventSynchronize(sl->ev_zc1));
+    g->t_d2h += gpu_ms(sl->ev_zc0, sl->ev_zc1);
+    g->b_d2h += fit ? bytes : sl->zenc;
+    g->b_zenc += sl->zenc;
+    out->zn = fit ? nf : 0;
+    out->zbytes = fit ? bytes : 0;
+    if (!fit) g->zenc_values++;
+    return GS_OK;
+}
+
+/* Set up encoding of the output as zstd frames for o->zencode (not with mapped host memory, nor
+ * --device-alloc other than once, nor --count); where it cannot be had, values go back and why
+ * says so. */
+static void gpu_zesetup(gs_gpu *g, gs_backend *b, const gs_engine_opts *o, char *why, size_t len)
+{
+    gs_status zst;
+    memset(&zst, 0, sizeof zst);
+    why[0] = 0;
+    if (!o || !o->zencode || (g->last->count_only && g->last->ops->counted)) return;
+    if (g->mapped || g->dev_alloc != GS_DEV_ONCE) {
+        snprintf(why, len, "--host-mem mapped or --device-alloc per-chunk/async: zstd frames are encoded on the host");
+        return;
+    }
+    int rc = gs_gzenc_create(&g->ze, g->dev, g->depth, o->zencode, (size_t)gs_gpu_out_bytes(g), &zst);
+    if (!rc && g->dev_cur + gs_gzenc_dev_bytes(g->ze) > g->dev_budget)
+        rc = gs_fail(&zst, GS_ENOMEM, "its %llu bytes would pass the device budget",
+                     (unsigned long long)gs_gzenc_dev_bytes(g->ze));
+    if (!rc) g->dev_cur += gs_gpu_al(gs_gzenc_dev_bytes(g->ze));
+    for (int i = 0; i < g->depth && !rc; i++) {
+        gs_gpu_slot *sl = &g->slot[i];
+        cudaError_t e = sl->zs ? cudaSuccess : cudaStreamCreateWithFlags(&sl->zs, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&sl->ev_zc0, cudaEventDefault);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&sl->ev_zc1, GS_GPU_WAIT_EVENT_FLAGS);
+        if (e != cudaSuccess) rc = gs_cu_fail(&zst, e, "zstd encoder's streams", g->dev);
+    }
+    if (g->dev_cur > g->dev_peak) g->dev_peak = g->dev_cur;
+    if (rc) {
+        gs_gzenc_destroy(g->ze);
+        g->ze = NULL;
+        snprintf(why, len, "zstd frames are encoded on the host: %s", zst.msg);
+        return;
+    }
+    b->zenc_tab_max = gs_gzenc_max_frames(g->ze);
+    b->zenc_bytes = gs_gzenc_bound(g->ze);
+}
+
 static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
 {
     gs_gpu *g = (gs_gpu *)b->impl;
@@ -601,6 +693,7 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
     sl->n = n;
     sl->vals = g->last->ops->counted ? 0 : vals;
     sl->empty = sl->h2d_done = sl->d2h_issued = 0;
+    sl->zenc = 0;
     g->nsub++;
     if (n == 0) { /* nothing to move; carries unchanged */
         sl->empty = 1;
@@ -663,16 +756,6 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
     return gpu_issue_d2h(g, sl, st);
 }
 
-static double gpu_ms(cudaEvent_t a, cudaEvent_t b)
-{
-    float ms = 0.0f;
-    if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0.0;
-    }
-    return ms * 1e-3;
-}
-
 static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *st)
 {
     gs_gpu *g = (gs_gpu *)b->impl;
@@ -701,13 +784,17 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
             if (g->last->ops->counted && (rc = gpu_pump_counted(g, 1, st))) return rc;
             /* ev_d2h1 follows ev_k1 follows ev_h2d1 by the stream waits: the whole chunk is done,
              * so the engine may refill the input buffer and write out the output. */
-            GS_CU(g->dev, cudaEventSynchronize(sl->ev_d2h1));
+            if (sl->zenc) {
+                if ((rc = gpu_zenc_retire(g, s, sl, st))) return rc;
+            } else
+                GS_CU(g->dev, cudaEventSynchronize(sl->ev_d2h1));
             if (sl->zdec) {
                 g->t_h2d += gpu_ms(sl->ev_h2d0, sl->ev_z);
                 g->t_zdec += gpu_ms(sl->ev_z, sl->ev_h2d1);
             } else
                 g->t_h2d += gpu_ms(sl->ev_h2d0, sl->ev_h2d1);
-            g->t_d2h += gpu_ms(sl->ev_d2h0, sl->ev_d2h1);
+            if (sl->zenc) g->t_zenc += gpu_ms(sl->ev_d2h0, sl->ev_d2h1);
+            else g->t_d2h += gpu_ms(sl->ev_d2h0, sl->ev_d2h1);
         }
         g->t_k += gpu_ms(sl->ev_k0, sl->ev_k1);
         for (int k = 0; k < g->nst && g->nst > 1; k++)
@@ -716,7 +803,10 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
          * synchronises the device; that cost is what this mode shows) */
         if (g->dev_alloc == GS_DEV_PER_CHUNK && (rc = gs_gpu_slot_release(g, sl, g->s_k, st))) return rc;
     }
-    if (sl->out) sl->out->n = (size_t)sl->vals;
+    if (sl->out) {
+        sl->out->n = (size_t)sl->vals;
+        if (!sl->zenc) sl->out->zn = 0;
+    }
     *in = sl->in;
     *out = sl->out;
     sl->in = sl->out = NULL;
@@ -745,6 +835,7 @@ static void gpu_stats(gs_backend *b, gs_run_stats *s)
     gpu_add_stage(s, "h2d", g->t_h2d, g->b_h2d);
     gpu_add_stage(s, "kernel", g->t_k, g->b_k);
     if (g->b_zout) gpu_add_stage(s, "zstd decode (gpu)", g->t_zdec, g->b_zout);
+    if (g->b_zenc) gpu_add_stage(s, "zstd encode (gpu)", g->t_zenc, g->b_zenc);
     gpu_add_stage(s, "d2h", g->t_d2h, g->b_d2h);
     for (int k = 0; k < g->nst && g->nst > 1; k++) { /* a chain: each stage's kernel time */
         snprintf(s->stage_label[k], sizeof s->stage_label[k], "%d %s", k + 1, gs_op_name(g->st[k]->op));
@@ -793,6 +884,8 @@ static void gpu_destroy(gs_backend *b)
             if (sl->ev_d2h0) (void)cudaEventDestroy(sl->ev_d2h0);
             if (sl->ev_d2h1) (void)cudaEventDestroy(sl->ev_d2h1);
             if (sl->ev_z) (void)cudaEventDestroy(sl->ev_z);
+            if (sl->ev_zc0) (void)cudaEventDestroy(sl->ev_zc0);
+            if (sl->ev_zc1) (void)cudaEventDestroy(sl->ev_zc1);
             if (sl->zs) {
                 (void)cudaStreamSynchronize(sl->zs);
                 (void)cudaStreamDestroy(sl->zs);
@@ -801,6 +894,7 @@ static void gpu_destroy(gs_backend *b)
             if (sl->d_zfix) (void)cudaFree(sl->d_zfix);
         }
         gs_gzdec_destroy(g->zd);
+        gs_gzenc_destroy(g->ze);
         if (g->h_zbad) (void)cudaFreeHost(g->h_zbad);
         if (g->streams_made) (void)cudaStreamSynchronize(g->s_k);
         gpu_chain_destroy(g);
@@ -994,6 +1088,8 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     b->chunk_elems = (size_t)g->C;
     char zwhy[600];
     gpu_zsetup(g, b, o, zwhy, sizeof zwhy);
+    if (zwhy[0] && o->note) o->note(o->note_ctx, zwhy);
+    gpu_zesetup(g, b, o, zwhy, sizeof zwhy);
     if (zwhy[0] && o->note) o->note(o->note_ctx, zwhy);
     *out = b;
     return GS_OK;

@@ -643,24 +643,21 @@ __device__ __forceinline__ uint64_t gzx_merge(uint64_t h, uint64_t v)
     return h * GZX_P1 + GZX_P4;
 }
 
-/* Frame f is good when nvCOMP says so, with exactly dsize[f] bytes whose XXH64 (seed 0; RFC 8878
- * keeps the low 32 bits) is xxh[f]. Four lanes a frame: lane j runs accumulator j over the 32-byte
- * stripes (8-byte loads: every frame starts at a multiple of 8), lane 0 merges and hashes the tail. */
-__global__ void gzx_check(const unsigned char *const *out_p, const size_t *dsize, const size_t *act,
-                          const nvcompStatus_t *stat, const uint32_t *xxh, size_t n, unsigned *bad)
+/* XXH64 (seed 0) of p[0, len), p at a multiple of 8, by the four lanes of a group (j = threadIdx.x
+ * & 3): lane j runs accumulator j over the 32-byte stripes (8-byte loads), lane 0 merges and
+ * hashes the tail. Every thread of the warp calls it (shuffles; a thread with nothing to hash
+ * passes len 0); the result is valid in lane 0 of each group. */
+__device__ __forceinline__ uint64_t gzx_xxh64(const unsigned char *p, size_t len)
 {
-    const size_t f = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 2;
     const unsigned j = threadIdx.x & 3u, base = (threadIdx.x & 31u) & ~3u;
-    const int live = f < n;
-    const size_t len = live ? dsize[f] : 0, stripes = len / 32;
-    const unsigned char *p = live ? out_p[f] : NULL;
+    const size_t stripes = len / 32;
     uint64_t v = j == 0 ? GZX_P1 + GZX_P2 : j == 1 ? GZX_P2 : j == 2 ? 0 : 0 - GZX_P1;
     const uint64_t *q = (const uint64_t *)p + j;
 #pragma unroll 8
     for (size_t i = 0; i < stripes; i++) v = gzx_round(v, q[4 * i]);
     const uint64_t v1 = __shfl_sync(0xffffffffu, v, base), v2 = __shfl_sync(0xffffffffu, v, base + 1),
                    v3 = __shfl_sync(0xffffffffu, v, base + 2), v4 = __shfl_sync(0xffffffffu, v, base + 3);
-    if (!live || j) return;
+    if (j) return 0;
     uint64_t h;
     if (len >= 32) {
         h = gzx_rotl(v1, 1) + gzx_rotl(v2, 7) + gzx_rotl(v3, 12) + gzx_rotl(v4, 18);
@@ -682,6 +679,19 @@ __global__ void gzx_check(const unsigned char *const *out_p, const size_t *dsize
     h ^= h >> 29;
     h *= GZX_P3;
     h ^= h >> 32;
+    return h;
+}
+
+/* Frame f is good when nvCOMP says so, with exactly dsize[f] bytes whose XXH64 (RFC 8878 keeps
+ * the low 32 bits) is xxh[f]. Four threads a frame (every frame starts at a multiple of 8). */
+__global__ void gzx_check(const unsigned char *const *out_p, const size_t *dsize, const size_t *act,
+                          const nvcompStatus_t *stat, const uint32_t *xxh, size_t n, unsigned *bad)
+{
+    const size_t f = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 2;
+    const int live = f < n;
+    const size_t len = live ? dsize[f] : 0;
+    const uint64_t h = gzx_xxh64(live ? out_p[f] : NULL, len);
+    if (!live || (threadIdx.x & 3u)) return;
     if (stat[f] != nvcompSuccess || act[f] != len || (uint32_t)h != xxh[f]) atomicCAS(bad, 0u, (unsigned)(f + 1));
 }
 
@@ -786,6 +796,194 @@ int gs_gzdec_queue(gs_gzdec *d, int slot, const gs_zfref *t, size_t n, const uns
                                             (const uint32_t *)(dt + 6 * n * W), n, bad);
     if ((e = cudaGetLastError()) != cudaSuccess) return gzc_cuda(st, e, "frame check kernel", d->dev);
     return GS_OK;
+}
+
+/* ---- frames encoded from the GPU backend's output (gs_gzenc) ---------------------------------- */
+#define GZE_TAB_WORDS 8 /* in ptr, in size, out ptr, out size, status, offset, gathered size, XXH64 */
+#define GZE_SCAN_THREADS 1024
+
+struct gs_gzenc {
+    int dev, slots;
+    size_t frame, max_frames, stride; /* stride: nvCOMP's worst case for a frame, at its output alignment */
+    size_t temp_bytes;                /* a slot's temp area */
+    unsigned char *d_temp, *d_frames, *d_pack; /* per slot: temp, max_frames x stride, max_frames x stride */
+    unsigned char *d_tab, *h_tab;     /* per slot: max_frames x GZE_TAB_WORDS words, device / pinned */
+};
+
+/* Frame f of the batch: frame bytes of src from f x frame (the last shorter), into its slot. */
+__global__ void gze_setup(const unsigned char *src, size_t len, size_t frame, unsigned char *slots, size_t stride,
+                          size_t n, const void **in_p, size_t *in_sz, void **out_p)
+{
+    const size_t f = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (f >= n) return;
+    in_p[f] = src + f * frame;
+    in_sz[f] = len - f * frame < frame ? len - f * frame : frame;
+    out_p[f] = slots + f * stride;
+}
+
+/* The frames' XXH64 (low 32 bits: the zstd checksum), four threads a frame. */
+__global__ void gze_hash(const void *const *in_p, const size_t *in_sz, size_t n, uint64_t *xxh)
+{
+    const size_t f = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 2;
+    const int live = f < n;
+    const uint64_t h = gzx_xxh64(live ? (const unsigned char *)in_p[f] : NULL, live ? in_sz[f] : 0);
+    if (live && !(threadIdx.x & 3u)) xxh[f] = h & 0xffffffffu;
+}
+
+/* Where each frame goes when packed end to end (one block): the exclusive sum of the sizes of
+ * good frames; a failed frame, or one past its slot, is gathered as 0 bytes (the host refuses the
+ * batch on its status or size). */
+__global__ void gze_offsets(const size_t *out_sz, const nvcompStatus_t *stat, size_t n, size_t stride, size_t *off,
+                            size_t *glen)
+{
+    __shared__ size_t part[GZE_SCAN_THREADS];
+    const size_t per = (n + GZE_SCAN_THREADS - 1) / GZE_SCAN_THREADS, b = threadIdx.x * per;
+    const size_t e = b + per < n ? b + per : n;
+    size_t sum = 0;
+    for (size_t f = b; f < e; f++) sum += stat[f] == nvcompSuccess && out_sz[f] <= stride ? out_sz[f] : 0;
+    part[threadIdx.x] = sum;
+    __syncthreads();
+    for (unsigned d = 1; d < GZE_SCAN_THREADS; d <<= 1) { /* inclusive scan of the parts */
+        const size_t add = threadIdx.x >= d ? part[threadIdx.x - d] : 0;
+        __syncthreads();
+        part[threadIdx.x] += add;
+        __syncthreads();
+    }
+    size_t at = part[threadIdx.x] - sum;
+    for (size_t f = b; f < e; f++) {
+        const size_t g = stat[f] == nvcompSuccess && out_sz[f] <= stride ? out_sz[f] : 0;
+        off[f] = at;
+        glen[f] = g;
+        at += g;
+    }
+}
+
+size_t gs_gzenc_frame(const gs_gzenc *e) { return e->frame; }
+size_t gs_gzenc_max_frames(const gs_gzenc *e) { return e->max_frames; }
+size_t gs_gzenc_bound(const gs_gzenc *e) { return e->max_frames * e->stride; }
+uint64_t gs_gzenc_dev_bytes(const gs_gzenc *e)
+{
+    return (uint64_t)e->slots * (e->temp_bytes + 2 * e->max_frames * e->stride + e->max_frames * GZE_TAB_WORDS * 8);
+}
+
+void gs_gzenc_destroy(gs_gzenc *e)
+{
+    if (!e) return;
+    if (!gs_gpu_abandoned() && cudaSetDevice(e->dev) == cudaSuccess) {
+        cudaFree(e->d_temp);
+        cudaFree(e->d_frames);
+        cudaFree(e->d_pack);
+        cudaFree(e->d_tab);
+        cudaFreeHost(e->h_tab);
+        (void)cudaGetLastError();
+    }
+    free(e);
+}
+
+int gs_gzenc_create(gs_gzenc **out, int dev, int slots, size_t frame, size_t max_bytes, gs_status *st)
+{
+    *out = NULL;
+    if (!nvc_ready()) return gs_fail(st, GS_EDATA, "zstd frames from the GPU: %s", nvc.why);
+    nvcompAlignmentRequirements_t ca;
+    if (nvc.calign(nvcompBatchedZstdCompressDefaultOpts, &ca) != nvcompSuccess)
+        return gs_fail(st, GS_EDATA, "gpu %d: zstd frames: nvCOMP alignment query failed", dev);
+    const size_t in_align = ca.input > 8 ? ca.input : 8, out_align = ca.output > 8 ? ca.output : 8;
+    if (!frame || frame > GS_NVC_FRAME_MAX || frame % in_align)
+        return gs_fail(st, GS_EUSAGE, "zstd frames of %zu bytes: the GPU encoder takes at most %zu, a multiple of %zu",
+                       frame, (size_t)GS_NVC_FRAME_MAX, in_align);
+    gs_gzenc *e = (gs_gzenc *)calloc(1, sizeof *e);
+    if (!e) return gs_fail(st, GS_ENOMEM, "out of memory");
+    e->dev = dev;
+    e->slots = slots;
+    e->frame = frame;
+    e->max_frames = (max_bytes + frame - 1) / frame;
+    if (!e->max_frames) e->max_frames = 1;
+    size_t cmax = 0;
+    cudaError_t ce = cudaSetDevice(dev);
+    nvcompStatus_t ns = nvc.cmax(frame, nvcompBatchedZstdCompressDefaultOpts, &cmax);
+    if (ns == nvcompSuccess)
+        ns = nvc.ctemp(e->max_frames, frame, nvcompBatchedZstdCompressDefaultOpts, &e->temp_bytes, max_bytes, 0);
+    e->stride = al(cmax ? cmax : 1, out_align);
+    const size_t ta = ca.temp > 256 ? ca.temp : 256;
+    e->temp_bytes = al(e->temp_bytes ? e->temp_bytes : 1, ta);
+    const size_t tab = (size_t)slots * e->max_frames * GZE_TAB_WORDS * 8, frames = (size_t)slots * e->max_frames * e->stride;
+    if (ce == cudaSuccess && ns == nvcompSuccess) ce = cudaMalloc((void **)&e->d_temp, (size_t)slots * e->temp_bytes);
+    if (ce == cudaSuccess && ns == nvcompSuccess) ce = cudaMalloc((void **)&e->d_frames, frames);
+    if (ce == cudaSuccess && ns == nvcompSuccess) ce = cudaMalloc((void **)&e->d_pack, frames);
+    if (ce == cudaSuccess && ns == nvcompSuccess) ce = cudaMalloc((void **)&e->d_tab, tab);
+    if (ce == cudaSuccess && ns == nvcompSuccess) ce = cudaMallocHost((void **)&e->h_tab, tab);
+    if (ce != cudaSuccess || ns != nvcompSuccess) {
+        int rc = ce != cudaSuccess ? gzc_cuda(st, ce, "encoder's buffers", dev) : gzc_nvc(st, ns, "CompressGetTempSize", dev);
+        gs_gzenc_destroy(e);
+        return rc;
+    }
+    *out = e;
+    return GS_OK;
+}
+
+int gs_gzenc_queue(gs_gzenc *e, int slot, const unsigned char *src, size_t len, cudaStream_t s, gs_status *st)
+{
+    const size_t n = (len + e->frame - 1) / e->frame, W = 8;
+    if (n == 0 || n > e->max_frames || slot < 0 || slot >= e->slots || (uintptr_t)src % 8)
+        return gs_fail(st, GS_EDATA, "gpu %d: zstd frames: %zu bytes for an encoder of %zu frames", e->dev, len,
+                       e->max_frames);
+    unsigned char *t = e->d_tab + (size_t)slot * e->max_frames * GZE_TAB_WORDS * W;
+    const void **in_p = (const void **)t;
+    size_t *in_sz = (size_t *)(t + n * W), *out_sz = (size_t *)(t + 3 * n * W), *off = (size_t *)(t + 5 * n * W),
+           *glen = (size_t *)(t + 6 * n * W);
+    void **out_p = (void **)(t + 2 * n * W);
+    nvcompStatus_t *stat = (nvcompStatus_t *)(t + 4 * n * W);
+    uint64_t *xxh = (uint64_t *)(t + 7 * n * W);
+    unsigned char *slots = e->d_frames + (size_t)slot * e->max_frames * e->stride;
+    cudaError_t ce;
+    gze_setup<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(src, len, e->frame, slots, e->stride, n, in_p, in_sz, out_p);
+    if ((ce = cudaGetLastError()) != cudaSuccess) return gzc_cuda(st, ce, "frame setup kernel", e->dev);
+    nvcompStatus_t ns = nvc.enc((const void *const *)in_p, in_sz, e->frame, n, e->d_temp + (size_t)slot * e->temp_bytes,
+                                e->temp_bytes, (void *const *)out_p, out_sz, nvcompBatchedZstdCompressDefaultOpts, stat, s);
+    if (ns != nvcompSuccess) return gzc_nvc(st, ns, "CompressAsync", e->dev);
+    gze_hash<<<(unsigned)((4 * n + GZX_THREADS - 1) / GZX_THREADS), GZX_THREADS, 0, s>>>(in_p, in_sz, n, xxh);
+    if ((ce = cudaGetLastError()) != cudaSuccess) return gzc_cuda(st, ce, "checksum kernel", e->dev);
+    gze_offsets<<<1, GZE_SCAN_THREADS, 0, s>>>(out_sz, stat, n, e->stride, off, glen);
+    if ((ce = cudaGetLastError()) != cudaSuccess) return gzc_cuda(st, ce, "offsets kernel", e->dev);
+    gzc_gather<<<(unsigned)n, 256, 0, s>>>((const unsigned char *const *)out_p, glen, off,
+                                           e->d_pack + (size_t)slot * e->max_frames * e->stride);
+    if ((ce = cudaGetLastError()) != cudaSuccess) return gzc_cuda(st, ce, "gather kernel", e->dev);
+    /* sizes, statuses, offsets, gathered sizes and checksums back to the host */
+    ce = cudaMemcpyAsync(e->h_tab + (size_t)slot * e->max_frames * GZE_TAB_WORDS * W, t + 3 * n * W, 5 * n * W,
+                         cudaMemcpyDeviceToHost, s);
+    return ce == cudaSuccess ? GS_OK : gzc_cuda(st, ce, "D2H frame table", e->dev);
+}
+
+int gs_gzenc_take(gs_gzenc *e, int slot, size_t len, gs_zfref *t, size_t *nframes, size_t *bytes, gs_status *st)
+{
+    const size_t n = (len + e->frame - 1) / e->frame;
+    const size_t *h = (const size_t *)(e->h_tab + (size_t)slot * e->max_frames * GZE_TAB_WORDS * 8);
+    const size_t *out_sz = h, *off = h + 2 * n, *glen = h + 3 * n;
+    const nvcompStatus_t *stat = (const nvcompStatus_t *)(h + n);
+    const uint64_t *xxh = (const uint64_t *)(h + 4 * n);
+    size_t at = 0;
+    for (size_t f = 0; f < n; f++) {
+        if (stat[f] != nvcompSuccess) return gzc_nvc(st, stat[f], "compressing a frame", e->dev);
+        if (out_sz[f] > e->stride || glen[f] != out_sz[f] || off[f] != at || !out_sz[f])
+            return gs_fail(st, GS_EDATA, "gpu %d: zstd encoder: frame %zu of %zu bytes does not fit its slot", e->dev, f,
+                           out_sz[f]);
+        t[f].off = at;
+        t[f].csize = out_sz[f];
+        t[f].at = f * e->frame;
+        t[f].dsize = len - f * e->frame < e->frame ? len - f * e->frame : e->frame;
+        t[f].xxh = (uint32_t)xxh[f];
+        at += out_sz[f];
+    }
+    *nframes = n;
+    *bytes = at;
+    return GS_OK;
+}
+
+int gs_gzenc_copy(gs_gzenc *e, int slot, void *dst, size_t bytes, cudaStream_t s, gs_status *st)
+{
+    cudaError_t ce = cudaMemcpyAsync(dst, e->d_pack + (size_t)slot * e->max_frames * e->stride, bytes,
+                                     cudaMemcpyDeviceToHost, s);
+    return ce == cudaSuccess ? GS_OK : gzc_cuda(st, ce, "D2H frames", e->dev);
 }
 
 /* ---- bench --zstd: nvCOMP's rates from device memory to device memory -------------------------- */
@@ -1049,6 +1247,33 @@ int gs_gzdec_queue(gs_gzdec *d, int slot, const gs_zfref *t, size_t n, const uns
     return gs_fail(st, GS_EDATA, "zstd frames on the GPU: this gpustream was built without nvCOMP");
 }
 void gs_gzdec_destroy(gs_gzdec *d) { (void)d; }
+
+int gs_gzenc_create(gs_gzenc **e, int dev, int slots, size_t frame, size_t max_bytes, gs_status *st)
+{
+    (void)dev, (void)slots, (void)frame, (void)max_bytes;
+    *e = NULL;
+    return gs_fail(st, GS_EDATA, "zstd frames from the GPU: this gpustream was built without nvCOMP");
+}
+size_t gs_gzenc_frame(const gs_gzenc *e) { (void)e; return 0; }
+size_t gs_gzenc_max_frames(const gs_gzenc *e) { (void)e; return 0; }
+size_t gs_gzenc_bound(const gs_gzenc *e) { (void)e; return 0; }
+uint64_t gs_gzenc_dev_bytes(const gs_gzenc *e) { (void)e; return 0; }
+int gs_gzenc_queue(gs_gzenc *e, int slot, const unsigned char *src, size_t len, cudaStream_t s, gs_status *st)
+{
+    (void)e, (void)slot, (void)src, (void)len, (void)s;
+    return gs_fail(st, GS_EDATA, "zstd frames from the GPU: this gpustream was built without nvCOMP");
+}
+int gs_gzenc_take(gs_gzenc *e, int slot, size_t len, gs_zfref *t, size_t *nframes, size_t *bytes, gs_status *st)
+{
+    (void)e, (void)slot, (void)len, (void)t, (void)nframes, (void)bytes;
+    return gs_fail(st, GS_EDATA, "zstd frames from the GPU: this gpustream was built without nvCOMP");
+}
+int gs_gzenc_copy(gs_gzenc *e, int slot, void *dst, size_t bytes, cudaStream_t s, gs_status *st)
+{
+    (void)e, (void)slot, (void)dst, (void)bytes, (void)s;
+    return gs_fail(st, GS_EDATA, "zstd frames from the GPU: this gpustream was built without nvCOMP");
+}
+void gs_gzenc_destroy(gs_gzenc *e) { (void)e; }
 
 extern "C" int gs_bench_gpu_zstd(int device, const unsigned char *raw, size_t len, size_t frame, const unsigned char *lz,
                                  const size_t *lz_off, const size_t *lz_clen, int reps, gs_bench_gpu_zstd_out *r,

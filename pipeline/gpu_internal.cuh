@@ -54,6 +54,10 @@ typedef struct gs_gpu_slot {
     cudaEvent_t ev_z;
     int zdec;
     uint64_t zbytes;
+    /* output encoded as zstd frames (zenc: its bytes, raw, queued at ev_d2h0..ev_d2h1 on zs), and
+     * the events around the copy of the packed frames */
+    uint64_t zenc;
+    cudaEvent_t ev_zc0, ev_zc1;
 } gs_gpu_slot;
 
 typedef struct gs_gpu gs_gpu;
@@ -139,6 +143,11 @@ struct gs_gpu {
     unsigned *h_zbad, *dh_zbad;
     double t_zdec;
     uint64_t b_zout;
+    /* the output encoded as zstd frames here (NULL: values go back): the encoder, its seconds and
+     * the raw bytes it took, chunks that went back as values after all */
+    struct gs_gzenc *ze;
+    double t_zenc;
+    uint64_t b_zenc, zenc_values;
 };
 
 /* ---- gpu_codec.cu: zstd frames decoded into the backend's input buffers -------------------------
@@ -163,6 +172,31 @@ uint64_t gs_gzdec_dev_bytes(const gs_gzdec *d);
 int gs_gzdec_queue(gs_gzdec *d, int slot, const gs_zfref *t, size_t n, const unsigned char *comp, unsigned char *out,
                    unsigned *bad, cudaStream_t s, gs_status *st);
 void gs_gzdec_destroy(gs_gzdec *d);
+/* ---- gpu_codec.cu: the backend's output encoded as zstd frames on the device -------------------
+ * For output chunks that go back as compressed frames (gs_engine_opts.zencode): nvCOMP's batched
+ * encoder compresses the kernels' output buffer in frames of `frame` bytes into per-frame slots,
+ * a kernel takes each frame's XXH64, another packs the frames end to end, and the table (sizes,
+ * statuses, offsets, checksums) goes back to pinned memory; the caller reads it once the queue has
+ * completed (gs_gzenc_take), then copies the packed bytes back (gs_gzenc_copy). One table set,
+ * temp area and frame area per chunk in flight (`slots`). GS_EDATA saying why where nvCOMP is not
+ * there. */
+typedef struct gs_gzenc gs_gzenc;
+int gs_gzenc_create(gs_gzenc **e, int dev, int slots, size_t frame, size_t max_bytes, gs_status *st);
+size_t gs_gzenc_frame(const gs_gzenc *e);
+size_t gs_gzenc_max_frames(const gs_gzenc *e);
+/* The most bytes the frames of max_bytes of output can take. */
+size_t gs_gzenc_bound(const gs_gzenc *e);
+uint64_t gs_gzenc_dev_bytes(const gs_gzenc *e);
+/* Queue on s: src[0, len) (device, at a multiple of 8, 0 < len <= max_bytes) encoded into slot's
+ * frames, checksummed, packed, and its table copied back. */
+int gs_gzenc_queue(gs_gzenc *e, int slot, const unsigned char *src, size_t len, cudaStream_t s, gs_status *st);
+/* After the queue completed: the frames' table (off in the packed bytes, csize, at, dsize, xxh),
+ * *nframes and the packed *bytes; an error where nvCOMP failed a frame or the table is not whole. */
+int gs_gzenc_take(gs_gzenc *e, int slot, size_t len, gs_zfref *t, size_t *nframes, size_t *bytes, gs_status *st);
+/* Queue on s the copy of the slot's packed bytes to host memory dst. */
+int gs_gzenc_copy(gs_gzenc *e, int slot, void *dst, size_t bytes, cudaStream_t s, gs_status *st);
+void gs_gzenc_destroy(gs_gzenc *e);
+
 /* The zstd watchdog (nvCOMP's decoder has been seen never to finish on a corrupt frame): poll
  * stream s, or event ev where s is NULL, with short sleeps until done or past a deadline of a fixed
  * time plus `bytes` at a fixed rate (*limit: that deadline, seconds). cudaSuccess when done,

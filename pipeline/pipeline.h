@@ -94,6 +94,14 @@ typedef struct gs_engine_opts {
     /* The GPU backend decodes the input's zstd frames itself (gs_source.frames): compressed bytes
      * cross to the device and nvCOMP decodes them where the kernels read (--codec gpu). */
     int zdecode;
+    /* The backend encodes its output as zstd frames of this many bytes (0: it hands over values)
+     * where it can: nvCOMP compresses them where the kernels wrote them and only compressed bytes
+     * cross back (the writer's codec is the GPU's; the engine uses it only where the writer takes
+     * frames: gs_writer_takes_frames). */
+    size_t zencode;
+    /* No chunk runs on the CPU while CUDA starts, and the reader waits for the backend, so that
+     * every frame is decoded and encoded by the backend (--codec gpu on the GPU backend). */
+    int zwait;
 } gs_engine_opts;
 
 /* What happened, for --stats. Times are seconds of busy time per stage. */
@@ -182,9 +190,12 @@ typedef struct gs_chunk {
     size_t cap;      /* capacity in elements/values, head room excluded */
     uint64_t seq;
     /* An input chunk of zn > 0 zstd frames (a backend with zalign only): frame i's compressed
-     * bytes at buf + zt[i].off, zbytes in all; they decode to the chunk's n elements. */
+     * bytes at buf + zt[i].off, zbytes in all; they decode to the chunk's n elements. An output
+     * chunk of zn > 0 frames (a backend with zenc_tab_max only): the same, encoding its n values
+     * (each frame as the encoder wrote it: the writer adds content size and checksum). */
     gs_zfref *zt;
     size_t zn, zbytes;
+    size_t zcap; /* an output chunk: bytes its buffer holds for frames (0: values only) */
 } gs_chunk;
 
 typedef struct gs_backend gs_backend;
@@ -214,6 +225,10 @@ struct gs_backend {
      * multiples of zalign, zbuf_max in all, at most ztab_max frames of at most zframe_max bytes,
      * each starting at a multiple of zunit decoded bytes (a gs_zframes_req). */
     size_t zalign, zunit, zframe_max, ztab_max, zbuf_max;
+    /* Output as zstd frames (0: values only): an output chunk may come back as at most
+     * zenc_tab_max frames (its zt and zcap, given by the engine) in at most zenc_bytes of its
+     * buffer; a chunk without them, or whose frames would not fit, comes back as values. */
+    size_t zenc_tab_max, zenc_bytes;
     void *impl;              /* backend state */
 };
 

@@ -126,7 +126,7 @@ rm -f "$T/o.raw"; $G convert --codec gpu "$T/bad.zst" -f "$T/o.npy" 2>"$T/err"; 
 # ---- frames decoded where the kernels read them (a verb on the GPU backend with --codec gpu) ------
 # Each case against the CPU backend with libzstd: identical output; "zstd decode (gpu)" in --stats
 # where the frames qualify (up to 1 MiB, checksums), none where they do not (16 MiB frames, npy).
-# (The first chunks are read while CUDA starts, decoded on the host: files span several chunks.
+# (--codec gpu on the GPU backend: the reader waits for the backend, every chunk goes there.
 # Floats: the GPU backend with --codec cpu is the reference, the same chunks in the same order.)
 dv() { # name, want (gpu: frames decoded on the device; host: none; any), file, verb args...
     local name="frames on the device: $1" want=$2 f=$3 e
@@ -206,6 +206,64 @@ if command -v compute-sanitizer >/dev/null; then
     done
 fi
 rm -f "$T"/v*.zst "$T"/v.raw "$T"/one.* "$T"/none.* "$T/dg" "$T/dc"
+
+# ---- the output encoded where the kernels wrote it (a verb on the GPU backend, --codec gpu, .zst out) --
+# Each case against the GPU backend with --codec cpu writing the same format uncompressed: the zstd
+# CLI tests the file and decodes it to those bytes, every frame has its content size and checksum,
+# and "zstd encode (gpu)" is in --stats where the backend encoded (none where it cannot: mapped
+# host memory, --device-alloc async).
+ev() { # name, want (gpu|host), input, output suffix (raw.zst|npy.zst), verb args...
+    local name="output encoded on the device: $1" want=$2 in=$3 sfx=$4 e
+    shift 4
+    rm -f "$T/eg.$sfx" "$T/ec.${sfx%.zst}"
+    $G "$@" --codec gpu --backend gpu --stats "$in" -f "$T/eg.$sfx" 2>"$T/err"; e=$?
+    $G "$@" --codec cpu --backend gpu "$in" -f "$T/ec.${sfx%.zst}" 2>"$T/err.c"
+    local enc; enc=$(grep -c "zstd encode (gpu)" "$T/err")
+    local nosum; nosum=$(python3 tests/zstd_frames.py --flags "$T/eg.$sfx" 2>&1 | awk '$4 != 1 || $5 != 1' | head -1)
+    if [ $e = 0 ] && { [ $ZSTD_CLI = 0 ] || { zstd -qt "$T/eg.$sfx" && zstd -qdc "$T/eg.$sfx" | cmp -s - "$T/ec.${sfx%.zst}"; }; } &&
+        [ -z "$nosum" ] && { { [ $want = gpu ] && [ "$enc" = 1 ]; } || { [ $want = host ] && [ "$enc" = 0 ]; }; }; then
+        ok "$name"
+    else bad "$name" "exit $e, encode lines $enc, frame without size/checksum: ${nosum:-none}: $(grep -E 'error|zstd|d2h' "$T/err" | head -4)"; fi
+}
+for t in i32 i64 f32 f64; do
+    $G gen -n 3000001 -t $t --dist sparse:0.5 --seed 7 -f "$T/v.raw"
+    ev "$t scan, 64K frames, 1M chunks" gpu "$T/v.raw" raw.zst scan -t $t --chunk 1M
+    ev "$t compact nonzero, 2M chunks" gpu "$T/v.raw" raw.zst compact --pred nonzero -t $t --chunk 2M
+    ev "$t compact --indices" gpu "$T/v.raw" raw.zst compact --pred nonzero --indices -t $t --chunk 1M
+    ev "$t minmax -w 500" gpu "$T/v.raw" raw.zst minmax -w 500 -t $t --chunk 1M
+done
+$G gen -n 3000001 -t i32 --dist sparse:0.5 --seed 8 -f "$T/v.raw"
+$G convert --codec gpu --frame-size 64K -t i32 "$T/v.raw" -f "$T/v64.zst"
+ev "zstd in and out: compact, frames decoded and encoded on the device" gpu "$T/v64.zst" raw.zst compact --pred nonzero -t i32 --chunk 1M
+ev "chain compact then scan" gpu "$T/v.raw" raw.zst compact --pred nonzero -t i32 --chunk 1M then scan
+ev "256K frames" gpu "$T/v.raw" raw.zst scan -t i32 --chunk 4M --frame-size 256K
+ev "1 MiB frames" gpu "$T/v.raw" raw.zst scan -t i32 --chunk 4M --frame-size 1M
+ev "96K frames (each chunk ends in a short frame)" gpu "$T/v.raw" raw.zst scan -t i32 --chunk 1M --frame-size 96K
+ev "npy.zst (the header as a frame of its own first)" gpu "$T/v.raw" npy.zst minmax -w 9 -t i32 --chunk 1M
+ev "--buffers 4" gpu "$T/v.raw" raw.zst compact --pred nonzero -t i32 --chunk 1M --buffers 4
+ev "--host-mem mapped (encoded on the host)" host "$T/v.raw" raw.zst scan -t i32 --host-mem mapped
+ev "--device-alloc async (encoded on the host)" host "$T/v.raw" raw.zst scan -t i32 --device-alloc async
+$G gen -n 3000001 -t i32 --dist uniform:0:2147483647 --seed 9 -f "$T/u.raw"
+ev "incompressible output" gpu "$T/u.raw" raw.zst compact --pred nonzero -t i32 --chunk 1M
+$G gen -n 2000000 -t i32 --dist sparse:0.999 --seed 4 -f "$T/s9.raw"
+ev "chunks that keep nothing between chunks that keep some" gpu "$T/s9.raw" raw.zst compact --pred nonzero -t i32 --chunk 256K
+head -c 4 "$T/v.raw" >"$T/one.raw"
+ev "one element" gpu "$T/one.raw" raw.zst scan -t i32
+$G gen -n 100000 -t i32 --dist sparse:0 -f "$T/z.raw"
+ev "nothing kept (the writer's one empty frame)" host "$T/z.raw" raw.zst compact --pred nonzero -t i32
+rm -f "$T/p.zst"
+$G scan -t i32 --chunk 1M --codec gpu --backend gpu -z "$T/v.raw" -f - >"$T/p.zst" 2>"$T/err"; e=$?
+$G scan -t i32 --chunk 1M --codec cpu --backend gpu "$T/v.raw" -f "$T/p.want"
+if [ $e = 0 ] && { [ $ZSTD_CLI = 0 ] || zstd -qdc "$T/p.zst" | cmp -s - "$T/p.want"; }; then ok "output encoded on the device: to stdout"
+else bad "output encoded on the device: to stdout" "exit $e $(head -c 200 "$T/err")"; fi
+if command -v compute-sanitizer >/dev/null; then
+    timeout -k 5 120 compute-sanitizer --tool memcheck --error-exitcode 9 $GS compact --pred nonzero --codec gpu --backend gpu \
+        -t i32 --chunk 1M "$T/v64.zst" -f "$T/o.zst" >"$T/san" 2>&1
+    e=$?
+    [ $e = 0 ] && grep -q "ERROR SUMMARY: 0 errors" "$T/san" && ok "output encoded on the device: memcheck" ||
+        bad "output encoded on the device: memcheck" "exit $e: $(grep -E 'ERROR|error' "$T/san" | head -3)"
+fi
+rm -f "$T"/v*.zst "$T"/*.raw "$T"/eg.* "$T"/ec.* "$T"/p.* "$T/o.zst"
 
 # ---- --codec auto: the GPU encodes inputs from 1 GiB (GS_CODEC_AUTO_GPU_ENC_MIN_BYTES), libzstd below ----
 $G gen -n 268435456 -t i32 --dist sparse:0.5 -f "$T/big.raw"     # exactly 1 GiB
