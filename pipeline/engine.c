@@ -768,7 +768,9 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     int cols = gs_chain_out_cols(chain);
     r.in_size = gs_type_size(in_type);
     r.out_size = gs_type_size(out_type);
-    size_t chunk_bytes = o->chunk_bytes ? o->chunk_bytes : o->zdecode ? GS_ZDEC_CHUNK_DEFAULT : GS_CHUNK_DEFAULT;
+    size_t chunk_bytes = o->chunk_bytes           ? o->chunk_bytes
+                         : o->zdecode || o->zencode ? GS_ZDEC_CHUNK_DEFAULT
+                                                    : GS_CHUNK_DEFAULT;
     size_t chunk_elems = chunk_bytes / r.in_size;
     if (chunk_elems == 0) chunk_elems = 1;
     r.halo = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;

@@ -304,8 +304,9 @@ if command -v compute-sanitizer >/dev/null; then
             ok "codec memcheck $c" || bad "codec memcheck $c" "exit $e: $(grep -E 'ERROR|error' "$T/san" | head -3)"
     done
     timeout -k 5 120 compute-sanitizer --tool memcheck --error-exitcode 9 $GS convert --codec gpu -t i32 "$T/s.raw" \
-        -f "$T/o.zst" >"$T/san" 2>&1 &&
-        ok "codec memcheck encode" || bad "codec memcheck encode" "$(grep -E 'ERROR' "$T/san" | head -3)"
+        -f "$T/o.zst" >"$T/san" 2>&1
+    e=$?
+    [ $e = 0 ] && ok "codec memcheck encode" || bad "codec memcheck encode" "exit $e: $(grep -E 'ERROR|rror' "$T/san" | head -3)"
 else
     echo "SKIP codec memcheck: no compute-sanitizer"
 fi

@@ -37,6 +37,10 @@
 #             turn after a warm-up, --stats of each, outputs checked by the zstd CLI); then scan of 16 GB
 #             i32 as .zst (64K GPU frames) to /dev/null per codec (medians of 3); ZDEV_VARIANTS="--chunk=128M
 #             --buffers=4" (the default): --codec auto with each of these options too
+#   zenc      (not in the default list) the headline compaction .zst -> .zst (4 GB i32 sparse:0.5 as
+#             `convert` writes it) per codec and option, medians of 5 in turn after a warm-up, output
+#             sizes, --stats, outputs checked by the zstd CLI; ZENC_RUNS="label|binary|options;..."
+#             (default cpu, auto, gpu; an earlier build as a binary is timed in the same run)
 #   zauto     (not in the default list) zstd jobs per backend: scan, compact --pred nonzero and minmax
 #             -w 500 of a .zst (4 GB i32 sparse:0.5, 16 MiB frames) to /dev/null and to .zst, and of
 #             the raw file to .zst, with --backend cpu, gpu and auto in turn (medians of 5 after a
@@ -520,6 +524,42 @@ if has zdev; then
         rm -rf $D
     } >"$OUT/zdev.txt" 2>&1
     grep -E "median|MISMATCH|zstd CLI" "$OUT/zdev.txt"
+fi
+if has zenc; then
+    log "zenc: the headline compaction .zst -> .zst per codec and option (output encoded where the kernels wrote it)"
+    {
+        G=./gpustream; D=/dev/shm/gse; rm -rf $D; mkdir -p $D
+        $G info | grep -E "^(gpu|nvcomp)"
+        $G gen -q -n 1e9 -t i32 --dist sparse:0.5 -f $D/s.raw
+        $G convert -q -t i32 $D/s.raw -f $D/s.zst                 # as convert writes it (auto: GPU, 64K frames)
+        $G compact -q --pred nonzero -t i32 $D/s.raw -f $D/c.raw
+        ls -la $D
+        # ZENC_RUNS: "label|binary|options;..." (an earlier build as its binary: the same run compares them)
+        IFS=';' read -ra runs <<<"${ZENC_RUNS:-cpu|./gpustream|--codec cpu;auto|./gpustream|--codec auto;gpu|./gpustream|--codec gpu}"
+        rm -f $D/t.*
+        for i in 0 1 2 3 4 5; do
+            for r in "${runs[@]}"; do
+                IFS='|' read -r lab bin opts <<<"$r"
+                t0=$(date +%s.%N); $bin compact --pred nonzero $opts $D/s.zst -f $D/c.$lab.zst 2>/dev/null; t1=$(date +%s.%N)
+                [ $i = 0 ] || awk "BEGIN { print $t1 - $t0 }" >>$D/t.$lab
+            done
+        done
+        for r in "${runs[@]}"; do
+            IFS='|' read -r lab bin opts <<<"$r"
+            echo "$lab ($bin compact --pred nonzero $opts s.zst -f c.zst): median $(sort -g $D/t.$lab | sed -n 3p) s of $(tr '\n' ' ' <$D/t.$lab), output $(stat -c %s $D/c.$lab.zst) B"
+        done
+        for r in "${runs[@]}"; do
+            IFS='|' read -r lab bin opts <<<"$r"
+            echo "-- $lab: $bin compact --pred nonzero $opts s.zst --stats"
+            $bin compact --pred nonzero $opts $D/s.zst -f $D/c.$lab.zst --stats 2>&1 | grep -vE '^ *$'
+            if [ $ZSTD_CLI = 1 ]; then
+                zstd -q -d -c $D/c.$lab.zst | cmp - $D/c.raw && echo "c.$lab.zst decoded by the zstd CLI = compact of the raw file" ||
+                    echo "MISMATCH c.$lab.zst"
+            fi
+        done
+        rm -rf $D
+    } >"$OUT/zenc.txt" 2>&1
+    grep -E "median|MISMATCH" "$OUT/zenc.txt"
 fi
 # mpirun and the timing helper of the mpistart and mpi steps. --bind-to none: mpirun binds each of
 # 2 ranks to one core by default, starving the pools.
