@@ -980,6 +980,8 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
         }
     }
     if (wb) wb->destroy(wb); /* a failure before the GPU took over */
+    /* before the threads are joined: the reader may be in a call that waits for the device */
+    if (b && atomic_load(&r.failed) && b->quiesce) b->quiesce(b);
     free(warm_halo);
     q_close(&r.written);
     if (have_wt) pthread_join(wt, NULL);

@@ -847,6 +847,24 @@ static void gpu_stats(gs_backend *b, gs_run_stats *s)
     s->backend = lab;
 }
 
+/* After a failure with zstd work queued (nvCOMP's decoder has been seen never to finish on
+ * corrupt input, and a chunk's check may fail while the next chunk's decoder runs): every stream
+ * waited for under the zstd watchdog, so that an unending one gives the device up instead of
+ * leaving a later synchronising call (cudaHostUnregister, cudaFreeHost, a stream sync) to wait for
+ * ever. */
+static void gpu_quiesce(gs_backend *b)
+{
+    gs_gpu *g = (gs_gpu *)b->impl;
+    double limit;
+    if (!g || !g->streams_made || (!g->zd && !g->ze) || gs_gpu_abandoned() || cudaSetDevice(g->dev) != cudaSuccess)
+        return;
+    for (int i = 0; i < g->depth && !gs_gpu_abandoned(); i++)
+        if (g->slot[i].zs) (void)gs_gpu_zwatch(g->slot[i].zs, NULL, gs_gpu_in_bytes(g), &limit);
+    cudaStream_t all[3] = {g->s_h2d, g->s_k, g->s_d2h};
+    for (int i = 0; i < 3 && !gs_gpu_abandoned(); i++) (void)gs_gpu_zwatch(all[i], NULL, gs_gpu_in_bytes(g), &limit);
+    (void)cudaGetLastError();
+}
+
 static void gpu_destroy(gs_backend *b)
 {
     gs_gpu *g;
@@ -1030,6 +1048,7 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     b->submit = gpu_submit;
     b->retire = gpu_retire;
     b->stats = gpu_stats;
+    b->quiesce = gpu_quiesce;
     b->destroy = gpu_destroy;
 
     g->dev = o ? o->device : 0;

@@ -215,6 +215,10 @@ struct gs_backend {
     int (*retire)(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *st);
     /* Per-stage timings (H2D, kernel, D2H ...) appended to stats; device memory peak. */
     void (*stats)(gs_backend *b, gs_run_stats *s);
+    /* Optional (NULL: nothing to wait for): after a failure, before the engine frees anything,
+     * wait for what is still queued; where that never ends (a zstd decoder on corrupt input), give
+     * the device up (gs_gpu_abandoned) so that no later call waits on it. */
+    void (*quiesce)(gs_backend *b);
     void (*destroy)(gs_backend *b);
     int depth;               /* chunks that may be in flight at once (>= 1) */
     size_t max_head;         /* 0: input buffers get cfg->halo elements of head room; else at most
@@ -298,11 +302,14 @@ typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_
 #define GS_CODEC_AUTO_GPU_ENC_MIN_BYTES (1ull << 30)
 #define GS_CODEC_AUTO_GPU_DEC_MIN_BYTES (1ull << 30)
 /* Uncompressed bytes per frame of GPU-encoded output when --frame-size is not given. nvCOMP asks
- * for many small chunks per batch (its guide: 64 KiB), and `gpustream bench --zstd` agrees
- * (nvCOMP 6.0.0 on an H100, 256 MiB of sparse:0.5 i32, device memory to device memory): 64K
- * frames compress at 10.1 GB/s and decode at 45-60 GB/s, 256K frames at 5.9 and 25-31 GB/s, for
- * the same ratio (4.11 / 4.12). */
-#define GS_GPU_ZSTD_FRAME ((size_t)64 << 10)
+ * for many small chunks per batch (its guide: 64 KiB) and gives each a few threads: `gpustream
+ * bench --zstd` (nvCOMP 6.0.0 on an H100, 256 MiB of sparse:0.5 i32, device memory to device
+ * memory) compresses 64K frames at 10.1 GB/s and 256K frames at 5.9 for the same ratio (4.11 /
+ * 4.12). Where the GPU backend encodes its output (gs_engine_opts.zencode), a call holds one
+ * chunk's output: the headline compaction (H100, 2026-11-24, docs/PERFORMANCE.md) took 1.575 s
+ * with 64K frames and 1.073 s with 32K (16K: 1.041 s with 4 buffers, 2.4% larger output; 32K:
+ * 0.8% larger than 64K). */
+#define GS_GPU_ZSTD_FRAME ((size_t)32 << 10)
 /* The largest frame the GPU backend decodes itself (--codec gpu); larger ones decode on the host.
  * bench --zstd (nvCOMP 6.0.0, H100, 256 MiB of sparse:0.5 i32) decodes 64K frames at 59 GB/s,
  * 256K at 30, 1M at 10 and 16M at 0.7, where libzstd on 16 cores does 5.5-5.9. */
