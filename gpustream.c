@@ -1233,7 +1233,8 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
 
 /* ---- zstd codecs ----------------------------------------------------------------------------- */
 /* The input's bytes, for auto's choice of encoder: a regular file's size, or where it is zstd
- * (by name) and not already past the mark, the decompressed size its frame headers give; 0 if
+ * (by name) and not already past the mark, the decompressed size its first frames give (an estimate
+ * past 8 MiB: gs_zstd_content_estimate); 0 if
  * unknown (stdin, frames without a content size). */
 static uint64_t input_bytes_look(cli *c)
 {
@@ -1242,12 +1243,7 @@ static uint64_t input_bytes_look(cli *c)
     int zst = 0;
     gs_format_from_name(c->in, &zst);
     if (!zst || (uint64_t)sb.st_size >= GS_CODEC_AUTO_GPU_ENC_MIN_BYTES) return (uint64_t)sb.st_size;
-    gs_layout L;
-    gs_status st = {0};
-    if (gs_layout_read(&L, c->in, &c->rd, &st)) return 0;
-    uint64_t n = L.nframes ? L.frame_pos[L.nframes] : 0;
-    gs_layout_free(&L);
-    return n;
+    return gs_zstd_content_estimate(c->in); /* from the first frames: a walk of every frame reads the whole file */
 }
 
 /* The same, looked at once (both directions' choices ask). */

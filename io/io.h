@@ -114,6 +114,10 @@ int gs_zstd_max_level(void);
  * does not start with zstd frames. */
 #define GS_ZSTD_SIZE_UNKNOWN UINT64_MAX
 uint64_t gs_zstd_first_frame_size(const char *path);
+/* The decompressed bytes of zstd file `path`, from its frame headers: exact where its first 8 MiB
+ * hold every frame, else those frames' ratio times the file's size (an estimate, for choices
+ * that only need the magnitude). 0 where unknown (a frame without a content size, not zstd). */
+uint64_t gs_zstd_content_estimate(const char *path);
 /* zstd frames in memory (io/zstd_mem.c), libzstd on the thread pool: [src, src+len) as
  * gs_zstd_frames_count(len, frame) frames of `frame` bytes (the last shorter), each with content
  * size and checksum; frame f compressed into slots + f x gs_zstd_frame_bound(frame), clen[f]

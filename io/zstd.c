@@ -31,12 +31,15 @@
 #include "zstd_frames.h"
 #include "../common/pool.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 #include <zstd_errors.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define GS_Z_FRAME_MAX ((size_t)256 << 20) /* larger frames are streamed, not batched */
 #define GS_Z_BATCH_MAX ((size_t)256 << 20) /* decoded bytes per batch (the batch buffer) */
@@ -1360,6 +1363,38 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, int level, size_t frame_si
 
 const char *gs_zstd_version(void) { return ZSTD_versionString(); }
 int gs_zstd_max_level(void) { return ZSTD_maxCLevel(); }
+
+uint64_t gs_zstd_content_estimate(const char *path)
+{
+    const size_t cap = (size_t)8 << 20;
+    int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    struct stat sb;
+    unsigned char *buf = fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? malloc(cap) : NULL;
+    size_t got = 0;
+    while (buf && got < cap) {
+        ssize_t r = pread(fd, buf + got, cap - got, (off_t)got);
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    if (fd >= 0) close(fd);
+    uint64_t content = 0, comp = 0;
+    int ok = buf != NULL;
+    for (size_t at = 0; ok && at < got;) {
+        size_t c = ZSTD_findFrameCompressedSize(buf + at, got - at);
+        if (ZSTD_isError(c)) break; /* the frame goes on past what was read */
+        if ((gs_le32(buf + at) & GS_Z_SKIP_MASK) != GS_Z_SKIP_MAGIC) {
+            unsigned long long n = ZSTD_getFrameContentSize(buf + at, got - at);
+            if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN) ok = 0;
+            else content += n;
+        }
+        at += c;
+        comp += c;
+    }
+    free(buf);
+    if (!ok || !comp) return 0;
+    if (comp >= (uint64_t)sb.st_size) return content;
+    return (uint64_t)((double)content / (double)comp * (double)sb.st_size);
+}
 
 uint64_t gs_zstd_first_frame_size(const char *path)
 {
