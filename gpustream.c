@@ -140,7 +140,7 @@ static const opt_def opts[] = {
     {O_DEVICE, "device", 0, 1, V_COMPUTE | V_BENCH | V_INFO, "N", "GPU to use (default 0)"},
     {O_ALGO, "algo", 0, 1, (V_COMPUTE & ~V_CONVERT) | V_BENCH | S_STAGE, "NAME", "kernel variant (default: the fastest; see gpustream info)"},
     {O_CHUNK, "chunk", 0, 1, V_ENGINE | V_BENCH, "S", "input bytes per chunk (default " GS_CHUNK_DEFAULT_TEXT ")"},
-    {O_BUFFERS, "buffers", 0, 1, V_COMPUTE | V_BENCH, "N", "host staging buffers / chunks in flight (default 2)"},
+    {O_BUFFERS, "buffers", 0, 1, V_COMPUTE | V_BENCH, "N", "host staging buffers / chunks in flight (default 2; 4 where the GPU decodes or encodes zstd)"},
     {O_HOSTMEM, "host-mem", 0, 1, V_COMPUTE | V_BENCH, "M", "pinned (default), pageable, registered or mapped"},
     {O_DEVALLOC, "device-alloc", 0, 1, V_COMPUTE | V_BENCH, "A", "once (default), per-chunk or async; bench --stream: a list"},
     {O_DEVLIMIT, "device-mem-limit", 0, 1, V_COMPUTE, "S", "cap on device memory used (forces chunking)"},
@@ -192,7 +192,7 @@ struct cli {
     gs_write_opts wr;
     gs_gen_opts gen;
     int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given, device_given;
-    int level_given, frame_given;
+    int level_given, frame_given, buffers_given;
     gs_codec_kind codec;
     int in_bytes_have;  /* input_bytes has looked: its answer is in_bytes_val */
     uint64_t in_bytes_val;
@@ -690,6 +690,7 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
     case O_BUFFERS:
         rc = parse_int(verb, "--buffers", val, 1, 64, &l);
         c->eng.buffers = (int)l;
+        c->buffers_given = 1;
         break;
     case O_HOSTMEM: {
         if (gs_host_mem_parse(val, &c->eng.host_mem))
@@ -1495,6 +1496,7 @@ static int cmd_compute(cli *c)
      * while CUDA starts (their output would go through the GPU codec by way of the host: the
      * headline compaction took 1.37 s so, 1.07 s waiting; docs/PERFORMANCE.md) */
     c->eng.zwait = (c->eng.zdecode || c->eng.zencode) && c->eng.backend != GS_BACKEND_CPU;
+    if (c->eng.zwait && !c->buffers_given) c->eng.buffers = GS_ZGPU_BUFFERS;
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r);
 
@@ -1636,10 +1638,11 @@ static int cmd_info(cli *c)
     }
     printf("tuning     %s\n", GS_HAVE_TUNING ? "block sizes and tune shapes built (make TUNING=1)"
                                             : "tuned launches only (make TUNING=1 builds the bench --block sizes)");
-    printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT " (%zuM where the GPU decodes zstd frames), buffers 2, host-mem pinned, "
+    printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT " and buffers 2 (%zuM and %d where the GPU backend decodes or encodes zstd "
+           "frames), host-mem pinned, "
            "zstd frames 16M level 3 (GPU codec: %zuK frames), codec auto = gpu decode from %llu MiB of input (a verb "
            "on the GPU backend, frames up to %zuK), gpu encode from %llu MiB of input (else cpu)\n",
-           GS_ZDEC_CHUNK_DEFAULT >> 20, GS_GPU_ZSTD_FRAME >> 10, GS_CODEC_AUTO_GPU_DEC_MIN_BYTES >> 20,
+           GS_ZDEC_CHUNK_DEFAULT >> 20, GS_ZGPU_BUFFERS, GS_GPU_ZSTD_FRAME >> 10, GS_CODEC_AUTO_GPU_DEC_MIN_BYTES >> 20,
            GS_GPU_ZDEC_FRAME_MAX >> 10, GS_CODEC_AUTO_GPU_ENC_MIN_BYTES >> 20);
     printf("\nvariants (--algo; * = default for its backend)\n");
     size_t nv;

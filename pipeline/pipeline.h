@@ -319,6 +319,11 @@ typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_
  * frames to fill the device. A 16 MiB chunk of 64K frames (256 a call) decoded at 4.3 GB/s in
  * compact --pred nonzero of 4 GB (H100, nvCOMP 6.0.0); bench --zstd: 59 GB/s with 4096 a call. */
 #define GS_ZDEC_CHUNK_DEFAULT ((size_t)64 << 20)
+/* Chunks in flight (--buffers) when the GPU backend decodes or encodes zstd frames and none is
+ * asked for: each chunk's nvCOMP calls run on a stream of their own, so more chunks in flight
+ * keep more frames on the device at once. The headline compaction (H100, 2026-11-24,
+ * docs/PERFORMANCE.md): 0.972 s with 4 against 1.119 s with 2. */
+#define GS_ZGPU_BUFFERS 4
 /* 1 once a device codec gave up on its GPU (its watchdog expired, a kernel may still run there):
  * nothing may call CUDA again in this process, teardown included; the process just exits. */
 int gs_gpu_abandoned(void);
