@@ -495,6 +495,17 @@ static int gpu_abandoned_fail(const gs_gpu *g, gs_status *st)
 
 /* ---- zstd frames decoded on the device ---------------------------------------------------- */
 
+/* Wait under the zstd watchdog (gs_gpu_zwatch) for the decoding that ev ends, of about `bytes`. */
+static int gpu_zdecoded(gs_gpu *g, cudaEvent_t ev, uint64_t bytes, gs_status *st)
+{
+    double limit = 0;
+    cudaError_t e = gs_gpu_zwatch(NULL, ev, bytes, &limit);
+    if (e == cudaErrorNotReady)
+        return gs_fail(st, GS_EDATA, "gpu %d: the GPU zstd decoder did not finish within %.1f s (corrupt input?); "
+                       "the GPU is no longer used; --codec cpu decodes on the host", g->dev, limit);
+    return e == cudaSuccess ? GS_OK : gs_cu_fail(st, e, "zstd frames: cudaEventQuery", g->dev);
+}
+
 /* Chunk `in`'s compressed frames up to the slot's d_comp on the h2d stream (ev_z after), then on
  * the slot's own stream decoded to dst and checked (gpu_codec.cu), ev_h2d1 after: the slots in
  * flight decode at once (nvCOMP gives a frame a few threads: one chunk's frames do not fill the
@@ -518,6 +529,13 @@ static int gpu_zqueue(gs_gpu *g, int s, gs_gpu_slot *sl, const gs_chunk *in, cha
         return rc;
     if (fix) GS_CU(g->dev, cudaMemcpyAsync(dst, sl->d_zfix, in->n * g->isz, cudaMemcpyDeviceToDevice, sl->zs));
     GS_CU(g->dev, cudaEventRecord(sl->ev_h2d1, sl->zs));
+    if (!g->zfirst) {
+        /* The op's kernels launch for the first time after this chunk's decoding: under CUDA's lazy
+         * loading that launch waits for the device, for ever behind a decoder that never ends on
+         * corrupt input. So the first chunk's decoding is waited for here, under the watchdog. */
+        if ((rc = gpu_zdecoded(g, sl->ev_h2d1, in->zbytes + in->n * g->isz, st))) return rc;
+        g->zfirst = 1;
+    }
     sl->zbytes = in->zbytes;
     g->b_h2d += in->zbytes;
     g->b_zout += in->n * g->isz;
@@ -528,12 +546,8 @@ static int gpu_zqueue(gs_gpu *g, int s, gs_gpu_slot *sl, const gs_chunk *in, cha
  * every frame passed the check; else the run fails (the chunk's output is never handed on). */
 static int gpu_zretire(gs_gpu *g, int s, gs_gpu_slot *sl, gs_status *st)
 {
-    double limit = 0;
-    cudaError_t e = gs_gpu_zwatch(NULL, sl->ev_h2d1, sl->zbytes + sl->n * g->isz, &limit);
-    if (e == cudaErrorNotReady)
-        return gs_fail(st, GS_EDATA, "gpu %d: the GPU zstd decoder did not finish within %.1f s (corrupt input?); "
-                       "the GPU is no longer used; --codec cpu decodes on the host", g->dev, limit);
-    if (e != cudaSuccess) return gs_cu_fail(st, e, "zstd frames: cudaEventQuery", g->dev);
+    int rc = gpu_zdecoded(g, sl->ev_h2d1, sl->zbytes + sl->n * g->isz, st);
+    if (rc) return rc;
     if (g->h_zbad[s])
         return gs_fail(st, GS_EDATA, "corrupt zstd data: frame %u of chunk %llu failed its check after decoding on the "
                        "GPU (decoder status, size or checksum)", g->h_zbad[s] - 1, (unsigned long long)g->nret);

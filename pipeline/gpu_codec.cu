@@ -623,6 +623,8 @@ extern "C" int gs_gpu_zcodec_create_ahead(gs_zcodec **out, int device, int stric
     return GS_OK;
 }
 
+static int gzx_warm(int dev, gs_status *st);
+
 /* ---- frames decoded into the GPU backend's input (gs_gzdec) ---------------------------------- */
 #define GZX_P1 11400714785074694791ull
 #define GZX_P2 14029467366897019727ull
@@ -743,6 +745,11 @@ int gs_gzdec_create(gs_gzdec **out, int dev, int slots, size_t max_frames, size_
     d->out_align = da.output > 8 ? da.output : 8;
     const size_t tab = (size_t)slots * max_frames * GZX_TAB_WORDS * sizeof(size_t);
     cudaError_t e = cudaSetDevice(dev);
+    int wrc = e == cudaSuccess ? gzx_warm(dev, st) : GS_OK;
+    if (wrc) {
+        free(d);
+        return wrc;
+    }
     nvcompStatus_t ns = nvc.dtemp(max_frames, frame_max, nvcompBatchedZstdDecompressDefaultOpts, &d->temp_bytes,
                                   max_bytes, 0);
     const size_t ta = da.temp > 256 ? da.temp : 256;
@@ -858,6 +865,61 @@ __global__ void gze_offsets(const size_t *out_sz, const nvcompStatus_t *stat, si
     }
 }
 
+/* nvCOMP's kernels and ours, loaded before the backend queues any of them: under CUDA's lazy
+ * loading a kernel's first launch loads its module, which waits for the work already on the
+ * device, so a first launch after a decoder that never finishes (corrupt input) would wait for
+ * ever. Here, once per process: our kernels by name, nvCOMP's by one frame compressed and decoded. */
+static int gzx_warm(int dev, gs_status *st)
+{
+    static int done;
+    if (done) return GS_OK;
+    cudaFuncAttributes fa;
+    const void *ks[] = {(const void *)gzx_check, (const void *)gze_setup, (const void *)gze_hash,
+                        (const void *)gze_offsets, (const void *)gzc_gather};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        cudaError_t e = cudaFuncGetAttributes(&fa, ks[i]);
+        if (e != cudaSuccess) return gzc_cuda(st, e, "loading the codec's kernels", dev);
+    }
+    const size_t len = 4096, W = 8;
+    size_t cmax = 0, ct = 0, dt = 0;
+    nvcompStatus_t ns = nvc.cmax(len, nvcompBatchedZstdCompressDefaultOpts, &cmax);
+    if (ns == nvcompSuccess) ns = nvc.ctemp(1, len, nvcompBatchedZstdCompressDefaultOpts, &ct, len, 0);
+    if (ns == nvcompSuccess) ns = nvc.dtemp(1, len, nvcompBatchedZstdDecompressDefaultOpts, &dt, len, 0);
+    if (ns != nvcompSuccess) return gzc_nvc(st, ns, "GetTempSize", dev);
+    /* [raw | compressed | decoded | temp | table: in ptr, in size, out ptr, out size, status, act ptr, act size, buf size] */
+    const size_t o_c = al(len, 256), o_d = o_c + al(cmax, 256), o_t = o_d + al(len, 256),
+                 o_tab = o_t + al(ct > dt ? ct : dt, 256), total = o_tab + 16 * W;
+    unsigned char *d = NULL;
+    cudaStream_t s = NULL;
+    size_t h[16] = {0};
+    cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&d, total);
+    if (e == cudaSuccess) e = cudaMemsetAsync(d, 7, len, s);
+    if (e == cudaSuccess) {
+        h[0] = (size_t)d, h[1] = len, h[2] = (size_t)(d + o_c);        /* compress: in, size, out */
+        h[5] = (size_t)(d + o_c), h[7] = (size_t)(d + o_d), h[8] = len; /* decode: in, out, its room */
+        e = cudaMemcpyAsync(d + o_tab, h, 16 * W, cudaMemcpyHostToDevice, s);
+    }
+    const size_t *t = (const size_t *)(d + o_tab);
+    if (e == cudaSuccess)
+        ns = nvc.enc((const void *const *)t, t + 1, len, 1, d + o_t, ct, (void *const *)(t + 2), (size_t *)(t + 3),
+                     nvcompBatchedZstdCompressDefaultOpts, (nvcompStatus_t *)(t + 4), s);
+    if (e == cudaSuccess && ns == nvcompSuccess)
+        ns = nvc.dec((const void *const *)(t + 5), t + 3, t + 8, (size_t *)(t + 9), 1, d + o_t, dt, (void *const *)(t + 7),
+                     nvcompBatchedZstdDecompressDefaultOpts, (nvcompStatus_t *)(t + 10), s);
+    double limit;
+    if (e == cudaSuccess && ns == nvcompSuccess) e = gs_gpu_zwatch(s, NULL, len, &limit);
+    if (e == cudaSuccess && ns == nvcompSuccess) e = cudaMemcpy(h, d + o_tab, 16 * W, cudaMemcpyDeviceToHost);
+    if (d) (void)cudaFree(d);
+    if (s) (void)cudaStreamDestroy(s);
+    if (e != cudaSuccess) return gzc_cuda(st, e, "loading nvCOMP's kernels", dev);
+    if (ns != nvcompSuccess) return gzc_nvc(st, ns, "loading nvCOMP's kernels", dev);
+    if ((nvcompStatus_t)h[4] != nvcompSuccess || (nvcompStatus_t)h[10] != nvcompSuccess || h[9] != len)
+        return gs_fail(st, GS_EDATA, "gpu %d: zstd codec: nvCOMP failed on a test frame", dev);
+    done = 1;
+    return GS_OK;
+}
+
 size_t gs_gzenc_frame(const gs_gzenc *e) { return e->frame; }
 size_t gs_gzenc_max_frames(const gs_gzenc *e) { return e->max_frames; }
 size_t gs_gzenc_bound(const gs_gzenc *e) { return e->max_frames * e->stride; }
@@ -900,6 +962,11 @@ int gs_gzenc_create(gs_gzenc **out, int dev, int slots, size_t frame, size_t max
     if (!e->max_frames) e->max_frames = 1;
     size_t cmax = 0;
     cudaError_t ce = cudaSetDevice(dev);
+    int wrc = ce == cudaSuccess ? gzx_warm(dev, st) : GS_OK;
+    if (wrc) {
+        free(e);
+        return wrc;
+    }
     nvcompStatus_t ns = nvc.cmax(frame, nvcompBatchedZstdCompressDefaultOpts, &cmax);
     if (ns == nvcompSuccess)
         ns = nvc.ctemp(e->max_frames, frame, nvcompBatchedZstdCompressDefaultOpts, &e->temp_bytes, max_bytes, 0);

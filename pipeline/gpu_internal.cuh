@@ -141,6 +141,7 @@ struct gs_gpu {
      * slot (pinned, mapped), decode seconds and decoded bytes */
     struct gs_gzdec *zd;
     unsigned *h_zbad, *dh_zbad;
+    int zfirst; /* the first chunk of frames was decoded (see gpu_zqueue) */
     double t_zdec;
     uint64_t b_zout;
     /* the output encoded as zstd frames here (NULL: values go back): the encoder, its seconds and
