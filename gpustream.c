@@ -1177,7 +1177,10 @@ static void print_stats(const cli *c, const gs_run_stats *s)
                 fmt_rate(r1, sizeof r1, "%.2f", stage_rate[i]));
     if (s->release >= 0.0005)
         fprintf(stderr, "  release    %.3f s after the wall time (staging and device memory)\n", s->release);
+    /* the codecs through the host: where they did something (the GPU backend may have done it all) */
     const gs_zcodec *zd = c->rd.zcodec, *ze = c->wr.zcodec;
+    if (zd && !(zd->dec_frames || zd->dec_cpu_frames)) zd = NULL;
+    if (ze && !(ze->enc_frames || ze->enc_cpu_frames)) ze = NULL;
     if (zd) {
         human_bytes(bi, sizeof bi, (double)zd->dec_in);
         human_bytes(bo, sizeof bo, (double)zd->dec_out);
