@@ -11,7 +11,7 @@
 # CODEC_FUZZ_SECONDS, default 60); then the speed table. Lines PASS/FAIL/SKIP; timings on stderr lines "speed ...". Every gpustream call runs
 # under `timeout` (60 s for the checks): a hang is a FAIL (exit 124), not a stuck run. The zstd
 # CLI comes from PATH or .deps/zstd-cli/ (tests/gpu/zstd_cli.sh); without it, its checks SKIP.
-# Usage: [CODEC_PARTS="check speed"] bash tests/gpu/codec.sh [OUTDIR]
+# Usage: [CODEC_PARTS="check speed"] (or fuzz: the differential fuzz alone) bash tests/gpu/codec.sh [OUTDIR]
 set -u
 cd "$(dirname "$0")/../.."
 GS=$PWD/gpustream
@@ -313,10 +313,18 @@ else
     echo "SKIP codec memcheck: no compute-sanitizer"
 fi
 rm -f "$T"/*.raw "$T"/*.out "$T"/part.* "$T"/*.npy
+fi
 
 # ---- differential fuzz: mutated zstd inputs, GPU codec against the CPU codec (CODEC_FUZZ_SECONDS) ----
-# Each case: the same exit status, and the same output where both succeed.
+# Each case: the same exit status, and the same output where both succeed. In the check part, or
+# alone (CODEC_PARTS=fuzz, for a long campaign).
+if part check || part fuzz; then
 secs=${CODEC_FUZZ_SECONDS:-60}
+if [ ! -e "$T/s.zst" ]; then # the check part's seed, made here when it did not run
+    $G gen -n 3000000 -t i32 --dist sparse:0.5 -f "$T/s.raw"
+    $G convert --codec gpu --frame-size 256K -t i32 "$T/s.raw" -f "$T/s.zst"
+    rm -f "$T/s.raw"
+fi
 cp "$T/s.zst" "$T/seed.s.zst"
 seeds=("$T/seed.s.zst" tests/fuzz/corpus_zstd/*)
 n=0 diff=0 end=$((SECONDS + secs))
