@@ -658,7 +658,8 @@ static pick pick_early(const gs_chain *chain, const gs_engine_opts *o, const gs_
         return small ? PICK_CPU : PICK_GPU;
     }
     if (!early_ok) {
-        snprintf(why, len, "auto: input of unknown size (the --host-mem mode needs the backend before reading)");
+        snprintf(why, len, "auto: input of unknown size (%s needs the backend before reading)",
+                 o->zwait ? "zstd on the GPU backend" : "the --host-mem mode");
         return PICK_GPU;
     }
     return PICK_LATER;
