@@ -638,7 +638,6 @@ static int gpu_zenc_retire(gs_gpu *g, int s, gs_gpu_slot *sl, gs_status *st)
     g->b_zenc += sl->zenc;
     out->zn = fit ? nf : 0;
     out->zbytes = fit ? bytes : 0;
-    if (!fit) g->zenc_values++;
     return GS_OK;
 }
 

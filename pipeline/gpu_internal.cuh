@@ -145,10 +145,10 @@ struct gs_gpu {
     double t_zdec;
     uint64_t b_zout;
     /* the output encoded as zstd frames here (NULL: values go back): the encoder, its seconds and
-     * the raw bytes it took, chunks that went back as values after all */
+     * the raw bytes it took */
     struct gs_gzenc *ze;
     double t_zenc;
-    uint64_t b_zenc, zenc_values;
+    uint64_t b_zenc;
 };
 
 /* ---- gpu_codec.cu: zstd frames decoded into the backend's input buffers -------------------------
