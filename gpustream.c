@@ -129,7 +129,7 @@ static const opt_def opts[] = {
     {O_TO, "to", 0, 1, V_OUTPUT, "FMT", "output format: raw npy csv text (default: OUT's extension, else the input's)"},
     {O_ZSTD, "zstd", 'z', 0, V_OUTPUT | V_BENCH, NULL, "compress the output with zstd (implied by OUT ending in .zst); bench: time the zstd codecs, libzstd on the host and nvCOMP on the GPU"},
     {O_LEVEL, "level", 0, 1, V_OUTPUT | V_BENCH, "N", "zstd level (default 3; nvCOMP has none)"},
-    {O_FRAME, "frame-size", 0, 1, V_OUTPUT | V_BENCH, "S", "uncompressed bytes per zstd frame: 1K to 1G (default 16M; 64K where the GPU encodes); bench --zstd: a list (default 64K,256K,1M,16M)"},
+    {O_FRAME, "frame-size", 0, 1, V_OUTPUT | V_BENCH, "S", "uncompressed bytes per zstd frame: 1K to 1G (default 16M; 32K where the GPU encodes); bench --zstd: a list (default 64K,256K,1M,16M)"},
     {O_CODEC, "codec", 0, 1, V_ENGINE, "C", "zstd codec: auto (default: the GPU backend decodes a .zst of 1 GiB or more in frames up to 1 MiB, else libzstd decodes; the GPU encodes for inputs from 1 GiB; where nvCOMP is usable), gpu (nvCOMP both ways) or cpu"},
     {O_COL, "col", 0, 1, V_COMPUTE, "C", "CSV column: 1-based index or header name (default 1)"},
     {O_HEADER, "header", 0, 0, V_COMPUTE, NULL, "the first CSV row is a header"},
