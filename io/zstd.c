@@ -1032,6 +1032,20 @@ static int gs_zsink_device_batch(gs_zsink *k, gs_zbatch *b, const unsigned char 
     return GS_OK;
 }
 
+/* Batch b (the set at k->cur, filled) to the writer once it is done with the previous one. */
+static int gs_zsink_pass(gs_zsink *k, gs_zbatch *b, gs_status *st)
+{
+    int rc = gs_zsink_drain(k, st);
+    if (rc) return rc;
+    pthread_mutex_lock(&k->mu);
+    k->pending = b;
+    pthread_cond_broadcast(&k->cv);
+    pthread_mutex_unlock(&k->mu);
+    k->cur ^= 1;
+    k->frames_out += b->nframes;
+    return GS_OK;
+}
+
 /* Compress [src, src+len) as frames of k->frame bytes (at least one frame), then hand them to
  * the writer once it is done with the previous batch. */
 static int gs_zsink_batch(gs_zsink *k, const unsigned char *src, size_t len, gs_status *st)
@@ -1053,15 +1067,7 @@ static int gs_zsink_batch(gs_zsink *k, const unsigned char *src, size_t len, gs_
                 return gs_fail(st, GS_EDATA, "%s: zstd compression failed: %s", k->base.name,
                                ZSTD_getErrorName(b->clen[f]));
     }
-    int rc = gs_zsink_drain(k, st);
-    if (rc) return rc;
-    pthread_mutex_lock(&k->mu);
-    k->pending = b;
-    pthread_cond_broadcast(&k->cv);
-    pthread_mutex_unlock(&k->mu);
-    k->cur ^= 1;
-    k->frames_out += b->nframes;
-    return GS_OK;
+    return gs_zsink_pass(k, b, st);
 }
 
 /* The encoder thread: each stage handed to it, compressed and passed on to the writer; after a
@@ -1127,6 +1133,19 @@ static int gs_zsink_hand(gs_zsink *k, size_t len, gs_status *st)
     return GS_OK;
 }
 
+/* What the stage holds, compressed and handed on (a short last frame); the encoder is idle after. */
+static int gs_zsink_flush(gs_zsink *k, gs_status *st)
+{
+    int rc = GS_OK;
+    if (k->have_encoder) {
+        if (k->stage_len) rc = gs_zsink_hand(k, k->stage_len, st);
+        if (rc == GS_OK) rc = gs_zsink_enc_wait(k, st);
+    } else if (k->stage_len)
+        rc = gs_zsink_batch(k, k->stage, k->stage_len, st);
+    k->stage_len = 0;
+    return rc;
+}
+
 static int gs_zsink_write(gs_bsink *b, const void *buf, size_t n, gs_status *st)
 {
     gs_zsink *k = (gs_zsink *)b;
@@ -1179,13 +1198,7 @@ static void gs_zext_part(void *ctx, size_t part, size_t nparts)
 static int gs_zsink_frames(gs_bsink *bk, const unsigned char *buf, const gs_zfref *t, size_t n, gs_status *st)
 {
     gs_zsink *k = (gs_zsink *)bk;
-    int rc = GS_OK;
-    if (k->have_encoder) { /* the stage to the encoder, then it is idle and the batch sets are ours */
-        if (k->stage_len) rc = gs_zsink_hand(k, k->stage_len, st);
-        if (rc == GS_OK) rc = gs_zsink_enc_wait(k, st);
-    } else if (k->stage_len)
-        rc = gs_zsink_batch(k, k->stage, k->stage_len, st);
-    k->stage_len = 0;
+    int rc = gs_zsink_flush(k, st); /* then the encoder is idle and the batch sets are ours */
     for (size_t at = 0; rc == GS_OK && at < n;) {
         gs_zbatch *b = &k->set[k->cur]; /* never the one the writer holds (that is the other) */
         b->nframes = n - at < k->batch_frames ? n - at : k->batch_frames;
@@ -1198,13 +1211,7 @@ static int gs_zsink_frames(gs_bsink *bk, const unsigned char *buf, const gs_zfre
                 gs_zframe_finish(buf + t[at + f].off, t[at + f].csize, t[at + f].dsize, 0, b->cbuf, k->cbound, &why);
                 return gs_fail(st, GS_EDATA, "%s: a zstd frame from the device encoder is unusable: %s", k->base.name, why);
             }
-        if ((rc = gs_zsink_drain(k, st))) break;
-        pthread_mutex_lock(&k->mu);
-        k->pending = b;
-        pthread_cond_broadcast(&k->cv);
-        pthread_mutex_unlock(&k->mu);
-        k->cur ^= 1;
-        k->frames_out += b->nframes;
+        if ((rc = gs_zsink_pass(k, b, st))) break;
         at += b->nframes;
     }
     gs_zsink_count(k);
@@ -1251,14 +1258,8 @@ static void gs_zsink_abort(gs_bsink *b)
 static int gs_zsink_end(gs_bsink *b, gs_status *st)
 {
     gs_zsink *k = (gs_zsink *)b;
-    int rc = GS_OK;
-    if (k->have_encoder) { /* the last stage to the encoder; then it is idle and the rest is as below */
-        if (k->stage_len) rc = gs_zsink_hand(k, k->stage_len, st);
-        if (rc == GS_OK) rc = gs_zsink_enc_wait(k, st);
-        k->stage_len = 0;
-    }
-    if (rc == GS_OK && (k->stage_len || k->frames_out == 0)) rc = gs_zsink_batch(k, k->stage, k->stage_len, st);
-    k->stage_len = 0;
+    int rc = gs_zsink_flush(k, st);
+    if (rc == GS_OK && k->frames_out == 0) rc = gs_zsink_batch(k, k->stage, 0, st);
     if (rc == GS_OK) rc = gs_zsink_drain(k, st);
     gs_zsink_count(k);
     if (rc == GS_OK && k->out->end) rc = k->out->end(k->out, st);
