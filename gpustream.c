@@ -192,7 +192,7 @@ struct cli {
     gs_write_opts wr;
     gs_gen_opts gen;
     int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given, device_given;
-    int level_given, frame_given, buffers_given;
+    int level_given, frame_given;
     gs_codec_kind codec;
     int in_bytes_have;  /* input_bytes has looked: its answer is in_bytes_val */
     uint64_t in_bytes_val;
@@ -690,7 +690,6 @@ static int apply_opt(cli *c, const opt_def *o, const char *val)
     case O_BUFFERS:
         rc = parse_int(verb, "--buffers", val, 1, 64, &l);
         c->eng.buffers = (int)l;
-        c->buffers_given = 1;
         break;
     case O_HOSTMEM: {
         if (gs_host_mem_parse(val, &c->eng.host_mem))
@@ -1495,11 +1494,6 @@ static int cmd_compute(cli *c)
         pre_t = gs_job_out_type(&pre, pre_t);
     }
     if ((rc = setup_codecs(c, 1, 1, ranks.size == 1 ? -1 : 0, &st))) return finish_status(&st);
-    /* Frames decoded or encoded by the GPU backend: every chunk goes there, none runs on the CPU
-     * while CUDA starts (their output would go through the GPU codec by way of the host: the
-     * headline compaction took 1.37 s so, 1.07 s waiting; docs/PERFORMANCE.md) */
-    c->eng.zwait = (c->eng.zdecode || c->eng.zencode) && c->eng.backend != GS_BACKEND_CPU;
-    if (c->eng.zwait && !c->buffers_given) c->eng.buffers = GS_ZGPU_BUFFERS;
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r);
 
@@ -1961,7 +1955,7 @@ int main(int argc, char **argv)
 
     /* Defaults. */
     c.rd.type = GS_I32;
-    c.eng.buffers = 2;
+    c.eng.buffers = 0; /* the engine's default (pipeline.h) */
     c.wr.level = 3;
     c.wr.frame_size = 16u << 20;
     c.gen.dist = GS_DIST_UNIFORM;

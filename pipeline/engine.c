@@ -279,7 +279,6 @@ typedef struct run {
     unsigned char *in_own;    /* per input chunk: OWN_BACKEND, OWN_ENGINE or OWN_REGISTERED */
     unsigned char *out_own;   /* the same per output chunk */
     unsigned char *out_state; /* per output chunk, under mu: 0 no buffer, 1 being allocated, 2 ready */
-    size_t *out_alloc;        /* per output chunk: its buffer's bytes */
     size_t out_bytes;         /* an output buffer's size (under mu: grows where the backend returns
                                  zstd frames, gs_backend.zenc_bytes) */
     queue free_in, ready, free_out, written;
@@ -401,8 +400,8 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
 }
 
 /* Give output chunk c its buffer (the backend's), unless the reader is doing so or has done it;
- * where the backend returns zstd frames, a table and room for them (a buffer made smaller before
- * the backend existed is made again). */
+ * where the backend returns zstd frames, a table and room for them (out_bytes, raised for them
+ * when the backend was set: no output buffer exists before then on that path). */
 static int out_buffer(run *r, gs_chunk *c, gs_status *st)
 {
     const size_t i = (size_t)(c - r->outs);
@@ -410,15 +409,7 @@ static int out_buffer(run *r, gs_chunk *c, gs_status *st)
     pthread_mutex_lock(&r->mu);
     while (r->out_state[i] == 1) pthread_cond_wait(&r->cv, &r->mu);
     gs_backend *b = r->b;
-    const size_t want = r->out_bytes;
-    if (r->out_state[i] == 2 && b && b->zenc_tab_max && r->out_alloc[i] < want) {
-        r->out_state[i] = 1;
-        pthread_mutex_unlock(&r->mu);
-        stage_free(b, c->buf, r->out_own[i]);
-        pthread_mutex_lock(&r->mu);
-        c->buf = c->data = NULL;
-        r->out_state[i] = 0;
-    }
+    const size_t bytes = r->out_bytes;
     c->zn = 0;
     c->zcap = 0;
     if (r->out_state[i] == 2) {
@@ -426,16 +417,15 @@ static int out_buffer(run *r, gs_chunk *c, gs_status *st)
         pthread_mutex_unlock(&r->mu);
         /* filled on the CPU while CUDA started: page-locked where it lies once the backend pins */
         if (b && pin && r->out_own[i] == OWN_ENGINE && b->host_register) {
-            if (b->host_register(b, c->buf, r->out_alloc[i] ? r->out_alloc[i] : 4096, st)) return st->code ? st->code : GS_EDATA;
+            if (b->host_register(b, c->buf, bytes ? bytes : 4096, st)) return st->code ? st->code : GS_EDATA;
             r->out_own[i] = OWN_REGISTERED;
         }
     } else {
         r->out_state[i] = 1;
         pthread_mutex_unlock(&r->mu);
-        p = stage_alloc(b, want, &r->out_own[i], st); /* no backend yet: the CPU works while CUDA starts */
+        p = stage_alloc(b, bytes, &r->out_own[i], st); /* no backend yet: the CPU works while CUDA starts */
         pthread_mutex_lock(&r->mu);
         c->buf = c->data = p;
-        r->out_alloc[i] = p ? want : 0;
         r->out_state[i] = p ? 2 : 0;
         pthread_cond_broadcast(&r->cv);
         pthread_mutex_unlock(&r->mu);
@@ -444,7 +434,7 @@ static int out_buffer(run *r, gs_chunk *c, gs_status *st)
     if (b && b->zenc_tab_max) {
         if (!c->zt && !(c->zt = malloc(b->zenc_tab_max * sizeof *c->zt)))
             return gs_fail(st, GS_ENOMEM, "out of host memory for a frame table");
-        c->zcap = r->out_alloc[i];
+        c->zcap = bytes;
     }
     return GS_OK;
 }
@@ -464,13 +454,11 @@ static void out_prealloc(run *r)
         return;
     }
     r->out_state[i] = 1;
-    const size_t want = r->out_bytes;
     pthread_mutex_unlock(&r->mu);
     gs_status ignore = {0};
-    p = gs_gpu_abandoned() ? NULL : stage_alloc(r->b, want, &r->out_own[i], &ignore);
+    p = gs_gpu_abandoned() ? NULL : stage_alloc(r->b, r->out_bytes, &r->out_own[i], &ignore);
     pthread_mutex_lock(&r->mu);
     r->outs[i].buf = r->outs[i].data = p;
-    r->out_alloc[i] = p ? want : 0;
     r->out_state[i] = p ? 2 : 0;
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
@@ -602,7 +590,6 @@ static void chunks_free(run *r)
     free(r->in_own);
     free(r->out_own);
     free(r->out_state);
-    free(r->out_alloc);
 }
 
 static void human_size(char *buf, size_t len, uint64_t b)
@@ -659,7 +646,8 @@ static pick pick_early(const gs_chain *chain, const gs_engine_opts *o, const gs_
     }
     if (!early_ok) {
         snprintf(why, len, "auto: input of unknown size (%s needs the backend before reading)",
-                 o->zwait ? "zstd on the GPU backend" : "the --host-mem mode");
+                 o->host_mem == GS_HOST_PINNED || o->host_mem == GS_HOST_PAGEABLE ? "zstd on the GPU backend"
+                                                                                  : "the --host-mem mode");
         return PICK_GPU;
     }
     return PICK_LATER;
@@ -751,9 +739,14 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     const gs_job *job = &chain->stage[0];
     run r;
     memset(&r, 0, sizeof r);
-    /* the backend hands over zstd frames only where the writer takes them */
+    /* The backend hands over zstd frames only where the writer takes them. Where the GPU backend
+     * decodes or encodes the frames, every chunk goes there (none runs on the CPU while CUDA
+     * starts: their output would reach the GPU codec by way of the host; the headline compaction
+     * took 1.37 s so, 1.07 s waiting, docs/PERFORMANCE.md) and more chunks are in flight. */
     gs_engine_opts oz = *o;
     if (oz.zencode && !(w && gs_writer_takes_frames(w))) oz.zencode = 0;
+    const int zgpu = (oz.zdecode || oz.zencode) && oz.backend != GS_BACKEND_CPU;
+    if (oz.buffers <= 0) oz.buffers = zgpu ? GS_ZGPU_BUFFERS : 2;
     o = &oz;
     atomic_init(&r.failed, 0);
     r.job = job;
@@ -775,7 +768,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     size_t chunk_elems = chunk_bytes / r.in_size;
     if (chunk_elems == 0) chunk_elems = 1;
     r.halo = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;
-    r.early_ok = (o->host_mem == GS_HOST_PINNED || o->host_mem == GS_HOST_PAGEABLE) && !o->zwait;
+    r.early_ok = (o->host_mem == GS_HOST_PINNED || o->host_mem == GS_HOST_PAGEABLE) && !zgpu;
 
     char why[512];
     if (stats) stats->cuda_init = stats->gpu_setup = -1;
@@ -807,7 +800,6 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     r.in_own = calloc(r.nchunks, 1);
     r.out_own = calloc(r.nchunks, 1);
     r.out_state = calloc(r.nchunks, 1);
-    r.out_alloc = calloc(r.nchunks, sizeof *r.out_alloc);
     r.out_bytes = out_cap * r.out_size;
     if (b && b->zenc_tab_max && b->zenc_bytes > r.out_bytes) r.out_bytes = b->zenc_bytes;
     piece *pieces = NULL;
@@ -817,7 +809,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     pthread_cond_init(&r.cv, NULL);
     int qfail = q_init(&r.free_in, r.nchunks) | q_init(&r.ready, r.nchunks) | q_init(&r.free_out, r.nchunks) |
                 q_init(&r.written, r.nchunks);
-    if (!r.ins || !r.outs || !r.in_own || !r.out_own || !r.out_state || !r.out_alloc || qfail) {
+    if (!r.ins || !r.outs || !r.in_own || !r.out_own || !r.out_state || qfail) {
         gs_status e = {0};
         gs_fail(&e, GS_ENOMEM, "out of host memory for chunk descriptors");
         run_fail(&r, &e);
@@ -1038,7 +1030,6 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
         free(r.in_own);
         free(r.out_own);
         free(r.out_state);
-        free(r.out_alloc);
     }
     free(pieces);
     q_free(&r.free_in);

@@ -77,7 +77,8 @@ typedef struct gs_engine_opts {
     gs_backend_kind backend;
     int device;
     size_t chunk_bytes;        /* input bytes per chunk (0 = GS_CHUNK_DEFAULT) */
-    int buffers;               /* staging buffers (2 = double buffering) */
+    int buffers;               /* staging buffers (2 = double buffering); 0: 2, or GS_ZGPU_BUFFERS
+                                  where the GPU backend decodes or encodes zstd frames */
     gs_host_mem host_mem;
     gs_dev_alloc dev_alloc;
     uint64_t device_mem_limit; /* 0 = no cap */
@@ -99,9 +100,6 @@ typedef struct gs_engine_opts {
      * cross back (the writer's codec is the GPU's; the engine uses it only where the writer takes
      * frames: gs_writer_takes_frames). */
     size_t zencode;
-    /* No chunk runs on the CPU while CUDA starts, and the reader waits for the backend, so that
-     * every frame is decoded and encoded by the backend (--codec gpu on the GPU backend). */
-    int zwait;
 } gs_engine_opts;
 
 /* What happened, for --stats. Times are seconds of busy time per stage. */
