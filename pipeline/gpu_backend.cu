@@ -18,7 +18,10 @@
  * A chunk of zstd frames (gs_chunk.zn; docs/ARCHITECTURE.md, "zstd frames on the device") puts its
  * compressed bytes into d_comp[s] on the h2d stream (ev_z[s] after), and slot s's own stream zs[s]
  * decodes and checks them into d_in[s] (gpu_codec.cu) and records ev_h2d1[s]; retire waits for
- * that with a deadline and reads the check's verdict before anything else of the chunk.
+ * that with a deadline and reads the check's verdict before anything else of the chunk. Output
+ * that goes back as zstd frames (gs_engine_opts.zencode) is encoded on zs[s] after ev_k1[s]
+ * (ev_d2h0..ev_d2h1 around it) instead of the D2H; a compaction's is queued at submit with its
+ * count read on the device, so no host round trip sits between kernel(k) and its encoding.
  *
  * so H2D(k+1), kernel(k) and D2H(k-1) run at once on the two copy engines and the SMs. retire()
  * waits on ev_d2h1 of the oldest chunk only (ev_k1 in mapped mode), so later chunks keep flowing.
@@ -290,24 +293,38 @@ static const gs_gpu_op *gpu_op_find(gs_op op)
  * slot's buffers (their last users, the k stream and this copy, come before in stream order), then
  * ev_d2h1, which retire waits for. With --count the copy is skipped but the events still mark the
  * point. Only for non-mapped modes. */
+/* Whether slot sl's output goes back as zstd frames encoded on the device. */
+static int gpu_zenc_wanted(const gs_gpu *g, const gs_gpu_slot *sl)
+{
+    return g->ze && sl->out && sl->out->zt && sl->out->zcap;
+}
+
+/* Encode on the slot's stream after kernel(k): `bytes` of d_out, or with count (a compaction's,
+ * on the device) the count's values, at most `bytes`. The frames come back at retire (their size
+ * is known only then); d_out is free again at ev_d2h1. */
+static int gpu_issue_zenc(gs_gpu *g, gs_gpu_slot *sl, uint64_t bytes, const volatile uint64_t *count,
+                          gs_status *st)
+{
+    int rc;
+    GS_CU(g->dev, cudaStreamWaitEvent(sl->zs, sl->ev_k1, 0));
+    GS_CU(g->dev, cudaEventRecord(sl->ev_d2h0, sl->zs));
+    if ((rc = gs_gzenc_queue(g->ze, (int)(sl - g->slot), (const unsigned char *)sl->d_out, bytes, count,
+                             g->last->osz, sl->zs, st)))
+        return rc;
+    GS_CU(g->dev, cudaEventRecord(sl->ev_d2h1, sl->zs));
+    sl->zenc = bytes;
+    sl->zcount = count != NULL;
+    sl->d2h_issued = 1;
+    return GS_OK;
+}
+
 static int gpu_issue_d2h(gs_gpu *g, gs_gpu_slot *sl, gs_status *st)
 {
     const gs_gpu *L = g->last;
     uint64_t bytes = L->count_only && L->ops->counted ? 0 : sl->vals * L->osz;
     int rc;
     sl->zenc = 0;
-    if (g->ze && bytes && sl->out && sl->out->zt && sl->out->zcap) {
-        /* encoded on the slot's stream after kernel(k); the frames come back at retire (their size
-         * is known only then), d_out is free again at ev_d2h1 */
-        GS_CU(g->dev, cudaStreamWaitEvent(sl->zs, sl->ev_k1, 0));
-        GS_CU(g->dev, cudaEventRecord(sl->ev_d2h0, sl->zs));
-        if ((rc = gs_gzenc_queue(g->ze, (int)(sl - g->slot), (const unsigned char *)sl->d_out, bytes, sl->zs, st)))
-            return rc;
-        GS_CU(g->dev, cudaEventRecord(sl->ev_d2h1, sl->zs));
-        sl->zenc = bytes;
-        sl->d2h_issued = 1;
-        return GS_OK;
-    }
+    if (bytes && gpu_zenc_wanted(g, sl)) return gpu_issue_zenc(g, sl, bytes, NULL, st);
     GS_CU(g->dev, cudaStreamWaitEvent(g->s_d2h, sl->ev_k1, 0));
     GS_CU(g->dev, cudaEventRecord(sl->ev_d2h0, g->s_d2h));
     if (bytes) GS_CU(g->dev, cudaMemcpyAsync(sl->out->data, sl->d_out, bytes, cudaMemcpyDeviceToHost, g->s_d2h));
@@ -623,6 +640,21 @@ static int gpu_zenc_retire(gs_gpu *g, int s, gs_gpu_slot *sl, gs_status *st)
         return gs_fail(st, GS_EDATA, "gpu %d: the GPU zstd encoder did not finish within %.1f s; the GPU is no longer "
                        "used; --codec cpu encodes on the host", g->dev, limit);
     if (e != cudaSuccess) return gs_cu_fail(st, e, "zstd encoder: cudaEventQuery", g->dev);
+    if (sl->zcount) { /* the count, published before the encoder read it (ev_k1 precedes ev_d2h1) */
+        const gs_gpu *L = g->last;
+        const uint64_t c = L->h_count[s], most = sl->zenc / L->osz;
+        if (c > most)
+            return gs_fail(st, GS_EDATA, "gpu %d: compact kernel (%s) returned count %llu for a chunk of at most %llu values",
+                           g->dev, L->v->name, (unsigned long long)c, (unsigned long long)most);
+        sl->vals = c;
+        sl->zenc = c * L->osz;
+        g->b_k += sl->zenc;
+        if (!c) { /* nothing to encode: no frames */
+            out->zn = 0;
+            out->zbytes = 0;
+            return GS_OK;
+        }
+    }
     size_t nf = 0, bytes = 0;
     int rc = gs_gzenc_take(g->ze, s, (size_t)sl->zenc, out->zt, &nf, &bytes, st);
     if (rc) return rc;
@@ -707,6 +739,7 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
     sl->vals = g->last->ops->counted ? 0 : vals;
     sl->empty = sl->h2d_done = sl->d2h_issued = 0;
     sl->zenc = 0;
+    sl->zcount = 0;
     g->nsub++;
     if (n == 0) { /* nothing to move; carries unchanged */
         sl->empty = 1;
@@ -765,6 +798,8 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
     g->base += n;
 
     if (g->mapped) return GS_OK;
+    if (g->last->ops->counted && !g->last->count_only && gpu_zenc_wanted(g, sl))
+        return gpu_issue_zenc(g, sl, vals * g->last->osz, g->last->dh_count + s, st); /* no wait for the count */
     if (g->last->ops->counted) return gpu_pump_counted(g, 0, st);
     return gpu_issue_d2h(g, sl, st);
 }
@@ -797,7 +832,8 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
             if (g->last->ops->counted && (rc = gpu_pump_counted(g, 1, st))) return rc;
             /* ev_d2h1 follows ev_k1 follows ev_h2d1 by the stream waits: the whole chunk is done,
              * so the engine may refill the input buffer and write out the output. */
-            if (sl->zenc) {
+            const int zenc = sl->zenc != 0; /* (a count of 0 leaves zenc 0 after gpu_zenc_retire) */
+            if (zenc) {
                 if ((rc = gpu_zenc_retire(g, s, sl, st))) return rc;
             } else
                 GS_CU(g->dev, cudaEventSynchronize(sl->ev_d2h1));
@@ -806,7 +842,7 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
                 g->t_zdec += gpu_ms(sl->ev_z, sl->ev_h2d1);
             } else
                 g->t_h2d += gpu_ms(sl->ev_h2d0, sl->ev_h2d1);
-            if (sl->zenc) g->t_zenc += gpu_ms(sl->ev_d2h0, sl->ev_d2h1);
+            if (zenc) g->t_zenc += gpu_ms(sl->ev_d2h0, sl->ev_d2h1);
             else g->t_d2h += gpu_ms(sl->ev_d2h0, sl->ev_d2h1);
         }
         g->t_k += gpu_ms(sl->ev_k0, sl->ev_k1);

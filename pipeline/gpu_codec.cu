@@ -815,16 +815,33 @@ struct gs_gzenc {
     size_t temp_bytes;                /* a slot's temp area */
     unsigned char *d_temp, *d_frames, *d_pack; /* per slot: temp, max_frames x stride, max_frames x stride */
     unsigned char *d_tab, *h_tab;     /* per slot: max_frames x GZE_TAB_WORDS words, device / pinned */
+    size_t *queued;                   /* per slot: the frames of its last queue (the table's layout) */
 };
 
-/* Frame f of the batch: frame bytes of src from f x frame (the last shorter), into its slot. */
-__global__ void gze_setup(const unsigned char *src, size_t len, size_t frame, unsigned char *slots, size_t stride,
-                          size_t n, const void **in_p, size_t *in_sz, void **out_p)
+/* The bytes to encode: len, or where the length is a count on the device (a compaction's, known
+ * to the host only later), count x esize, at most len. */
+__device__ size_t gze_len(const volatile uint64_t *count, size_t esize, size_t len)
 {
+    if (!count) return len;
+    const uint64_t c = *count;
+    return c > len / esize ? len : (size_t)c * esize;
+}
+
+/* Frame f of the batch: frame bytes of src from f x frame (the last shorter), into its slot;
+ * frames past the length (a count smaller than len allows) are given 8 bytes of src, encoded and
+ * then left out (gze_offsets). */
+__global__ void gze_setup(const unsigned char *src, size_t len, const volatile uint64_t *count, size_t esize,
+                          size_t frame, unsigned char *slots, size_t stride, size_t n, const void **in_p,
+                          size_t *in_sz, void **out_p)
+{
+    __shared__ size_t blen;
+    if (threadIdx.x == 0) blen = gze_len(count, esize, len);
+    __syncthreads();
     const size_t f = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (f >= n) return;
-    in_p[f] = src + f * frame;
-    in_sz[f] = len - f * frame < frame ? len - f * frame : frame;
+    const size_t at = f * frame;
+    in_p[f] = src + (at < blen ? at : 0);
+    in_sz[f] = at < blen ? (blen - at < frame ? blen - at : frame) : 8;
     out_p[f] = slots + f * stride;
 }
 
@@ -839,15 +856,19 @@ __global__ void gze_hash(const void *const *in_p, const size_t *in_sz, size_t n,
 
 /* Where each frame goes when packed end to end (one block): the exclusive sum of the sizes of
  * good frames; a failed frame, or one past its slot, is gathered as 0 bytes (the host refuses the
- * batch on its status or size). */
-__global__ void gze_offsets(const size_t *out_sz, const nvcompStatus_t *stat, size_t n, size_t stride, size_t *off,
+ * batch on its status or size), and so is a frame past the length (gze_setup). */
+__global__ void gze_offsets(const size_t *out_sz, const nvcompStatus_t *stat, size_t n, size_t stride,
+                            const volatile uint64_t *count, size_t esize, size_t len, size_t frame, size_t *off,
                             size_t *glen)
 {
     __shared__ size_t part[GZE_SCAN_THREADS];
+    __shared__ size_t live;
+    if (threadIdx.x == 0) live = (gze_len(count, esize, len) + frame - 1) / frame;
+    __syncthreads();
     const size_t per = (n + GZE_SCAN_THREADS - 1) / GZE_SCAN_THREADS, b = threadIdx.x * per;
     const size_t e = b + per < n ? b + per : n;
     size_t sum = 0;
-    for (size_t f = b; f < e; f++) sum += stat[f] == nvcompSuccess && out_sz[f] <= stride ? out_sz[f] : 0;
+    for (size_t f = b; f < e; f++) sum += f < live && stat[f] == nvcompSuccess && out_sz[f] <= stride ? out_sz[f] : 0;
     part[threadIdx.x] = sum;
     __syncthreads();
     for (unsigned d = 1; d < GZE_SCAN_THREADS; d <<= 1) { /* inclusive scan of the parts */
@@ -858,7 +879,7 @@ __global__ void gze_offsets(const size_t *out_sz, const nvcompStatus_t *stat, si
     }
     size_t at = part[threadIdx.x] - sum;
     for (size_t f = b; f < e; f++) {
-        const size_t g = stat[f] == nvcompSuccess && out_sz[f] <= stride ? out_sz[f] : 0;
+        const size_t g = f < live && stat[f] == nvcompSuccess && out_sz[f] <= stride ? out_sz[f] : 0;
         off[f] = at;
         glen[f] = g;
         at += g;
@@ -939,6 +960,7 @@ void gs_gzenc_destroy(gs_gzenc *e)
         cudaFreeHost(e->h_tab);
         (void)cudaGetLastError();
     }
+    free(e->queued);
     free(e);
 }
 
@@ -954,6 +976,10 @@ int gs_gzenc_create(gs_gzenc **out, int dev, int slots, size_t frame, size_t max
         return gs_fail(st, GS_EUSAGE, "zstd frames of %zu bytes: the GPU encoder takes at most %zu, a multiple of %zu",
                        frame, (size_t)GS_NVC_FRAME_MAX, in_align);
     gs_gzenc *e = (gs_gzenc *)calloc(1, sizeof *e);
+    if (e && !(e->queued = (size_t *)calloc((size_t)slots, sizeof *e->queued))) {
+        free(e);
+        e = NULL;
+    }
     if (!e) return gs_fail(st, GS_ENOMEM, "out of memory");
     e->dev = dev;
     e->slots = slots;
@@ -964,12 +990,14 @@ int gs_gzenc_create(gs_gzenc **out, int dev, int slots, size_t frame, size_t max
     cudaError_t ce = cudaSetDevice(dev);
     int wrc = ce == cudaSuccess ? gzx_warm(dev, st) : GS_OK;
     if (wrc) {
+        free(e->queued);
         free(e);
         return wrc;
     }
     nvcompStatus_t ns = nvc.cmax(frame, nvcompBatchedZstdCompressDefaultOpts, &cmax);
     if (ns == nvcompSuccess)
-        ns = nvc.ctemp(e->max_frames, frame, nvcompBatchedZstdCompressDefaultOpts, &e->temp_bytes, max_bytes, 0);
+        ns = nvc.ctemp(e->max_frames, frame, nvcompBatchedZstdCompressDefaultOpts, &e->temp_bytes,
+                       e->max_frames * frame, 0); /* (frames past a count hold 8 bytes each: gze_setup) */
     e->stride = al(cmax ? cmax : 1, out_align);
     const size_t ta = ca.temp > 256 ? ca.temp : 256;
     e->temp_bytes = al(e->temp_bytes ? e->temp_bytes : 1, ta);
@@ -988,10 +1016,11 @@ int gs_gzenc_create(gs_gzenc **out, int dev, int slots, size_t frame, size_t max
     return GS_OK;
 }
 
-int gs_gzenc_queue(gs_gzenc *e, int slot, const unsigned char *src, size_t len, cudaStream_t s, gs_status *st)
+int gs_gzenc_queue(gs_gzenc *e, int slot, const unsigned char *src, size_t len, const volatile uint64_t *count,
+                   size_t esize, cudaStream_t s, gs_status *st)
 {
     const size_t n = (len + e->frame - 1) / e->frame, W = 8;
-    if (n == 0 || n > e->max_frames || slot < 0 || slot >= e->slots || (uintptr_t)src % 8)
+    if (n == 0 || n > e->max_frames || slot < 0 || slot >= e->slots || (uintptr_t)src % 8 || (count && !esize))
         return gs_fail(st, GS_EDATA, "gpu %d: zstd frames: %zu bytes for an encoder of %zu frames", e->dev, len,
                        e->max_frames);
     unsigned char *t = e->d_tab + (size_t)slot * e->max_frames * GZE_TAB_WORDS * W;
@@ -1003,14 +1032,16 @@ int gs_gzenc_queue(gs_gzenc *e, int slot, const unsigned char *src, size_t len, 
     uint64_t *xxh = (uint64_t *)(t + 7 * n * W);
     unsigned char *slots = e->d_frames + (size_t)slot * e->max_frames * e->stride;
     cudaError_t ce;
-    gze_setup<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(src, len, e->frame, slots, e->stride, n, in_p, in_sz, out_p);
+    e->queued[slot] = n;
+    gze_setup<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(src, len, count, esize, e->frame, slots, e->stride, n, in_p,
+                                                          in_sz, out_p);
     if ((ce = cudaGetLastError()) != cudaSuccess) return gzc_cuda(st, ce, "frame setup kernel", e->dev);
     nvcompStatus_t ns = nvc.enc((const void *const *)in_p, in_sz, e->frame, n, e->d_temp + (size_t)slot * e->temp_bytes,
                                 e->temp_bytes, (void *const *)out_p, out_sz, nvcompBatchedZstdCompressDefaultOpts, stat, s);
     if (ns != nvcompSuccess) return gzc_nvc(st, ns, "CompressAsync", e->dev);
     gze_hash<<<(unsigned)((4 * n + GZX_THREADS - 1) / GZX_THREADS), GZX_THREADS, 0, s>>>(in_p, in_sz, n, xxh);
     if ((ce = cudaGetLastError()) != cudaSuccess) return gzc_cuda(st, ce, "checksum kernel", e->dev);
-    gze_offsets<<<1, GZE_SCAN_THREADS, 0, s>>>(out_sz, stat, n, e->stride, off, glen);
+    gze_offsets<<<1, GZE_SCAN_THREADS, 0, s>>>(out_sz, stat, n, e->stride, count, esize, len, e->frame, off, glen);
     if ((ce = cudaGetLastError()) != cudaSuccess) return gzc_cuda(st, ce, "offsets kernel", e->dev);
     gzc_gather<<<(unsigned)n, 256, 0, s>>>((const unsigned char *const *)out_p, glen, off,
                                            e->d_pack + (size_t)slot * e->max_frames * e->stride);
@@ -1023,11 +1054,13 @@ int gs_gzenc_queue(gs_gzenc *e, int slot, const unsigned char *src, size_t len, 
 
 int gs_gzenc_take(gs_gzenc *e, int slot, size_t len, gs_zfref *t, size_t *nframes, size_t *bytes, gs_status *st)
 {
-    const size_t n = (len + e->frame - 1) / e->frame;
+    const size_t q = e->queued[slot], n = (len + e->frame - 1) / e->frame; /* the table's layout; the live frames */
+    if (n > q)
+        return gs_fail(st, GS_EDATA, "gpu %d: zstd encoder: %zu bytes for %zu frames queued", e->dev, len, q);
     const size_t *h = (const size_t *)(e->h_tab + (size_t)slot * e->max_frames * GZE_TAB_WORDS * 8);
-    const size_t *out_sz = h, *off = h + 2 * n, *glen = h + 3 * n;
-    const nvcompStatus_t *stat = (const nvcompStatus_t *)(h + n);
-    const uint64_t *xxh = (const uint64_t *)(h + 4 * n);
+    const size_t *out_sz = h, *off = h + 2 * q, *glen = h + 3 * q;
+    const nvcompStatus_t *stat = (const nvcompStatus_t *)(h + q);
+    const uint64_t *xxh = (const uint64_t *)(h + 4 * q);
     size_t at = 0;
     for (size_t f = 0; f < n; f++) {
         if (stat[f] != nvcompSuccess) return gzc_nvc(st, stat[f], "compressing a frame", e->dev);
@@ -1325,9 +1358,10 @@ size_t gs_gzenc_frame(const gs_gzenc *e) { (void)e; return 0; }
 size_t gs_gzenc_max_frames(const gs_gzenc *e) { (void)e; return 0; }
 size_t gs_gzenc_bound(const gs_gzenc *e) { (void)e; return 0; }
 uint64_t gs_gzenc_dev_bytes(const gs_gzenc *e) { (void)e; return 0; }
-int gs_gzenc_queue(gs_gzenc *e, int slot, const unsigned char *src, size_t len, cudaStream_t s, gs_status *st)
+int gs_gzenc_queue(gs_gzenc *e, int slot, const unsigned char *src, size_t len, const volatile uint64_t *count,
+                   size_t esize, cudaStream_t s, gs_status *st)
 {
-    (void)e, (void)slot, (void)src, (void)len, (void)s;
+    (void)e, (void)slot, (void)src, (void)len, (void)count, (void)esize, (void)s;
     return gs_fail(st, GS_EDATA, "zstd frames from the GPU: this gpustream was built without nvCOMP");
 }
 int gs_gzenc_take(gs_gzenc *e, int slot, size_t len, gs_zfref *t, size_t *nframes, size_t *bytes, gs_status *st)

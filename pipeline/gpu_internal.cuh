@@ -57,6 +57,7 @@ typedef struct gs_gpu_slot {
     /* output encoded as zstd frames (zenc: its bytes, raw, queued at ev_d2h0..ev_d2h1 on zs), and
      * the events around the copy of the packed frames */
     uint64_t zenc;
+    int zcount; /* queued with the device's count (a compaction): zenc is the bound until retire */
     cudaEvent_t ev_zc0, ev_zc1;
 } gs_gpu_slot;
 
@@ -189,10 +190,15 @@ size_t gs_gzenc_max_frames(const gs_gzenc *e);
 size_t gs_gzenc_bound(const gs_gzenc *e);
 uint64_t gs_gzenc_dev_bytes(const gs_gzenc *e);
 /* Queue on s: src[0, len) (device, at a multiple of 8, 0 < len <= max_bytes) encoded into slot's
- * frames, checksummed, packed, and its table copied back. */
-int gs_gzenc_queue(gs_gzenc *e, int slot, const unsigned char *src, size_t len, cudaStream_t s, gs_status *st);
-/* After the queue completed: the frames' table (off in the packed bytes, csize, at, dsize, xxh),
- * *nframes and the packed *bytes; an error where nvCOMP failed a frame or the table is not whole. */
+ * frames, checksummed, packed, and its table copied back. With count (device-readable, e.g.
+ * mapped; valid when the queue runs), only the first count x esize bytes (at most len): nothing
+ * waits on the host for a compaction's count; the frames len allows past them are encoded from 8
+ * bytes each and left out of the packed bytes. */
+int gs_gzenc_queue(gs_gzenc *e, int slot, const unsigned char *src, size_t len, const volatile uint64_t *count,
+                   size_t esize, cudaStream_t s, gs_status *st);
+/* After the queue completed: the frames' table (off in the packed bytes, csize, at, dsize, xxh) for
+ * the first len bytes (the count x esize of a queue with a count), *nframes and the packed *bytes;
+ * an error where nvCOMP failed one of these frames or the table is not whole. */
 int gs_gzenc_take(gs_gzenc *e, int slot, size_t len, gs_zfref *t, size_t *nframes, size_t *bytes, gs_status *st);
 /* Queue on s the copy of the slot's packed bytes to host memory dst. */
 int gs_gzenc_copy(gs_gzenc *e, int slot, void *dst, size_t bytes, cudaStream_t s, gs_status *st);

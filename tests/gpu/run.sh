@@ -41,6 +41,10 @@
 #             `convert` writes it) per codec and option, medians of 5 in turn after a warm-up, output
 #             sizes, --stats, outputs checked by the zstd CLI; ZENC_RUNS="label|binary|options;..."
 #             (default cpu, auto, gpu; an earlier build as a binary is timed in the same run)
+#   zprof     (not in the default list) where the device's time goes in the headline compaction
+#             (.zst -> .zst, --codec gpu, ZPROF_N i32 elements, default 2.5e8): ncu's duration of every
+#             kernel, summed by name (tests/gpu/kernel_times.py; kernels run one at a time there), the
+#             same run's --stats without ncu, and bench --zstd at 32, 64 and 256 MiB per call
 #   zauto     (not in the default list) zstd jobs per backend: scan, compact --pred nonzero and minmax
 #             -w 500 of a .zst (4 GB i32 sparse:0.5, 16 MiB frames) to /dev/null and to .zst, and of
 #             the raw file to .zst, with --backend cpu, gpu and auto in turn (medians of 5 after a
@@ -560,6 +564,30 @@ if has zenc; then
         rm -rf $D
     } >"$OUT/zenc.txt" 2>&1
     grep -E "median|MISMATCH" "$OUT/zenc.txt"
+fi
+if has zprof; then
+    log "zprof: the device's work in the headline compaction, kernel by kernel (ncu), and nvCOMP per call size"
+    {
+        G=./gpustream; D=/dev/shm/gsp; rm -rf $D; mkdir -p $D
+        $G gen -q -n ${ZPROF_N:-2.5e8} -t i32 --dist sparse:0.5 -f $D/s.raw
+        $G convert -q --codec gpu -t i32 $D/s.raw -f $D/s.zst
+        ls -la $D
+        # kernels one at a time: the sum is the device's work without overlap (the run itself is slower)
+        timeout 300 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
+            $G compact --pred nonzero --codec gpu --backend gpu $D/s.zst -f $D/c.zst >$D/ncu.csv 2>$D/ncu.err
+        echo "ncu exit $? ($(grep -c '^\"' $D/ncu.csv) rows)"; grep -v '^==PROF==' $D/ncu.err | head -5
+        python3 tests/gpu/kernel_times.py $D/ncu.csv
+        cp $D/ncu.csv "$OUT/zprof_ncu.csv"
+        echo "-- the same without ncu, --stats"
+        $G compact --pred nonzero --codec gpu --backend gpu $D/s.zst -f $D/c.zst --stats 2>&1 | grep -vE '^ *$'
+        # nvCOMP alone per call size (one chunk's output is 32 MiB at 64 MiB chunks, half kept)
+        for n in 2^23 2^24 2^26; do
+            echo "-- bench --zstd -n $n --frame-size 16K,32K,64K"
+            $G bench --zstd -n $n --frame-size 16K,32K,64K 2>&1 | grep -vE '^ *$'
+        done
+        rm -rf $D
+    } >"$OUT/zprof.txt" 2>&1
+    cat "$OUT/zprof.txt"
 fi
 # mpirun and the timing helper of the mpistart and mpi steps. --bind-to none: mpirun binds each of
 # 2 ranks to one core by default, starving the pools.
