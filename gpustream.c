@@ -8,6 +8,7 @@
 #include "pipeline/mpi.h"
 #include "io/io.h"
 #include "common/pool.h"
+#include "common/trace.h"
 #include "pipeline/bench.h"
 #include "gpustream_doc.h"
 
@@ -1918,8 +1919,39 @@ static int check_stdout(void)
     return EXIT_OK;
 }
 
+/* GS_TRACE=1: the run's timeline (common/trace.h) on stderr after it, one event a line: seconds
+ * since the process started, then what happened (docs/PERFORMANCE.md reads start-up with it). */
+static int trace_cmp(const void *a, const void *b)
+{
+    double ta, tb;
+    gs_trace_event(*(const size_t *)a, &ta);
+    gs_trace_event(*(const size_t *)b, &tb);
+    return (ta > tb) - (ta < tb);
+}
+
+static void trace_print(void)
+{
+    size_t dropped = 0, n = gs_trace_enabled() ? gs_trace_count(&dropped) : 0;
+    size_t *ix = n ? malloc(n * sizeof *ix) : NULL;
+    if (!ix) return;
+    for (size_t i = 0; i < n; i++) ix[i] = i;
+    qsort(ix, n, sizeof *ix, trace_cmp);
+    for (size_t i = 0; i < n; i++) {
+        double t;
+        const char *text = gs_trace_event(ix[i], &t);
+        fprintf(stderr, "trace %9.4f  %s\n", t, text);
+    }
+    if (dropped) fprintf(stderr, "trace: %zu later events not kept\n", dropped);
+    free(ix);
+}
+
 int main(int argc, char **argv)
 {
+    const char *trace = getenv("GS_TRACE");
+    if (trace && trace[0] == '1') {
+        gs_trace_enable();
+        gs_trace("process: main");
+    }
     if (argc < 2) {
         fprintf(stderr, "usage: gpustream VERB [OPTIONS] [IN [OUT]]\n"
                         "Try 'gpustream --help' for the verbs and examples.\n");
@@ -1973,6 +2005,7 @@ int main(int argc, char **argv)
     install_signals();
     gs_pool_start(c.eng.threads);
     rc = c.verb->fn(&c);
+    trace_print();
     const gs_zcodec *zs[2] = {c.rd.zcodec, c.wr.zcodec};
     for (int d = 0; d < 2; d++)
         if (zs[d] && zs[d]->stopped && (verbose || c.stats)) say_note("%s", zs[d]->stopped);

@@ -10,6 +10,7 @@
  * drains and exits. */
 #include "pipeline.h"
 #include "../common/pool.h"
+#include "../common/trace.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -359,13 +360,17 @@ static void *stage_alloc(gs_backend *b, size_t bytes, unsigned char *own, gs_sta
     /* Page-locking faults in every page first, on this thread: 27 ms for 64 MiB on an H100 host,
      * against 4 ms for the pages written on 16 threads and 3 ms for the lock after
      * (tests/gpu/pincost.cu, docs/PERFORMANCE.md "Staging buffers"); the pool writes them. */
+    const double t0 = gs_now();
     fault_job fj = {p, n};
     const size_t pages = n / 4096, parts = pages < 64 ? 1 : (size_t)gs_pool_threads();
     gs_parallel_for(parts, fault_part, &fj);
+    const double t1 = gs_now();
     if (b->host_register(b, p, bytes ? bytes : 4096, st)) {
         free(p);
         return NULL;
     }
+    gs_trace("staging buffer of %zu B: pages written %.1f ms, page-locked %.1f ms", n, (t1 - t0) * 1e3,
+             (gs_now() - t1) * 1e3);
     *own = OWN_REGISTERED;
     return p;
 }
@@ -411,7 +416,9 @@ static int in_buffer(run *r, gs_chunk *c, gs_status *st)
     if (c->buf && b->host_register && (char *)c->data - (char *)c->buf == (ptrdiff_t)(head * r->in_size) &&
         c->cap >= r->chunk_elems) {
         /* read before the backend existed: page-locked where it lies (same head room, same size) */
+        const double t0 = gs_now();
         if (b->host_register(b, c->buf, (head + c->cap) * r->in_size, st)) return st->code ? st->code : GS_EDATA;
+        gs_trace("input buffer page-locked where it lies: %.1f ms", (gs_now() - t0) * 1e3);
         r->in_own[i] = OWN_REGISTERED;
         return GS_OK;
     }
@@ -573,6 +580,7 @@ static void *writer_main(void *arg)
         if (!c) break;
         if (r->w && c->n) {
             double t0 = gs_now();
+            gs_trace("writer: %zu %s", c->zn ? c->zn : c->n, c->zn ? "zstd frames" : "values");
             if (c->zn ? gs_writer_write_frames(r->w, (const unsigned char *)c->buf, c->zt, c->zn, c->n, &st)
                       : gs_writer_write(r->w, c->data, c->n, &st)) {
                 run_fail(r, &st);
@@ -586,7 +594,9 @@ static void *writer_main(void *arg)
      * write stage's busy time, not when the caller commits the output. */
     if (r->w && !atomic_load(&r->failed)) {
         double t0 = gs_now();
+        gs_trace("writer: end");
         if (gs_writer_end(r->w, &st)) run_fail(r, &st);
+        gs_trace("writer: ended");
         r->write_busy += gs_now() - t0;
     }
     return NULL;
@@ -777,6 +787,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     r.src = src;
     r.w = w;
     double t_start = gs_now();
+    gs_trace("engine: start");
     gs_type in_type = src->type;
     if (chain->n > 1 && gs_chain_check(chain, in_type, st)) return st->code;
     gs_type types[GS_CHAIN_MAX + 1];
@@ -935,6 +946,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
                 cur = NULL;
                 break;
             }
+            gs_trace("engine: making the %s backend", pk == PICK_GPU ? "GPU" : "CPU");
             rc = pk == PICK_GPU ? gpu_backend(chain, o, &cfg, vars, &b, &b_gpu, stats, why, sizeof why, &bst)
                                 : cpu_backend(chain, &cfg, vars, &b, &bst);
             if (rc) {
@@ -943,6 +955,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
                 run_fail(&r, &bst);
                 break;
             }
+            gs_trace("engine: backend %s ready", b->name);
             run_set_backend(&r, b, b_gpu && o->host_mem == GS_HOST_PINNED);
             npieces = b->depth;
             pieces = calloc((size_t)npieces, sizeof *pieces);
@@ -960,6 +973,8 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
                 break;
             }
             compute_busy += gs_now() - t0;
+            gs_trace("chunk %llu retired (waited %.2f ms)", (unsigned long long)(chunks - (uint64_t)inflight),
+                     (gs_now() - t0) * 1e3);
             inflight--;
             retired(&r, rin, rout, pieces, npieces);
         }
@@ -967,11 +982,13 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
             gs_chunk *in = cur;
             gs_chunk *out = q_pop(&r.free_out);
             if (!out) break;
+            const double tob = gs_now();
             if (out_buffer(&r, out, &bst)) {
                 q_push(&r.free_out, out);
                 run_fail(&r, &bst);
                 break;
             }
+            if (gs_now() - tob > 1e-3) gs_trace("output buffer ready after %.1f ms", (gs_now() - tob) * 1e3);
             if (b->chunk_elems && cur->n - off > b->chunk_elems) {
                 in = piece_view(pieces, npieces, cur, off, b->chunk_elems, r.in_size, 0);
                 off += b->chunk_elems;
@@ -981,6 +998,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
             } else
                 cur = NULL;
             double t0 = gs_now();
+            gs_trace("chunk %llu submitted (%zu elements%s)", (unsigned long long)chunks, in->n, in->zn ? ", as zstd frames" : "");
             if (b->submit(b, in, out, &bst)) {
                 run_fail(&r, &bst);
                 break;
@@ -996,6 +1014,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
                         o->total_bytes, last_progress - t_start);
         }
     }
+    gs_trace("engine: last chunk retired");
     if (wb) wb->destroy(wb); /* a failure before the GPU took over */
     /* before the threads are joined: the reader may be in a call that waits for the device */
     if (b && atomic_load(&r.failed) && b->quiesce) b->quiesce(b);
@@ -1004,6 +1023,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     if (have_wt) pthread_join(wt, NULL);
     if (atomic_load(&r.failed)) q_close(&r.free_in); /* unblock the reader */
     if (have_rt) pthread_join(rt, NULL);
+    gs_trace("engine: reader and writer joined");
 
     if (stats) {
         stats->wall = gs_now() - t_start;

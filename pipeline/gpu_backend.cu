@@ -40,6 +40,7 @@
 #include <stdio.h>
 
 #include "gpu_internal.cuh"
+#include "../common/trace.h"
 
 /* Synchronisation flags for the events the host waits on. Spinning (default) wakes the driving
  * thread fastest, which keeps the next H2D queued; cudaEventBlockingSync frees a core for the
@@ -1155,9 +1156,12 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     b->depth = g->depth;
     b->chunk_elems = (size_t)g->C;
     char zwhy[600];
+    gs_trace("gpu backend: streams and device buffers made");
     gpu_zsetup(g, b, o, zwhy, sizeof zwhy);
+    if (g->zd) gs_trace("gpu backend: zstd decoder made");
     if (zwhy[0] && o->note) o->note(o->note_ctx, zwhy);
     gpu_zesetup(g, b, o, zwhy, sizeof zwhy);
+    if (g->ze) gs_trace("gpu backend: zstd encoder made");
     if (zwhy[0] && o->note) o->note(o->note_ctx, zwhy);
     *out = b;
     return GS_OK;

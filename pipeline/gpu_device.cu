@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "gpu_internal.cuh"
+#include "../common/trace.h"
 
 /* Fill st from a CUDA error: "gpu 0: cudaMemcpyAsync: <reason>"; out of memory -> GS_ENOMEM. */
 int gs_cu_fail(gs_status *st, cudaError_t e, const char *call, int dev)
@@ -102,6 +103,7 @@ static void *gpu_init_main(void *arg)
     int n = 0;
     cudaError_t e;
     (void)arg;
+    gs_trace("cuda: starting (its own thread)");
     const char *delay = getenv("GS_TEST_CUDA_INIT_DELAY_MS");
     const long ms = delay ? atol(delay) : 0;
     if (ms > 0) {
@@ -132,6 +134,7 @@ static void *gpu_init_main(void *arg)
         gs_gi.shared = mode == cudaComputeModeDefault;
     }
     gs_gi.secs = gs_now() - t0;
+    gs_trace("cuda: started in %.3f s%s", gs_gi.secs, gs_gi.ok ? "" : " (no usable GPU)");
     __atomic_store_n(&gs_gi.done, 1, __ATOMIC_RELEASE);
     return NULL;
 }

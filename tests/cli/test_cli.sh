@@ -309,4 +309,22 @@ if [ -x /usr/bin/time ]; then
     # 200 MB vs 2 GB through a pipe: the peak RSS must stay within 10%.
     if [ "$big" -le $((small * 11 / 10 + 2048)) ]; then pass "rss_flat_${small}k_${big}k"; else fail rss_flat "200 MB run ${small} kB, 2 GB run ${big} kB"; fi
 fi
+# ---- GS_TRACE=1: the run's timeline on stderr, in time order; nothing without it ------------------
+"$G" gen -n 300000 -t i32 --dist sparse:0.5 --seed 5 -f "$T/tr.raw" 2>/dev/null
+GS_TRACE=1 "$G" compact --pred nonzero -t i32 --chunk 64K --backend cpu "$T/tr.raw" -f "$T/tr.out" 2>"$T/tr.err"
+"$G" compact --pred nonzero -t i32 --chunk 64K --backend cpu "$T/tr.raw" -f "$T/tr.want" 2>/dev/null
+nsub=$(grep -c '^trace .* chunk [0-9]* submitted' "$T/tr.err"); nret=$(grep -c '^trace .* chunk [0-9]* retired' "$T/tr.err")
+if cmp -s "$T/tr.out" "$T/tr.want" && grep -q '^trace  *0\.0000  process: main$' "$T/tr.err" && grep -q 'engine: start$' "$T/tr.err" &&
+    grep -q 'writer: ended$' "$T/tr.err" && [ "$nsub" = 19 ] && [ "$nret" = 19 ] &&
+    awk '/^trace / { if ($2 + 0 < last) bad = 1; last = $2 + 0 } END { exit bad }' "$T/tr.err"; then
+    pass trace_timeline
+else fail trace_timeline "submitted $nsub retired $nret (want 19 each: 300000 x 4 B in 64 KiB chunks): $(head -c 400 "$T/tr.err")"; fi
+"$G" compact --pred nonzero -t i32 --chunk 64K --backend cpu "$T/tr.raw" -f "$T/tr.out" 2>"$T/tr.err"
+if ! grep -q '^trace' "$T/tr.err"; then pass trace_off_by_default; else fail trace_off_by_default "$(head -c 200 "$T/tr.err")"; fi
+# more events than it keeps: the first 16384 in order, then how many were not kept
+"$G" gen -n 2000000 -t i32 --seed 6 -f "$T/tr2.raw" 2>/dev/null
+GS_TRACE=1 "$G" scan -t i32 --chunk 1K --backend cpu "$T/tr2.raw" -f /dev/null 2>"$T/tr.err"
+kept=$(grep -c '^trace  *[0-9]' "$T/tr.err")
+if [ "$kept" = 16384 ] && grep -qE '^trace: [0-9]+ later events not kept$' "$T/tr.err"; then pass trace_bounded
+else fail trace_bounded "kept $kept, tail: $(tail -2 "$T/tr.err")"; fi
 exit 0

@@ -40,11 +40,17 @@
 #   zenc      (not in the default list) the headline compaction .zst -> .zst (4 GB i32 sparse:0.5 as
 #             `convert` writes it) per codec and option, medians of 5 in turn after a warm-up, output
 #             sizes, --stats, outputs checked by the zstd CLI; ZENC_RUNS="label|binary|options;..."
-#             (default cpu, auto, gpu; an earlier build as a binary is timed in the same run)
+#             (default auto, gpu, cpu; an earlier build as a binary is timed in the same run); the
+#             first option run again with GS_TRACE=1 (zenc_trace.txt: the timeline)
 #   zprof     (not in the default list) where the device's time goes in the headline compaction
 #             (.zst -> .zst, --codec gpu, ZPROF_N i32 elements, default 2.5e8): ncu's duration of every
 #             kernel, summed by name (tests/gpu/kernel_times.py; kernels run one at a time there), the
 #             same run's --stats without ncu, and bench --zstd at 32, 64 and 256 MiB per call
+#   pincost   (not in the default list) tests/gpu/pincost.cu: cudaHostRegister of fresh memory, of memory
+#             written first (1 and 16 threads, huge pages advised), and cudaHostAlloc, 64 and 256 MiB
+#   zscan     (not in the default list) the 16 GB .zst scan alone (4e9 i32 sparse:0.5 in 32K GPU frames, to
+#             /dev/null) per codec, medians of 5 in turn after a warm-up, --stats of each;
+#             ZSCAN_RUNS="label|binary|options;..." as zenc's
 #   zauto     (not in the default list) zstd jobs per backend: scan, compact --pred nonzero and minmax
 #             -w 500 of a .zst (4 GB i32 sparse:0.5, 16 MiB frames) to /dev/null and to .zst, and of
 #             the raw file to .zst, with --backend cpu, gpu and auto in turn (medians of 5 after a
@@ -539,7 +545,7 @@ if has zenc; then
         $G compact -q --pred nonzero -t i32 $D/s.raw -f $D/c.raw
         ls -la $D
         # ZENC_RUNS: "label|binary|options;..." (an earlier build as its binary: the same run compares them)
-        IFS=';' read -ra runs <<<"${ZENC_RUNS:-cpu|./gpustream|--codec cpu;auto|./gpustream|--codec auto;gpu|./gpustream|--codec gpu}"
+        IFS=";" read -ra runs <<<"${ZENC_RUNS:-auto|./gpustream|--codec auto;gpu|./gpustream|--codec gpu;cpu|./gpustream|--codec cpu}"
         rm -f $D/t.*
         for i in 0 1 2 3 4 5; do
             for r in "${runs[@]}"; do
@@ -561,9 +567,16 @@ if has zenc; then
                     echo "MISMATCH c.$lab.zst"
             fi
         done
+        # the timeline of the first option's run (GS_TRACE=1): CUDA's start, the backend, the staging
+        # buffers' writing and locking, the first and last chunk (all of it in zenc_trace.txt)
+        IFS='|' read -r lab bin opts <<<"${runs[0]}"
+        GS_TRACE=1 $bin compact --pred nonzero $opts $D/s.zst -f $D/c.t.zst 2>"$OUT/zenc_trace.txt"
+        echo "-- GS_TRACE=1 $bin compact --pred nonzero $opts s.zst (zenc_trace.txt)"
+        grep -E 'cuda: |backend .* ready|zstd (de|en)coder made|chunk 0 (submitted|retired)|last chunk retired|writer: ended' "$OUT/zenc_trace.txt"
+        grep 'staging buffer' "$OUT/zenc_trace.txt" | awk '{ n++; w += $(NF-4); l += $(NF-1) } END { if (n) printf "%d staging buffers: pages written %.1f ms, page-locked %.1f ms in all\n", n, w, l }'
         rm -rf $D
     } >"$OUT/zenc.txt" 2>&1
-    grep -E "median|MISMATCH" "$OUT/zenc.txt"
+    grep -E "median|MISMATCH|^trace|staging buffers" "$OUT/zenc.txt"
 fi
 if has zprof; then
     log "zprof: the device's work in the headline compaction, kernel by kernel (ncu), and nvCOMP per call size"
@@ -588,6 +601,41 @@ if has zprof; then
         rm -rf $D
     } >"$OUT/zprof.txt" 2>&1
     cat "$OUT/zprof.txt"
+fi
+if has pincost; then
+    log "pincost: what page-locking a 64 and a 256 MiB staging buffer costs, per way of getting one (tests/gpu/pincost.cu)"
+    { [ -x build/pincost ] || { mkdir -p build && nvcc -O2 -arch=sm_90 -o build/pincost tests/gpu/pincost.cu; }; } >"$OUT/pincost.txt" 2>&1
+    { cat /sys/kernel/mm/transparent_hugepage/enabled; build/pincost 64 5; build/pincost 256 3; } >>"$OUT/pincost.txt" 2>&1
+    cat "$OUT/pincost.txt"
+fi
+if has zscan; then
+    log "zscan: scan of 16 GB i32 as .zst (32K GPU frames) to /dev/null per codec, medians of 5 in turn"
+    {
+        D=/dev/shm/gsz; rm -rf $D; mkdir -p $D
+        ./gpustream gen -q -n 4e9 -t i32 --dist sparse:0.5 --codec gpu -z -f $D/big.zst
+        ls -la $D
+        # ZSCAN_RUNS: "label|binary|options;..." (an earlier build as its binary: the same run compares them)
+        IFS=";" read -ra runs <<<"${ZSCAN_RUNS:-auto|./gpustream|--codec auto;gpu|./gpustream|--codec gpu;cpu|./gpustream|--codec cpu}"
+        for i in 0 1 2 3 4 5; do
+            for r in "${runs[@]}"; do
+                IFS='|' read -r lab bin opts <<<"$r"
+                t0=$(date +%s.%N); $bin scan $opts -t i32 $D/big.zst -f /dev/null 2>/dev/null; t1=$(date +%s.%N)
+                [ $i = 0 ] || awk "BEGIN { print $t1 - $t0 }" >>$D/t.$lab
+            done
+        done
+        for r in "${runs[@]}"; do
+            IFS='|' read -r lab bin opts <<<"$r"
+            med=$(sort -g $D/t.$lab | sed -n 3p)
+            echo "$lab ($bin scan $opts big.zst -f /dev/null): median $med s = $(awk "BEGIN { printf \"%.1f\", 16 / $med }") GB/s of raw data (of $(tr '\n' ' ' <$D/t.$lab))"
+        done
+        for r in "${runs[@]}"; do
+            IFS='|' read -r lab bin opts <<<"$r"
+            echo "-- $lab: $bin scan $opts big.zst --stats"
+            $bin scan $opts -t i32 $D/big.zst -f /dev/null --stats 2>&1 | grep -vE '^ *$'
+        done
+        rm -rf $D
+    } >"$OUT/zscan.txt" 2>&1
+    grep -E "median" "$OUT/zscan.txt"
 fi
 # mpirun and the timing helper of the mpistart and mpi steps. --bind-to none: mpirun binds each of
 # 2 ranks to one core by default, starving the pools.
