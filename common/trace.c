@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #define GS_TRACE_MAX 16384
-#define GS_TRACE_TEXT 88
+#define GS_TRACE_TEXT 128
 
 typedef struct {
     double t;

@@ -30,6 +30,7 @@
 #include "io_internal.h"
 #include "zstd_frames.h"
 #include "../common/pool.h"
+#include "../common/trace.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -160,6 +161,7 @@ typedef struct gs_zsrc {
     size_t frames_cap;
     gs_zcodec *codec; /* device codec, or NULL */
     int frames_mode;  /* frames are handed out whole (gs_zsrc_frames): never decode ahead */
+    double fill_s;    /* seconds in the source's reads (GS_TRACE's timeline only) */
     size_t frames_max; /* the largest frame asked for so far (SIZE_MAX before the first ask) */
     gs_zdev dev;      /* its batch arrays */
     size_t dev_cap;
@@ -211,7 +213,9 @@ static int gs_zsrc_fill(gs_zsrc *s, size_t need, int may_move, gs_status *st)
         }
         if (s->win_len == s->win_cap) return GS_OK; /* no room without moving */
         size_t g = 0;
+        const double t0 = gs_trace_enabled() ? gs_now() : 0;
         int rc = s->in->read(s->in, s->win + s->win_len, s->win_cap - s->win_len, &g, st);
+        if (gs_trace_enabled()) s->fill_s += gs_now() - t0;
         s->in_consumed = s->in->consumed;
         if (rc) return rc;
         if (!g) s->in_eof = 1;
@@ -663,9 +667,25 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
     if (!s->frames_mode || s->ahead || s->streaming || s->out_pos < s->out_len || s->base.peek || !q->unit || !q->align)
         return GS_OK;
     s->frames_max = q->frame_max;
+    const double t0 = gs_trace_enabled() ? gs_now() : 0, fill0 = s->fill_s;
     for (;;) {
         size_t cs = 0, ds = 0;
-        if ((rc = gs_zsrc_next(s, n == 0, &kind, &cs, &ds, st))) return rc;
+        gs_zfinfo fi;
+        int parsed = 0;
+        /* After a chunk's first frame, a whole frame in the window that io/zstd_frames.c reads as
+         * a zstd frame of known size is taken as parsed there; anything else (skippable, legacy,
+         * cut off by the window's end, refused) goes the general way (gs_zsrc_next, libzstd's own
+         * reading of the frame): each frame is read once, not twice. */
+        const size_t avail = s->win_len - s->win_pos;
+        if (n > 0 && avail >= GS_Z_HEADER_MAX &&
+            gs_zframe_parse(s->win + s->win_pos, avail, &fi, NULL) == GS_ZF_OK && !fi.skippable &&
+            fi.content != GS_ZF_UNKNOWN && fi.content <= GS_Z_FRAME_MAX) {
+            kind = GS_ZF_BATCH;
+            cs = (size_t)fi.csize;
+            ds = (size_t)fi.content;
+            parsed = 1;
+        } else if ((rc = gs_zsrc_next(s, n == 0, &kind, &cs, &ds, st)))
+            return rc;
         if (n == 0 && kind == GS_ZF_BATCH && ds && ds <= q->frame_max && s->win_cap - s->win_pos < q->dst_cap) {
             /* a frame that qualifies: room for a whole chunk's frames (no more compressed bytes
              * than dst holds) behind it, made now, since the window stays put once one is taken */
@@ -685,10 +705,9 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
         }
         if (kind != GS_ZF_BATCH) break;
         size_t off = (end + q->align - 1) / q->align * q->align;
-        gs_zfinfo fi;
         if (total % q->unit || ds == 0 || ds > q->frame_max || ds > q->content_max - total || n == q->t_cap ||
             off > q->dst_cap || cs > q->dst_cap - off ||
-            gs_zframe_parse(s->win + s->win_pos, cs, &fi, NULL) != GS_ZF_OK || fi.skippable || !fi.checksum ||
+            (!parsed && gs_zframe_parse(s->win + s->win_pos, cs, &fi, NULL) != GS_ZF_OK) || fi.skippable || !fi.checksum ||
             fi.dict_id || fi.csize != cs || fi.content != ds) {
             kind = GS_ZF_STOP;
             break;
@@ -715,7 +734,11 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
     }
     size_t parts = n < (size_t)s->threads ? n : (size_t)s->threads;
     gs_zcopy_job j = {s, q, n};
+    const double t1 = gs_trace_enabled() ? gs_now() : 0;
     gs_parallel_for(parts, gs_zcopy_part, &j);
+    if (gs_trace_enabled())
+        gs_trace("reader: %zu frames, %zu B: found and checked %.2f ms (reading %.2f), gathered %.2f ms", n, end,
+                 (t1 - t0) * 1e3, (s->fill_s - fill0) * 1e3, (gs_now() - t1) * 1e3);
     s->base.consumed = s->in_consumed;
     *nf = n;
     *bytes = total;

@@ -557,6 +557,7 @@ static void *reader_main(void *arg)
             n += got;
         }
         r->read_busy += gs_now() - t0;
+        gs_trace("reader: chunk %llu in, %.2f ms", (unsigned long long)seq, (gs_now() - t0) * 1e3);
         if (n == 0) {
             q_push(&r->free_in, c);
             break;

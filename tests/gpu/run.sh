@@ -633,9 +633,17 @@ if has zscan; then
             echo "-- $lab: $bin scan $opts big.zst --stats"
             $bin scan $opts -t i32 $D/big.zst -f /dev/null --stats 2>&1 | grep -vE '^ *$'
         done
+        # the first option's timeline (GS_TRACE=1, zscan_trace.txt): where the reader's time goes
+        IFS='|' read -r lab bin opts <<<"${runs[0]}"
+        GS_TRACE=1 $bin scan $opts -t i32 $D/big.zst -f /dev/null 2>"$OUT/zscan_trace.txt"
+        echo "-- GS_TRACE=1 $bin scan $opts big.zst (zscan_trace.txt)"
+        grep -E 'cuda: started|backend .* ready|chunk 0 (submitted|retired)|last chunk retired' "$OUT/zscan_trace.txt"
+        awk '/reader: chunk [0-9]+ in,/ { n++; t += $(NF-1) }
+             /reader: [0-9]+ frames/ { f++; fc += $(NF-6); rd += $(NF-3); g += $(NF-1) }
+             END { printf "reader: %d chunks in %.1f ms; %d of frames: found and checked %.1f ms (of it reading %.1f), gathered %.1f ms\n", n, t, f, fc, rd, g }' "$OUT/zscan_trace.txt"
         rm -rf $D
     } >"$OUT/zscan.txt" 2>&1
-    grep -E "median" "$OUT/zscan.txt"
+    grep -E "median|^trace|^reader" "$OUT/zscan.txt"
 fi
 # mpirun and the timing helper of the mpistart and mpi steps. --bind-to none: mpirun binds each of
 # 2 ranks to one core by default, starving the pools.
