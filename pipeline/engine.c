@@ -324,11 +324,9 @@ static void run_set_backend(run *r, gs_backend *b, int pin)
  * engine with the backend's host_register on it. */
 enum { OWN_BACKEND = 0, OWN_ENGINE = 1, OWN_REGISTERED = 2 };
 
-/* A staging buffer for backend b: engine memory page-locked in place where b can register it
- * (cheaper than a fresh pinned allocation), else b's own; before any backend exists (b NULL),
- * engine memory, page-locked later if need be. */
 #define GS_STAGE_HUGE ((size_t)2 << 20) /* buffers from this size: 2 MiB-aligned, huge pages advised */
 
+/* Pages [part] of a fresh buffer written (faulted in) on the pool. */
 typedef struct fault_job {
     char *p;
     size_t n;
@@ -342,6 +340,9 @@ static void fault_part(void *ctx, size_t part, size_t nparts)
     for (size_t i = b; i < e; i++) j->p[i * 4096] = 0;
 }
 
+/* A staging buffer for backend b: engine memory page-locked in place where b can register it
+ * (cheaper than a fresh pinned allocation), else b's own; before any backend exists (b NULL),
+ * engine memory, page-locked later if need be. */
 static void *stage_alloc(gs_backend *b, size_t bytes, unsigned char *own, gs_status *st)
 {
     void *p = NULL;
@@ -365,7 +366,7 @@ static void *stage_alloc(gs_backend *b, size_t bytes, unsigned char *own, gs_sta
     const size_t pages = n / 4096, parts = pages < 64 ? 1 : (size_t)gs_pool_threads();
     gs_parallel_for(parts, fault_part, &fj);
     const double t1 = gs_now();
-    if (b->host_register(b, p, bytes ? bytes : 4096, st)) {
+    if (b->host_register(b, p, n, st)) {
         free(p);
         return NULL;
     }

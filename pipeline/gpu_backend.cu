@@ -294,6 +294,19 @@ static const gs_gpu_op *gpu_op_find(gs_op op)
  * slot's buffers (their last users, the k stream and this copy, come before in stream order), then
  * ev_d2h1, which retire waits for. With --count the copy is skipped but the events still mark the
  * point. Only for non-mapped modes. */
+/* Slot s's compaction count (op x's, published by its carry_out; at most `most` values) into
+ * sl->vals, the values the kernel wrote counted in its bytes. */
+static int gpu_take_count(gs_gpu *g, const gs_gpu *x, int s, gs_gpu_slot *sl, uint64_t most, gs_status *st)
+{
+    const uint64_t c = x->h_count[s];
+    if (c > most)
+        return gs_fail(st, GS_EDATA, "gpu %d: compact kernel (%s) returned count %llu for a chunk of at most %llu values",
+                       g->dev, x->v->name, (unsigned long long)c, (unsigned long long)most);
+    sl->vals = c;
+    g->b_k += c * x->osz;
+    return GS_OK;
+}
+
 /* Whether slot sl's output goes back as zstd frames encoded on the device. */
 static int gpu_zenc_wanted(const gs_gpu *g, const gs_gpu_slot *sl)
 {
@@ -362,12 +375,7 @@ static int gpu_pump_counted(gs_gpu *g, int block, gs_status *st)
             }
             if (e != cudaSuccess) return gs_cu_fail(st, e, "cudaEventQuery", g->dev);
         }
-        if (L->h_count[s] > sl->n)
-            return gs_fail(st, GS_EDATA, "gpu %d: compact kernel (%s) returned count %llu for a chunk of %llu elements",
-                           g->dev, L->v->name, (unsigned long long)L->h_count[s], (unsigned long long)sl->n);
-        sl->vals = L->h_count[s];
-        g->b_k += sl->vals * L->osz;
-        if ((rc = gpu_issue_d2h(g, sl, st))) return rc;
+        if ((rc = gpu_take_count(g, L, s, sl, sl->n, st)) || (rc = gpu_issue_d2h(g, sl, st))) return rc;
     }
     return GS_OK;
 }
@@ -642,15 +650,9 @@ static int gpu_zenc_retire(gs_gpu *g, int s, gs_gpu_slot *sl, gs_status *st)
                        "used; --codec cpu encodes on the host", g->dev, limit);
     if (e != cudaSuccess) return gs_cu_fail(st, e, "zstd encoder: cudaEventQuery", g->dev);
     if (sl->zcount) { /* the count, published before the encoder read it (ev_k1 precedes ev_d2h1) */
-        const gs_gpu *L = g->last;
-        const uint64_t c = L->h_count[s], most = sl->zenc / L->osz;
-        if (c > most)
-            return gs_fail(st, GS_EDATA, "gpu %d: compact kernel (%s) returned count %llu for a chunk of at most %llu values",
-                           g->dev, L->v->name, (unsigned long long)c, (unsigned long long)most);
-        sl->vals = c;
-        sl->zenc = c * L->osz;
-        g->b_k += sl->zenc;
-        if (!c) { /* nothing to encode: no frames */
+        if (gpu_take_count(g, g->last, s, sl, sl->zenc / g->last->osz, st)) return st->code;
+        sl->zenc = sl->vals * g->last->osz;
+        if (!sl->vals) { /* nothing to encode: no frames */
             out->zn = 0;
             out->zbytes = 0;
             return GS_OK;
@@ -822,13 +824,7 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
         if (g->mapped) {
             /* the kernel read the input and wrote the output in host memory: both free after ev_k1 */
             GS_CU(g->dev, cudaEventSynchronize(sl->ev_k1));
-            if (g->ops->counted) {
-                if (g->h_count[s] > sl->n)
-                    return gs_fail(st, GS_EDATA, "gpu %d: compact kernel (%s) returned count %llu for %llu elements",
-                                   g->dev, g->v->name, (unsigned long long)g->h_count[s], (unsigned long long)sl->n);
-                sl->vals = g->h_count[s];
-                g->b_k += sl->vals * g->osz;
-            }
+            if (g->ops->counted && (rc = gpu_take_count(g, g, s, sl, sl->n, st))) return rc;
         } else {
             if (g->last->ops->counted && (rc = gpu_pump_counted(g, 1, st))) return rc;
             /* ev_d2h1 follows ev_k1 follows ev_h2d1 by the stream waits: the whole chunk is done,

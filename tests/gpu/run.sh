@@ -102,6 +102,19 @@ elapsed() {
     awk -v a="$t0" -v z="$t1" 'BEGIN { printf "%.4f\n", z - a }'
     return $rc
 }
+# in_turn DIR FN: for each "label|binary|options" in the array runs, `FN BINARY OPTIONS LABEL` (its
+# stderr dropped) 6 rounds in turn, the first a warm-up; the wall seconds go to DIR/t.LABEL, a line each
+in_turn() {
+    local dir=$1 fn=$2 i r lab bin opts t0 t1
+    rm -f "$dir"/t.*
+    for i in 0 1 2 3 4 5; do
+        for r in "${runs[@]}"; do
+            IFS='|' read -r lab bin opts <<<"$r"
+            t0=$(date +%s.%N); $fn "$bin" "$opts" "$lab" 2>/dev/null; t1=$(date +%s.%N)
+            [ $i = 0 ] || awk "BEGIN { print $t1 - $t0 }" >>"$dir/t.$lab"
+        done
+    done
+}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
 nproc >>"$OUT/gpu.txt"
 
@@ -546,14 +559,9 @@ if has zenc; then
         ls -la $D
         # ZENC_RUNS: "label|binary|options;..." (an earlier build as its binary: the same run compares them)
         IFS=";" read -ra runs <<<"${ZENC_RUNS:-auto|./gpustream|--codec auto;gpu|./gpustream|--codec gpu;cpu|./gpustream|--codec cpu}"
-        rm -f $D/t.*
-        for i in 0 1 2 3 4 5; do
-            for r in "${runs[@]}"; do
-                IFS='|' read -r lab bin opts <<<"$r"
-                t0=$(date +%s.%N); $bin compact --pred nonzero $opts $D/s.zst -f $D/c.$lab.zst 2>/dev/null; t1=$(date +%s.%N)
-                [ $i = 0 ] || awk "BEGIN { print $t1 - $t0 }" >>$D/t.$lab
-            done
-        done
+        # shellcheck disable=SC2086
+        zenc_run() { $1 compact --pred nonzero $2 $D/s.zst -f $D/c.$3.zst; }
+        in_turn $D zenc_run
         for r in "${runs[@]}"; do
             IFS='|' read -r lab bin opts <<<"$r"
             echo "$lab ($bin compact --pred nonzero $opts s.zst -f c.zst): median $(sort -g $D/t.$lab | sed -n 3p) s of $(tr '\n' ' ' <$D/t.$lab), output $(stat -c %s $D/c.$lab.zst) B"
@@ -616,13 +624,9 @@ if has zscan; then
         ls -la $D
         # ZSCAN_RUNS: "label|binary|options;..." (an earlier build as its binary: the same run compares them)
         IFS=";" read -ra runs <<<"${ZSCAN_RUNS:-auto|./gpustream|--codec auto;gpu|./gpustream|--codec gpu;cpu|./gpustream|--codec cpu}"
-        for i in 0 1 2 3 4 5; do
-            for r in "${runs[@]}"; do
-                IFS='|' read -r lab bin opts <<<"$r"
-                t0=$(date +%s.%N); $bin scan $opts -t i32 $D/big.zst -f /dev/null 2>/dev/null; t1=$(date +%s.%N)
-                [ $i = 0 ] || awk "BEGIN { print $t1 - $t0 }" >>$D/t.$lab
-            done
-        done
+        # shellcheck disable=SC2086
+        zscan_run() { $1 scan $2 -t i32 $D/big.zst -f /dev/null; }
+        in_turn $D zscan_run
         for r in "${runs[@]}"; do
             IFS='|' read -r lab bin opts <<<"$r"
             med=$(sort -g $D/t.$lab | sed -n 3p)
