@@ -1055,7 +1055,7 @@ static void end_process(int code, int under_mpi)
 {
     fflush(NULL);
     const int how = teardown_env();
-    if (how >= 0 && !under_mpi && (how > 0 || gs_gpu_teardown_deferrable())) {
+    if (how > 0 || (how == 0 && !under_mpi && gs_gpu_teardown_deferrable())) {
         sigset_t all;
         sigfillset(&all);
         sigprocmask(SIG_BLOCK, &all, NULL); /* inherited by the helper; the process only exits now */

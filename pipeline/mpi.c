@@ -23,6 +23,7 @@
  *             to all, so one line is printed (by rank 0) and the temp file is removed. */
 #include "mpi.h"
 #include "../common/pool.h"
+#include "../common/trace.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -644,6 +645,7 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
         job.carry = carry;
     }
     tc = MPI_Wtime() - tc;
+    if (carry_pass) gs_trace("mpi: rank %d: the first pass and its exscan done (%.4f s)", x->rank, tc);
 
     uint64_t rs, re;
     uint64_t rows = job.op == GS_OP_COMPACT ? kept : plan_rows(&job, &L, s, e, &rs, &re);
@@ -707,6 +709,7 @@ static int run_ranks(const mpi_ctx *x, gs_mpi_job *m, gs_run_stats *stats, gs_mp
         memset(stats, 0, sizeof *stats);
         rank_device(m);
         rc = gs_engine_run(&job, &m->eng, &src, w, &done, stats, st);
+        gs_trace("mpi: rank %d: the main pass done", x->rank);
         if (!rc && done != rows)
             rc = gs_fail(st, GS_EDATA, "%s: %llu rows computed where %llu were planned (did the input change?)", m->in,
                          (unsigned long long)done, (unsigned long long)rows);
@@ -758,6 +761,7 @@ int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_r
     double t0 = gs_now();
     int err = MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
     rep->mpi_init = gs_now() - t0;
+    gs_trace("mpi: MPI_Init done (%.4f s)", rep->mpi_init);
     if (err != MPI_SUCCESS) return mpi_fail(st, err, "MPI_Init_thread");
     if (provided < MPI_THREAD_SERIALIZED)
         return gs_fail(st, GS_EDATA, "this MPI library does not allow calls from more than one thread "

@@ -78,6 +78,24 @@ wait_end() {
 }
 wait_end wait cpu
 
+# MPI ranks: GS_GPU_TEARDOWN=detach also detaches under mpirun (not done there by default); the
+# one output from 2 ranks, exit 0, a helper a rank alive after mpirun's end, and each ends by itself
+MPIRUN=$(command -v mpirun)
+if [ -z "$MPIRUN" ]; then skip teardown_mpi_detach "no mpirun on the PATH"
+elif "$G" info | grep -q '^mpi  *not built'; then skip teardown_mpi_detach "gpustream built without MPI"
+else
+    cp "$T/want.in" "$T/in-mpi.raw"
+    "$MPIRUN" --oversubscribe --allow-run-as-root -n 2 -x GS_GPU_TEARDOWN=detach -x GS_TEST_TEARDOWN_LINGER_MS=$LINGER \
+        "$G" scan -t i32 --backend cpu --threads 1 "$T/in-mpi.raw" "$T/got.mpi" -f -q 2>"$T/err.mpi"
+    rc=$?
+    helpers=$(pids_naming "$T/in-mpi.raw" | wc -w)
+    if [ $rc -ne 0 ]; then fail teardown_mpi_detach "exit $rc: $(head -c 200 "$T/err.mpi")"
+    elif ! cmp -s "$T/got.mpi" "$T/want"; then fail teardown_mpi_detach "output differs from one process"
+    elif [ "$helpers" -ne 2 ]; then fail teardown_mpi_detach "$helpers helpers alive after mpirun's end, want one a rank"
+    elif ! gone_within "$T/in-mpi.raw" $((LINGER / 1000 + 20)); then fail teardown_mpi_detach "a helper did not end"
+    else pass teardown_mpi_detach; fi
+fi
+
 # a GPU run with the default end: right output and status, and nothing left once the driver is done
 if [ $HAS_GPU = 1 ]; then
     cp "$T/want.in" "$T/in-gpu.raw"

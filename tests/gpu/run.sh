@@ -888,6 +888,41 @@ if has fuzzlong; then
         done
     done
 fi
+if has mpivar; then
+    log "mpivar: 2 ranks on a 32 GB raw i32 file, per launch variant (medians of 3)"
+    {
+        B="--backend ${MPI_BACKEND:-gpu}"
+        MCA=${MPI_MCA-"--mca pml ob1 --mca btl self,vader"}
+        echo "HWLOC_COMPONENTS=${HWLOC_COMPONENTS:-(unset)}; --mca set: ${MCA:-(default)}"
+        D=/dev/shm/gsmpi; rm -rf $D; mkdir -p $D
+        ./gpustream gen -q -n 8e9 -t i32 --dist sparse:0.5 -f $D/big.raw
+        # one GPU visible to each rank (CUDA_VISIBLE_DEVICES from the launcher's local rank)
+        CVD='CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"'
+        printf '%-24s %9s %9s %9s %9s %9s\n' op "1 process" "2 ranks" "+1 GPU" "+detach" "+both"
+        for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
+            a=$(med3 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
+            # shellcheck disable=SC2086
+            b=$(med3 $R $MCA -n 2 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
+            # shellcheck disable=SC2086
+            c=$(med3 $R $MCA -n 2 sh -c "$CVD" ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
+            # shellcheck disable=SC2086
+            d=$(med3 $R $MCA -n 2 -x GS_GPU_TEARDOWN=detach ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
+            # shellcheck disable=SC2086
+            e=$(med3 $R $MCA -n 2 -x GS_GPU_TEARDOWN=detach sh -c "$CVD" ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
+            printf '%-24s %9.3f %9.3f %9.3f %9.3f %9.3f\n' "$op" "$a" "$b" "$c" "$d" "$e"
+        done
+        for v in all one; do
+            echo "-- GS_TRACE=1, 2 ranks, scan, GPUs visible to a rank: $v"
+            w=(); [ $v = one ] && w=(sh -c "$CVD")
+            # shellcheck disable=SC2086
+            $R $MCA -n 2 --tag-output -x GS_TRACE=1 -x GS_GPU_TEARDOWN=detach "${w[@]}" ./gpustream scan $B -q -t i32 $D/big.raw -f /dev/null 2>&1 |
+                grep -E 'mpi:|cuda: started|last chunk retired'
+        done
+        sleep 2; echo "-- gpustream processes left 2 s after the last run: $(pgrep -c gpustream)"
+        rm -rf $D
+    } >"$OUT/mpivar.txt" 2>&1
+    cat "$OUT/mpivar.txt"
+fi
 if has mpi; then
     log "mpi: 1 and 2 ranks (one per GPU), 32 GB raw i32 in /dev/shm -> /dev/null"
     {
@@ -895,6 +930,8 @@ if has mpi; then
         echo "mpi.h: $(ls "$INC/mpi.h" 2>&1)"; mpirun --version | head -1
         mpi_build
         ./gpustream info | grep -E '^(mpi|devices|build)'
+        lscpu | grep -E '^(Model name|Socket|NUMA node|CPU\(s\))'; nvidia-smi topo -m 2>/dev/null | head -4
+        echo "HWLOC_COMPONENTS=${HWLOC_COMPONENTS:-(unset)}"
         B="--backend ${MPI_BACKEND:-gpu}"   # one GPU per rank (auto would keep scan on the CPU)
         MCA=${MPI_MCA-$(cat "$OUT/mpi_mca.txt" 2>/dev/null)}
         D=/dev/shm/gsmpi; rm -rf $D; mkdir -p $D
@@ -919,10 +956,18 @@ if has mpi; then
             [ -z "$MCA" ] || d=$(med3 $R $MCA -n 2 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
             printf '%-24s %9.2f %9.2f %9.2f %9.2f %7.2fx\n' "$op" "$a" "$b" "$c" "$d" "$(awk "BEGIN { m = $c < $d ? $c : $d; print $a / m }")"
         done
-        echo "-- stats, 2 ranks (${MCA:-default MCA}):"
+        echo "-- stats, 1 process and 2 ranks (${MCA:-default MCA}):"
         for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
+            ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null --stats 2>&1 | grep -vE '^ *$'
             # shellcheck disable=SC2086
             $R $MCA -n 2 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null --stats 2>&1 | grep -vE '^ *$'
+        done
+        # each rank's timeline (GS_TRACE=1, mpi_trace.txt): MPI_Init, the first pass, the main pass
+        for op in "scan" "minmax -w 500"; do
+            echo "-- GS_TRACE=1, 2 ranks: $op (mpi_trace.txt)" | tee -a "$OUT/mpi_trace.txt"
+            # shellcheck disable=SC2086
+            $R $MCA -n 2 --tag-output -x GS_TRACE=1 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null 2>&1 |
+                tee -a "$OUT/mpi_trace.txt" | grep -E 'mpi:|cuda: started|backend .* ready|chunk 0 (submitted|retired)|last chunk retired'
         done
         rm -rf $D
     } >"$OUT/mpi.txt" 2>&1
