@@ -644,22 +644,59 @@ static int gs_zsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_statu
 typedef struct gs_zcopy_job {
     const gs_zsrc *s;
     const gs_zframes_req *q;
-    size_t n;
+    size_t from, n;
 } gs_zcopy_job;
 
 static void gs_zcopy_part(void *ctx, size_t part, size_t nparts)
 {
     const gs_zcopy_job *j = ctx;
     size_t b, e;
-    gs_split(j->n, nparts, part, &b, &e);
-    for (size_t i = b; i < e; i++) memcpy(j->q->dst + j->q->t[i].off, j->s->win + j->s->frames[i].off, j->q->t[i].csize);
+    gs_split(j->n - j->from, nparts, part, &b, &e);
+    for (size_t i = j->from + b; i < j->from + e; i++)
+        memcpy(j->q->dst + j->q->t[i].off, j->s->win + j->s->frames[i].off, j->q->t[i].csize);
+}
+
+/* Frames [from, n) from the window to their places in q->dst, on the pool. */
+static void gs_zsrc_gather(gs_zsrc *s, const gs_zframes_req *q, size_t from, size_t n)
+{
+    if (n <= from) return;
+    size_t parts = n - from < (size_t)s->threads ? n - from : (size_t)s->threads;
+    gs_zcopy_job j = {s, q, from, n};
+    gs_parallel_for(parts, gs_zcopy_part, &j);
+}
+
+/* A chunk's frames not taken after all: the window gets back the bytes of frames [0, n) in front
+ * of what it holds, as they were in the input; frames [0, flushed) were gathered into q->dst
+ * already and the window holds what followed them from offset 0 (gs_zsrc_frames). */
+static int gs_zsrc_untake(gs_zsrc *s, const gs_zframes_req *q, size_t flushed, gs_status *st)
+{
+    if (!flushed) {
+        s->win_pos = s->frames[0].off;
+        return GS_OK;
+    }
+    size_t f = 0;
+    for (size_t i = 0; i < flushed; i++) f += q->t[i].csize;
+    if (s->win_cap < f + s->win_len) {
+        unsigned char *w = realloc(s->win, f + s->win_len);
+        if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+        s->win = w;
+        s->win_cap = f + s->win_len;
+        if (s->win_max < s->win_cap) s->win_max = s->win_cap;
+    }
+    memmove(s->win + f, s->win, s->win_len);
+    for (size_t i = 0, at = 0; i < flushed; at += q->t[i].csize, i++) memcpy(s->win + at, q->dst + q->t[i].off, q->t[i].csize);
+    s->win_len += f;
+    s->win_pos = 0;
+    s->win_full = s->win_len == s->win_cap;
+    return GS_OK;
 }
 
 static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, size_t *nf, uint64_t *bytes,
                           gs_status *st)
 {
     gs_zsrc *s = (gs_zsrc *)b;
-    size_t n = 0, total = 0, end = 0;
+    size_t n = 0, total = 0, end = 0, flushed = 0;
+    double gathered = 0; /* seconds gathering frames into dst (GS_TRACE's timeline only) */
     int kind = GS_ZF_END, rc;
     *nf = 0;
     *bytes = 0;
@@ -684,20 +721,37 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
             cs = (size_t)fi.csize;
             ds = (size_t)fi.content;
             parsed = 1;
-        } else if ((rc = gs_zsrc_next(s, n == 0, &kind, &cs, &ds, st)))
-            return rc;
-        if (n == 0 && kind == GS_ZF_BATCH && ds && ds <= q->frame_max && s->win_cap - s->win_pos < q->dst_cap) {
-            /* a frame that qualifies: room for a whole chunk's frames (no more compressed bytes
-             * than dst holds) behind it, made now, since the window stays put once one is taken */
+        } else {
+            /* The next frame is not whole in the window. Where the window is full, the frames
+             * taken so far go to dst now and what follows them moves to the window's start (a
+             * frame's worth at most, not the window's): taken frames refer to window offsets, so
+             * the window moves only once none is left in it. */
+            for (;;) {
+                if (n > flushed && s->win_len == s->win_cap) {
+                    const double tg = gs_trace_enabled() ? gs_now() : 0;
+                    gs_zsrc_gather(s, q, flushed, n);
+                    if (gs_trace_enabled()) gathered += gs_now() - tg;
+                    flushed = n;
+                    memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
+                    s->win_len -= s->win_pos;
+                    s->win_pos = 0;
+                }
+                if ((rc = gs_zsrc_next(s, n == flushed, &kind, &cs, &ds, st))) return rc;
+                /* no room without moving: the window filled while the frame was read */
+                if (kind != GS_ZF_STOP || n == flushed || s->win_len != s->win_cap) break;
+            }
+        }
+        if (n == 0 && kind == GS_ZF_BATCH && ds && ds <= q->frame_max && s->win_cap < q->dst_cap) {
+            /* a frame that qualifies: a window as large as dst, so that a chunk's frames come in
+             * few large reads (grown once, before any frame is taken) */
             memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
             s->win_len -= s->win_pos;
             s->win_pos = 0;
-            if (s->win_cap < q->dst_cap) {
-                unsigned char *w = realloc(s->win, q->dst_cap);
-                if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
-                s->win = w;
-                s->win_cap = s->win_max = q->dst_cap;
-            }
+            unsigned char *w = realloc(s->win, q->dst_cap);
+            if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+            s->win = w;
+            s->win_cap = s->win_max = q->dst_cap;
+            s->win_full = 0;
         }
         if (kind == GS_ZF_SKIP && n == 0) { /* no output either way */
             if ((rc = gs_zsrc_skip(s, st))) return rc;
@@ -728,17 +782,13 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
         if (total == q->content_max) break;
     }
     if (!n) return GS_OK;
-    if (total != q->content_max && !(kind == GS_ZF_END && total % esize == 0)) {
-        s->win_pos = s->frames[0].off; /* not taken: gs_zsrc_read decodes them */
-        return GS_OK;
-    }
-    size_t parts = n < (size_t)s->threads ? n : (size_t)s->threads;
-    gs_zcopy_job j = {s, q, n};
+    if (total != q->content_max && !(kind == GS_ZF_END && total % esize == 0))
+        return gs_zsrc_untake(s, q, flushed, st); /* not taken: gs_zsrc_read decodes them */
     const double t1 = gs_trace_enabled() ? gs_now() : 0;
-    gs_parallel_for(parts, gs_zcopy_part, &j);
+    gs_zsrc_gather(s, q, flushed, n);
     if (gs_trace_enabled())
         gs_trace("reader: %zu frames, %zu B: found and checked %.2f ms (reading %.2f), gathered %.2f ms", n, end,
-                 (t1 - t0) * 1e3, (s->fill_s - fill0) * 1e3, (gs_now() - t1) * 1e3);
+                 (t1 - t0 - gathered) * 1e3, (s->fill_s - fill0) * 1e3, (gs_now() - t1 + gathered) * 1e3);
     s->base.consumed = s->in_consumed;
     *nf = n;
     *bytes = total;

@@ -60,6 +60,22 @@ FROM=npy same "npy.zst (the header shifts every frame)" none "$T/v.npy.zst" scan
   head -c 8388608 "$T/v.raw" | tail -c 4194304 | "$G" convert --frame-size 4M -t i32 -z - -f -
   tail -c +8388609 "$T/v.raw" | "$G" convert --frame-size 64K -t i32 -z - -f -; } >"$T/mix.zst"
 same "64K, one 4 MiB frame, 64K: frames around it" some "$T/mix.zst" scan -t i32 --chunk 1M
+# frames past the end of the reader's window (17 MiB with --threads 1; 25 MB of frames here): a
+# chunk's frames taken before the window's end go to the chunk and the window moves on; with a
+# frame the path refuses (no checksum) after that point in a chunk, the chunk's frames, those
+# already gathered too, are given back and decoded as before
+"$G" gen -q -n 10000001 -t i32 --dist uniform:0:65535 --seed 8 -f "$T/w.raw"
+RAW=$(stat -c %s "$T/w.raw")
+"$G" convert -q --frame-size 32K -t i32 "$T/w.raw" -f "$T/w.zst"
+same "frames past the window's end" all "$T/w.zst" scan -t i32 --threads 1 --chunk 1M
+if command -v zstd >/dev/null; then
+    { head -c $((875 * 32768)) "$T/w.raw" | "$G" convert -q --frame-size 32K -t i32 -z - -f -
+      head -c $((876 * 32768)) "$T/w.raw" | tail -c 32768 | zstd -q --no-check -c
+      tail -c +$((876 * 32768 + 1)) "$T/w.raw" | "$G" convert -q --frame-size 32K -t i32 -z - -f -; } >"$T/wmix.zst"
+    same "a refused frame after the window's end: the chunk given back" some "$T/wmix.zst" scan -t i32 --threads 1 --chunk 1M
+else skip "zframes: a refused frame after the window's end: the chunk given back" "no zstd CLI"; fi
+RAW=$(stat -c %s "$T/v.raw")
+
 # from a pipe (a window that starts small and grows for a chunk's frames)
 rm -f "$T/a" "$T/b"
 GS_TEST_CPU_ZFRAMES=1 "$G" scan -t i32 --backend cpu --chunk 1M --stats=json - -f "$T/a" <"$T/v64.zst" 2>"$T/err"
