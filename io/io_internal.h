@@ -35,6 +35,9 @@ int gs_bsrc_open_file(gs_bsrc **s, const char *path, int threads, gs_status *st)
 int gs_bsrc_file_seek(gs_bsrc *s, uint64_t off, gs_status *st);
 /* Peek: the first up to n bytes of the source without consuming them (buffered inside). */
 int gs_bsrc_peek(gs_bsrc *s, void *buf, size_t n, size_t *got, gs_status *st);
+/* Drop a peek that holds len bytes, none of them read yet, for a source that gives them again:
+ * 1 if dropped (the source's own read is back), else 0. */
+int gs_bsrc_unpeek(gs_bsrc *s, size_t len);
 /* Wrap a zstd-compressed source: decodes any valid zstd stream (frames, concatenations,
  * skippable frames); independent frames are decoded in parallel, order kept. A truncated or
  * corrupt stream is an error. Takes ownership of `in`. With `frames`, s->frames hands out whole

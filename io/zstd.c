@@ -157,6 +157,10 @@ typedef struct gs_zsrc {
     int in_eof;
     unsigned char *out; /* a decoded batch not yet handed out: [out_pos, out_len) */
     size_t out_cap, out_pos, out_len;
+    /* The batch in out is the input's first decoded bytes and its frames are still in the window
+     * from this offset on (SIZE_MAX: not so): a peek of those bytes can be given back (gs_zsrc_frames). */
+    size_t out_first_win;
+    uint64_t decoded;   /* bytes decoded so far (batches and streamed frames) */
     gs_zframe *frames;
     size_t frames_cap;
     gs_zcodec *codec; /* device codec, or NULL */
@@ -199,6 +203,7 @@ static int gs_zsrc_fill(gs_zsrc *s, size_t need, int may_move, gs_status *st)
         if (may_move) {
             /* Drop what is decoded when the tail is full or too short; grow by doubling. */
             if (s->win_pos && (s->win_len == s->win_cap || s->win_cap - s->win_pos < need)) {
+                s->out_first_win = SIZE_MAX;
                 memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
                 s->win_len -= s->win_pos;
                 s->win_pos = 0;
@@ -460,6 +465,7 @@ static int gs_zsrc_stream(gs_zsrc *s, unsigned char *buf, size_t cap, size_t *go
         }
     }
     *got = ob.pos;
+    s->decoded += ob.pos;
     return GS_OK;
 }
 
@@ -546,6 +552,8 @@ static int gs_zsrc_pull(gs_zsrc *s, void *buf, size_t cap, size_t *got, gs_statu
         }
         int rc = gs_zsrc_decode_batch(s, n, dst, st);
         if (rc) return rc;
+        s->out_first_win = dst != buf && s->decoded == 0 && n ? s->frames[0].off : SIZE_MAX;
+        s->decoded += total;
         if (dst == buf) {
             *got = total;
             if (total) return GS_OK;
@@ -700,6 +708,16 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
     int kind = GS_ZF_END, rc;
     *nf = 0;
     *bytes = 0;
+    /* A peek (the format's detection) decoded the input's first frames and holds what it read of
+     * them, nothing of it handed on yet: it is dropped and the frames read again from the window,
+     * so that the first chunk goes as frames too. */
+    if (s->frames_mode && !s->ahead && !s->streaming && s->base.peek && s->out_first_win != SIZE_MAX &&
+        gs_bsrc_unpeek(&s->base, s->out_pos)) {
+        s->win_pos = s->out_first_win;
+        s->out_pos = s->out_len = 0;
+        s->decoded = 0;
+        s->out_first_win = SIZE_MAX;
+    }
     /* (bytes decoded and not yet read, or held by a peek, come first: gs_zsrc_read) */
     if (!s->frames_mode || s->ahead || s->streaming || s->out_pos < s->out_len || s->base.peek || !q->unit || !q->align)
         return GS_OK;
@@ -732,6 +750,7 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
                     gs_zsrc_gather(s, q, flushed, n);
                     if (gs_trace_enabled()) gathered += gs_now() - tg;
                     flushed = n;
+                    s->out_first_win = SIZE_MAX;
                     memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
                     s->win_len -= s->win_pos;
                     s->win_pos = 0;
@@ -744,6 +763,7 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
         if (n == 0 && kind == GS_ZF_BATCH && ds && ds <= q->frame_max && s->win_cap < q->dst_cap) {
             /* a frame that qualifies: a window as large as dst, so that a chunk's frames come in
              * few large reads (grown once, before any frame is taken) */
+            s->out_first_win = SIZE_MAX;
             memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
             s->win_len -= s->win_pos;
             s->win_pos = 0;
@@ -790,6 +810,7 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
         gs_trace("reader: %zu frames, %zu B: found and checked %.2f ms (reading %.2f), gathered %.2f ms", n, end,
                  (t1 - t0 - gathered) * 1e3, (s->fill_s - fill0) * 1e3, (gs_now() - t1 + gathered) * 1e3);
     s->base.consumed = s->in_consumed;
+    s->decoded += total;
     *nf = n;
     *bytes = total;
     return GS_OK;
@@ -907,6 +928,7 @@ int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, int threads, gs_zcodec *codec,
     s->codec = codec;
     s->frames_mode = frames;
     s->frames_max = SIZE_MAX;
+    s->out_first_win = SIZE_MAX;
     if (frames) s->base.frames = gs_zsrc_frames;
     s->threads = threads > 0 ? threads : gs_pool_threads();
     pthread_mutex_init(&s->ahead_mu, NULL);

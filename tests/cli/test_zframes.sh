@@ -10,8 +10,8 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/common.sh
 
-# (--from raw: the format is not detected, so nothing is peeked; a peek decodes the first chunk
-# on the host, as on the GPU the chunks read while CUDA starts are)
+# (--from raw: the format is not detected, so nothing is peeked; a detected format's peek is given
+# back unread, tested below)
 # frames_bytes FILE: the bytes the frames stage decoded (0 if it did not run)
 frames_bytes() { grep -o '"name":"zstd decode (frames, test)","busy_s":[0-9.]*,"bytes":[0-9]*' "$1" | grep -o '[0-9]*$' || echo 0; }
 
@@ -75,6 +75,15 @@ if command -v zstd >/dev/null; then
     same "a refused frame after the window's end: the chunk given back" some "$T/wmix.zst" scan -t i32 --threads 1 --chunk 1M
 else skip "zframes: a refused frame after the window's end: the chunk given back" "no zstd CLI"; fi
 RAW=$(stat -c %s "$T/v.raw")
+
+# the format detected (no --from): its peek decodes the first frame on the host and is given back
+# unread, so the first chunk goes as frames too
+rm -f "$T/a" "$T/b"
+GS_TEST_CPU_ZFRAMES=1 "$G" scan -t i32 --backend cpu --chunk 1M --stats=json "$T/v64.zst" -f "$T/a" 2>"$T/err"
+"$G" scan -t i32 --backend cpu --chunk 1M "$T/v64.zst" -f "$T/b"
+fb=$(frames_bytes "$T/err")
+if cmp -s "$T/a" "$T/b" && [ "$fb" = "$RAW" ]; then pass "zframes: a detected format's peek given back (all as frames)"
+else fail "zframes: a detected format's peek given back (all as frames)" "frames decoded $fb of $RAW: $(cmp "$T/a" "$T/b" 2>&1 | head -1) $(head -c 300 "$T/err")"; fi
 
 # from a pipe (a window that starts small and grows for a chunk's frames)
 rm -f "$T/a" "$T/b"
