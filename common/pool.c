@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 typedef struct job {
@@ -33,35 +32,6 @@ int gs_ncores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
-}
-
-void *gs_big_alloc(size_t n)
-{
-    void *p = NULL;
-    const size_t align = n >= GS_BIG_ALLOC ? GS_BIG_ALLOC : 4096;
-    if (posix_memalign(&p, align, n ? n : 1)) return NULL;
-    if (align == GS_BIG_ALLOC) (void)madvise(p, n, MADV_HUGEPAGE); /* advice only */
-    return p;
-}
-
-typedef struct fault_job {
-    char *p;
-    size_t n;
-} fault_job;
-
-static void fault_part(void *ctx, size_t part, size_t nparts)
-{
-    const fault_job *j = ctx;
-    size_t b, e;
-    gs_split(j->n / 4096, nparts, part, &b, &e);
-    for (size_t i = b; i < e; i++) j->p[i * 4096] = 0;
-}
-
-void gs_prefault(void *p, size_t n)
-{
-    fault_job fj = {p, n};
-    const size_t pages = n / 4096, parts = pages < 64 ? 1 : (size_t)gs_pool_threads();
-    gs_parallel_for(parts, fault_part, &fj);
 }
 
 /* Claim and run parts of j until none are left; returns after the last claimed part. */

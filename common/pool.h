@@ -34,15 +34,6 @@ static inline void gs_split(size_t n, size_t nparts, size_t p, size_t *b, size_t
 /* Number of cores online. */
 int gs_ncores(void);
 
-/* Host buffers of GS_BIG_ALLOC bytes and more: 2 MiB-aligned with huge pages advised (fewer page
- * faults where the kernel's transparent huge pages allow), smaller ones 4 KiB-aligned; freed with
- * free(). NULL when out of memory. */
-#define GS_BIG_ALLOC ((size_t)2 << 20)
-void *gs_big_alloc(size_t n);
-/* Write one byte of every 4 KiB page of [p, p + n) on the pool: the pages faulted in by all cores
- * now, not one at a time by whichever thread first touches them. */
-void gs_prefault(void *p, size_t n);
-
 #ifdef __cplusplus
 }
 #endif

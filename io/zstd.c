@@ -764,16 +764,12 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
             /* a frame that qualifies: a window as large as dst, so that a chunk's frames come in
              * few large reads (grown once, before any frame is taken) */
             s->out_first_win = SIZE_MAX;
-            /* its pages faulted in on the pool now: the first read into a fresh 64 MiB window,
-             * one 4 KiB fault at a time, took 20 ms of the reader's time on an H200 host */
-            unsigned char *w = gs_big_alloc(q->dst_cap);
-            if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
-            gs_prefault(w, q->dst_cap);
-            memcpy(w, s->win + s->win_pos, s->win_len - s->win_pos);
-            free(s->win);
-            s->win = w;
+            memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
             s->win_len -= s->win_pos;
             s->win_pos = 0;
+            unsigned char *w = realloc(s->win, q->dst_cap);
+            if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+            s->win = w;
             s->win_cap = s->win_max = q->dst_cap;
             s->win_full = 0;
         }
