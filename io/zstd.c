@@ -54,6 +54,7 @@
 /* From a pipe the window starts this small and doubles each time the input fills it, up to the
  * size above: a short stream costs no 16 MiB window. */
 #define GS_Z_WIN_START ((size_t)64 << 10)
+#define GS_Z_FRAMES_READ ((size_t)16 << 20) /* the most one read takes while frames are handed out */
 
 /* The window's size in bytes (it grows only for a frame larger than it); 0 = by thread count as
  * above. Tests set it small to
@@ -219,7 +220,11 @@ static int gs_zsrc_fill(gs_zsrc *s, size_t need, int may_move, gs_status *st)
         if (s->win_len == s->win_cap) return GS_OK; /* no room without moving */
         size_t g = 0;
         const double t0 = gs_trace_enabled() ? gs_now() : 0;
-        int rc = s->in->read(s->in, s->win + s->win_len, s->win_cap - s->win_len, &g, st);
+        /* handing out frames, a read is about a chunk's frames, not the window's room (up to
+         * 272 MiB): the first chunk waits for no more, and later reads come evenly */
+        size_t room = s->win_cap - s->win_len;
+        if (s->frames_mode && s->frames_max != SIZE_MAX && room > GS_Z_FRAMES_READ) room = GS_Z_FRAMES_READ;
+        int rc = s->in->read(s->in, s->win + s->win_len, room, &g, st);
         if (gs_trace_enabled()) s->fill_s += gs_now() - t0;
         s->in_consumed = s->in->consumed;
         if (rc) return rc;
