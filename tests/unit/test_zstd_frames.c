@@ -684,8 +684,8 @@ static void test_reader_frames(void)
         CHECK(!rc && got == len && !memcmp(back, d, len) && !bad && (cases[c].want_frames ? frames > 0 : frames == 0),
               name, "rc=%d %s got=%zu of %zu frames=%zu bad=%zu", rc, st.msg, got, len, frames, bad);
     }
-    { /* a window smaller than a chunk's frames: it grows for them (and moves only for a frame
-       * that qualifies), the host reads between as before */
+    { /* a window smaller than a chunk's frames: it grows to the staging buffer's size at the
+       * first frame that qualifies, and chunks whose frames cross its end are gathered in parts */
         const size_t k16[] = {16u << 10};
         gs_status st = {0};
         size_t got = 0, frames = 0, bad = 0;
@@ -698,6 +698,32 @@ static void test_reader_frames(void)
               "reader frames: a 40000-byte window grows for a chunk's frames", "rc=%d %s got=%zu frames=%zu bad=%zu", rc,
               st.msg, got, frames, bad);
         free(rnd_d);
+    }
+    { /* a frame without a checksum at each place from frame 16 on, the window (528 KiB here)
+       * holding about 4 chunks' frames, so that it fills in the middle of some chunks: where the
+       * refused frame comes after that point in its chunk, the frames gathered before it go back
+       * into the window and the chunk is read decoded */
+        const size_t k16[] = {16u << 10}, n2 = 4u << 20;
+        unsigned char *half = malloc(n2), *back2 = malloc(n2 + (1u << 20));
+        for (size_t i = 0; i < n2; i++) half[i] = i % 2 ? (unsigned char)rnd() : 0;
+        int ok = 1;
+        char why[800] = "";
+        for (size_t at = 16; at < 256 && ok; at += 3) {
+            gs_status st = {0};
+            size_t got = 0, frames = 0, bad = 0;
+            int rc = write_frames(path, half, n2, k16, 1, at, -1);
+            gs_zstd_window = 40000;
+            if (!rc) rc = read_chunks(path, GS_FMT_RAW, 256u << 10, back2, n2 + (1u << 20), &got, &frames, &bad, &st);
+            gs_zstd_window = 0;
+            if (rc || got != n2 || memcmp(back2, half, n2) || bad || !frames) {
+                ok = 0;
+                snprintf(why, sizeof why, "frame %zu without a checksum: rc=%d %s got=%zu frames=%zu bad=%zu", at, rc,
+                         st.msg, got, frames, bad);
+            }
+        }
+        CHECK(ok, "reader frames: a refused frame after the window's end gives its chunk back", "%s", why);
+        free(half);
+        free(back2);
     }
     { /* the stray bytes of a raw file are still an error, whichever way the frames came */
         const size_t k8[] = {8u << 10};
