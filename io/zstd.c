@@ -187,6 +187,16 @@ typedef struct gs_zsrc {
     pthread_cond_t ahead_cv;
 } gs_zsrc;
 
+/* Drop the window's bytes before win_pos: the rest moves to its start. Window offsets held from
+ * before (a batch's frames, out_first_win) no longer hold. */
+static void gs_zsrc_shift(gs_zsrc *s)
+{
+    s->out_first_win = SIZE_MAX;
+    memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
+    s->win_len -= s->win_pos;
+    s->win_pos = 0;
+}
+
 /* Make at least `need` bytes available at win_pos, unless the input ends. With may_move, old
  * bytes are dropped and the window may grow; without it (a batch refers to window offsets),
  * only the free tail is filled. */
@@ -203,12 +213,7 @@ static int gs_zsrc_fill(gs_zsrc *s, size_t need, int may_move, gs_status *st)
     while (s->win_len - s->win_pos < need && !s->in_eof) {
         if (may_move) {
             /* Drop what is decoded when the tail is full or too short; grow by doubling. */
-            if (s->win_pos && (s->win_len == s->win_cap || s->win_cap - s->win_pos < need)) {
-                s->out_first_win = SIZE_MAX;
-                memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
-                s->win_len -= s->win_pos;
-                s->win_pos = 0;
-            }
+            if (s->win_pos && (s->win_len == s->win_cap || s->win_cap - s->win_pos < need)) gs_zsrc_shift(s);
             if (s->win_cap < need) {
                 size_t cap = s->win_cap * 2 > need ? s->win_cap * 2 : need;
                 unsigned char *w = realloc(s->win, cap);
@@ -755,10 +760,7 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
                     gs_zsrc_gather(s, q, flushed, n);
                     if (gs_trace_enabled()) gathered += gs_now() - tg;
                     flushed = n;
-                    s->out_first_win = SIZE_MAX;
-                    memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
-                    s->win_len -= s->win_pos;
-                    s->win_pos = 0;
+                    gs_zsrc_shift(s);
                 }
                 if ((rc = gs_zsrc_next(s, n == flushed, &kind, &cs, &ds, st))) return rc;
                 /* no room without moving: the window filled while the frame was read */
@@ -768,10 +770,7 @@ static int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, siz
         if (n == 0 && kind == GS_ZF_BATCH && ds && ds <= q->frame_max && s->win_cap < q->dst_cap) {
             /* a frame that qualifies: a window as large as dst, so that a chunk's frames come in
              * few large reads (grown once, before any frame is taken) */
-            s->out_first_win = SIZE_MAX;
-            memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
-            s->win_len -= s->win_pos;
-            s->win_pos = 0;
+            gs_zsrc_shift(s);
             unsigned char *w = realloc(s->win, q->dst_cap);
             if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
             s->win = w;

@@ -984,13 +984,13 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
             gs_chunk *in = cur;
             gs_chunk *out = q_pop(&r.free_out);
             if (!out) break;
-            const double tob = gs_now();
+            const double tob = gs_trace_enabled() ? gs_now() : 0;
             if (out_buffer(&r, out, &bst)) {
                 q_push(&r.free_out, out);
                 run_fail(&r, &bst);
                 break;
             }
-            if (gs_now() - tob > 1e-3) gs_trace("output buffer ready after %.1f ms", (gs_now() - tob) * 1e3);
+            if (gs_trace_enabled() && gs_now() - tob > 1e-3) gs_trace("output buffer ready after %.1f ms", (gs_now() - tob) * 1e3);
             if (b->chunk_elems && cur->n - off > b->chunk_elems) {
                 in = piece_view(pieces, npieces, cur, off, b->chunk_elems, r.in_size, 0);
                 off += b->chunk_elems;
