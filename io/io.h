@@ -110,8 +110,8 @@ int gs_reader_compressed(const gs_reader *r);     /* input was zstd */
 const char *gs_zstd_version(void);
 int gs_zstd_max_level(void);
 /* The decompressed size of the first zstd frame of a file (skippable frames before it skipped),
- * from its header: GS_ZSTD_SIZE_UNKNOWN where the header does not say, the file cannot be read or
- * does not start with zstd frames. */
+ * from its header: GS_ZSTD_SIZE_UNKNOWN where the header does not say, the file cannot be read, is
+ * not a regular file (a pipe is never read here) or does not start with zstd frames. */
 #define GS_ZSTD_SIZE_UNKNOWN UINT64_MAX
 uint64_t gs_zstd_first_frame_size(const char *path);
 /* The decompressed bytes of zstd file `path`, from its frame headers: exact where its first 8 MiB

@@ -1498,7 +1498,10 @@ uint64_t gs_zstd_content_estimate(const char *path)
 
 uint64_t gs_zstd_first_frame_size(const char *path)
 {
-    FILE *f = path ? fopen(path, "rb") : NULL;
+    /* Only a regular file is looked at: a pipe, FIFO or terminal named as IN would lose to this
+     * look the bytes it read (or block it), and the reader must be the only one to read them. */
+    struct stat sb;
+    FILE *f = path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? fopen(path, "rb") : NULL;
     unsigned char h[GS_Z_HEADER_MAX];
     uint64_t size = GS_ZSTD_SIZE_UNKNOWN;
     for (int skips = 0; f && skips < 16; skips++) {
