@@ -4,7 +4,7 @@
 #   make demo         the main job on the sample data in data/
 #   make bench        gpustream bench (benchmarks are never part of make test)
 #   make deps         install missing -dev packages with apt-get (root), else print the command
-#   make deps-local   unpack Debian's libcsv-dev/libzstd-dev into .deps/ (machines without apt)
+#   make deps-local   unpack Debian's libcsv-dev/libzstd-dev/libxxhash-dev into .deps/ (machines without apt)
 #   make deps-nvcomp  pip-install nvCOMP (nvidia-libnvcomp-cu13): GPU zstd in CUDA builds
 #   make deps-nvcomp-local  its headers and libnvcomp.so.6 only, into .deps/nvcomp (to carry offline)
 #   make man          regenerate gpustream.1 and completions/gpustream.bash from the tables in gpustream.c
@@ -72,7 +72,8 @@ ifeq ($(TUNING),1)
   BUILD    := $(BUILD)-tuning
 endif
 
-C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(filter-out pipeline/mpi.c,$(wildcard pipeline/*.c))
+C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(wildcard cli/*.c) \
+          $(filter-out pipeline/mpi.c,$(wildcard pipeline/*.c)) $(wildcard pipeline/*/*.c)
 # With and without MPI, mpi.c builds to different objects (GS_HAVE_MPI); nothing else differs.
 MPI_OBJ := $(BUILD)/pipeline/mpi$(if $(filter 1,$(MPI)),-mpi).o
 ifeq ($(MPI),1)
@@ -90,7 +91,7 @@ ifeq ($(CUDA),1)
   endif
   # the longest nvcc jobs first, so that -j keeps every core busy to the end
   CU_SRC   := $(wildcard kernels/*_lookback.cu kernels/*_cub.cu) \
-              $(filter-out %_lookback.cu %_cub.cu,$(wildcard kernels/*.cu)) $(wildcard pipeline/*.cu)
+              $(filter-out %_lookback.cu %_cub.cu,$(wildcard kernels/*.cu)) $(wildcard pipeline/*.cu) $(wildcard pipeline/*/*.cu)
   CPPFLAGS += -DGS_HAVE_CUDA
   NVFLAGS  ?= -O3
   # --threads 0: the targets of one file compile in parallel (the last files no longer run alone)
@@ -182,23 +183,23 @@ clean:
 	rm -rf build gpustream tests/out
 
 # Libraries: present (system or .deps) or installed here when root.
-HAVE_HDRS = $(shell printf '\#include <zstd.h>\n\#include <csv.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
+HAVE_HDRS = $(shell printf '\#include <zstd.h>\n\#include <csv.h>\n\#include <xxhash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
 check-deps:
 	@if [ "$(HAVE_HDRS)" != yes ]; then $(MAKE) --no-print-directory deps; fi
 
 deps:
-	@if printf '#include <zstd.h>\n#include <csv.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1; then \
-	  echo "deps: libzstd-dev and libcsv-dev are present"; \
+	@if printf '#include <zstd.h>\n#include <csv.h>\n#include <xxhash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1; then \
+	  echo "deps: libzstd-dev, libcsv-dev and libxxhash-dev are present"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  echo "deps: installing libzstd-dev libcsv-dev zstd with apt-get"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libzstd-dev libcsv-dev zstd >/dev/null; \
+	  echo "deps: installing libzstd-dev libcsv-dev libxxhash-dev zstd with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libzstd-dev libcsv-dev libxxhash-dev zstd >/dev/null; \
 	else \
-	  echo "deps: missing libzstd-dev/libcsv-dev; run: sudo apt-get install libzstd-dev libcsv-dev zstd (or make deps-local)"; exit 1; \
+	  echo "deps: missing libzstd-dev/libcsv-dev/libxxhash-dev; run: sudo apt-get install libzstd-dev libcsv-dev libxxhash-dev zstd (or make deps-local)"; exit 1; \
 	fi
 
 deps-local:
 	@rm -rf .deps/usr .deps/debs && mkdir -p .deps/debs
-	@cd .deps/debs && apt-get download libcsv-dev libcsv3 libzstd-dev >/dev/null
+	@cd .deps/debs && apt-get download libcsv-dev libcsv3 libzstd-dev libxxhash-dev >/dev/null
 	@for f in .deps/debs/*.deb; do dpkg -x $$f .deps; done
 	@rm -rf .deps/debs
 	@echo "deps-local: unpacked into .deps/ ($$(ls .deps/usr/include | tr '\n' ' '))"
