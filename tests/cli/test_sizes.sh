@@ -37,6 +37,14 @@ check() {
     if [ "$left" != "in.raw " ]; then fail "${name}_leftover" "left: $left"; (cd "$D" && ls -A | grep -vx in.raw | xargs rm -rf); rc=-1; fi
     [ $rc -ge 0 ] && pass "$name"
 }
+# zcheck NAME WANT -- cmd...: check with the zstd CLI reading OUT.zst back as WANT; a machine
+# without the zstd CLI cannot tell, so the case is skipped (ZSTD= empty simulates that machine)
+ZSTD=${ZSTD-$(command -v zstd)}
+zcheck() {
+    local name=$1 want=$2; shift 3
+    if [ -z "$ZSTD" ]; then skip "$name" "no zstd CLI to read the output"; return; fi
+    check "$name" "'$ZSTD' -dc OUT.zst | cmp -s - '$want'" -- "$@"
+}
 # run a command with at most 4 GiB of memory
 if [ $asan = 1 ]; then LIM=(env "ASAN_OPTIONS=${ASAN_OPTIONS:-}:allocator_may_return_null=1:max_allocation_size_mb=4096")
 else LIM=(bash -c 'ulimit -v 4194304; exec "$@"' limit); fi
@@ -57,9 +65,9 @@ for v in $VALUES; do
     for o in chunk buffers device-mem-limit threads; do
         check "${o}_$v" "cmp -s OUT.raw $T/ref.raw" -- $G scan -q -t i32 --$o "$v" in.raw OUT.raw
     done
-    check "threads_zstd_$v" "zstd -dc OUT.zst | cmp -s - $T/ref.raw" -- $G scan -q -t i32 --threads "$v" in.raw OUT.zst
+    zcheck "threads_zstd_$v" "$T/ref.raw" -- $G scan -q -t i32 --threads "$v" in.raw OUT.zst
     # --frame-size and --level: a zstd file the zstd CLI reads back
-    check "frame_size_$v" "zstd -dc OUT.zst | cmp -s - in.raw" -- $G convert -q -t i32 --frame-size "$v" in.raw OUT.zst
-    check "level_$v" "zstd -dc OUT.zst | cmp -s - in.raw" -- $G convert -q -t i32 --level "$v" in.raw OUT.zst
-    check "level_neg_$v" "zstd -dc OUT.zst | cmp -s - in.raw" -- $G convert -q -t i32 --level "-$v" in.raw OUT.zst
+    zcheck "frame_size_$v" in.raw -- $G convert -q -t i32 --frame-size "$v" in.raw OUT.zst
+    zcheck "level_$v" in.raw -- $G convert -q -t i32 --level "$v" in.raw OUT.zst
+    zcheck "level_neg_$v" in.raw -- $G convert -q -t i32 --level "-$v" in.raw OUT.zst
 done
