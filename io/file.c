@@ -594,6 +594,7 @@ static int gs_open_temp(gs_fsink *k, gs_status *st)
     int e = errno;
     gs_temp_release(k->slot);
     k->slot = -1;
+    if (strcmp(k->path, k->target)) return gs_fail_errno(st, e, "%s -> %s", k->path, k->target); /* a symlink's */
     return gs_fail_errno(st, e, "%s", k->path);
 }
 
@@ -731,6 +732,10 @@ static int gs_fsink_open(gs_bsink **out, const char *path, int force, int binary
             else rc = gs_refuse_tty(k->fd, binary, force, st);
             if (rc == GS_OK) gs_io_grow_pipe(k->fd);
         }
+    } else if (!force && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && stat(path, &sb) != 0 && errno == ENOENT) {
+        /* a dangling symlink: nothing to overwrite, but not written through unasked (as cp) */
+        rc = gs_fail(st, GS_EDATA, "%s: a symlink to '%s', which does not exist (use -f to write through it)", path,
+                     k->target);
     } else if (!force && (lstat(path, &sb) == 0 || lstat(k->target, &sb) == 0)) {
         rc = gs_fail(st, GS_EDATA, "%s: file exists (use -f to overwrite)", path);
     } else {

@@ -270,8 +270,9 @@ int gs_dec_open_npy(gs_decoder **out, gs_bsrc *src, const gs_read_opts *o, gs_st
     size_t got;
     int rc = gs_read_full(src, pre, 10, &got, st);
     if (rc) return rc;
-    if (got < 10 || memcmp(pre, GS_NPY_MAGIC, 6))
+    if (got < 6 || memcmp(pre, GS_NPY_MAGIC, 6))
         return gs_fail(st, GS_EDATA, "%s: not an npy file (no \\x93NUMPY magic)", src->name);
+    if (got < 10) return gs_fail(st, GS_EDATA, "%s: truncated npy header", src->name);
     int major = pre[6], minor = pre[7];
     size_t prefix = 10, hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
     if (major == 2 || major == 3) {

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# tests/cli/test_messages.sh - errors that must say what is true, on one line: each case states the
+# exit status, the exact error line and that the directory holds nothing new. PASS/FAIL lines for
+# tests/run.sh.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/common.sh
+D=$T/d
+mkdir -p "$D"
+listing() { (cd "$D" && ls -A | sort | tr '\n' ' '); }
+
+# err NAME WANT_RC WANT_ERR -- cmd...: run in $D; exactly one error line, equal to WANT_ERR
+err() {
+    local name=$1 want=$2 werr=$3; shift 4
+    local before after rc
+    before=$(listing)
+    (cd "$D" && "$@") >"$T/.out" 2>"$T/.err" </dev/null
+    rc=$?
+    after=$(listing)
+    local lines; lines=$(wc -l <"$T/.err")
+    local got; got=$(grep '^gpustream: error: ' "$T/.err" | sed 's/^gpustream: error: //')
+    if [ $rc -ne "$want" ]; then fail "$name" "exit $rc, want $want: $(head -c 300 "$T/.err")"
+    elif [ "$got" != "$werr" ]; then fail "$name" "error [$got], want [$werr]"
+    elif [ "$lines" -ne 1 ]; then fail "$name" "$lines lines on stderr: $(head -c 300 "$T/.err")"
+    elif [ "$before" != "$after" ]; then fail "$name" "left behind: [$before] -> [$after]"
+    else pass "$name"; fi
+}
+
+printf '\1\0\0\0\2\0\0\0' >"$D/in.raw"
+# OUT a dangling symlink: not written through unasked, and the message says why
+ln -s "$T/missing-dir/out.raw" "$D/dangling"
+err dangling_symlink 1 "dangling: a symlink to '$T/missing-dir/out.raw', which does not exist (use -f to write through it)" -- $G scan -q -t i32 in.raw dangling
+err dangling_symlink_force 1 "dangling -> $T/missing-dir/out.raw: No such file or directory" -- $G scan -q -f -t i32 in.raw dangling
+ln -s "$T/elsewhere.raw" "$D/dangling2"
+err dangling_symlink_dir_exists 1 "dangling2: a symlink to '$T/elsewhere.raw', which does not exist (use -f to write through it)" -- $G scan -q -t i32 in.raw dangling2
+(cd "$D" && $G scan -q -f -t i32 in.raw dangling2) && cmp -s "$T/elsewhere.raw" <(printf '\1\0\0\0\3\0\0\0') \
+    && pass dangling_symlink_force_writes || fail dangling_symlink_force_writes "-f did not write the symlink's target"
+rm -f "$T/elsewhere.raw"
+err missing_dir 1 "nodir/out.raw: No such file or directory" -- $G scan -q -t i32 in.raw nodir/out.raw
+# npy cut right after its magic: truncated, not "not an npy file"
+printf '\223NUMPY' >"$D/cut6.npy"
+err npy_cut_after_magic 1 "cut6.npy: truncated npy header" -- $G scan -q cut6.npy -
+printf '\223NUMPY\1\0\166' >"$D/cut9.npy"
+err npy_cut_in_length 1 "cut9.npy: truncated npy header" -- $G scan -q cut9.npy -
+printf '\223NUM' >"$D/cut4.npy"
+err npy_cut_in_magic 1 "cut4.npy: not an npy file (no \\x93NUMPY magic)" -- $G scan -q --from npy cut4.npy -
