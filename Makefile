@@ -2,6 +2,7 @@
 #   make [all]        build ./gpustream (CUDA auto-detected: CUDA=auto|0|1)
 #   make test         unit + CLI tests (+ GPU tests where a GPU is present); ends "N passed, N failed, N skipped"
 #   make demo         the main job on the sample data in data/
+#   make tsan         the engine under ThreadSanitizer (CPU backend): unit tests and the threaded CLI suites
 #   make bench        gpustream bench (benchmarks are never part of make test)
 #   make deps         install missing -dev packages with apt-get (root), else print the command
 #   make deps-local   unpack Debian's libcsv-dev/libzstd-dev/libxxhash-dev into .deps/ (machines without apt)
@@ -9,7 +10,7 @@
 #   make deps-nvcomp-local  its headers and libnvcomp.so.6 only, into .deps/nvcomp (to carry offline)
 #   make man          regenerate gpustream.1 and completions/gpustream.bash from the tables in gpustream.c
 #   make install      PREFIX=/usr/local DESTDIR=: the stripped binary, the man page, the bash completion
-# Options: CUDA=auto|0|1  MPI=auto|0|1 (Open MPI's mpicc)  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  NVCC=path
+# Options: CUDA=auto|0|1  MPI=auto|0|1 (Open MPI's mpicc)  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  SANITIZE=thread (TSan, CPU only)  NVCC=path
 #          NVCOMP_HOME=dir (include/ and lib64/ of nvCOMP 6; default .deps/nvcomp, else the pip package)
 #          TUNING=1 (also build the block sizes of bench --block and the shapes of --tune: slow)
 # Runs on all cores unless -jN is given; a repeated make with nothing changed does nothing.
@@ -43,7 +44,7 @@ ifeq ($(MPI),auto)
     MPI := 0
   endif
 endif
-ifeq ($(SANITIZE),1)
+ifneq ($(filter 1 thread,$(SANITIZE)),)
   CUDA := 0
   MPI := 0
 endif
@@ -65,6 +66,11 @@ ifeq ($(SANITIZE),1)
   CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
   LDFLAGS += -fsanitize=address,undefined
   BUILD   := build/san
+endif
+ifeq ($(SANITIZE),thread)
+  CFLAGS  += -fsanitize=thread -fno-omit-frame-pointer
+  LDFLAGS += -fsanitize=thread
+  BUILD   := build/tsan
 endif
 
 ifeq ($(TUNING),1)
@@ -114,6 +120,8 @@ GPU_TEST_C  := $(wildcard tests/gpu/test_*.c)
 GPU_TEST_CU := $(wildcard tests/gpu/test_*.cu)
 GPU_BIN := $(if $(filter 1,$(CUDA)),$(patsubst tests/gpu/%.c,$(BUILD)/%,$(GPU_TEST_C)) $(patsubst tests/gpu/%.cu,$(BUILD)/%,$(GPU_TEST_CU)))
 
+
+.PHONY: tsan
 .PHONY: all test demo bench plots man install clean deps deps-local deps-nvcomp deps-nvcomp-local check-deps fuzz
 all: gpustream
 
@@ -152,7 +160,14 @@ $(BUILD)/test_%: $(BUILD)/tests/gpu/test_%.cu.o $(OBJ)
 -include $(OBJ:.o=.d) $(BUILD)/gpustream.d $(BUILD)/gpustream_doc.d
 
 test: all $(UNIT_BIN) $(GPU_BIN)
-	@BUILD=$(BUILD) G=$(CURDIR)/gpustream $(if $(filter 1,$(SANITIZE)),ASAN_OPTIONS=exitcode=86:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86) bash tests/run.sh
+	@BUILD=$(BUILD) G=$(CURDIR)/gpustream $(if $(filter 1,$(SANITIZE)),ASAN_OPTIONS=exitcode=86:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86) \
+	  $(if $(filter thread,$(SANITIZE)),TSAN_OPTIONS=halt_on_error=1:exitcode=87) ONLY="$(ONLY)" bash tests/run.sh
+
+# The threaded engine under ThreadSanitizer (CPU backend): the unit tests and the CLI suites that
+# drive the engine's threads on real inputs (pipes and chunkings), in build/tsan.
+TSAN_SUITES := test_pool test_engine test_io cli_test_pipes
+tsan:
+	@$(MAKE) --no-print-directory SANITIZE=thread ONLY="$(TSAN_SUITES)" test
 
 demo: all
 	@bash tests/demo.sh

@@ -18,6 +18,8 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then 
 
 run_one() { # name command...
     local name=$1; shift
+    # ONLY="name ...": run just those (make tsan)
+    if [ -n "${ONLY:-}" ] && ! [[ " $ONLY " == *" $name "* ]]; then return; fi
     local log="$LOG/$name.log"
     local t0=$SECONDS
     "$@" >"$log" 2>&1
