@@ -11,7 +11,7 @@
 #   BASE=/path/to/old/gpustream bash tests/bench/zstd.sh       (both binaries, run for run in turn)
 #   N=1e6 BIGN=4e6 REPS=1 bash tests/bench/zstd.sh             (no GPU: CODECS "cpu")
 # N: elements of the compaction's input (default 1e9), BIGN: of the scan's (default 4e9);
-# PARTS "compact scan" (default both).
+# PARTS "compact scan" (default both); OPTS: options given to every timed run (e.g. --buffers 6).
 . "$(dirname "$0")/lib.sh"
 . tests/zstd_cli.sh
 N=${N:-1e9}
@@ -19,7 +19,9 @@ BIGN=${BIGN:-4e9}
 PARTS=${PARTS:-compact scan}
 CODECS=${CODECS:-$(has_nvcomp && echo "auto gpu cpu" || echo cpu)}
 GEN_CODEC=$(has_nvcomp && echo gpu || echo cpu)
-header "zstd: codecs $CODECS; $N i32 for the compaction, $BIGN for the scan (sparse:0.5), files in $D"
+# shellcheck disable=SC2206
+OPTS=(${OPTS:-})
+header "zstd: codecs $CODECS; $N i32 for the compaction, $BIGN for the scan (sparse:0.5), files in $D${OPTS[*]:+; options ${OPTS[*]}}"
 "$BIN" info | grep -E '^(zstd|nvcomp|defaults)' | cut -c1-160
 
 decodes_to() { # FILE.zst RAW: FILE decodes to RAW's bytes
@@ -34,9 +36,9 @@ case " $PARTS " in *" compact "*)
     echo "s.raw $(stat -c %s "$D/s.raw") B, s.zst $(stat -c %s "$D/s.zst") B, compaction $(stat -c %s "$D/c.raw") B"
     rm -f "$D/s.raw"
     for c in $CODECS; do
-        in_turn "compact --pred nonzero --codec $c s.zst c.zst" @BIN@ compact --pred nonzero --codec "$c" "$D/s.zst" -f "$D/c.zst"
+        in_turn "compact --pred nonzero --codec $c s.zst c.zst" @BIN@ compact --pred nonzero --codec "$c" "${OPTS[@]}" "$D/s.zst" -f "$D/c.zst"
         rm -f "$D/c.zst"
-        "$BIN" compact --pred nonzero --codec "$c" "$D/s.zst" -f "$D/c.zst" --stats 2>"$D/stats.compact.$c"
+        "$BIN" compact --pred nonzero --codec "$c" "${OPTS[@]}" "$D/s.zst" -f "$D/c.zst" --stats 2>"$D/stats.compact.$c"
         if decodes_to "$D/c.zst" "$D/c.raw"; then echo "  output $(stat -c %s "$D/c.zst") B, decodes to the compaction of the raw file"
         else echo "  OUTPUT DIFFERS: --codec $c's c.zst does not decode to the compaction of the raw file"; fi
     done
@@ -48,9 +50,9 @@ case " $PARTS " in *" scan "*)
     raw=$(awk -v n="$BIGN" 'BEGIN { printf "%.0f", n * 4 }')
     echo "big.zst $(stat -c %s "$D/big.zst") B for $raw B of i32 (gen --codec $GEN_CODEC)"
     for c in $CODECS; do
-        in_turn "scan --codec $c big.zst -f /dev/null" @BIN@ scan --codec "$c" -t i32 "$D/big.zst" -f /dev/null
+        in_turn "scan --codec $c big.zst -f /dev/null" @BIN@ scan --codec "$c" "${OPTS[@]}" -t i32 "$D/big.zst" -f /dev/null
         echo "  $(gbps "$raw" "$MED") GB/s of raw data${BASE:+ (base $(gbps "$raw" "$MED_BASE"))}"
-        "$BIN" scan --codec "$c" -t i32 "$D/big.zst" -f /dev/null --stats 2>"$D/stats.scan.$c"
+        "$BIN" scan --codec "$c" "${OPTS[@]}" -t i32 "$D/big.zst" -f /dev/null --stats 2>"$D/stats.scan.$c"
     done
     ;;
 esac

@@ -12,7 +12,7 @@
 #             beside BIN as BASE by the steps after it
 #   kernels e2e zstd startup mpi csv    bash tests/bench/<step>.sh (each script's header says
 #             what it runs and which settings it takes: SIZE, REPS, BACKENDS, ...)
-#   peers     python3 tests/bench/peers.py (CuPy, PyTorch, NumPy, SciPy where installed)
+#   libraries python3 tests/bench/libraries.py (CuPy, PyTorch, NumPy, SciPy where installed)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gs-out}
@@ -58,9 +58,9 @@ for step in $STEPS; do
         BASE=$PWD/build/base/$rev/gpustream
         export BASE
         ;;
-    peers)
-        log "peers: python3 tests/bench/peers.py"
-        python3 tests/bench/peers.py 2>&1 | tee "$OUT/peers.txt"
+    libraries)
+        log "libraries: python3 tests/bench/libraries.py"
+        python3 tests/bench/libraries.py 2>&1 | tee "$OUT/libraries.txt"
         ;;
     *)
         [ -f "tests/bench/$step.sh" ] || { echo "run.sh: no step '$step' (no tests/bench/$step.sh)"; exit 2; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/bench/peers.py - the same operations in other libraries, beside `gpustream bench`: scan of
+"""tests/bench/libraries.py - the same operations in other libraries, beside `gpustream bench`: scan of
 i32 (cumsum with an i32 result), compaction of the nonzero values with about half of them zero
 (x[x != 0]) and the sliding minimum and maximum over W = 500 (minimum_filter1d + maximum_filter1d,
 on the same values as f32).
@@ -7,7 +7,7 @@ on the same values as f32).
        warm-up (3 for the filters): CuPy (cupy, cupyx.scipy.ndimage) and PyTorch;
   CPU: --n-cpu elements (default 2^24), one thread, the median of 3 (1 for the filter): NumPy, SciPy.
 A library that is not installed, or a GPU library without a device, prints a SKIP line.
-    python3 tests/bench/peers.py [--n-gpu 2^28] [--n-cpu 2^24]
+    python3 tests/bench/libraries.py [--n-gpu 2^28] [--n-cpu 2^24]
 Each line: library, operation, n, ms, Gelem/s."""
 import argparse
 import time
