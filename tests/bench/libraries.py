@@ -62,9 +62,10 @@ def main():
     except ImportError:
         print("SKIP numpy: not installed (every library here is timed on NumPy's data)")
         return
-    rng = np.random.default_rng(1)
-    h = rng.integers(0, 100, max(ng, nc), dtype=np.int32) * rng.integers(0, 2, max(ng, nc), dtype=np.int32)
-    hc = h[:nc]
+    def data(n):  # values 0..99, about half of them zero
+        rng = np.random.default_rng(1)
+        return rng.integers(0, 100, n, dtype=np.int32) * rng.integers(0, 2, n, dtype=np.int32)
+    hc = data(nc)
     report("numpy", "cumsum i32", nc, cpu_ms(lambda: np.cumsum(hc, dtype=np.int32), 3))
     report("numpy", "x[x != 0]", nc, cpu_ms(lambda: hc[hc != 0], 3))
     try:
@@ -73,12 +74,13 @@ def main():
         report("scipy", "min + max filter W=500", nc, cpu_ms(lambda: (sn.minimum_filter1d(hf, W), sn.maximum_filter1d(hf, W)), 1))
     except ImportError:
         print("SKIP scipy: not installed")
-    hg = h[:ng]
+    hg = None
     try:
         import cupy as cp
         import cupyx.scipy.ndimage as cn
         if cp.cuda.runtime.getDeviceCount() < 1:
             raise ImportError
+        hg = data(ng)
         d = cp.asarray(hg)
         df = d.astype(cp.float32)
         ev, sync = cp.cuda.Event, cp.cuda.Device().synchronize
@@ -92,7 +94,7 @@ def main():
         import torch
         if not torch.cuda.is_available():
             raise ImportError
-        t = torch.from_numpy(hg).cuda()
+        t = torch.from_numpy(hg if hg is not None else data(ng)).cuda()
         ev, sync = (lambda: torch.cuda.Event(enable_timing=True)), torch.cuda.synchronize
         report("torch", "cumsum i32", ng, gpu_ms(lambda: torch.cumsum(t, 0, dtype=torch.int32), ev, sync, 10))
         report("torch", "x[x != 0]", ng, gpu_ms(lambda: t[t != 0], ev, sync, 10))
