@@ -2,7 +2,9 @@
 # tests/run.sh - run every test this machine can run and end with "N passed, N failed, N skipped".
 #   unit programs   build/test_*          (C, one CHECK per PASS/FAIL line)
 #   CLI tests       tests/cli/*.sh        (shell, same PASS/FAIL lines)
-#   GPU tests       build/test_*_gpu*     (only where a GPU answers)
+#   GPU tests       build/test_*_gpu*     (C/CUDA: every GPU variant and the streaming engine
+#                   tests/gpu/test_*.sh    against the CPU; shell: the GPU codec, chains, sanitizers),
+#                                         only where a GPU answers, else one SKIP line each
 #   fuzzing         tests/fuzz/run.sh     (bounded, where clang's libFuzzer runtime is present)
 # A program that dies without reporting counts as one failure; `SKIP name: why` lines count as
 # skipped (checks this machine cannot run, e.g. MPI where it is absent).
@@ -49,8 +51,16 @@ if [ "$have_gpu" = 1 ]; then
         [ -x "$t" ] || continue
         run_one "$(basename "$t")" "$t"
     done
+    for t in tests/gpu/test_*.sh; do
+        [ -f "$t" ] || continue
+        run_one "gpu_$(basename "$t" .sh)" bash "$t"
+    done
 else
-    echo "(no GPU here: GPU tests skipped; the CPU backend ran every verb)"
+    for t in tests/gpu/test_*.c tests/gpu/test_*.cu tests/gpu/test_*.sh; do
+        [ -f "$t" ] || continue
+        echo "SKIP $t: no GPU answers here (the CPU backend ran every verb)"
+        skip=$((skip + 1))
+    done
 fi
 if [ -x tests/fuzz/run.sh ] || [ -f tests/fuzz/run.sh ]; then
     run_one fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" bash tests/fuzz/run.sh

@@ -1,40 +1,35 @@
 #!/usr/bin/env bash
-# tests/gpu/codec.sh - the GPU zstd codec (nvCOMP) on a GPU machine: round trips of every type x
-# format x frame size (GPU encode -> zstd CLI decode -> compare with the CPU codec's output, and
-# back through the GPU decoder); zstd CLI files concatenated (with a skippable frame and a frame
-# without checksum) -> GPU decode; a corruption matrix (bit flips in frame headers, block headers,
-# block bodies, checksums; truncations at and inside frame boundaries; declared sizes that lie):
-# every case exit 1 and no output file; frames decoded by the GPU backend where its kernels read
-# them (verbs with --codec gpu: every op, chunk edges, halos, frames that do not qualify, corrupt
-# checksums caught on the device); compute-sanitizer memcheck on a few; a differential fuzz of
-# mutated zstd inputs (GPU codec vs CPU codec, through the host and into the backend,
-# CODEC_FUZZ_SECONDS, default 60); then the speed table. Lines PASS/FAIL/SKIP; timings on stderr lines "speed ...". Every gpustream call runs
-# under `timeout` (60 s for the checks): a hang is a FAIL (exit 124), not a stuck run. The zstd
-# CLI comes from PATH or .deps/zstd-cli/ (tests/gpu/zstd_cli.sh); without it, its checks SKIP.
-# Usage: [CODEC_PARTS="check speed"] (or fuzz: the differential fuzz alone) bash tests/gpu/codec.sh [OUTDIR]
+# tests/gpu/test_codec.sh - the GPU zstd codec (nvCOMP), run by tests/run.sh where a GPU answers:
+#   - round trips of every type x format x frame size: GPU encode -> zstd CLI -t and -d -> the CPU
+#     codec's output, and back through the GPU decoder;
+#   - zstd CLI files concatenated (a skippable frame, a frame without checksum) -> GPU decode;
+#   - a corruption matrix (bit flips in frame headers, block headers, block bodies, checksums;
+#     truncations at and inside frame boundaries; declared sizes that lie): exit 1, one line, no output;
+#   - frames decoded by the GPU backend where its kernels read them, and its output encoded where the
+#     kernels wrote it (every op, chunk edges, halos, frames that do not qualify, corrupt frames caught
+#     on the device), each against the same verb with --codec cpu;
+#   - --codec auto's rule (the GPU encodes inputs from 1 GiB), compute-sanitizer memcheck, and a
+#     differential fuzz of mutated zstd inputs, GPU codec against CPU codec (CODEC_FUZZ_SECONDS, 60).
+# Every gpustream call runs under `timeout` (60 s): a hang is a FAIL, not a stuck run. SKIP lines
+# where this build has no GPU, nvCOMP does not load, or python3, the zstd CLI or compute-sanitizer
+# is missing. Prints PASS/FAIL/SKIP lines for tests/run.sh.
 set -u
 cd "$(dirname "$0")/../.."
-GS=$PWD/gpustream
+. tests/common.sh
+. tests/zstd_cli.sh
+GS=$G
 G="timeout -k 5 60 $GS"
-. tests/gpu/zstd_cli.sh
-OUT=${1:-/tmp/gs-out}
-T=${TMPDIR:-/tmp}/gs-codec.$$
-mkdir -p "$OUT" "$T"
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
+KEEP=${OUT:-$PWD/tests/out}   # mutated inputs on which the codecs disagree are kept here
+mkdir -p "$KEEP"
+ok() { echo "PASS $1"; }
+bad() { echo "FAIL $1${2:+: $2}"; }
 
-if ! $G info | grep -q "^nvcomp     nvCOMP [0-9]"; then
-    bad "codec: nvCOMP not loadable" "$($G info | grep ^nvcomp)"
-    exit 1
-fi
-$G info | grep "^nvcomp"
-PARTS=${CODEC_PARTS:-"check speed"}
-part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+if ! "$GS" info 2>/dev/null | grep -qE '^devices +[1-9]'; then skip gpu_codec "no CUDA device for this build"; exit 0; fi
+if ! "$GS" info | grep -q '^nvcomp  *nvCOMP [0-9]'; then skip gpu_codec "nvCOMP does not load: $("$GS" info | grep ^nvcomp)"; exit 0; fi
+if ! command -v python3 >/dev/null; then skip gpu_codec "no python3 (tests/zstd_frames.py finds the frames to corrupt)"; exit 0; fi
+"$GS" info | grep "^nvcomp"
+[ $ZSTD_CLI = 1 ] || skip codec_zstd_cli "no zstd CLI: round trips and zstd CLI files not read by it"
 
-if part check; then
-[ $ZSTD_CLI = 1 ] || echo "SKIP codec round trips through the zstd CLI, zstd CLI files: no zstd on PATH or in .deps/zstd-cli"
 # ---- round trips ------------------------------------------------------------------------------
 for t in i32 i64 u32 u64 f32 f64; do
     for fmt in raw npy; do
@@ -310,21 +305,13 @@ if command -v compute-sanitizer >/dev/null; then
     e=$?
     [ $e = 0 ] && ok "codec memcheck encode" || bad "codec memcheck encode" "exit $e: $(grep -E 'ERROR|rror' "$T/san" | head -3)"
 else
-    echo "SKIP codec memcheck: no compute-sanitizer"
+    skip codec_memcheck "no compute-sanitizer"
 fi
 rm -f "$T"/*.raw "$T"/*.out "$T"/part.* "$T"/*.npy
-fi
 
 # ---- differential fuzz: mutated zstd inputs, GPU codec against the CPU codec (CODEC_FUZZ_SECONDS) ----
-# Each case: the same exit status, and the same output where both succeed. In the check part, or
-# alone (CODEC_PARTS=fuzz, for a long campaign).
-if part check || part fuzz; then
+# Each case: the same exit status, and the same output where both succeed.
 secs=${CODEC_FUZZ_SECONDS:-60}
-if [ ! -e "$T/s.zst" ]; then # the check part's seed, made here when it did not run
-    $G gen -n 3000000 -t i32 --dist sparse:0.5 -f "$T/s.raw"
-    $G convert --codec gpu --frame-size 256K -t i32 "$T/s.raw" -f "$T/s.zst"
-    rm -f "$T/s.raw"
-fi
 cp "$T/s.zst" "$T/seed.s.zst"
 seeds=("$T/seed.s.zst" tests/fuzz/corpus_zstd/*)
 n=0 diff=0 end=$((SECONDS + secs))
@@ -349,67 +336,9 @@ open(sys.argv[2], 'wb').write(d)" "$src" "$T/f.zst" "$n$RANDOM"
         $G scan --chunk 256K --codec cpu --backend cpu -t i32 "$T/f.zst" -f "$T/fc" 2>/dev/null; ec=$?
     fi
     if [ $eg != $ec ] || { [ $eg = 0 ] && ! cmp -s "$T/fg" "$T/fc"; } || { [ $eg != 0 ] && [ -e "$T/fg" ]; }; then
-        diff=$((diff + 1)); cp "$T/f.zst" "$OUT/codec_fuzz_diff_$diff.zst"
+        diff=$((diff + 1)); cp "$T/f.zst" "$KEEP/codec_fuzz_diff_$diff.zst"
     fi
     n=$((n + 1))
 done
 [ $diff = 0 ] && ok "codec fuzz: $n mutated inputs, GPU and CPU codecs agree" ||
-    bad "codec fuzz" "$diff of $n differ (inputs in $OUT/codec_fuzz_diff_*.zst)"
-fi
-
-# ---- speed --------------------------------------------------------------------------------------
-if part speed; then
-    G="timeout -k 5 300 $GS" # the 4 and 16 GB runs
-    S=$T/speed
-    mkdir -p "$S"
-    $G gen -n 1e9 -t i32 --dist sparse:0.5 | $G convert -z -t i32 >"$S/s.zst"   # libzstd level 3, 16 MiB frames
-    $G convert --codec gpu --frame-size 256K -t i32 "$S/s.zst" -f "$S/s256.zst"
-    $G convert --codec gpu --frame-size 64K -t i32 "$S/s.zst" -f "$S/s64.zst"
-    $G convert --codec cpu --frame-size 256K -t i32 "$S/s.zst" -f "$S/s256cpu.zst"
-    echo "speed sizes: libzstd-3 16M frames $(stat -c %s "$S/s.zst"), libzstd-3 256K frames $(stat -c %s "$S/s256cpu.zst"), nvCOMP 256K frames $(stat -c %s "$S/s256.zst"), nvCOMP 64K frames $(stat -c %s "$S/s64.zst") (4000000000 raw)" >&2
-    # each run SPEED_REPS times (default 3; "gpu s.zst" once: 16M frames decode slowly on the GPU),
-    # the times in order and their median; --stats of the last
-    for run in "cpu s.zst" "auto s.zst" "gpu s.zst" "gpu s256.zst" "cpu s256.zst" "gpu s64.zst" "auto s64.zst"; do
-        set -- $run
-        reps=${SPEED_REPS:-3}; [ "$run" = "gpu s.zst" ] && reps=1
-        ts=""
-        for r in $(seq $reps); do
-            t0=$(date +%s.%N)
-            $G compact --pred nonzero --codec $1 --stats=json "$S/$2" -f "$S/c.$1.$2" 2>"$S/stats.$1.$2"
-            e=$?
-            t1=$(date +%s.%N)
-            ts="$ts $(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }")"
-        done
-        med=$(echo $ts | tr ' ' '\n' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-        echo "speed compact --codec $1 $2: exit $e, median $med s of$ts; $(cat "$S/stats.$1.$2")" >&2
-    done
-    if [ $ZSTD_CLI = 0 ]; then echo "SKIP codec speed runs: compact outputs compared: no zstd CLI"
-    elif zstd -q -d -c "$S/c.cpu.s.zst" | cmp -s - <(zstd -q -d -c "$S/c.gpu.s256.zst") &&
-        cmp -s <(zstd -q -d -c "$S/c.cpu.s.zst") <(zstd -q -d -c "$S/c.gpu.s.zst") &&
-        cmp -s <(zstd -q -d -c "$S/c.cpu.s.zst") <(zstd -q -d -c "$S/c.auto.s.zst"); then
-        ok "codec speed runs: compact outputs identical after zstd -d"
-    else bad "codec speed runs: compact outputs differ"; fi
-    rm -f "$S"/*
-    # the encoder alone: the 4 GB raw file to .zst, libzstd (16M frames) and nvCOMP (256K frames)
-    $G gen -n 1e9 -t i32 --dist sparse:0.5 -f "$S/s.raw"
-    for c in cpu gpu auto; do
-        t0=$(date +%s.%N)
-        $G convert --codec $c -t i32 --stats=json "$S/s.raw" -f "$S/e.$c.zst" 2>"$S/stats.e.$c"
-        e=$?
-        t1=$(date +%s.%N)
-        echo "speed convert s.raw -> .zst --codec $c: exit $e, $(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }") s, $(stat -c %s "$S/e.$c.zst") bytes; $(cat "$S/stats.e.$c")" >&2
-    done
-    if [ $ZSTD_CLI = 1 ] && zstd -q -d -c "$S/e.gpu.zst" | cmp -s - "$S/s.raw"; then ok "codec speed: the GPU-encoded file decodes (zstd -d) to the raw file"
-    elif [ $ZSTD_CLI = 1 ]; then bad "codec speed: the GPU-encoded file differs after zstd -d"; fi
-    rm -f "$S"/*
-    $G gen -n 4e9 -t i32 --dist sparse:0.5 --codec gpu -z -f "$S/big.zst"
-    for c in cpu gpu; do
-        t0=$(date +%s.%N)
-        $G scan --codec $c -t i32 --stats "$S/big.zst" >/dev/null 2>"$S/stats"
-        t1=$(date +%s.%N)
-        echo "speed scan 16 GB i32 ($(stat -c %s "$S/big.zst") bytes .zst, GPU frames) --codec $c: $(awk "BEGIN { printf \"%.3f s = %.2f GB/s\", $t1 - $t0, 16 / ($t1 - $t0) }")" >&2
-        grep -E "wall|zstd" "$S/stats" >&2
-    done
-fi
-echo "codec: $pass passed, $fail failed"
-[ $fail = 0 ]
+    bad "codec fuzz" "$diff of $n differ (inputs in $KEEP/codec_fuzz_diff_*.zst)"
