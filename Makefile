@@ -105,7 +105,7 @@ ifeq ($(CUDA),1)
               $(if $(filter 1,$(TUNING)),-DGS_TUNING)
   # Static cudart: the binary starts (and falls back to the CPU) on machines with no driver.
   LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
-  # nvCOMP (optional): headers at build time; libnvcomp.so.6 is opened at run time (pipeline/gpu_codec.cu).
+  # nvCOMP (optional): headers at build time; libnvcomp.so.6 is opened at run time (pipeline/gpu/codec_loader.cu).
   NVCOMP_HOME ?= $(firstword $(wildcard .deps/nvcomp) $(shell python3 -c 'import os, nvidia.libnvcomp as m; print(os.path.dirname(m.__file__))' 2>/dev/null))
   ifneq ($(wildcard $(NVCOMP_HOME)/include/nvcomp/zstd.h),)
     NVCOMP_LIBDIR := $(abspath $(firstword $(wildcard $(NVCOMP_HOME)/lib64 $(NVCOMP_HOME)/lib)))

@@ -20,7 +20,7 @@ int gs_format_parse(const char *s, gs_format *f); /* raw, npy, csv, text (txt) *
  * *zst set to 1 when the name ends in .zst. */
 gs_format gs_format_from_name(const char *path, int *zst);
 
-/* A zstd codec for whole frames in batches (the device codec, pipeline/gpu_codec.cu); readers and
+/* A zstd codec for whole frames in batches (the device codec, pipeline/gpu/codec_host.cu); readers and
  * writers use libzstd on the thread pool when none is given. io/ only calls it: frames handed to
  * decode have passed io/zstd_frames.c's checks and carry a content size and a checksum, and
  * io/ verifies each frame's checksum on what decode returns. One codec serves one reader or one

@@ -121,7 +121,7 @@ int gs_bench_gpu_variant(int device, const gs_variant *v, const gs_job *job, con
 int gs_bench_gpu_plain_cub(int device, const gs_job *job, const void *h_in, uint64_t n, int reps, double *ms,
                            void *h_out, uint64_t *out_n, gs_status *st);
 
-/* nvCOMP's side of bench --zstd (pipeline/gpu_codec.cu): raw (len bytes) cut into frames of
+/* nvCOMP's side of bench --zstd (pipeline/gpu/codec_bench.cu): raw (len bytes) cut into frames of
  * `frame` bytes, compressed and its frames decoded, and libzstd's frames of the same cut (frame
  * f at lz + lz_off[f], lz_clen[f] bytes) decoded, each timed from device memory to device memory
  * (warm-up, then reps with events; medians). Decoded bytes are compared with the input on the

@@ -2,7 +2,7 @@
  *   gpu_device.cu   device queries (info, --backend auto), CUDA error mapping, the usability probe
  *   gpu_memory.cu   counted device allocation, the budget fit, host staging memory (--host-mem)
  *   gpu_backend.cu  the schedule (streams, events, submit/retire) and the per-op carry hooks
- * Only pipeline/gpu_*.cu include it. */
+ * Only pipeline/gpu_*.cu and the GPU zstd codec (pipeline/gpu/codec.cuh) include it. */
 #ifndef GS_GPU_INTERNAL_CUH
 #define GS_GPU_INTERNAL_CUH
 
@@ -152,7 +152,7 @@ struct gs_gpu {
     uint64_t b_zenc;
 };
 
-/* ---- gpu_codec.cu: zstd frames decoded into the backend's input buffers -------------------------
+/* ---- gpu/codec_decode.cu: zstd frames decoded into the backend's input buffers ------------------
  * For chunks that arrive as compressed frames (gs_chunk.zn, from gs_reader_frames): nvCOMP's
  * batched decoder writes each frame where the kernels read it, then a check kernel takes every
  * frame's status, decoded size and XXH64 (four threads a frame, one per accumulator) against what
@@ -174,7 +174,7 @@ uint64_t gs_gzdec_dev_bytes(const gs_gzdec *d);
 int gs_gzdec_queue(gs_gzdec *d, int slot, const gs_zfref *t, size_t n, const unsigned char *comp, unsigned char *out,
                    unsigned *bad, cudaStream_t s, gs_status *st);
 void gs_gzdec_destroy(gs_gzdec *d);
-/* ---- gpu_codec.cu: the backend's output encoded as zstd frames on the device -------------------
+/* ---- gpu/codec_encode.cu: the backend's output encoded as zstd frames on the device ------------
  * For output chunks that go back as compressed frames (gs_engine_opts.zencode): nvCOMP's batched
  * encoder compresses the kernels' output buffer in frames of `frame` bytes into per-frame slots,
  * a kernel takes each frame's XXH64, another packs the frames end to end, and the table (sizes,
@@ -184,7 +184,6 @@ void gs_gzdec_destroy(gs_gzdec *d);
  * there. */
 typedef struct gs_gzenc gs_gzenc;
 int gs_gzenc_create(gs_gzenc **e, int dev, int slots, size_t frame, size_t max_bytes, gs_status *st);
-size_t gs_gzenc_frame(const gs_gzenc *e);
 size_t gs_gzenc_max_frames(const gs_gzenc *e);
 /* The most bytes the frames of max_bytes of output can take. */
 size_t gs_gzenc_bound(const gs_gzenc *e);

@@ -285,7 +285,7 @@ int gs_gpu_available(int device, char *desc, size_t desc_len);
 /* One line per device for `info` (empty string if none); returns device count (0 if none). */
 int gs_gpu_describe(char *buf, size_t len);
 
-/* ---- GPU zstd (pipeline/gpu_codec.cu: nvCOMP, loaded at run time) ------------------------------
+/* ---- GPU zstd (pipeline/gpu/codec_*.cu: nvCOMP, loaded at run time) ----------------------------
  * --codec auto|gpu|cpu picks the zstd codec for each direction. auto takes, per direction, the
  * one measured faster (docs/PERFORMANCE.md, "GPU zstd (nvCOMP)", on an H100 host with 16 cores).
  * Decoding: a verb on the GPU backend decodes a .zst input of at least
@@ -325,6 +325,8 @@ typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_
 /* 1 once a device codec gave up on its GPU (its watchdog expired, a kernel may still run there):
  * nothing may call CUDA again in this process, teardown included; the process just exits. */
 int gs_gpu_abandoned(void);
+/* What the messages about it say. */
+#define GS_GPU_NO_LONGER_USED "the GPU is no longer used"
 /* A device codec for io's readers and writers; GS_EDATA saying what is missing (CUDA, nvCOMP,
  * a GPU) when it cannot be had. One per reader or writer. */
 int gs_gpu_zcodec_create(gs_zcodec **c, int device, gs_status *st);

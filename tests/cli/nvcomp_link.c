@@ -1,4 +1,4 @@
-/* nvcomp_link.c - driver for test_nvcomp.sh: pipeline/gpu_codec.cu built against nvCOMP's headers,
+/* nvcomp_link.c - driver for test_nvcomp.sh: pipeline/gpu/codec_*.cu built against nvCOMP's headers,
  * linked alone, loads libnvcomp.so.6 at run time. Prints the info line, then what asking for the
  * GPU codec gives (a codec where a GPU is usable, else the reason). Exit 0 when the library loaded. */
 #include <stdio.h>

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test_nvcomp.sh - the build with nvCOMP, where nvcc and nvCOMP's headers are here (else SKIP):
-# pipeline/gpu_codec.cu compiles against the headers and links without libnvcomp; at run time it
-# finds libnvcomp.so.6 (build-time directory, GS_NVCOMP_LIB), reports its version, and refuses the
-# GPU codec with the reason when there is no GPU; a wrong GS_NVCOMP_LIB is named in the message.
+# the GPU zstd codec (pipeline/gpu/codec_*.cu) compiles against the headers and links without
+# libnvcomp; at run time it finds libnvcomp.so.6 (build-time directory, GS_NVCOMP_LIB), reports its
+# version, and refuses the GPU codec with the reason when there is no GPU; a wrong GS_NVCOMP_LIB is
+# named in the message.
 set -u
 cd "$(dirname "$0")/../.."
 NVCC=${NVCC:-$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })}
@@ -18,14 +19,23 @@ LIBDIR=$(cd "$H" && pwd)/lib64
 T=${TMPDIR:-/tmp}/gs-nvcomp.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
-if "$NVCC" -O2 -std=c++17 -DGS_HAVE_CUDA -DGS_HAVE_NVCOMP -I"$H/include" -DGS_NVCOMP_LIBDIR="\"$LIBDIR\"" \
-    -c pipeline/gpu_codec.cu -o "$T/gpu_codec.o" 2>"$T/err" &&
+codec_o=()
+build_codec() {
+    local f o
+    for f in pipeline/gpu/codec_*.cu; do
+        o=$T/$(basename "$f" .cu).o
+        codec_o+=("$o")
+        "$NVCC" -O2 -std=c++17 -DGS_HAVE_CUDA -DGS_HAVE_NVCOMP -I"$H/include" -DGS_NVCOMP_LIBDIR="\"$LIBDIR\"" \
+            -c "$f" -o "$o" 2>>"$T/err" || return 1
+    done
+}
+if build_codec &&
     cc -O2 -std=c11 -DGS_HAVE_CUDA -D_GNU_SOURCE -c tests/cli/nvcomp_link.c -o "$T/main.o" 2>>"$T/err" &&
     cc -O2 -std=c11 -D_GNU_SOURCE -c common/gs.c -o "$T/gs.o" 2>>"$T/err" &&
     cc -O2 -std=c11 -D_GNU_SOURCE -pthread -c common/pool.c -o "$T/pool.o" 2>>"$T/err" &&
-    cc -o "$T/link" "$T/main.o" "$T/gs.o" "$T/pool.o" "$T/gpu_codec.o" -L"$CUDA_HOME/lib64" -lcudart_static -ldl -lrt -lpthread \
+    cc -o "$T/link" "$T/main.o" "$T/gs.o" "$T/pool.o" "${codec_o[@]}" -L"$CUDA_HOME/lib64" -lcudart_static -ldl -lrt -lpthread \
         -lstdc++ 2>>"$T/err"; then
-    echo "PASS nvcomp link: gpu_codec.cu builds against nvCOMP's headers and links without libnvcomp"
+    echo "PASS nvcomp link: the codec builds against nvCOMP's headers and links without libnvcomp"
 else
     echo "FAIL nvcomp link: $(head -5 "$T/err")"; exit 1
 fi
