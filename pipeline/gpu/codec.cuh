@@ -15,9 +15,9 @@
  *
  * Module loading. CUDA loads a module's kernels at their first launch (lazy loading, CUDA's
  * default), nvCOMP's included: the first nvCOMP call of a process pays for loading them, and a
- * load may wait for the work already on the device. CUDA_MODULE_LOADING=EAGER, read by the driver
- * at cuInit, loads everything at the start instead (docs/ARCHITECTURE.md, "zstd frames on the
- * device"). The codec sets nothing itself. */
+ * load may wait for the work already on the device. The frame check, launched behind a decoder
+ * that may never end, is loaded when the decoder is made (codec_decode.cu). CUDA_MODULE_LOADING=
+ * EAGER, read by the driver at cuInit, is the user's switch to load everything at the start. */
 #ifndef GS_GPU_CODEC_CUH
 #define GS_GPU_CODEC_CUH
 

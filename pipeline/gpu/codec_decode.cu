@@ -77,6 +77,13 @@ int gs_gzdec_create(gs_gzdec **out, int dev, int slots, size_t max_frames, size_
     if (e == cudaSuccess && ns == nvcompSuccess) e = cudaMalloc((void **)&d->d_temp, (size_t)slots * d->temp_bytes);
     if (e == cudaSuccess && ns == nvcompSuccess) e = cudaMalloc((void **)&d->d_tab, tab);
     if (e == cudaSuccess && ns == nvcompSuccess) e = cudaMallocHost((void **)&d->h_tab, tab);
+    /* The check is launched behind nvCOMP's decoder, which may never end on corrupt input (the
+     * watchdog then gives the device up). Under CUDA's lazy loading, a kernel's first launch loads
+     * its module and may wait for the work already on the device: the programming guide's remedy
+     * for kernels that must start beside other work is to load them ahead with
+     * cudaFuncGetAttributes, done here once per decoder. */
+    cudaFuncAttributes fa;
+    if (e == cudaSuccess && ns == nvcompSuccess) e = cudaFuncGetAttributes(&fa, gzx_check);
     if (e != cudaSuccess || ns != nvcompSuccess) {
         int rc = e != cudaSuccess ? gs_gzc_cuda_fail(st, e, "frames' buffers", dev)
                                   : gs_gzc_nvc_fail(st, ns, "DecompressGetTempSize", dev);
