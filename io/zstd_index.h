@@ -34,15 +34,15 @@ typedef struct gs_zfinfo {
 /* The kind of frame a magic number starts. */
 gs_zkind gs_zstd_kind(uint32_t magic);
 
-/* The header of the frame at [p, p+n): kind, header fields, content size (libzstd's reading for
- * a legacy frame), and a skippable frame's size. GS_ZF_MORE: the header goes on past n (n < 4
- * included); GS_ZF_BAD: not a frame libzstd would read (unknown magic, reserved bit, window over
- * 2^GS_ZSTD_WINDOW_LOG_MAX). */
+/* The header of the frame at [p, p+n), without its blocks: kind, header fields, content size
+ * (libzstd's reading of a legacy frame's), and a skippable frame's size. GS_ZF_MORE: the header
+ * goes on past n; GS_ZF_BAD: libzstd reads no frame header there (unknown magic, the reserved bit,
+ * a window over 2^GS_ZSTD_WINDOW_LOG_MAX). Either way fi->err is libzstd's reason. */
 int gs_zframe_head(const unsigned char *p, size_t n, gs_zfinfo *fi);
 
 /* The header, and the size of the whole frame from libzstd's walk over its blocks
- * (ZSTD_findFrameCompressedSize), and its stored checksum. GS_ZF_MORE: the frame goes on past n
- * (truncated, where the input ends there); GS_ZF_BAD: libzstd finds it corrupt. */
+ * (ZSTD_findFrameCompressedSize), and its stored checksum: the verdict is libzstd's. GS_ZF_MORE:
+ * the frame goes on past n (truncated, where the input ends there); GS_ZF_BAD: corrupt. */
 int gs_zframe_parse(const unsigned char *p, size_t n, gs_zfinfo *fi);
 
 /* libzstd's words for fi->err ("Unknown frame descriptor", ...). */

@@ -27,7 +27,7 @@ typedef struct gs_zbatch {
 typedef struct gs_zsink {
     gs_bsink base;
     gs_bsink *out;
-    int level, threads;
+    int threads;
     size_t frame;         /* input bytes per frame */
     size_t batch_frames;  /* frames per parallel batch */
     unsigned char *stage; /* input gathered for the next batch */
@@ -468,7 +468,6 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, const gs_write_opts *o, gs
     k->base.written = out->written;
     k->wbytes = out->written;
     k->out = out;
-    k->level = level;
     k->threads = o->threads > 0 ? o->threads : gs_pool_threads();
     k->frame = frame_size;
     k->codec = codec;
