@@ -96,6 +96,13 @@ static inline int gs_add_size(uint64_t a, uint64_t b, size_t *r)
     return 0;
 }
 
+/* ---- bytes --------------------------------------------------------------------------------- */
+/* The little-endian 32-bit value at p (file formats: zstd frame headers and magics). */
+static inline uint32_t gs_le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* Monotonic seconds. */
 double gs_now(void);
 

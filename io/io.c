@@ -8,6 +8,7 @@
  * Ownership: a layer that opens takes its lower layer; a decoder or encoder that fails to open
  * leaves it to the caller here, which closes or aborts it. */
 #include "io_internal.h"
+#include "zstd_index.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,54 +74,41 @@ struct gs_reader {
     char *name;
 };
 
-static uint32_t gs_le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* A zstd frame, or a legacy one (v0.5 to v0.7: what libzstd's legacy support decodes). */
-static int gs_is_zstd_frame(uint32_t m)
-{
-    return m == 0xFD2FB528u || (m >= 0xFD2FB525u && m <= 0xFD2FB527u);
-}
-
 #define GS_SKIP_PEEK ((size_t)64 << 10) /* how far detection looks past skippable frames */
 
-/* Is the input zstd? A zstd (or legacy) frame magic says yes. Skippable frames (magic 0x184D2A5?)
- * carry no data, so they count only when a zstd frame follows them within the first 64 KiB (or
- * they run past it, where the decoder then judges what follows): raw values that happen to begin
- * with a skippable magic are never read as an empty stream. */
+/* Is the input zstd? A zstd (or legacy) frame magic says yes. Skippable frames carry no data, so
+ * they count only when a zstd frame follows them within the first 64 KiB (or they run past it,
+ * where the decoder then judges what follows): raw values that happen to begin with a skippable
+ * magic are never read as an empty stream. */
 static int gs_detect_zstd(gs_bsrc *src, int *yes, gs_status *st)
 {
-    unsigned char head[8];
+    unsigned char head[4];
     size_t got = 0;
     *yes = 0;
     int rc = gs_bsrc_peek(src, head, 4, &got, st);
     if (rc || got < 4) return rc;
-    uint32_t m = gs_le32(head);
-    if (gs_is_zstd_frame(m)) {
+    gs_zkind k = gs_zstd_kind(gs_le32(head));
+    if (k == GS_ZK_FRAME || k == GS_ZK_LEGACY) {
         *yes = 1;
         return GS_OK;
     }
-    if ((m & 0xFFFFFFF0u) != 0x184D2A50u) return GS_OK;
+    if (k != GS_ZK_SKIP) return GS_OK;
     unsigned char *buf = malloc(GS_SKIP_PEEK);
     if (!buf) return gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
     rc = gs_bsrc_peek(src, buf, GS_SKIP_PEEK, &got, st);
-    size_t at = 0;
-    while (!rc) {
-        if (got - at < 4) break; /* the input ends right after the chain: not zstd */
-        m = gs_le32(buf + at);
-        if (gs_is_zstd_frame(m)) {
+    for (size_t at = 0; !rc && at + 4 <= got;) { /* the input ending in or right after the chain: not zstd */
+        gs_zfinfo fi;
+        const int head_rc = gs_zframe_head(buf + at, got - at, &fi);
+        if (fi.kind == GS_ZK_FRAME || fi.kind == GS_ZK_LEGACY) {
             *yes = 1;
             break;
         }
-        if ((m & 0xFFFFFFF0u) != 0x184D2A50u || got - at < 8) break;
-        uint64_t next = at + 8 + (uint64_t)gs_le32(buf + at + 4);
-        if (next + 4 > GS_SKIP_PEEK) { /* past what detection looks at */
+        if (fi.kind != GS_ZK_SKIP || head_rc != GS_ZF_OK) break;
+        if (at + fi.csize + 4 > GS_SKIP_PEEK) { /* past what detection looks at */
             *yes = got == GS_SKIP_PEEK;
             break;
         }
-        at = (size_t)next;
+        at += (size_t)fi.csize;
     }
     free(buf);
     return rc;
@@ -133,7 +121,7 @@ static const char *gs_other_format(const unsigned char *p, size_t n)
     if (n >= 6 && !memcmp(p, "\xFD" "7zXZ\0", 6)) return " (it is xz)";
     if (n >= 3 && !memcmp(p, "BZh", 3)) return " (it is bzip2)";
     if (n >= 4 && gs_le32(p) == 0x184D2204u) return " (it is lz4)";
-    if (n >= 4 && (gs_le32(p) & 0xFFFFFFF0u) == 0xFD2FB520u) return " (a zstd format older than v0.5)";
+    if (n >= 4 && (gs_le32(p) & GS_ZSTD_SKIP_MASK) == GS_ZSTD_ANY_MAGIC) return " (a zstd format older than v0.5)";
     return "";
 }
 
@@ -155,15 +143,15 @@ int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_
     if (!rc && !named_zst && o->format != GS_FMT_RAW) rc = gs_detect_zstd(src, &zstd, st);
     if (!rc && named_zst) {
         rc = gs_bsrc_peek(src, magic, 6, &got, st);
-        uint32_t m = got >= 4 ? gs_le32(magic) : 0;
+        const gs_zkind k = got >= 4 ? gs_zstd_kind(gs_le32(magic)) : GS_ZK_NONE;
         if (!rc && got == 0) rc = gs_fail(st, GS_EDATA, "%s: empty file, not in zstd format", r->name);
-        else if (!rc && !gs_is_zstd_frame(m) && (m & 0xFFFFFFF0u) != 0x184D2A50u)
+        else if (!rc && k == GS_ZK_NONE)
             rc = gs_fail(st, GS_EDATA, "%s: not in zstd format%s", r->name, gs_other_format(magic, got));
         zstd = 1;
     }
     if (!rc && zstd) {
         r->compressed = 1;
-        rc = gs_bsrc_open_zstd(&src, src, o->threads, o->zcodec, o->zframes, st);
+        rc = gs_bsrc_open_zstd(&src, src, o, st);
         if (rc) src = NULL; /* closed by the zstd layer */
     }
     gs_format f = o->format;
@@ -270,7 +258,7 @@ int gs_writer_from_sink(gs_writer **out, gs_bsink *k, const gs_write_opts *o, gs
     int rc = GS_OK;
     k->final_written = &w->final_bytes;
     if (o->zstd) {
-        rc = gs_bsink_open_zstd(&k, k, o->level, o->frame_size, o->threads, o->zcodec, st);
+        rc = gs_bsink_open_zstd(&k, k, o, st);
         if (rc) k = NULL; /* aborted by the zstd layer */
     }
     if (!rc) {

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include "../common/gs.h"
+#include "zstd_format.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,9 +23,9 @@ gs_format gs_format_from_name(const char *path, int *zst);
 
 /* A zstd codec for whole frames in batches (the device codec, pipeline/gpu/codec_host.cu); readers and
  * writers use libzstd on the thread pool when none is given. io/ only calls it: frames handed to
- * decode have passed io/zstd_frames.c's checks and carry a content size and a checksum, and
- * io/ verifies each frame's checksum on what decode returns. One codec serves one reader or one
- * writer (one thread at a time). */
+ * decode have passed the frame index's checks (io/zstd_index.c) and carry a content size and a
+ * checksum, and io/ verifies each frame's checksum on what decode returns. One codec serves one
+ * reader or one writer (one thread at a time). */
 typedef struct gs_zcodec gs_zcodec;
 struct gs_zcodec {
     /* Decode n frames, frame i from src[i] (csize[i] bytes) holding dsize[i] bytes, into dst at
@@ -75,9 +76,6 @@ typedef struct gs_zframes_req {
     size_t t_cap;
 } gs_zframes_req;
 
-/* The largest --frame-size a zstd output takes. */
-#define GS_ZSTD_FRAME_MAX ((size_t)1 << 30)
-
 /* A CSV column given as a number ("3", "+3", " 3 "): 1 and *index set (0 or negative is not
  * checked here); 0 for a name. */
 int gs_col_number(const char *col, long *index);
@@ -97,6 +95,8 @@ typedef struct gs_read_opts {
     gs_zcodec *zcodec;  /* zstd frames through this codec; NULL = libzstd */
     int zframes;        /* the caller takes frames with gs_reader_frames: zstd is never decoded ahead */
     uint64_t line_offset; /* csv/text: lines before the first line read (a range of a file), for messages */
+    size_t zstd_window; /* zstd: the compressed read-ahead window in bytes; 0 = by thread count */
+    int zstd_sync;      /* zstd: decode on the reading thread only (no decoder thread working ahead) */
 } gs_read_opts;
 
 typedef struct gs_reader gs_reader;
@@ -112,7 +112,6 @@ int gs_zstd_max_level(void);
 /* The decompressed size of the first zstd frame of a file (skippable frames before it skipped),
  * from its header: GS_ZSTD_SIZE_UNKNOWN where the header does not say, the file cannot be read, is
  * not a regular file (a pipe is never read here) or does not start with zstd frames. */
-#define GS_ZSTD_SIZE_UNKNOWN UINT64_MAX
 uint64_t gs_zstd_first_frame_size(const char *path);
 /* The decompressed bytes of zstd file `path`, from its frame headers: exact where its first 8 MiB
  * hold every frame, else those frames' ratio times the file's size (an estimate, for choices
@@ -138,7 +137,7 @@ int gs_reader_read(gs_reader *r, void *buf, size_t cap, size_t *got, gs_status *
  * on a device (opened with o->zframes): *nframes frames in q->t, copied into q->dst, decoding to
  * *elems elements. 0 frames where that cannot be had now (not zstd, another format, a frame that
  * does not qualify, the chunk not filled exactly): gs_reader_read reads on, and a later call may
- * give frames again. Frames given passed io/zstd_frames.c's checks and carry a content size and a
+ * give frames again. Frames given passed the frame index's checks and carry a content size and a
  * checksum, no dictionary, at most q->frame_max bytes each; they fill q->content_max exactly, or
  * end the input with whole elements. The caller decodes them and must check, for every frame,
  * that the decoder succeeded with exactly dsize bytes whose XXH64 matches xxh: io/ never sees
@@ -167,12 +166,13 @@ typedef struct gs_write_opts {
     const char *colnames;/* csv/text header line ("min,max", "price"); NULL = no header */
     char delim;          /* csv delimiter; 0 = ',' */
     int zstd;            /* compress */
-    int level;           /* zstd level (default 3) */
-    size_t frame_size;   /* uncompressed bytes per independent zstd frame (default 16 MiB, at most
-                            GS_ZSTD_FRAME_MAX) */
+    int level;           /* zstd level (GS_ZSTD_LEVEL_DEFAULT; 0 is libzstd's default, the same) */
+    size_t frame_size;   /* uncompressed bytes per independent zstd frame (0: GS_ZSTD_FRAME_DEFAULT; at
+                            most GS_ZSTD_FRAME_MAX) */
     int force;           /* overwrite an existing file; allow binary to a terminal */
     int threads;         /* encode workers; 0 = pool size */
     gs_zcodec *zcodec;   /* zstd frames through this codec; NULL = libzstd */
+    int zstd_sync;       /* zstd: compress on the writing thread only (no encoder thread working ahead) */
 } gs_write_opts;
 
 typedef struct gs_writer gs_writer;

@@ -38,11 +38,12 @@ int gs_bsrc_peek(gs_bsrc *s, void *buf, size_t n, size_t *got, gs_status *st);
 /* Drop a peek that holds len bytes, none of them read yet, for a source that gives them again:
  * 1 if dropped (the source's own read is back), else 0. */
 int gs_bsrc_unpeek(gs_bsrc *s, size_t len);
-/* Wrap a zstd-compressed source: decodes any valid zstd stream (frames, concatenations,
- * skippable frames); independent frames are decoded in parallel, order kept. A truncated or
- * corrupt stream is an error. Takes ownership of `in`. With `frames`, s->frames hands out whole
- * frames (for a device) and nothing is decoded ahead of the caller. */
-int gs_bsrc_open_zstd(gs_bsrc **s, gs_bsrc *in, int threads, gs_zcodec *codec, int frames, gs_status *st);
+/* Wrap a zstd-compressed source (io/zstd_source.c): decodes any valid zstd stream (frames,
+ * concatenations, skippable frames); independent frames are decoded in parallel, order kept. A
+ * truncated or corrupt stream is an error. Takes ownership of `in`. Of o: threads, zcodec,
+ * zstd_window, zstd_sync, and zframes (s->frames hands out whole frames, for a device, and
+ * nothing is decoded ahead of the caller). */
+int gs_bsrc_open_zstd(gs_bsrc **s, gs_bsrc *in, const gs_read_opts *o, gs_status *st);
 
 /* ---- byte sinks -------------------------------------------------------------------------- */
 typedef struct gs_bsink gs_bsink;
@@ -67,10 +68,10 @@ struct gs_bsink {
 
 /* File (atomic: temp beside target, rename on close) or stdout (NULL/"-"). */
 int gs_bsink_open_file(gs_bsink **k, const char *path, int force, int binary, gs_status *st);
-/* zstd compression in independent frames of frame_size input bytes, compressed in parallel (or
- * by the device codec, when given). Takes ownership of `out`. */
-int gs_bsink_open_zstd(gs_bsink **k, gs_bsink *out, int level, size_t frame_size, int threads,
-                       gs_zcodec *codec, gs_status *st);
+/* zstd compression (io/zstd_sink.c) in independent frames of o->frame_size input bytes at
+ * o->level, compressed in parallel on o->threads (or by o->zcodec, when given; o->zstd_sync: on
+ * the writing thread). Takes ownership of `out`. */
+int gs_bsink_open_zstd(gs_bsink **k, gs_bsink *out, const gs_write_opts *o, gs_status *st);
 
 /* ---- decoders (bytes -> elements) ---------------------------------------------------------- */
 typedef struct gs_decoder gs_decoder;

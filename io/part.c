@@ -7,6 +7,7 @@
  * are a valid zstd stream, decoded as usual (in parallel), the bytes before the range skipped and
  * the stream cut after it. */
 #include "io_internal.h"
+#include "zstd_index.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
 
 void gs_layout_free(gs_layout *L)
 {
@@ -32,14 +32,11 @@ static int gs_layout_frames(gs_layout *L, const unsigned char *p, uint64_t size,
     uint64_t off = 0, pos = 0;
     while (off < size) {
         size_t avail = size - off > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)(size - off);
-        size_t len = ZSTD_findFrameCompressedSize(p + off, avail);
-        if (ZSTD_isError(len))
+        gs_zfinfo fi;
+        if (gs_zframe_parse(p + off, avail, &fi) != GS_ZF_OK)
             return gs_fail(st, GS_EDATA, "%s: corrupt or truncated zstd frame at byte %llu: %s", path,
-                           (unsigned long long)off, ZSTD_getErrorName(len));
-        unsigned long long cs = ZSTD_getFrameContentSize(p + off, avail);
-        if (cs == ZSTD_CONTENTSIZE_ERROR)
-            return gs_fail(st, GS_EDATA, "%s: corrupt zstd frame header at byte %llu", path, (unsigned long long)off);
-        if (cs == ZSTD_CONTENTSIZE_UNKNOWN)
+                           (unsigned long long)off, gs_zframe_error(&fi));
+        if (fi.content == GS_ZSTD_SIZE_UNKNOWN)
             return gs_fail(st, GS_EUSAGE,
                            "%s: a zstd frame at byte %llu does not give its size, so the file cannot be split across "
                            "ranks (recompress it with gpustream convert, or run one process)",
@@ -55,8 +52,8 @@ static int gs_layout_frames(gs_layout *L, const unsigned char *p, uint64_t size,
         L->frame_off[L->nframes] = off;
         L->frame_pos[L->nframes] = pos;
         L->nframes++;
-        off += len;
-        pos += cs;
+        off += fi.csize;
+        pos += fi.content;
     }
     if (!L->frame_pos && !(L->frame_pos = malloc(sizeof *L->frame_pos))) return gs_fail(st, GS_ENOMEM, "out of memory");
     L->frame_pos[L->nframes] = pos;
@@ -209,7 +206,7 @@ int gs_reader_open_range(gs_reader **r, const char *path, const gs_read_opts *o,
     int rc = gs_bsrc_open_file(&src, path, o->threads, st);
     if (!rc) rc = gs_bsrc_file_seek(src, count ? file_off : 0, st);
     if (!rc && L->compressed && count) {
-        rc = gs_bsrc_open_zstd(&src, src, o->threads, o->zcodec, o->zframes, st);
+        rc = gs_bsrc_open_zstd(&src, src, o, st);
         if (rc) src = NULL; /* closed by the zstd layer */
     }
     if (!rc && !(w = calloc(1, sizeof *w))) rc = gs_fail(st, GS_ENOMEM, "out of memory");
@@ -418,7 +415,7 @@ int gs_writer_open_sink(gs_writer **w, const gs_byte_sink *k, const gs_write_opt
     gs_bsink *b = &c->base;
     int rc = GS_OK;
     if (o->zstd) {
-        rc = gs_bsink_open_zstd(&b, b, o->level, o->frame_size, o->threads, o->zcodec, st);
+        rc = gs_bsink_open_zstd(&b, b, o, st);
         if (rc) return rc; /* aborted by the zstd layer */
     }
     if (head_len && (rc = b->write(b, head, head_len, st))) {

@@ -1,252 +1,248 @@
-/* zstd_frames.c - zstd frame structure on the host (RFC 8878 sections 3.1.1-3.1.2): parse and
- * check a frame without decoding it, XXH64, and the header rewrite. See zstd_frames.h.
+/* zstd_frames.c - the zstd source's work for a device: a batch's frames decoded by the device
+ * codec, and frames handed out whole to a decoder on a device (gs_reader_frames).
  *
- * The check is deliberately stricter than a decoder needs to be: it exists so that a device
- * decoder, which trusts its input, only ever sees frames whose every block header, every size
- * and every literals-section header is consistent with the bytes actually present. A frame that
- * fails here is not necessarily corrupt; the caller gives it to libzstd, which decides. */
-#include "zstd_frames.h"
+ * A device decoder trusts its input, so it is given only frames the frame index finds fit
+ * (gs_zframe_check: well formed, with a content size within its limit, a checksum and no
+ * dictionary). The device codec's output is kept only where its status is good and the XXH64 of
+ * the output (computed here, on the pool) equals the frame's checksum; every other frame of the
+ * batch is decoded by libzstd (io/zstd_source.c), which reports any corruption: the device never
+ * decides what is valid. A codec that stopped (its device timed out) leaves the batch, and every
+ * later one, to libzstd. Frames handed out whole carry their checksum for the caller to check. */
+#include "zstd_internal.h"
+#include "../common/pool.h"
+#include "../common/trace.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-static uint32_t zf_le32(const unsigned char *p)
+/* Is frame [p, p+csize) of dsize decoded bytes one a device decoder may take? Its header read
+ * into *fi. */
+static int gs_zsrc_for_device(const unsigned char *p, size_t csize, size_t dsize, gs_zfinfo *fi)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    return gs_zframe_parse(p, csize, fi) == GS_ZF_OK && fi->csize == csize && fi->content == dsize &&
+           gs_zframe_check(p, fi, NULL) == 0;
 }
 
-static uint64_t zf_le64(const unsigned char *p) { return zf_le32(p) | (uint64_t)zf_le32(p + 4) << 32; }
+/* ---- a batch through the device codec --------------------------------------------------------- */
+/* Verification of the device codec's output: the checksum of every frame it reports done. */
+typedef struct gs_zverify_job {
+    gs_zsrc *s;
+    const unsigned char *dst;
+    size_t m;
+} gs_zverify_job;
 
-static void zf_put_le(unsigned char *p, uint64_t v, size_t n)
+static void gs_zverify_part(void *ctx, size_t part, size_t nparts)
 {
-    for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static int zf_bad(const char **why, const char *msg)
-{
-    if (why) *why = msg;
-    return GS_ZF_BAD;
-}
-
-/* The literals section header at the start of a compressed block of bsize bytes (RFC 8878
- * 3.1.1.3.1.1): sizes within the block and the block limit. *huf: a Huffman table has been seen
- * in this frame (a treeless literals block needs one). */
-static int zf_check_literals(const unsigned char *b, size_t bsize, size_t blockmax, int *huf, const char **why)
-{
-    if (bsize < 1) return zf_bad(why, "empty compressed block");
-    unsigned type = b[0] & 3, fmt = (b[0] >> 2) & 3;
-    size_t hdr, regen, comp;
-    if (type <= 1) { /* raw or RLE literals */
-        if (fmt == 0 || fmt == 2) hdr = 1, regen = b[0] >> 3;
-        else if (fmt == 1) hdr = 2, regen = (b[0] >> 4) + ((size_t)b[1] << 4);
-        else hdr = 3, regen = (b[0] >> 4) + ((size_t)b[1] << 4) + ((size_t)b[2] << 12);
-        if (hdr > bsize) return zf_bad(why, "literals header past the block");
-        comp = type == 0 ? regen : 1;
-    } else { /* compressed (2) or treeless (3) */
-        hdr = fmt <= 1 ? 3 : fmt == 2 ? 4 : 5;
-        if (hdr > bsize) return zf_bad(why, "literals header past the block");
-        uint64_t v = zf_le32(b) & 0xFFFFFFFFu;
-        if (hdr == 5) v |= (uint64_t)b[4] << 32;
-        unsigned bits = hdr == 3 ? 10 : hdr == 4 ? 14 : 18;
-        regen = (size_t)((v >> 4) & ((1u << bits) - 1));
-        comp = (size_t)((v >> (4 + bits)) & ((1u << bits) - 1));
-        if (fmt != 0 && comp < 10) return zf_bad(why, "four literal streams without room for their jump table");
-        if (type == 2) *huf = 1;
-        else if (!*huf) return zf_bad(why, "treeless literals before any Huffman table");
+    gs_zverify_job *j = ctx;
+    const gs_zdev *d = &j->s->dev;
+    size_t b, e;
+    gs_split(j->m, nparts, part, &b, &e);
+    for (size_t i = b; i < e; i++) {
+        gs_zframe *fr = &j->s->frames[d->idx[i]];
+        if (d->ok[i] && gs_zstd_checksum(j->dst + fr->doff, fr->dsize) == fr->xxh) fr->cpu = 0;
     }
-    if (regen > blockmax) return zf_bad(why, "literals larger than a block");
-    if (comp > bsize - hdr) return zf_bad(why, "literals past the end of their block");
-    return GS_ZF_OK;
 }
 
-int gs_zframe_parse(const unsigned char *p, size_t n, gs_zfinfo *fi, const char **why)
-{
-    memset(fi, 0, sizeof *fi);
-    fi->content = GS_ZF_UNKNOWN;
-    if (n < 4) return GS_ZF_MORE;
-    uint32_t magic = zf_le32(p);
-    if ((magic & GS_ZF_SKIP_MASK) == GS_ZF_SKIP_MAGIC) {
-        if (n < 8) return GS_ZF_MORE;
-        fi->skippable = 1;
-        fi->header = 8;
-        fi->csize = 8 + (uint64_t)zf_le32(p + 4);
-        return fi->csize <= n ? GS_ZF_OK : GS_ZF_MORE;
-    }
-    if (magic != GS_ZF_MAGIC) return zf_bad(why, "unknown frame magic");
-    if (n < 5) return GS_ZF_MORE;
-    unsigned fhd = p[4];
-    unsigned fcs_flag = fhd >> 6, single = (fhd >> 5) & 1, dict_flag = fhd & 3;
-    if (fhd & 0x08) return zf_bad(why, "reserved bit set in the frame header");
-    size_t fcs_len = fcs_flag == 0 ? single : (size_t)1 << fcs_flag;
-    size_t dict_len = dict_flag == 3 ? 4 : dict_flag;
-    size_t pos = 5;
-    uint64_t window = 0;
-    if (!single) {
-        if (n < pos + 1) return GS_ZF_MORE;
-        unsigned wd = p[pos++], exponent = wd >> 3, mantissa = wd & 7;
-        if (exponent > 31 - 10) return zf_bad(why, "window larger than 2 GiB");
-        uint64_t base = (uint64_t)1 << (10 + exponent);
-        window = base + (base / 8) * mantissa;
-    }
-    if (n < pos + dict_len + fcs_len) return GS_ZF_MORE;
-    if (dict_len == 1) fi->dict_id = p[pos];
-    else if (dict_len == 2) fi->dict_id = p[pos] | (uint32_t)p[pos + 1] << 8;
-    else if (dict_len == 4) fi->dict_id = zf_le32(p + pos);
-    pos += dict_len;
-    if (fcs_len == 1) fi->content = p[pos];
-    else if (fcs_len == 2) fi->content = (p[pos] | (uint64_t)p[pos + 1] << 8) + 256;
-    else if (fcs_len == 4) fi->content = zf_le32(p + pos);
-    else if (fcs_len == 8) fi->content = zf_le64(p + pos);
-    pos += fcs_len;
-    if (single) window = fi->content;
-    fi->header = pos;
-    fi->window = window;
-    fi->checksum = (fhd >> 2) & 1;
-    size_t blockmax = window < GS_ZF_BLOCK_MAX ? (size_t)window : GS_ZF_BLOCK_MAX;
 
-    /* Blocks: exact decoded sizes of raw and RLE blocks, at most blockmax for compressed ones. */
-    uint64_t exact = 0, most = 0;
-    int huf = 0;
+int gs_zsrc_device_batch(gs_zsrc *s, size_t n, unsigned char *dst, gs_status *st)
+{
+    gs_zcodec *c = s->codec;
+    gs_zdev *d = &s->dev;
+    if (c->stopped) return GS_OK;
+    if (s->dev_cap < n) {
+        gs_zdev nd = {malloc(n * sizeof *nd.src), malloc(n * sizeof *nd.csize), malloc(n * sizeof *nd.dsize),
+                      malloc(n * sizeof *nd.doff), malloc(n * sizeof *nd.idx), malloc(n)};
+        free(d->src), free(d->csize), free(d->dsize), free(d->doff), free(d->idx), free(d->ok);
+        *d = nd;
+        s->dev_cap = nd.src && nd.csize && nd.dsize && nd.doff && nd.idx && nd.ok ? n : 0;
+        if (!s->dev_cap) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+    }
+    double t0 = gs_now();
+    size_t m = 0;
+    for (size_t f = 0; f < n; f++) {
+        gs_zframe *fr = &s->frames[f];
+        gs_zfinfo fi;
+        if (fr->dsize == 0 || fr->dsize > c->frame_max) continue;
+        if (!gs_zsrc_for_device(s->win + fr->off, fr->csize, fr->dsize, &fi)) continue;
+        fr->xxh = fi.xxh;
+        d->src[m] = s->win + fr->off;
+        d->csize[m] = fr->csize;
+        d->dsize[m] = fr->dsize;
+        d->doff[m] = fr->doff;
+        d->idx[m] = f;
+        d->ok[m] = 0;
+        m++;
+    }
+    if (m == 0) return GS_OK;
+    int rc = c->decode(c, m, d->src, d->csize, d->dsize, dst, d->doff, d->ok, st);
+    if (rc) return rc;
+    size_t parts = m < (size_t)s->threads ? m : (size_t)s->threads;
+    gs_zverify_job j = {s, dst, m};
+    gs_parallel_for(parts, gs_zverify_part, &j);
+    for (size_t i = 0; i < m; i++) {
+        const gs_zframe *fr = &s->frames[d->idx[i]];
+        if (fr->cpu) continue;
+        c->dec_in += fr->csize;
+        c->dec_out += fr->dsize;
+        c->dec_frames++;
+    }
+    c->dec_s += gs_now() - t0;
+    return GS_OK;
+}
+
+/* ---- frames handed out whole ------------------------------------------------------------------ */
+/* Frames for a decoder on a device (gs_reader_frames): gathered as a batch is (the window holds
+ * them, unmoved after the first), each checked by the frame index; where the chunk is not filled
+ * exactly the window goes back to the first frame and nothing is taken. */
+typedef struct gs_zcopy_job {
+    const gs_zsrc *s;
+    const gs_zframes_req *q;
+    size_t from, n;
+} gs_zcopy_job;
+
+static void gs_zcopy_part(void *ctx, size_t part, size_t nparts)
+{
+    const gs_zcopy_job *j = ctx;
+    size_t b, e;
+    gs_split(j->n - j->from, nparts, part, &b, &e);
+    for (size_t i = j->from + b; i < j->from + e; i++)
+        memcpy(j->q->dst + j->q->t[i].off, j->s->win + j->s->frames[i].off, j->q->t[i].csize);
+}
+
+/* Frames [from, n) from the window to their places in q->dst, on the pool. */
+static void gs_zsrc_gather(gs_zsrc *s, const gs_zframes_req *q, size_t from, size_t n)
+{
+    if (n <= from) return;
+    size_t parts = n - from < (size_t)s->threads ? n - from : (size_t)s->threads;
+    gs_zcopy_job j = {s, q, from, n};
+    gs_parallel_for(parts, gs_zcopy_part, &j);
+}
+
+/* A chunk's frames not taken after all: the window gets back the bytes of frames [0, n) in front
+ * of what it holds, as they were in the input; frames [0, flushed) were gathered into q->dst
+ * already and the window holds what followed them from offset 0 (gs_zsrc_frames). */
+static int gs_zsrc_untake(gs_zsrc *s, const gs_zframes_req *q, size_t flushed, gs_status *st)
+{
+    if (!flushed) {
+        s->win_pos = s->frames[0].off;
+        return GS_OK;
+    }
+    size_t f = 0;
+    for (size_t i = 0; i < flushed; i++) f += q->t[i].csize;
+    if (s->win_cap < f + s->win_len) {
+        unsigned char *w = realloc(s->win, f + s->win_len);
+        if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+        s->win = w;
+        s->win_cap = f + s->win_len;
+        if (s->win_max < s->win_cap) s->win_max = s->win_cap;
+    }
+    memmove(s->win + f, s->win, s->win_len);
+    for (size_t i = 0, at = 0; i < flushed; at += q->t[i].csize, i++) memcpy(s->win + at, q->dst + q->t[i].off, q->t[i].csize);
+    s->win_len += f;
+    s->win_pos = 0;
+    s->win_full = s->win_len == s->win_cap;
+    return GS_OK;
+}
+
+int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, size_t *nf, uint64_t *bytes, gs_status *st)
+{
+    gs_zsrc *s = (gs_zsrc *)b;
+    size_t n = 0, total = 0, end = 0, flushed = 0;
+    double gathered = 0; /* seconds gathering frames into dst (GS_TRACE's timeline only) */
+    int kind = GS_ZN_END, rc;
+    *nf = 0;
+    *bytes = 0;
+    /* A peek (the format's detection) decoded the input's first frames and holds what it read of
+     * them, nothing of it handed on yet: it is dropped and the frames read again from the window,
+     * so that the first chunk goes as frames too. */
+    if (s->frames_mode && !s->ahead && !s->streaming && s->base.peek && s->out_first_win != SIZE_MAX &&
+        gs_bsrc_unpeek(&s->base, s->out_pos)) {
+        s->win_pos = s->out_first_win;
+        s->out_pos = s->out_len = 0;
+        s->decoded = 0;
+        s->out_first_win = SIZE_MAX;
+    }
+    /* (bytes decoded and not yet read, or held by a peek, come first: gs_zsrc_read) */
+    if (!s->frames_mode || s->ahead || s->streaming || s->out_pos < s->out_len || s->base.peek || !q->unit || !q->align)
+        return GS_OK;
+    s->frames_max = q->frame_max;
+    const double t0 = gs_trace_enabled() ? gs_now() : 0, fill0 = s->fill_s;
     for (;;) {
-        if (n < pos + 3) return GS_ZF_MORE;
-        uint32_t bh = p[pos] | (uint32_t)p[pos + 1] << 8 | (uint32_t)p[pos + 2] << 16;
-        unsigned last = bh & 1, type = (bh >> 1) & 3;
-        size_t bsize = bh >> 3;
-        pos += 3;
-        fi->blocks++;
-        if (type == 3) return zf_bad(why, "reserved block type");
-        if (bsize > blockmax) return zf_bad(why, "block larger than the frame allows");
-        size_t body = type == 1 ? 1 : bsize;
-        if (n - pos < body) return GS_ZF_MORE;
-        if (type == 2) {
-            int rc = zf_check_literals(p + pos, bsize, blockmax, &huf, why);
-            if (rc) return rc;
-            most += blockmax;
+        size_t cs = 0, ds = 0;
+        gs_zfinfo fi;
+        int parsed = 0;
+        /* After a chunk's first frame, a whole zstd frame of known size in the window is taken as
+         * the frame index reads it here; anything else (skippable, legacy, cut off by the window's
+         * end, refused) goes the general way (gs_zsrc_next, which fills the window and judges
+         * what it holds): each frame is read once, not twice. */
+        const size_t avail = s->win_len - s->win_pos;
+        if (n > 0 && avail >= GS_ZSTD_HEADER_MAX && gs_zframe_parse(s->win + s->win_pos, avail, &fi) == GS_ZF_OK &&
+            fi.kind == GS_ZK_FRAME && fi.content != GS_ZSTD_SIZE_UNKNOWN && fi.content <= GS_ZSTD_BATCH_FRAME_MAX) {
+            kind = GS_ZN_BATCH;
+            cs = (size_t)fi.csize;
+            ds = (size_t)fi.content;
+            parsed = 1;
         } else {
-            exact += bsize;
+            /* The next frame is not whole in the window. Where the window is full, the frames
+             * taken so far go to dst now and what follows them moves to the window's start (a
+             * frame's worth at most, not the window's): taken frames refer to window offsets, so
+             * the window moves only once none is left in it. */
+            for (;;) {
+                if (n > flushed && s->win_len == s->win_cap) {
+                    const double tg = gs_trace_enabled() ? gs_now() : 0;
+                    gs_zsrc_gather(s, q, flushed, n);
+                    if (gs_trace_enabled()) gathered += gs_now() - tg;
+                    flushed = n;
+                    gs_zsrc_shift(s);
+                }
+                if ((rc = gs_zsrc_next(s, n == flushed, &kind, &cs, &ds, st))) return rc;
+                /* no room without moving: the window filled while the frame was read */
+                if (kind != GS_ZN_STOP || n == flushed || s->win_len != s->win_cap) break;
+            }
         }
-        pos += body;
-        if (fi->content != GS_ZF_UNKNOWN && exact > fi->content)
-            return zf_bad(why, "blocks hold more than the declared content size");
-        if (last) break;
+        if (n == 0 && kind == GS_ZN_BATCH && ds && ds <= q->frame_max && s->win_cap < q->dst_cap) {
+            /* a frame that qualifies: a window as large as dst, so that a chunk's frames come in
+             * few large reads (grown once, before any frame is taken) */
+            gs_zsrc_shift(s);
+            unsigned char *w = realloc(s->win, q->dst_cap);
+            if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+            s->win = w;
+            s->win_cap = s->win_max = q->dst_cap;
+            s->win_full = 0;
+        }
+        if (kind == GS_ZN_SKIP && n == 0) { /* no output either way */
+            if ((rc = gs_zsrc_skip(s, st))) return rc;
+            continue;
+        }
+        if (kind != GS_ZN_BATCH) break;
+        const unsigned char *p = s->win + s->win_pos;
+        size_t off = (end + q->align - 1) / q->align * q->align;
+        if (total % q->unit || ds == 0 || ds > q->frame_max || ds > q->content_max - total || n == q->t_cap ||
+            off > q->dst_cap || cs > q->dst_cap - off ||
+            !(parsed ? gs_zframe_check(p, &fi, NULL) == 0 : gs_zsrc_for_device(p, cs, ds, &fi))) {
+            kind = GS_ZN_STOP;
+            break;
+        }
+        if ((rc = gs_zsrc_frames_room(s, n, st))) return rc;
+        s->frames[n] = (gs_zframe){s->win_pos, cs, total, ds, 0, fi.xxh};
+        q->t[n] = (gs_zfref){off, cs, total, ds, fi.xxh};
+        n++;
+        end = off + cs;
+        total += ds;
+        s->win_pos += cs;
+        if (total == q->content_max) break;
     }
-    if (fi->content != GS_ZF_UNKNOWN && exact + most < fi->content)
-        return zf_bad(why, "blocks hold less than the declared content size");
-    if (fi->checksum) {
-        if (n - pos < 4) return GS_ZF_MORE;
-        fi->xxh = zf_le32(p + pos);
-        pos += 4;
-    }
-    fi->csize = pos;
-    return GS_ZF_OK;
-}
-
-/* ---- XXH64 (the reference algorithm, xxhash.h) ----------------------------------------------- */
-#define XXP1 0x9E3779B185EBCA87ull
-#define XXP2 0xC2B2AE3D27D4EB4Full
-#define XXP3 0x165667B19E3779F9ull
-#define XXP4 0x85EBCA77C2B2AE63ull
-#define XXP5 0x27D4EB2F165667C5ull
-
-static uint64_t xx_rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
-static uint64_t xx_round(uint64_t acc, uint64_t in)
-{
-    acc += in * XXP2;
-    acc = xx_rotl(acc, 31);
-    return acc * XXP1;
-}
-
-static uint64_t xx_merge(uint64_t acc, uint64_t v)
-{
-    acc ^= xx_round(0, v);
-    return acc * XXP1 + XXP4;
-}
-
-uint64_t gs_xxh64(const void *data, size_t n, uint64_t seed)
-{
-    const unsigned char *p = data, *end = p + n;
-    uint64_t h;
-    if (n >= 32) {
-        uint64_t v1 = seed + XXP1 + XXP2, v2 = seed + XXP2, v3 = seed, v4 = seed - XXP1;
-        const unsigned char *limit = end - 32;
-        do {
-            v1 = xx_round(v1, zf_le64(p));
-            v2 = xx_round(v2, zf_le64(p + 8));
-            v3 = xx_round(v3, zf_le64(p + 16));
-            v4 = xx_round(v4, zf_le64(p + 24));
-            p += 32;
-        } while (p <= limit);
-        h = xx_rotl(v1, 1) + xx_rotl(v2, 7) + xx_rotl(v3, 12) + xx_rotl(v4, 18);
-        h = xx_merge(h, v1);
-        h = xx_merge(h, v2);
-        h = xx_merge(h, v3);
-        h = xx_merge(h, v4);
-    } else {
-        h = seed + XXP5;
-    }
-    h += (uint64_t)n;
-    for (; end - p >= 8; p += 8) {
-        h ^= xx_round(0, zf_le64(p));
-        h = xx_rotl(h, 27) * XXP1 + XXP4;
-    }
-    if (end - p >= 4) {
-        h ^= (uint64_t)zf_le32(p) * XXP1;
-        h = xx_rotl(h, 23) * XXP2 + XXP3;
-        p += 4;
-    }
-    for (; p < end; p++) {
-        h ^= *p * XXP5;
-        h = xx_rotl(h, 11) * XXP1;
-    }
-    h ^= h >> 33;
-    h *= XXP2;
-    h ^= h >> 29;
-    h *= XXP3;
-    h ^= h >> 32;
-    return h;
-}
-
-/* ---- header rewrite ------------------------------------------------------------------------- */
-size_t gs_zframe_finish(const unsigned char *in, size_t n, uint64_t content, uint32_t xxh, unsigned char *out,
-                        size_t cap, const char **why)
-{
-    gs_zfinfo fi;
-    int rc = gs_zframe_parse(in, n, &fi, why);
-    if (rc == GS_ZF_MORE) rc = zf_bad(why, "frame cut short");
-    if (rc) return 0;
-    if (fi.skippable || fi.csize != n) return zf_bad(why, "not exactly one frame"), 0;
-    if (fi.dict_id) return zf_bad(why, "frame uses a dictionary"), 0;
-    if (fi.content != GS_ZF_UNKNOWN && fi.content != content)
-        return zf_bad(why, "frame content size differs from its input"), 0;
-    unsigned fhd = in[4];
-    int single = (fhd >> 5) & 1;
-    /* A single-segment frame has its window from the content size: keep its layout. Otherwise
-     * keep the window descriptor and add a 4- or 8-byte content size. */
-    size_t fcs_len;
-    unsigned fcs_flag;
-    if (single && fi.content != GS_ZF_UNKNOWN) {
-        fcs_flag = fhd >> 6;
-        fcs_len = fcs_flag == 0 ? 1 : (size_t)1 << fcs_flag;
-    } else if (single) {
-        return zf_bad(why, "single-segment frame without a content size"), 0;
-    } else {
-        fcs_flag = content <= 0xFFFFFFFFu ? 2 : 3;
-        fcs_len = (size_t)1 << fcs_flag;
-    }
-    size_t hdr = 5 + (single ? 0 : 1) + fcs_len;
-    size_t blocks = fi.csize - fi.header - (fi.checksum ? 4 : 0);
-    size_t len = hdr + blocks + 4;
-    if (len > cap) return zf_bad(why, "no room for the rewritten frame"), 0;
-    unsigned char h[18];
-    zf_put_le(h, GS_ZF_MAGIC, 4);
-    h[4] = (unsigned char)(fcs_flag << 6 | (unsigned)single << 5 | 1u << 2);
-    size_t pos = 5;
-    if (!single) h[pos++] = in[5];
-    if (fcs_len == 1) h[pos] = (unsigned char)content;
-    else if (fcs_len == 2) zf_put_le(h + pos, content - 256, 2);
-    else zf_put_le(h + pos, content, fcs_len);
-    memmove(out + hdr, in + fi.header, blocks); /* in and out may be the same buffer */
-    memcpy(out, h, hdr);
-    zf_put_le(out + hdr + blocks, fi.checksum ? fi.xxh : xxh, 4);
-    return len;
+    if (!n) return GS_OK;
+    if (total != q->content_max && !(kind == GS_ZN_END && total % esize == 0))
+        return gs_zsrc_untake(s, q, flushed, st); /* not taken: gs_zsrc_read decodes them */
+    const double t1 = gs_trace_enabled() ? gs_now() : 0;
+    gs_zsrc_gather(s, q, flushed, n);
+    if (gs_trace_enabled())
+        gs_trace("reader: %zu frames, %zu B: found and checked %.2f ms (reading %.2f), gathered %.2f ms", n, end,
+                 (t1 - t0 - gathered) * 1e3, (s->fill_s - fill0) * 1e3, (gs_now() - t1 + gathered) * 1e3);
+    s->base.consumed = s->in_consumed;
+    s->decoded += total;
+    *nf = n;
+    *bytes = total;
+    return GS_OK;
 }

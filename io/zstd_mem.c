@@ -1,12 +1,16 @@
 /* zstd_mem.c - zstd frames held in memory, compressed or decoded whole by libzstd on the thread
- * pool: a buffer cut into frames of `frame` bytes (the last shorter), each an independent frame
- * with content size and checksum, as gs_writer writes them. What bench --zstd times as libzstd's
- * side and uses to check the device codec's frames. One context per pool part, made per call. */
-#include "io.h"
+ * pool, one context per pool part, made per call:
+ *   - a buffer cut into frames of `frame` bytes (the last shorter), each an independent frame
+ *     with content size and checksum, as gs_writer writes them: what bench --zstd times as
+ *     libzstd's side and uses to check the device codec's frames;
+ *   - a chunk's frames by table (gs_zfref), as a device decoder and encoder take and give them:
+ *     the CPU backend's stand-in for them;
+ *   - the parallel copy and thread stop the zstd source and sink share (zstd_internal.h). */
+#include "zstd_internal.h"
 #include "../common/pool.h"
 
 #include <stdlib.h>
-#include <zstd.h>
+#include <string.h>
 
 size_t gs_zstd_frames_count(size_t len, size_t frame) { return frame ? (len + frame - 1) / frame : 0; }
 
@@ -102,4 +106,115 @@ int gs_zstd_frames_decode(const unsigned char *frames, const size_t *off, const 
     gs_parallel_for(parts < j.n ? parts : j.n, zmem_decode_part, &j);
     if (j.bad) return gs_fail(st, GS_EDATA, "zstd frames: frame %zu: %s", j.bad - 1, j.why);
     return GS_OK;
+}
+
+/* ---- frames by table ------------------------------------------------------------------------- */
+typedef struct gs_ztab_job {
+    const unsigned char *buf;
+    const gs_zfref *t;
+    size_t n;
+    unsigned char *dst;
+    size_t *bad; /* per part: 1 + the first frame that failed, 0 if none */
+} gs_ztab_job;
+
+static void gs_ztab_part(void *ctx, size_t part, size_t nparts)
+{
+    gs_ztab_job *j = ctx;
+    size_t b, e;
+    gs_split(j->n, nparts, part, &b, &e);
+    ZSTD_DCtx *dc = b < e ? ZSTD_createDCtx() : NULL;
+    j->bad[part] = 0;
+    for (size_t i = b; i < e && !j->bad[part]; i++) {
+        const gs_zfref *f = &j->t[i];
+        size_t r = dc ? ZSTD_decompressDCtx(dc, j->dst + f->at, f->dsize, j->buf + f->off, f->csize) : 0;
+        if (!dc || ZSTD_isError(r) || r != f->dsize || gs_zstd_checksum(j->dst + f->at, r) != f->xxh)
+            j->bad[part] = i + 1;
+    }
+    ZSTD_freeDCtx(dc);
+}
+
+int gs_zstd_frames_table_decode(const unsigned char *buf, const gs_zfref *t, size_t n, void *dst, gs_status *st)
+{
+    size_t parts = (size_t)gs_pool_threads();
+    if (parts > n) parts = n;
+    if (!parts) return GS_OK;
+    size_t *bad = calloc(parts, sizeof *bad);
+    if (!bad) return gs_fail(st, GS_ENOMEM, "out of memory");
+    gs_ztab_job j = {buf, t, n, dst, bad};
+    gs_parallel_for(parts, gs_ztab_part, &j);
+    size_t first = 0;
+    for (size_t p = 0; p < parts && !first; p++) first = bad[p];
+    free(bad);
+    if (first)
+        return gs_fail(st, GS_EDATA, "corrupt zstd data: frame %zu of the chunk failed its check after decoding",
+                       first - 1);
+    return GS_OK;
+}
+
+size_t gs_zstd_frames_table_bound(size_t frame) { return ZSTD_compressBound(frame); }
+
+int gs_zstd_frames_table_encode(const void *src, size_t len, size_t frame, unsigned char *dst, size_t cap, gs_zfref *t,
+                                size_t t_cap, size_t *nframes, size_t *bytes, gs_status *st)
+{
+    const size_t n = frame ? (len + frame - 1) / frame : 0;
+    *nframes = *bytes = 0;
+    if (!n || n > t_cap) return GS_OK;
+    ZSTD_CCtx *cx = ZSTD_createCCtx();
+    if (!cx || ZSTD_isError(ZSTD_CCtx_setParameter(cx, ZSTD_c_compressionLevel, 1)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cx, ZSTD_c_contentSizeFlag, 0))) {
+        ZSTD_freeCCtx(cx);
+        return gs_fail(st, GS_ENOMEM, "out of memory for a zstd context");
+    }
+    size_t at = 0;
+    for (size_t f = 0; f < n; f++) {
+        const unsigned char *p = (const unsigned char *)src + f * frame;
+        const size_t m = len - f * frame < frame ? len - f * frame : frame;
+        const size_t r = ZSTD_compress2(cx, dst + at, cap - at, p, m);
+        if (ZSTD_isError(r)) { /* no room left: the caller keeps the values */
+            ZSTD_freeCCtx(cx);
+            return GS_OK;
+        }
+        t[f] = (gs_zfref){at, r, f * frame, m, gs_zstd_checksum(p, m)};
+        at += r;
+    }
+    ZSTD_freeCCtx(cx);
+    *nframes = n;
+    *bytes = at;
+    return GS_OK;
+}
+
+/* ---- parallel memcpy (copy-out of a decoded batch; staging of encoder input) ---------------- */
+typedef struct gs_copy_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t n;
+} gs_copy_job;
+
+static void gs_copy_part(void *ctx, size_t part, size_t nparts)
+{
+    const gs_copy_job *j = ctx;
+    size_t b, e;
+    gs_split(j->n, nparts, part, &b, &e);
+    memcpy(j->dst + b, j->src + b, e - b);
+}
+
+void gs_par_copy(void *dst, const void *src, size_t n, int threads)
+{
+    size_t parts = n / GS_ZSTD_COPY_PIECE;
+    if (parts > (size_t)threads) parts = (size_t)threads;
+    if (parts <= 1) {
+        memcpy(dst, src, n);
+        return;
+    }
+    gs_copy_job j = {dst, src, n};
+    gs_parallel_for(parts, gs_copy_part, &j);
+}
+
+void gs_thread_stop(pthread_mutex_t *mu, pthread_cond_t *cv, int *stop, pthread_t t)
+{
+    pthread_mutex_lock(mu);
+    *stop = 1;
+    pthread_cond_broadcast(cv);
+    pthread_mutex_unlock(mu);
+    pthread_join(t, NULL);
 }

@@ -37,7 +37,6 @@
 #include "../../io/lines.h"
 #include "fuzz_mem.h"
 
-extern size_t gs_zstd_window; /* io/zstd.c: the compressed read window; 0 = by threads */
 
 static char gs_fz_dir[64];
 
@@ -170,10 +169,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!cc) abort();
         ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 1);
         ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
-        /* Small csv/text blocks and zstd windows: their edges are crossed on small inputs, and
-         * the default 32 MiB blocks and 16+ MiB windows would cost most of each execution. */
+        /* Small csv/text blocks and zstd windows (o.zstd_window below): their edges are crossed
+         * on small inputs, and the default 32 MiB blocks and 16+ MiB windows would cost most of
+         * each execution. */
         gs_lines_block_size = 4096;
-        gs_zstd_window = 4096;
     }
     if (size < 2) return 0;
     const uint8_t o0 = data[0], o1 = data[1];
@@ -187,6 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.threads = (o1 >> 4) & 1 ? 3 : 1;
     o.header = (gs_header_mode)(((o1 >> 5) & 3) == 3 ? 0 : (o1 >> 5) & 3);
     o.skip_bad = o1 >> 7;
+    o.zstd_window = 4096;
     const uint8_t *in = data + 2;
     size_t len = size - 2;
 

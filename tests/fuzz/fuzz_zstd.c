@@ -1,10 +1,10 @@
-/* fuzz_zstd.c - libFuzzer target for the zstd decoding source (io/zstd.c, gs_bsrc_open_zstd):
+/* fuzz_zstd.c - libFuzzer target for the zstd decoding source (io/zstd_source.c, gs_bsrc_open_zstd):
  * frame walking, skippable frames, batches of frames decoded in parallel, the streaming
  * fallback for frames without a content size, window refills, truncation and corruption.
  *
  * Input: one option byte, then either the compressed stream itself or a recipe for one.
  *   bits 0-1  decode threads 1..4
- *   bits 2-4  the compressed read window (gs_zstd_window): default, 64, 100, 257, 1000, 4096,
+ *   bits 2-4  the compressed read window (gs_read_opts.zstd_window): default, 64, 100, 257, 1000, 4096,
  *             20000 bytes, or default
  *   bit  5    the source knows its size (a file) or not (a pipe); short reads either way
  *   bits 6-7  0, 1: the rest is the stream (read steps 64 KiB / 1..200 bytes);
@@ -27,7 +27,7 @@
  *   - the same input through a device-codec stand-in (libzstd that lies: some frames it reports
  *     done are wrong, some right ones it reports failed) gives the same outcome and, where both
  *     succeed, the same bytes: the host frame checks, the checksum verification and the libzstd
- *     fallback of io/zstd.c on arbitrary input;
+ *     fallback of io/zstd_frames.c and io/zstd_source.c on arbitrary input;
  *   - the same input taken as whole frames for a device where they qualify (the zstd source's
  *     frames hook, in chunks of 1..64 KiB chosen by the input's last byte), those frames decoded
  *     here and checked as the GPU backend does (decoded size, XXH64), the rest read decoded: the
@@ -42,13 +42,13 @@
 #include <zstd_errors.h>
 
 #include "../../common/pool.h"
-#include "../../io/zstd_frames.h"
+#include "../../io/zstd_index.h"
 #include "fuzz_mem.h"
 
 #define NAME "fuzz.zst"
 #define LIMIT ((size_t)8 << 20) /* decoded bytes compared */
 
-extern size_t gs_zstd_window; /* io/zstd.c: the compressed read-ahead window; 0 = by threads */
+static size_t gs_fz_window; /* this input's compressed read-ahead window; 0 = by threads */
 
 typedef struct gs_fz_out {
     int rc;        /* 0 ok, else failed */
@@ -149,7 +149,8 @@ static void gs_fz_ours(const uint8_t *src, size_t len, int size_known, size_t st
     gs_bsrc *z = NULL;
     memset(r, 0, sizeof *r);
     gs_fz_src *m = gs_fz_src_new(NAME, src, len, size_known, step, &closed);
-    r->rc = gs_bsrc_open_zstd(&z, &m->base, threads, codec, 0, &r->st);
+    const gs_read_opts o = {.threads = threads, .zcodec = codec, .zstd_window = gs_fz_window};
+    r->rc = gs_bsrc_open_zstd(&z, &m->base, &o, &r->st);
     if (r->rc) { /* only memory can fail here; the layer closed its input */
         if (!closed || r->rc != GS_ENOMEM) abort();
         return;
@@ -191,7 +192,8 @@ static void gs_fz_frames(const uint8_t *src, size_t len, int size_known, size_t 
     memset(r, 0, sizeof *r);
     if (!dc && !(dc = ZSTD_createDCtx())) abort();
     gs_fz_src *m = gs_fz_src_new(NAME, src, len, size_known, step, &closed);
-    r->rc = gs_bsrc_open_zstd(&z, &m->base, threads, NULL, 1, &r->st);
+    const gs_read_opts o = {.threads = threads, .zframes = 1, .zstd_window = gs_fz_window};
+    r->rc = gs_bsrc_open_zstd(&z, &m->base, &o, &r->st);
     if (r->rc) {
         if (!closed || r->rc != GS_ENOMEM) abort();
         return;
@@ -215,7 +217,7 @@ static void gs_fz_frames(const uint8_t *src, size_t len, int size_known, size_t 
                     abort();
                 uint8_t *dst = r->out.p + r->out.n + t[i].at;
                 size_t d = ZSTD_decompressDCtx(dc, dst, t[i].dsize, stage + t[i].off, t[i].csize);
-                if (ZSTD_isError(d) || d != t[i].dsize || (uint32_t)gs_xxh64(dst, d, 0) != t[i].xxh)
+                if (ZSTD_isError(d) || d != t[i].dsize || gs_zstd_checksum(dst, d) != t[i].xxh)
                     r->rc = gs_fail(&r->st, GS_EDATA, NAME ": corrupt zstd data: a frame failed its check");
                 at += t[i].dsize;
             }
@@ -293,7 +295,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) return 0;
     const uint8_t opt = data[0];
     const int threads = 1 + (opt & 3), size_known = (opt >> 5) & 1, mode = opt >> 6;
-    gs_zstd_window = windows[(opt >> 2) & 7];
+    gs_fz_window = windows[(opt >> 2) & 7];
     const uint8_t *in = data + 1;
     size_t len = size - 1, step = 65536;
 
@@ -376,7 +378,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int at_boundary = 0;
     for (size_t i = 0; i < nends; i++) at_boundary |= ends[i] == len;
     if (damage >= 0 && damage != 1 && !(damage == 0 && at_boundary) && ours.rc == 0) abort();
-    gs_zstd_window = 0;
     free(ref.out.p);
     free(ours.out.p);
     free(built.p);

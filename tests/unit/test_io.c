@@ -22,8 +22,11 @@
 static char dir[256]; /* a fresh directory for every file this test makes */
 static const char *tag = ""; /* appended to test names on the small-window pass */
 
-extern size_t gs_zstd_window; /* io/zstd.c: the compressed read-ahead window; tests shrink it */
-extern int gs_zstd_sync;      /* io/zstd.c: 1 = no decoder thread (decode on the reading thread) */
+/* Every reader and writer here gets these (zstd_again): the compressed read-ahead window (0: by
+ * thread count; small, to cross window edges with little data), and 1 to decode and compress on
+ * the calling thread, without the decoder and encoder threads that work ahead. */
+static size_t zwindow;
+static int zsync;
 static int have_zstd_cli, have_numpy;
 
 static const char *P(const char *name)
@@ -154,6 +157,7 @@ static gs_write_opts wopts(gs_format f, gs_type t, int zstd)
     o.level = 1;
     o.frame_size = 4096; /* many frames from little data */
     o.threads = 3;       /* more parts than this 2-core machine has workers */
+    o.zstd_sync = zsync;
     return o;
 }
 
@@ -162,6 +166,8 @@ static gs_read_opts ropts(gs_type t)
     gs_read_opts o = {0};
     o.type = t;
     o.threads = 3;
+    o.zstd_window = zwindow;
+    o.zstd_sync = zsync;
     return o;
 }
 
@@ -1042,8 +1048,8 @@ static void zstd_early_close(void)
 /* zstd interop and bad inputs again, with the codec threads on or off and a window size. */
 static void zstd_again(int sync, size_t window, const char *t)
 {
-    gs_zstd_sync = sync;
-    gs_zstd_window = window;
+    zsync = sync;
+    zwindow = window;
     tag = t;
     zstd_interop();
     bad_inputs();
@@ -1073,8 +1079,8 @@ int main(void)
     zstd_again(0, 5000, " (small window)");
     zstd_again(1, 0, " (decoded on the reading thread)");
     zstd_again(1, 5000, " (decoded on the reading thread, small window)");
-    gs_zstd_sync = 0;
-    gs_zstd_window = 0;
+    zsync = 0;
+    zwindow = 0;
     tag = "";
     zstd_early_close();
     bad_outputs();
