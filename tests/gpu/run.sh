@@ -734,39 +734,26 @@ if has lifecycle; then
             life "scan big --backend cpu" scan -t i32 --backend cpu $D/big.raw
             life "scan big --backend gpu" scan -t i32 --backend gpu $D/big.raw
         done
-        # The end left to a helper (the default) against the plain end (GS_GPU_TEARDOWN=wait), in turn
-        # in the same run: process wall, medians of 5 after a warm-up; then ten 4K GPU scans back to
-        # back each way (does a helper still tearing down slow the next start?); then strace -f of
-        # one detached run: the process's exit_group, its end, and the helper's end
+        # The process's wall on each backend, in turn in the same run: medians of 5 after a warm-up;
+        # then ten 4K GPU scans back to back
         for f in 4K big; do
             for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
                 [ $f = 4K ] && [ "$op" != scan ] && continue
-                : >$D/t.cpu; : >$D/t.gpu; : >$D/t.wait
+                : >$D/t.cpu; : >$D/t.gpu
                 for r in 0 1 2 3 4 5; do
-                    for v in cpu gpu wait; do
-                        b=$v; env=; [ $v = wait ] && { b=gpu; env="GS_GPU_TEARDOWN=wait"; }
-                        t=$(elapsed env $env ./gpustream $op -t i32 --backend $b $D/$f.raw 2>/dev/null)
-                        [ $r -gt 0 ] && echo "$t" >>$D/t.$v
+                    for b in cpu gpu; do
+                        t=$(elapsed ./gpustream $op -t i32 --backend $b $D/$f.raw 2>/dev/null)
+                        [ $r -gt 0 ] && echo "$t" >>$D/t.$b
                     done
                 done
-                printf "%-26s %-4s wall: cpu %s  gpu %s  gpu with GS_GPU_TEARDOWN=wait %s\n" "$op" $f \
-                    "$(sort -g $D/t.cpu | sed -n 3p)" "$(sort -g $D/t.gpu | sed -n 3p)" "$(sort -g $D/t.wait | sed -n 3p)"
+                printf "%-26s %-4s wall: cpu %s  gpu %s\n" "$op" $f \
+                    "$(sort -g $D/t.cpu | sed -n 3p)" "$(sort -g $D/t.gpu | sed -n 3p)"
             done
         done
-        for v in detach wait detach wait; do
-            t0=$(date +%s.%N)
-            for r in 1 2 3 4 5 6 7 8 9 10; do GS_GPU_TEARDOWN=$v ./gpustream scan -t i32 --backend gpu $D/4K.raw >/dev/null; done
-            t1=$(date +%s.%N)
-            awk -v v=$v -v a="$t0" -v z="$t1" 'BEGIN { printf "ten 4K GPU scans back to back, GS_GPU_TEARDOWN=%s: %.3f s\n", v, z - a }'
-        done
-        LD_LIBRARY_PATH=$(dirname $ST) $ST -f --seccomp-bpf -ttt -e trace=execve,exit_group,clone -o $D/st.txt \
-            ./gpustream scan -t i32 --backend gpu $D/4K.raw >/dev/null
-        awk '/execve\(/ && !t0 { t0 = $2; pid = $1 }
-             $1 == pid && /exit_group\(/ { te = $2 }
-             $1 == pid && /\+\+\+ exited/ { tx = $2 }
-             /\+\+\+ (exited|killed)/ { last = $2; lastpid = $1 }
-             END { printf "detached end (strace -f): exit_group %.4f, process gone %.4f, last of its tasks gone %.4f (pid %s)\n",
-                   te - t0, tx - t0, last - t0, lastpid }' $D/st.txt
+        t0=$(date +%s.%N)
+        for r in 1 2 3 4 5 6 7 8 9 10; do ./gpustream scan -t i32 --backend gpu $D/4K.raw >/dev/null; done
+        t1=$(date +%s.%N)
+        awk -v a="$t0" -v z="$t1" 'BEGIN { printf "ten 4K GPU scans back to back: %.3f s\n", z - a }'
         # When a reader downstream sees its end of input, against when the GPU stage is gone; and three
         # GPU stages piped (medians of 3). LIFE_PREV: an earlier build to compare with, in the same run.
         ./gpustream gen -q -n ${LIFE_PIPE_N:-1e9} -t i32 --dist sparse:0.5 -f $D/pipe.raw
@@ -898,24 +885,20 @@ if has mpivar; then
         ./gpustream gen -q -n 8e9 -t i32 --dist sparse:0.5 -f $D/big.raw
         # one GPU visible to each rank (CUDA_VISIBLE_DEVICES from the launcher's local rank)
         CVD='CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"'
-        printf '%-24s %9s %9s %9s %9s %9s\n' op "1 process" "2 ranks" "+1 GPU" "+detach" "+both"
+        printf '%-24s %9s %9s %9s\n' op "1 process" "2 ranks" "+1 GPU"
         for op in "scan" "compact --pred nonzero" "minmax -w 500"; do
             a=$(med3 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
             # shellcheck disable=SC2086
             b=$(med3 $R $MCA -n 2 ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
             # shellcheck disable=SC2086
             c=$(med3 $R $MCA -n 2 sh -c "$CVD" ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
-            # shellcheck disable=SC2086
-            d=$(med3 $R $MCA -n 2 -x GS_GPU_TEARDOWN=detach ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
-            # shellcheck disable=SC2086
-            e=$(med3 $R $MCA -n 2 -x GS_GPU_TEARDOWN=detach sh -c "$CVD" ./gpustream $op $B -q -t i32 $D/big.raw -f /dev/null)
-            printf '%-24s %9.3f %9.3f %9.3f %9.3f %9.3f\n' "$op" "$a" "$b" "$c" "$d" "$e"
+            printf '%-24s %9.3f %9.3f %9.3f\n' "$op" "$a" "$b" "$c"
         done
         for v in all one; do
             echo "-- GS_TRACE=1, 2 ranks, scan, GPUs visible to a rank: $v"
             w=(); [ $v = one ] && w=(sh -c "$CVD")
             # shellcheck disable=SC2086
-            $R $MCA -n 2 --tag-output -x GS_TRACE=1 -x GS_GPU_TEARDOWN=detach "${w[@]}" ./gpustream scan $B -q -t i32 $D/big.raw -f /dev/null 2>&1 |
+            $R $MCA -n 2 --tag-output -x GS_TRACE=1 "${w[@]}" ./gpustream scan $B -q -t i32 $D/big.raw -f /dev/null 2>&1 |
                 grep -E 'mpi:|cuda: started|last chunk retired'
         done
         sleep 2; echo "-- gpustream processes left 2 s after the last run: $(pgrep -c gpustream)"
