@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 {
     trace_start();
     if (argc < 2) {
-        fprintf(stderr, "usage: " GS_USAGE "\n"
+        fprintf(stderr, "usage: " CLI_USAGE "\n"
                         "Try 'gpustream --help' for the verbs and examples.\n");
         return EXIT_USAGE;
     }

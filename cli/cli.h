@@ -28,7 +28,7 @@
 #ifndef GS_VERSION
 #define GS_VERSION "0.1.0"
 #endif
-#define GS_USAGE "gpustream VERB [OPTIONS] [IN [OUT]]"
+#define CLI_USAGE "gpustream VERB [OPTIONS] [IN [OUT]]"
 
 enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
 /* parse_args: a --help was shown; the process ends with stdout's check (not an exit status). */
@@ -124,13 +124,13 @@ extern int mute;           /* MPI ranks other than 0: rank 0 says what all agree
 extern int ranks_ran;      /* cmd_compute_ranks ran (MPI initialised and finalised) */
 extern char err_stage[48]; /* in a chain, "stage K (VERB): " ahead of that stage's option errors */
 
-#define GS_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
 /* One line on stderr: "gpustream: KIND: message". Notes and warnings obey -q; errors never do. */
-void say_error(const char *fmt, ...) GS_PRINTF(1, 2);
-void say_warning(const char *fmt, ...) GS_PRINTF(1, 2);
-void say_note(const char *fmt, ...) GS_PRINTF(1, 2);
+void say_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+void say_warning(const char *fmt, ...) CLI_PRINTF(1, 2);
+void say_note(const char *fmt, ...) CLI_PRINTF(1, 2);
 /* A usage error: the message, then where to find help (verb: "scan " or NULL); returns EXIT_USAGE. */
-int usage_error(const char *verb, const char *fmt, ...) GS_PRINTF(2, 3);
+int usage_error(const char *verb, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* A library status as the exit status; says the error (a closed pipe downstream ends quietly). */
 int finish_status(const gs_status *st);
 /* stdout flushed and checked: a full disk or a failed write is an error (git's rule). */

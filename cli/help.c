@@ -3,7 +3,6 @@
 #include "cli.h"
 #include "doc.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* The main help's parts, shared with the man page. */
@@ -42,7 +41,7 @@ void print_version(void)
 void print_main_help(FILE *f)
 {
     fprintf(f,
-            "gpustream %s - %s\n\nusage: " GS_USAGE "\n"
+            "gpustream %s - %s\n\nusage: " CLI_USAGE "\n"
             "       gpustream VERB [OPTIONS] then VERB [OPTIONS] ... [IN [OUT]]   (a chain)\n\nverbs:\n",
             GS_VERSION, main_description);
     for (size_t i = 0; i < cli_nverbs; i++) fprintf(f, "  %-9s %s\n", cli_verbs[i].name, cli_verbs[i].summary);
@@ -118,8 +117,6 @@ static void value_words(char *types, size_t ntypes, char *formats, size_t nforma
 
 int cmd_generate(const char *what)
 {
-    static char types[64], formats[64], preds[160];
-    static gs_doc_values dval[NVALUES];
     if (what && !strcmp(what, "algo-names")) { /* "op name" lines: this build's variants, for the completion */
         size_t nv;
         const gs_variant *var = gs_variants(&nv);
@@ -128,14 +125,10 @@ int cmd_generate(const char *what)
     }
     if (!what || (strcmp(what, "man") && strcmp(what, "complete-bash")))
         return usage_error(NULL, "--generate takes man or complete-bash");
-    gs_doc_verb *dv = calloc(cli_nverbs, sizeof *dv);
-    gs_doc_opt *dop = calloc(cli_nopts, sizeof *dop);
-    if (!dv || !dop) {
-        free(dv);
-        free(dop);
-        say_error("out of memory");
-        return EXIT_DATA;
-    }
+    char types[64] = "", formats[64] = "", preds[160] = "";
+    gs_doc_verb dv[cli_nverbs];
+    gs_doc_opt dop[cli_nopts];
+    gs_doc_values dval[NVALUES];
     value_words(types, sizeof types, formats, sizeof formats, preds, sizeof preds);
     for (size_t i = 0; i < cli_nverbs; i++) {
         const verb_def *v = &cli_verbs[i];
@@ -154,7 +147,5 @@ int cmd_generate(const char *what)
     const gs_doc d = {GS_VERSION, main_description, main_notes, main_examples, main_chains, main_chain_examples,
                       V_STAGE, dv, cli_nverbs, dop, cli_nopts, dval, NVALUES};
     const int failed = !strcmp(what, "man") ? gs_doc_man(stdout, &d) : gs_doc_bash(stdout, &d);
-    free(dv);
-    free(dop);
     return failed ? EXIT_DATA : EXIT_OK;
 }
