@@ -8,7 +8,7 @@
 #   make deps-local   unpack Debian's libcsv-dev/libzstd-dev/libxxhash-dev into .deps/ (machines without apt)
 #   make deps-nvcomp  pip-install nvCOMP (nvidia-libnvcomp-cu13): GPU zstd in CUDA builds
 #   make deps-nvcomp-local  its headers and libnvcomp.so.6 only, into .deps/nvcomp (to carry offline)
-#   make man          regenerate gpustream.1 and completions/gpustream.bash from the tables in gpustream.c
+#   make man          regenerate gpustream.1 and completions/gpustream.bash from the command line's tables
 #   make install      PREFIX=/usr/local DESTDIR=: the stripped binary, the man page, the bash completion
 # Options: CUDA=auto|0|1  MPI=auto|0|1 (Open MPI's mpicc)  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  SANITIZE=thread (TSan, CPU only)  NVCC=path
 #          NVCOMP_HOME=dir (include/ and lib64/ of nvCOMP 6; default .deps/nvcomp, else the pip package)
@@ -114,6 +114,8 @@ ifeq ($(CUDA),1)
 endif
 
 OBJ := $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC)) $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) $(MPI_OBJ)
+# The test programs link the library, not the command line (cli/ calls gpustream.c's verb table).
+LIB_OBJ := $(filter-out $(BUILD)/cli/%,$(OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/%,$(UNIT_SRC))
 GPU_TEST_C  := $(wildcard tests/gpu/test_*.c)
@@ -132,7 +134,7 @@ BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS) | $(NVCC) $(NVFLAGS) | $(LDFLAGS) $(L
 $(shell mkdir -p $(BUILD) && { echo '$(BUILD_FLAGS)' | cmp -s - $(BUILD)/flags || echo '$(BUILD_FLAGS)' >$(BUILD)/flags; })
 $(shell echo '$(BUILD)' | cmp -s - build/linked || echo '$(BUILD)' >build/linked)
 
-gpustream: $(BUILD)/gpustream.o $(BUILD)/gpustream_doc.o $(OBJ) build/linked
+gpustream: $(BUILD)/gpustream.o $(OBJ) build/linked
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS)
 
 # check-deps first: a missing library is installed (root) before anything includes it.
@@ -148,16 +150,16 @@ $(BUILD)/%.cu.o: %.cu $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/test_%: tests/unit/test_%.c $(OBJ)
+$(BUILD)/test_%: tests/unit/test_%.c $(LIB_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
-$(BUILD)/test_%: tests/gpu/test_%.c $(OBJ)
+$(BUILD)/test_%: tests/gpu/test_%.c $(LIB_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
-$(BUILD)/test_%: $(BUILD)/tests/gpu/test_%.cu.o $(OBJ)
+$(BUILD)/test_%: $(BUILD)/tests/gpu/test_%.cu.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
--include $(OBJ:.o=.d) $(BUILD)/gpustream.d $(BUILD)/gpustream_doc.d
+-include $(OBJ:.o=.d) $(BUILD)/gpustream.d
 
 test: all $(UNIT_BIN) $(GPU_BIN)
 	@BUILD=$(BUILD) G=$(CURDIR)/gpustream $(if $(filter 1,$(SANITIZE)),ASAN_OPTIONS=exitcode=86:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86) \

@@ -1,8 +1,8 @@
-/* gpustream_doc.c - `gpustream --generate man|complete-bash`: the man page and the bash
- * completion rendered from the verb, option and value tables gpustream.c passes in (see
- * gpustream_doc.h). Output depends on the tables and the version only, so the committed
+/* cli/doc.c - `gpustream --generate man|complete-bash`: the man page and the bash
+ * completion rendered from the verb, option and value tables cli/help.c passes in (see
+ * cli/doc.h). Output depends on the tables and the version only, so the committed
  * gpustream.1 and completions/gpustream.bash can be compared with what the binary generates. */
-#include "gpustream_doc.h"
+#include "doc.h"
 
 #include <string.h>
 

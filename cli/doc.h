@@ -1,6 +1,6 @@
-/* gpustream_doc.h - the man page and the bash completion, rendered from the command line's own
+/* cli/doc.h - the man page and the bash completion, rendered from the command line's own
  * verb and option tables (`gpustream --generate man|complete-bash`), so that neither can drift
- * from --help: an option or verb added to the tables in gpustream.c appears in both. */
+ * from --help: an option or verb added to the tables (gpustream.c, cli/options.c) appears in both. */
 #ifndef GS_DOC_H
 #define GS_DOC_H
 

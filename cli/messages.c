@@ -1,0 +1,102 @@
+/* cli/messages.c - what the command line says on stderr (notes, warnings, errors, the run's
+ * timeline under GS_TRACE=1), the exit status a library status becomes, and stdout's final check. */
+#include "cli.h"
+#include "../common/trace.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int quiet;
+int verbose;
+int mute;
+int ranks_ran;
+char err_stage[48];
+
+static void vsay(const char *kind, int always, const char *fmt, va_list ap)
+{
+    if ((quiet && !always) || mute) return;
+    fprintf(stderr, "gpustream: %s: %s", kind, always ? err_stage : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+#define GS_SAY(name, kind, always)  \
+    void name(const char *fmt, ...) \
+    {                               \
+        va_list ap;                 \
+        va_start(ap, fmt);          \
+        vsay(kind, always, fmt, ap); \
+        va_end(ap);                 \
+    }
+GS_SAY(say_error, "error", 1)
+GS_SAY(say_warning, "warning", 0)
+GS_SAY(say_note, "note", 0)
+#undef GS_SAY
+
+int usage_error(const char *verb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay("error", 1, fmt, ap);
+    va_end(ap);
+    if (!mute) fprintf(stderr, "Try 'gpustream %s--help' for more information.\n", verb ? verb : "");
+    return EXIT_USAGE;
+}
+
+int finish_status(const gs_status *st)
+{
+    switch (st->code) {
+    case GS_OK: return EXIT_OK;
+    case GS_EPIPE: return EXIT_OK; /* downstream closed: end quietly */
+    case GS_EUSAGE: say_error("%s", st->msg); return EXIT_USAGE;
+    default: say_error("%s", st->msg); return EXIT_DATA;
+    }
+}
+
+int check_stdout(void)
+{
+    if (fflush(stdout) || ferror(stdout)) {
+        if (errno == EPIPE) return EXIT_OK;
+        say_error("stdout: write failed: %s", strerror(errno));
+        return EXIT_DATA;
+    }
+    return EXIT_OK;
+}
+
+/* ---- GS_TRACE ---------------------------------------------------------------------------------
+ * GS_TRACE=1: the run's timeline (common/trace.h) on stderr after it, one event a line: seconds
+ * since the process started, then what happened (docs/PERFORMANCE.md reads start-up with it). */
+void trace_start(void)
+{
+    const char *trace = getenv("GS_TRACE");
+    if (trace && trace[0] == '1') {
+        gs_trace_enable();
+        gs_trace("process: main");
+    }
+}
+
+static int trace_cmp(const void *a, const void *b)
+{
+    double ta, tb;
+    gs_trace_event(*(const size_t *)a, &ta);
+    gs_trace_event(*(const size_t *)b, &tb);
+    return (ta > tb) - (ta < tb);
+}
+
+void trace_print(void)
+{
+    size_t dropped = 0, n = gs_trace_enabled() ? gs_trace_count(&dropped) : 0;
+    size_t *ix = n ? malloc(n * sizeof *ix) : NULL;
+    if (!ix) return;
+    for (size_t i = 0; i < n; i++) ix[i] = i;
+    qsort(ix, n, sizeof *ix, trace_cmp);
+    for (size_t i = 0; i < n; i++) {
+        double t;
+        const char *text = gs_trace_event(ix[i], &t);
+        fprintf(stderr, "trace %9.4f  %s\n", t, text);
+    }
+    if (dropped) fprintf(stderr, "trace: %zu later events not kept\n", dropped);
+    free(ix);
+}

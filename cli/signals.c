@@ -1,0 +1,41 @@
+/* cli/signals.c - partial outputs removed when a signal ends the run.
+ * Every signal whose default action ends the process removes the named temporary outputs first
+ * (unnamed ones vanish by themselves, SIGKILL included). The crash signals (SEGV, BUS, FPE, ILL,
+ * ABRT, TRAP, SYS) are left to their defaults and to the sanitizers. */
+#include "cli.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+static void on_signal(int sig)
+{
+    gs_io_remove_temps();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* SIGPIPE from our own write to a closed pipe is ignored (the write fails with EPIPE and the run
+ * ends quietly); one sent by another process ends the run like SIGTERM. */
+static void on_sigpipe(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (si && si->si_pid == getpid()) return;
+    on_signal(sig);
+}
+
+void install_signals(void)
+{
+    static const int fatal[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+                                SIGXCPU, SIGXFSZ, SIGIO, SIGPWR, SIGSTKFLT};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) sigaction(fatal[i], &sa, NULL);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) sigaction(sig, &sa, NULL);
+    sa.sa_handler = NULL;
+    sa.sa_sigaction = on_sigpipe;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGPIPE, &sa, NULL);
+}

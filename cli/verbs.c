@@ -1,0 +1,307 @@
+/* cli/verbs.c - the verbs that run the engine once (scan, compact, minmax and convert, alone or
+ * chained; gen), and info. Over MPI ranks, compute hands its job to cli/ranks.c. */
+#include "cli.h"
+#include "../common/pool.h"
+
+#include <string.h>
+
+/* A fallback to the CPU, at the start of the run: shown with -v or --stats (never with -q). */
+void on_note(void *ctx, const char *msg)
+{
+    (void)ctx;
+    say_note("%s", msg);
+}
+
+void warn_short_window(int stage, uint64_t window, uint64_t n)
+{
+    if (stage)
+        say_warning("stage %d (minmax): window %llu is longer than its input (%llu elements): no output", stage,
+                    (unsigned long long)window, (unsigned long long)n);
+    else
+        say_warning("window %llu is longer than the input (%llu elements): no output", (unsigned long long)window,
+                    (unsigned long long)n);
+}
+
+/* The output's format and compression into c->wr. */
+void resolve_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames)
+{
+    int ext_zst = 0;
+    gs_format ext = c->out ? gs_format_from_name(c->out, &ext_zst) : GS_FMT_AUTO;
+    gs_format fmt = c->to_given ? c->to : ext != GS_FMT_AUTO ? ext : in_fmt != GS_FMT_AUTO ? in_fmt : GS_FMT_RAW;
+    c->wr.format = fmt;
+    c->wr.type = out_type;
+    c->wr.ncols = cols;
+    c->wr.rows = rows;
+    c->wr.colnames = (fmt == GS_FMT_CSV || fmt == GS_FMT_TEXT) ? colnames : NULL;
+    c->wr.zstd = c->zstd || ext_zst;
+    c->wr.force = c->force;
+}
+
+/* Resolve the output and open it. */
+static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames,
+                       gs_writer **w, gs_status *st)
+{
+    resolve_output(c, in_fmt, out_type, cols, rows, colnames);
+    return gs_writer_open(w, c->out, &c->wr, st);
+}
+
+/* Fill in stage k's parameters for its input type t. Returns 0 or an exit status. */
+int stage_setup(cli *c, int k, gs_type t, gs_job *j)
+{
+    const cli_stage *s = &c->stages[k];
+    gs_status st = {0};
+    *j = s->job;
+    switch (s->verb->bit) {
+    case V_SCAN:
+        j->op = GS_OP_SCAN;
+        j->scan.type = t;
+        j->scan.out_type = s->out_type_given ? j->out_type : t;
+        break;
+    case V_COMPACT:
+        j->op = GS_OP_COMPACT;
+        j->compact.type = t;
+        if (gs_pred_parse(s->pred, t, &j->compact, &st)) {
+            if (c->chain) snprintf(err_stage, sizeof err_stage, "stage %d (compact): ", k + 1);
+            int rc = usage_error("compact ", "%s", st.msg);
+            err_stage[0] = 0;
+            return rc;
+        }
+        break;
+    default:
+        j->op = GS_OP_MINMAX;
+        j->minmax.type = t;
+        break;
+    }
+    return 0;
+}
+
+/* The CSV header of a stage's output, from its input's (a minmax pair gets "min,max"). */
+static void stage_colname(const gs_job *j, char *name, size_t len)
+{
+    if (j->op == GS_OP_MINMAX)
+        snprintf(name, len, "%s", j->minmax.only == GS_MM_MIN ? "min" : j->minmax.only == GS_MM_MAX ? "max" : "min,max");
+    else if (j->op == GS_OP_COMPACT && j->compact.indices)
+        snprintf(name, len, "index");
+}
+
+/* Before the input is opened: what MPI ranks cannot run, and each compact stage's predicate, its
+ * shape and numbers (in the type the stage gets from -t's, else from f64, the widest; its range
+ * for the input's type once it is open). minmax's window was checked while parsing. */
+static int compute_precheck(cli *c, const gs_ranks *ranks)
+{
+    if (ranks->size > 1 && (!c->in || (!c->out && !c->stages[c->nstages - 1].job.count_only))) {
+        say_error("with %d MPI ranks, IN and OUT must be files (ranks read shards of IN and write parts of OUT)",
+                  ranks->size);
+        return EXIT_USAGE;
+    }
+    if (ranks->size > 1 && c->chain) {
+        say_error("chains (then) do not run over MPI ranks; run each verb over the ranks in turn");
+        return EXIT_USAGE;
+    }
+    gs_type pre_t = c->rd.type_given ? c->rd.type : GS_F64;
+    for (int k = 0; k < c->nstages; k++) {
+        gs_job pre;
+        int rc = stage_setup(c, k, pre_t, &pre);
+        if (rc) return rc;
+        pre_t = gs_job_out_type(&pre, pre_t);
+    }
+    return 0;
+}
+
+/* The stages, each for the type the one before writes (convert: one stage of its own); *out_type:
+ * what the last one writes. Returns 0 or an exit status. */
+static int build_chain(cli *c, gs_type in_type, gs_chain *ch, gs_type *out_type)
+{
+    memset(ch, 0, sizeof *ch);
+    ch->n = c->nstages ? c->nstages : 1;
+    gs_type t = in_type;
+    if (!c->nstages) {
+        ch->stage[0] = c->job;
+        ch->stage[0].op = GS_OP_NONE;
+        ch->stage[0].out_type = c->out_type_given ? c->job.out_type : in_type;
+        t = ch->stage[0].out_type;
+    }
+    for (int k = 0; k < c->nstages; k++) {
+        int rc = stage_setup(c, k, t, &ch->stage[k]);
+        if (rc) return rc;
+        t = gs_job_out_type(&ch->stage[k], t);
+    }
+    *out_type = t;
+    return 0;
+}
+
+/* The CSV header of the output: the input's, followed through the stages; NULL where it has none. */
+static const char *chain_colnames(gs_reader *r, const gs_chain *ch, char *buf, size_t len)
+{
+    const char *in_col = gs_reader_colname(r);
+    if (!in_col) return NULL;
+    snprintf(buf, len, "%s", in_col);
+    for (int k = 0; k < ch->n; k++) stage_colname(&ch->stage[k], buf, len);
+    return buf;
+}
+
+/* After a run: the windows no output filled, the count, --stats. */
+static void compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *stats, uint64_t count)
+{
+    for (int k = 0; k < ch->n; k++) {
+        const gs_job *j = &ch->stage[k];
+        uint64_t n_in = ch->n > 1 ? stats->chain_in[k] : stats->elems_in;
+        if (j->op != GS_OP_MINMAX || j->partial || n_in >= j->minmax.window) continue;
+        warn_short_window(ch->n > 1 ? k + 1 : 0, j->minmax.window, n_in);
+    }
+    if (ch->stage[ch->n - 1].count_only) {
+        printf("%llu\n", (unsigned long long)count);
+    }
+    if (c->stats) print_stats(c, stats);
+}
+
+/* The chain in this process, from r (closed here) to OUT. */
+static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_type, int cols, const char *names)
+{
+    gs_status st = {0};
+    gs_writer *w = NULL;
+    gs_run_stats stats;
+    memset(&stats, 0, sizeof stats);
+    uint64_t count = 0;
+    gs_source src = gs_source_from_reader(r);
+    const int64_t rows = gs_chain_out_rows(ch, gs_reader_count(r));
+    int rc = 0;
+    if (!ch->stage[ch->n - 1].count_only)
+        rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st);
+    if (!rc) {
+        rc = run_engine(c, ch, &src, w, &stats, &count, &st);
+        stats.skipped = gs_reader_skipped(r);
+        if (rc) gs_writer_abort(w);
+        else if (w) rc = gs_writer_finish(w, &stats.bytes_out, &st);
+    }
+    gs_reader_close(r);
+    if (rc) return finish_status(&st);
+    set_write_stage(&stats);
+    compute_report(c, ch, &stats, count);
+    return EXIT_OK;
+}
+
+int cmd_compute(cli *c)
+{
+    gs_status st = {0};
+    gs_reader *r = NULL;
+    int rc;
+    gs_ranks ranks = gs_ranks_detect();
+    if ((rc = compute_precheck(c, &ranks))) return rc;
+    if ((rc = setup_codecs(c, 1, 1, ranks.size == 1 ? -1 : 0, &st))) return finish_status(&st);
+    if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
+    gs_type in_type = gs_reader_type(r), out_type;
+    gs_chain ch;
+    if ((rc = build_chain(c, in_type, &ch, &out_type))) {
+        gs_reader_close(r);
+        return rc;
+    }
+    if (ch.n > 1 && gs_chain_check(&ch, in_type, &st)) { /* before any output exists */
+        gs_reader_close(r);
+        return finish_status(&st);
+    }
+    c->eng.total_bytes = -1;
+    char colnames[256];
+    const char *names = chain_colnames(r, &ch, colnames, sizeof colnames);
+    const int cols = gs_chain_out_cols(&ch);
+    if (ranks.size > 1) {
+        gs_format in_fmt = gs_reader_format(r);
+        gs_reader_close(r);
+        return cmd_compute_ranks(c, &ch.stage[ch.n - 1], in_fmt, out_type, cols, names);
+    }
+    return compute_one(c, r, &ch, out_type, cols, names);
+}
+
+int cmd_gen(cli *c)
+{
+    gs_status st = {0};
+    gs_source src;
+    gs_writer *w = NULL;
+    gs_run_stats stats;
+    memset(&stats, 0, sizeof stats);
+    if (!c->n_given) return usage_error("gen ", "gen needs -n N");
+    if (!c->rd.type_given) c->gen.type = GS_I32;
+    const uint64_t gen_bytes = c->gen.n * gs_type_size(c->rd.type_given ? c->gen.type : GS_I32);
+    if (setup_codecs(c, 0, 1, gen_bytes > INT64_MAX ? INT64_MAX : (int64_t)gen_bytes, &st)) return finish_status(&st);
+    if (gs_gen_source(&src, &c->gen, &st)) return finish_status(&st);
+    c->job.op = GS_OP_NONE;
+    c->job.out_type = c->gen.type;
+    c->eng.backend = GS_BACKEND_CPU; /* generation is host work; no compute */
+    c->eng.total_bytes = (int64_t)(c->gen.n * gs_type_size(c->gen.type));
+    gs_chain one = {1, {c->job}};
+    int rc = open_output(c, GS_FMT_RAW, c->gen.type, 1, (int64_t)c->gen.n, "value", &w, &st);
+    if (!rc) rc = run_engine(c, &one, &src, w, &stats, NULL, &st);
+    if (rc) {
+        gs_writer_abort(w);
+        gs_gen_source_free(&src);
+        return finish_status(&st);
+    }
+    rc = gs_writer_finish(w, &stats.bytes_out, &st);
+    gs_gen_source_free(&src);
+    if (rc) return finish_status(&st);
+    set_write_stage(&stats);
+    stats.algo = "gen";
+    if (c->stats) print_stats(c, &stats);
+    return EXIT_OK;
+}
+
+int cmd_info(cli *c)
+{
+    char devs[4096];
+    (void)c;
+    int ndev = gs_gpu_describe(devs, sizeof devs);
+    print_version();
+#ifdef GS_HAVE_CUDA
+    printf("build      CUDA compiled in (static cudart)\n");
+#else
+    printf("build      CPU only (built without CUDA)\n");
+#endif
+    printf("zstd       %s\n", gs_zstd_version());
+    char nvc[1024];
+    gs_nvcomp_describe(nvc, sizeof nvc);
+    printf("nvcomp     %s\n", nvc);
+    char mpi[256];
+    gs_mpi_describe(mpi, sizeof mpi);
+    printf("mpi        %s\n", mpi);
+    printf("cpu        %d cores\n", gs_ncores());
+    if (ndev > 0) printf("devices    %d\n%s", ndev, devs);
+    else {
+        char why[256] = "";
+        gs_gpu_available(0, why, sizeof why);
+        printf("devices    none (%s): the CPU backend runs every verb\n", why[0] ? why : "no GPU");
+    }
+    printf("tuning     %s\n", GS_HAVE_TUNING ? "block sizes and tune shapes built (make TUNING=1)"
+                                            : "tuned launches only (make TUNING=1 builds the bench --block sizes)");
+    printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT " and buffers 2 (%zuM and %d where the GPU backend decodes or encodes zstd "
+           "frames), host-mem pinned, "
+           "zstd frames 16M level 3 (GPU codec: %zuK frames), codec auto = gpu decode from %llu MiB of input (a verb "
+           "on the GPU backend, frames up to %zuK), gpu encode from %llu MiB of input (else cpu)\n",
+           GS_ZDEC_CHUNK_DEFAULT >> 20, GS_ZGPU_BUFFERS, GS_GPU_ZSTD_FRAME >> 10, GS_CODEC_AUTO_GPU_DEC_MIN_BYTES >> 20,
+           GS_GPU_ZDEC_FRAME_MAX >> 10, GS_CODEC_AUTO_GPU_ENC_MIN_BYTES >> 20);
+    printf("\nvariants (--algo; * = default for its backend)\n");
+    size_t nv;
+    const gs_variant *v = gs_variants(&nv);
+    for (size_t i = 0; i < nv; i++) {
+        char types[64] = "";
+        for (int t = 0; t < GS_NTYPES; t++)
+            if (v[i].types & GS_TYPE_BIT(t)) {
+                strcat(types, gs_type_name((gs_type)t));
+                strcat(types, " ");
+            }
+        printf("  %-8s %-14s %s %-4s %-24s %s\n", gs_op_name(v[i].op), v[i].name, (v[i].flags & GS_V_DEFAULT) ? "*" : " ",
+               v[i].where == GS_GPU ? "gpu" : "cpu", types, v[i].desc ? v[i].desc : "");
+        if (v[i].where == GS_GPU) {
+            char sizes[64];
+            if (v[i].blocks)
+                printf("  %-8s %-14s   threads per block: %d; bench --block takes %s\n", "", "", v[i].block_default,
+                       gs_blocks_str(v[i].blocks, sizes, sizeof sizes));
+            else if (v[i].block_default)
+                printf("  %-8s %-14s   threads per block: %d (other sizes: make TUNING=1)\n", "", "",
+                       v[i].block_default);
+            else
+                printf("  %-8s %-14s   threads per block: its own launch shapes (bench --block does not apply)\n", "",
+                       "");
+        }
+    }
+    return EXIT_OK;
+}
