@@ -14,11 +14,30 @@ int mute;
 int ranks_ran;
 char err_stage[48];
 
+/* One message, one line: control characters in it (a newline in a file name or a --col value)
+ * are written as C escapes (\n, \x01). */
+static void put_escaped(const char *m)
+{
+    for (const unsigned char *p = (const unsigned char *)m; *p; p++) {
+        if (*p == '\n') fputs("\\n", stderr);
+        else if (*p == '\r') fputs("\\r", stderr);
+        else if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
+        else fputc(*p, stderr);
+    }
+}
+
 static void vsay(const char *kind, int always, const char *fmt, va_list ap)
 {
     if ((quiet && !always) || mute) return;
     fprintf(stderr, "gpustream: %s: %s", kind, always ? err_stage : "");
-    vfprintf(stderr, fmt, ap);
+    char small[512], *m = small;
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= (int)sizeof small && (m = malloc((size_t)n + 1))) vsnprintf(m, (size_t)n + 1, fmt, aq);
+    va_end(aq);
+    put_escaped(m ? m : small);
+    if (m != small) free(m);
     fputc('\n', stderr);
 }
 

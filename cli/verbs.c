@@ -140,8 +140,8 @@ static const char *chain_colnames(gs_reader *r, const gs_chain *ch, char *buf, s
     return buf;
 }
 
-/* After a run: the windows no output filled, the count, --stats. */
-static void compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *stats, uint64_t count)
+/* After a run: the windows no output filled, the count (to OUT where one is named), --stats. */
+static int compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *stats, uint64_t count)
 {
     for (int k = 0; k < ch->n; k++) {
         const gs_job *j = &ch->stage[k];
@@ -149,10 +149,16 @@ static void compute_report(const cli *c, const gs_chain *ch, const gs_run_stats 
         if (j->op != GS_OP_MINMAX || j->partial || n_in >= j->minmax.window) continue;
         warn_short_window(ch->n > 1 ? k + 1 : 0, j->minmax.window, n_in);
     }
-    if (ch->stage[ch->n - 1].count_only) {
+    if (ch->stage[ch->n - 1].count_only && c->out) {
+        gs_status st = {0};
+        char line[32];
+        snprintf(line, sizeof line, "%llu\n", (unsigned long long)count);
+        if (gs_write_text_out(c->out, c->force, line, &st)) return finish_status(&st);
+    } else if (ch->stage[ch->n - 1].count_only) {
         printf("%llu\n", (unsigned long long)count);
     }
     if (c->stats) print_stats(c, stats);
+    return EXIT_OK;
 }
 
 /* The chain in this process, from r (closed here) to OUT. */
@@ -177,8 +183,7 @@ static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_typ
     gs_reader_close(r);
     if (rc) return finish_status(&st);
     set_write_stage(&stats);
-    compute_report(c, ch, &stats, count);
-    return EXIT_OK;
+    return compute_report(c, ch, &stats, count);
 }
 
 int cmd_compute(cli *c)

@@ -762,6 +762,18 @@ int gs_bsink_open_file(gs_bsink **out, const char *path, int force, int binary, 
     return gs_fsink_open(out, path, force, binary, 0, st);
 }
 
+int gs_write_text_out(const char *path, int force, const char *text, gs_status *st)
+{
+    gs_bsink *k = NULL;
+    int rc = gs_bsink_open_file(&k, path, force, 0, st);
+    if (rc) return rc;
+    if ((rc = k->write(k, text, strlen(text), st))) {
+        k->abort(k);
+        return rc;
+    }
+    return k->close(k, st);
+}
+
 /* ---- an output file that other processes write ------------------------------------------------ */
 struct gs_outfile {
     gs_bsink *k; /* a file sink never written through: it owns the temp name, its cleanup and rename */

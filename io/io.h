@@ -103,6 +103,9 @@ typedef struct gs_reader gs_reader;
 
 /* path NULL or "-" = stdin. */
 int gs_reader_open(gs_reader **r, const char *path, const gs_read_opts *o, gs_status *st);
+/* A short text output (compact --count's line) to path, or stdout for NULL or "-", written as
+ * every output is: a temp beside the target renamed on success, an existing file only with force. */
+int gs_write_text_out(const char *path, int force, const char *text, gs_status *st);
 gs_type gs_reader_type(const gs_reader *r);
 gs_format gs_reader_format(const gs_reader *r);   /* the format detected (never AUTO) */
 int gs_reader_compressed(const gs_reader *r);     /* input was zstd */

@@ -44,3 +44,18 @@ printf '\223NUMPY\1\0\166' >"$D/cut9.npy"
 err npy_cut_in_length 1 "cut9.npy: truncated npy header" -- $G scan -q cut9.npy -
 printf '\223NUM' >"$D/cut4.npy"
 err npy_cut_in_magic 1 "cut4.npy: not an npy file (no \\x93NUMPY magic)" -- $G scan -q --from npy cut4.npy -
+# control characters in a message are escaped: one error line whatever the name holds
+err newline_in_out 1 "nodir/a\\nb: No such file or directory" -- $G scan -q -t i32 in.raw "nodir/a
+b"
+printf 'a,b\n1,2\n' >"$D/t.csv"
+err newline_in_col 1 "t.csv: no column named 'c\\nd' in the header" -- $G scan -q --col "c
+d" t.csv -
+# compact --count with OUT: the count goes to OUT (a line of text), nothing to stdout
+(cd "$D" && $G compact -q --count --pred gt:1 -t i32 in.raw count.txt >"$T/stdout") && [ "$(cat "$D/count.txt")" = 1 ] &&
+    [ ! -s "$T/stdout" ] && pass count_to_out || fail count_to_out "count.txt: $(cat "$D/count.txt" 2>&1), stdout: $(head -c 100 "$T/stdout")"
+err count_out_exists 1 "count.txt: file exists (use -f to overwrite)" -- $G compact -q --count --pred gt:0 -t i32 in.raw count.txt
+(cd "$D" && $G compact -q -f --count --pred gt:0 -t i32 in.raw count.txt) && [ "$(cat "$D/count.txt")" = 2 ] &&
+    pass count_to_out_force || fail count_to_out_force "count.txt: $(cat "$D/count.txt" 2>&1)"
+rm -f "$D/count.txt"
+# help to a full device: an error, exit 1
+err help_to_full 1 "stdout: write failed: No space left on device" -- sh -c "$G scan --help >/dev/full"
