@@ -20,18 +20,19 @@ T=${TMPDIR:-/tmp}/gs-nvcomp.$$
 mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
 codec_o=()
+DEPS_INC=""; [ -d .deps/usr/include ] && DEPS_INC="-I$PWD/.deps/usr/include" # xxhash.h where make deps-local put it
 build_codec() {
     local f o
     for f in pipeline/gpu/codec_*.cu; do
         o=$T/$(basename "$f" .cu).o
         codec_o+=("$o")
-        "$NVCC" -O2 -std=c++17 -DGS_HAVE_CUDA -DGS_HAVE_NVCOMP -I"$H/include" -DGS_NVCOMP_LIBDIR="\"$LIBDIR\"" \
+        "$NVCC" -O2 -std=c++17 -DGS_HAVE_CUDA -DGS_HAVE_NVCOMP -I"$H/include" $DEPS_INC -DGS_NVCOMP_LIBDIR="\"$LIBDIR\"" \
             -c "$f" -o "$o" 2>>"$T/err" || return 1
     done
 }
 if build_codec &&
-    cc -O2 -std=c11 -DGS_HAVE_CUDA -D_GNU_SOURCE -c tests/cli/nvcomp_link.c -o "$T/main.o" 2>>"$T/err" &&
-    cc -O2 -std=c11 -D_GNU_SOURCE -c common/gs.c -o "$T/gs.o" 2>>"$T/err" &&
+    cc -O2 -std=c11 -DGS_HAVE_CUDA -D_GNU_SOURCE $DEPS_INC -c tests/cli/nvcomp_link.c -o "$T/main.o" 2>>"$T/err" &&
+    cc -O2 -std=c11 -D_GNU_SOURCE $DEPS_INC -c common/gs.c -o "$T/gs.o" 2>>"$T/err" &&
     cc -O2 -std=c11 -D_GNU_SOURCE -pthread -c common/pool.c -o "$T/pool.o" 2>>"$T/err" &&
     cc -o "$T/link" "$T/main.o" "$T/gs.o" "$T/pool.o" "${codec_o[@]}" -L"$CUDA_HOME/lib64" -lcudart_static -ldl -lrt -lpthread \
         -lstdc++ 2>>"$T/err"; then
