@@ -405,6 +405,49 @@ static void test_parse(void)
     CHECK(bad == 0, "parse_int_random", "%d mismatches", bad);
 }
 
+/* Long runs of zeros and digits beside big exponents: the exponent saturates, and the count of
+ * fraction digits (each moves the decimal exponent by one) never cancels it back into range.
+ * Every combination must give strtod's and strtof's bits. */
+static void test_parse_long(void)
+{
+    static const size_t runs[] = {1, 19, 20, 400, 999999, 1000000, 1000004};
+    static const char *exps[] = {"e999999", "e+1000000", "e1000001", "e-1000001", "e1000308", "e-999990",
+                                 "e10000001", "e-10000001", "e2000005", "e99999999999999999999",
+                                 /* only with the short runs (the long ones cost milliseconds each) */
+                                 "", "e0", "e+5", "e-5", "e22", "e308", "e-324", "e-99999999999999999999",
+                                 "E+0000000001"};
+    /* %1$s: the run of zeros, %2$s: a run of nines as long; then the exponent */
+    static const char *shapes[] = {"0.%1$s1", "%1$s.%1$s5", "-0.%1$s7", "0.%1$s123456789012345678901", "1.%1$s1",
+                                   "0.%1$s%2$s",
+                                   /* only with the short runs */
+                                   "%1$s1", "1%1$s", ".%2$s", "%2$s"};
+    const size_t nexp = sizeof exps / sizeof *exps, nshape = sizeof shapes / sizeof *shapes;
+    int bad = 0, n = 0;
+    char *zeros = malloc(1000005), *nines = malloc(1000005), *buf = malloc(2000100);
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+        const int big = runs[r] > 1000;
+        memset(zeros, '0', runs[r]);
+        zeros[runs[r]] = 0;
+        memset(nines, '9', runs[r]);
+        nines[runs[r]] = 0;
+        for (size_t sh = 0; sh < (big ? 6 : nshape); sh++)
+            for (size_t e = 0; e < (big ? 10 : nexp); e++) {
+                int len = sprintf(buf, shapes[sh], zeros, nines);
+                strcpy(buf + len, exps[e]);
+                n++;
+                if (!parse_matches_libc(buf, GS_F64) || !parse_matches_libc(buf, GS_F32)) {
+                    if (bad++ < 5)
+                        printf("# long decimal mismatch: shape '%s' run %zu exponent '%s'\n", shapes[sh], runs[r],
+                               exps[e]);
+                }
+            }
+    }
+    CHECK(bad == 0, "parse_float_long_runs_saturate", "%d of %d mismatch strtod/strtof", bad, n);
+    free(zeros);
+    free(nines);
+    free(buf);
+}
+
 /* ---- gs_num_format ------------------------------------------------------------------------- */
 
 static int roundtrip_one(gs_type t, const void *v, char *txt)
@@ -1125,6 +1168,7 @@ int main(void)
 {
     gs_pool_start(4);
     test_parse();
+    test_parse_long();
     test_format();
     /* The dialect cases once as they come (one block), then with tiny blocks (every line a
      * block cut, read-ahead, sequential libcsv blocks ending inside quotes) on 1 and 3 threads. */
