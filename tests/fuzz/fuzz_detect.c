@@ -34,7 +34,6 @@
 #include <zstd.h>
 
 #include "../../common/pool.h"
-#include "../../io/lines.h"
 #include "fuzz_mem.h"
 
 extern size_t gs_zstd_window; /* io/zstd.c: the compressed read window; 0 = by threads */
@@ -172,7 +171,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
         /* Small csv/text blocks and zstd windows: their edges are crossed on small inputs, and
          * the default 32 MiB blocks and 16+ MiB windows would cost most of each execution. */
-        gs_lines_block_size = 4096;
         gs_zstd_window = 4096;
     }
     if (size < 2) return 0;
@@ -187,6 +185,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.threads = (o1 >> 4) & 1 ? 3 : 1;
     o.header = (gs_header_mode)(((o1 >> 5) & 3) == 3 ? 0 : (o1 >> 5) & 3);
     o.skip_bad = o1 >> 7;
+    o.block_size = 4096;
     const uint8_t *in = data + 2;
     size_t len = size - 2;
 
