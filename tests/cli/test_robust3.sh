@@ -45,6 +45,8 @@ print('\n'.join('%g' % float(r[int(sys.argv[2]) - 1]) for r in rows[1:] if r))" 
 done <<'EOF'
 cr_quoted_crlf|"a\r\nb",v\r1,5\r2,6\r3,7\r|2|5\n6\n7\n
 cr_quoted_lf|"a\nb",v\r1,5\r2,6\r3,7\r|2|5\n6\n7\n
+cr_quoted_lf_last_field|v,"a\nb"\r1,5\r2,6\r|2|5\n6\n
+cr_quoted_lf_first_col|v,"a\nb"\r1,5\r2,6\r|1|1\n2\n
 cr_quoted_cr|"a\rb",v\r1,5\r2,6\r|2|5\n6\n
 cr_quoted_crlf_no_last_end|"x\r\n\r\ny",v\r1,5\r2,6|2|5\n6\n
 cr_quoted_escaped_quote|"a""\r\n""b",v\r1,5\r2,6\r|2|5\n6\n
@@ -120,9 +122,34 @@ if [ -n "$PY" ]; then
 import numpy as np
 rng = np.random.default_rng(7)
 x = rng.choice(np.array([-0.0, 0.0, 1.0, -1.0, 0.5, -0.5]), 200000, p=[.6, .1, .075, .075, .075, .075])
-x.tofile('$T/mz.f64'); np.cumsum(x).tofile('$T/mz.want')"
+x.tofile('$T/mz.f64'); np.cumsum(x).tofile('$T/mz.want')
+x.astype(np.float32).tofile('$T/mz.f32'); np.cumsum(x.astype(np.float32)).tofile('$T/mz32.want')"
     $G scan -q -f -t f64 "$T/mz.f64" "$T/mz.got" 2>"$T/.err"
     cmp -s "$T/mz.got" "$T/mz.want" && pass scan_negzero_numpy_random || fail scan_negzero_numpy_random "differs from numpy.cumsum"
 else
     skip scan_negzero_numpy_random "python3 with numpy missing"
+fi
+# Every GPU scan variant, where a GPU answers. These sums are exact, so any order of adding gives
+# numpy's bits: -0.0 exactly where every element so far is -0.0.
+if $G scan -q -f --backend gpu -t f64 "$T/nz.f64" "$T/g.f64" 2>/dev/null; then
+    for a in $($G info | awk '$1 == "scan" { b = $3 == "*" ? $4 : $3; if (b == "gpu") print $2 }'); do
+        for args in "" "--chunk 64K" "--exclusive"; do
+            name="scan_negzero_gpu_${a}_${args:-plain}"
+            $G scan -q -f --backend gpu --algo "$a" -t f64 $args "$T/nz.f64" "$T/g.f64" 2>"$T/.err"
+            want=$T/nz.f64
+            if [ "$args" = --exclusive ]; then
+                python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<d', 0.0) * 300000)" >"$T/z.f64"
+                want=$T/z.f64
+            fi
+            cmp -s "$T/g.f64" "$want" && pass "$name" || fail "$name" "not numpy's zeros: $(head -c 200 "$T/.err")"
+        done
+        if [ -n "$PY" ]; then
+            $G scan -q -f --backend gpu --algo "$a" -t f64 "$T/mz.f64" "$T/g.f64" 2>"$T/.err"
+            cmp -s "$T/g.f64" "$T/mz.want" && pass "scan_negzero_gpu_${a}_numpy" || fail "scan_negzero_gpu_${a}_numpy" "differs from numpy.cumsum"
+            $G scan -q -f --backend gpu --algo "$a" -t f32 "$T/mz.f32" "$T/g.f32" 2>"$T/.err"
+            cmp -s "$T/g.f32" "$T/mz32.want" && pass "scan_negzero_gpu_${a}_numpy_f32" || fail "scan_negzero_gpu_${a}_numpy_f32" "differs from numpy.cumsum"
+        fi
+    done
+else
+    skip scan_negzero_gpu "no usable GPU"
 fi

@@ -1,5 +1,5 @@
-/* fuzz_csv.c - libFuzzer target for the csv and text decoders (io/csv.c, io/text.c) and the
- * number conversions under them (io/numfmt.c).
+/* fuzz_csv.c - libFuzzer target for the csv and text decoders (io/csv.c, io/csv_lines.c,
+ * io/text.c) and the number conversions under them (io/numfmt.c).
  *
  * The first byte chooses the options, the rest is the input, fed through an in-memory byte
  * source that hands out short reads. Any status is fine (bad input must fail cleanly); the
@@ -11,7 +11,7 @@
  *
  * Build and run (corpus in tests/fuzz/corpus_csv/):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -o build/fuzz_csv \
- *       tests/fuzz/fuzz_csv.c io/numfmt.c io/csv.c io/text.c common/gs.c common/pool.c -lcsv -lm
+ *       tests/fuzz/fuzz_csv.c io/numfmt.c io/csv.c io/csv_lines.c io/text.c common/gs.c common/pool.c -lcsv -lm
  *   build/fuzz_csv -max_total_time=60 -max_len=4096 tests/fuzz/corpus_csv
  *
  * Option byte: bits 0-1 header mode (auto, yes, no, auto); bits 2-3 delimiter (',', ';', tab,
