@@ -18,7 +18,7 @@
  * Writing. One row per line: the value, or "min<delim>max"; an optional header line first,
  * with the same delimiter. Rows are formatted in parallel into per-part buffers and written in
  * order. */
-#include "csv_lines.h"
+#include "csv.h"
 
 #include <csv.h>
 #include <errno.h>
@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "../common/pool.h"
+#include "csv_lines.h"
 
 /* libcsv's parser state "inside a field" (csv.h exposes struct csv_parser but not the state
  * names; the values have been fixed since libcsv 1.0). With p->quoted set, it means an open

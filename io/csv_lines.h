@@ -7,9 +7,7 @@
  * order, and an error's line number is the lines of the earlier pieces plus its own. The next
  * block is read during the parse (read-ahead). A format may parse the blocks that hold a quote
  * character in order instead (csv: libcsv, io/csv.c). Before the first block, the format may
- * look at the first bytes and consume some (csv: the line-end style and the header).
- * Encoding: values are split into runs of rows formatted in parallel into per-run text
- * buffers, written to the sink in order (io/csv.c). */
+ * look at the first bytes and consume some (csv: the line-end style and the header). */
 #ifndef GS_IO_CSV_LINES_H
 #define GS_IO_CSV_LINES_H
 
@@ -105,10 +103,5 @@ void gs_lines_cr(gs_ldec *L);
 int gs_lines_fail(gs_ldec *L, const gs_piece *pc, uint64_t earlier, gs_status *st);
 /* Close without the source (a failed open: the caller keeps it). */
 void gs_lines_abandon(gs_ldec *L);
-
-/* Open a line encoder: sep between the two values of a (min, max) row; header (a whole line
- * without its '\n') written first when not NULL. */
-int gs_lines_enc_open(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, char sep, const char *header,
-                      gs_status *st);
 
 #endif

@@ -3,6 +3,7 @@
  * the tokenizer below; errors name the line: "in.txt: line 12: invalid number 'x'". Writing:
  * one value per line; a (min, max) row is written "min max", separated by one space, so that
  * `read a b` in a shell and numpy.loadtxt both split it. */
+#include "csv.h"
 #include "csv_lines.h"
 
 static inline int is_space(char c)
