@@ -1,44 +1,35 @@
-/* csv.c - CSV in and out, and the parallel line-block engine that csv and text share
- * (lines.h).
+/* csv.c - CSV in and out: the fields as libcsv reads them, the first row, and the writer.
+ * Blocks, pieces and threads are the line engine's (csv_lines.c).
  *
- * Reading. A header stage first parses the first row with libcsv (quotes allowed), resolves
- * --col (1-based index or header name) and decides whether that row is a header (--header,
- * --no-header, or auto: a header when the selected field is not a number). Then blocks of
- * 32 MiB are cut after their last '\n'. A block without a quote character cannot hold a
- * quoted field, so it is split into pieces at line ends and the pieces are parsed in parallel
- * by a hand-written splitter; a block with a quote character (or one that starts inside a
- * quoted field) goes through libcsv sequentially, line by line, so that quoted delimiters and
- * line breaks are right. Both paths agree on the dialect: rows end at '\n' (a '\r' before it,
- * like any '\r', ' ' or '\t' around a field, is surrounding space, except the delimiter
- * itself); blank lines are skipped; fields beyond the selected one are not looked at; a UTF-8
- * byte order mark is dropped. Every bad field names its line (the count of '\n' before it,
- * plus one) and field; with several bad fields in a block, the first in the file is reported.
- * With more than one thread, the next block is read while the current one is parsed (one
- * more part of the same parallel job), and the parsed values are copied out in parallel.
+ * Reading. First the line-end style: that of the first CR or LF outside quotes. A lone CR
+ * (old Mac and Excel exports) makes every CR a line end, read as LF; otherwise LF ends lines
+ * and a CR is surrounding space (so CRLF works). Then a header stage parses the first row with
+ * libcsv (quotes allowed), resolves --col (1-based index or header name) and decides whether
+ * that row is a header (--header, --no-header, or auto: a header when the selected field is
+ * not a number). The rest goes to the engine: a block without a quote character cannot hold a
+ * quoted field, so its pieces go to the fast splitter in parallel; a block with a quote
+ * character (or one that starts inside a quoted field) goes through libcsv here, in order,
+ * line by line, so that quoted delimiters and line breaks are right. Both agree on the dialect:
+ * rows end at '\n'; ' ', '\t' and '\r' around a field are surrounding space, except the
+ * delimiter itself; blank lines are skipped; fields beyond the selected one are not looked at; a
+ * UTF-8 byte order mark is dropped. Every bad field names its line (the count of '\n' before
+ * it, plus one) and field; with several bad fields in a block, the first in the file is reported.
  *
- * Writing. One row per line: the value, or "min<delim>max"; an optional header line first.
- * Rows are formatted in parallel into per-part buffers and written in order. */
-#include "lines.h"
+ * Writing. One row per line: the value, or "min<delim>max"; an optional header line first,
+ * with the same delimiter. Rows are formatted in parallel into per-part buffers and written in
+ * order. */
+#include "csv.h"
 
 #include <csv.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/pool.h"
+#include "csv_lines.h"
 
-size_t gs_lines_block_size = 0;
-
-#define DEFAULT_BLOCK ((size_t)32 << 20)
-#define MAX_FIELD ((size_t)64 << 20) /* a libcsv field this long is a missing closing quote */
-#define MIN_PIECE 4096               /* smaller pieces are not worth a thread */
-#define HEADROOM ((size_t)1 << 20)   /* room for the carried tail before a block read ahead
-                                        (a block's worth when blocks are smaller) */
-#define MAX_LINE ((size_t)1 << 30)   /* a longer line (text: token) is an error, not a reason to
-                                        hold the whole input in memory */
 /* libcsv's parser state "inside a field" (csv.h exposes struct csv_parser but not the state
  * names; the values have been fixed since libcsv 1.0). With p->quoted set, it means an open
  * quote: at the end of the input, a missing closing quote. Checked here rather than with
@@ -47,609 +38,169 @@ size_t gs_lines_block_size = 0;
 #define LIBCSV_FIELD_BEGUN 2
 static int open_quote(const struct csv_parser *p) { return p->pstate == LIBCSV_FIELD_BEGUN && p->quoted; }
 
-/* ---- pieces ------------------------------------------------------------------------------ */
+/* ---- the dialect on libcsv ------------------------------------------------------------------ */
 
-void *gs_piece_grow(gs_piece *pc, size_t esize)
-{
-    size_t ncap = pc->cap ? pc->cap * 2 : 4096;
-    char *nv = realloc(pc->vals, ncap * esize);
-    if (!nv) {
-        pc->nomem = 1;
-        return NULL;
-    }
-    pc->vals = nv;
-    pc->cap = ncap;
-    return pc->vals + pc->n * esize;
-}
-
-int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int field, int nfields,
-                 const char *tok, size_t len)
-{
-    if (c->skip_bad) {
-        pc->skipped++;
-        return 0;
-    }
-    pc->err = kind;
-    pc->err_line = line;
-    pc->err_field = field;
-    pc->err_nfields = nfields;
-    /* Keep the message one short line: printable bytes only, long tokens cut with "...". */
-    size_t n = len < 40 ? len : 36, i;
-    for (i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)tok[i];
-        pc->err_tok[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
-    }
-    if (n < len) memcpy(pc->err_tok + i, "...", 3), i += 3;
-    pc->err_tok[i] = 0;
-    return 1;
-}
-
-static void piece_reset(gs_piece *pc, const char *b, const char *e)
-{
-    pc->begin = b;
-    pc->end = e;
-    pc->n = 0;
-    pc->lines = 0;
-    pc->skipped = 0;
-    pc->err = GS_PERR_NONE;
-    pc->nomem = 0;
-    pc->err_line = 0;
-    pc->err_field = 0;
-    pc->err_nfields = 0;
-    pc->err_tok[0] = 0;
-}
-
-/* ---- the fast splitter for blocks without quotes ------------------------------------------ */
-
-static inline int is_trim(const gs_lparse *c, char ch)
-{
-    return ch == '\r' || (ch == ' ' && c->trim_sp) || (ch == '\t' && c->trim_tab);
-}
-
-/* A line of surrounding space only (never the delimiter: "\t" is a row of two empty fields
- * in a tab-separated file), as libcsv skips it. */
-static int is_blank(const gs_lparse *c, const char *p, const char *e)
-{
-    for (; p < e; p++)
-        if (!is_trim(c, *p)) return 0;
-    return 1;
-}
-
-/* Fields are short: a byte loop that stops at the delimiter or the line end beats two memchr
- * calls a line. Returns the stop position (end when neither is found). */
-static inline const char *field_end(const char *p, const char *end, char delim)
-{
-    while (p < end && *p != delim && *p != '\n') p++;
-    return p;
-}
-
-static void csv_piece(const gs_lparse *c, gs_piece *pc)
-{
-    const char *p = pc->begin, *end = pc->end;
-    const char delim = c->delim;
-    const int col = c->col;
-    uint64_t line = 0;
-    while (p < end) {
-        const char *f = p, *fe = field_end(p, end, delim);
-        int k = 1;
-        for (; k < col && fe < end && *fe == delim; k++) {
-            f = fe + 1;
-            fe = field_end(f, end, delim);
-        }
-        /* the line end: fe when the field stopped there, else further on */
-        const char *nl = fe;
-        if (fe < end && *fe != '\n') nl = memchr(fe, '\n', (size_t)(end - fe));
-        if (!nl) nl = end;
-        if (k < col) {
-            if (!is_blank(c, p, nl) && gs_piece_bad(c, pc, GS_PERR_MISSING, line, col, k, "", 0)) return;
-        } else {
-            while (f < fe && is_trim(c, *f)) f++;
-            while (fe > f && is_trim(c, fe[-1])) fe--;
-            if (f < fe || !is_blank(c, p, nl)) {
-                void *slot = gs_piece_slot(pc, c->esize);
-                if (!slot) return;
-                int r = gs_num_parse(f, (size_t)(fe - f), c->type, slot);
-                if (r == 0) pc->n++;
-                else if (gs_piece_bad(c, pc, r == -2 ? GS_PERR_RANGE : GS_PERR_INVALID, line, col, 0, f,
-                                      (size_t)(fe - f)))
-                    return;
-            }
-        }
-        if (nl == end) break;
-        line++;
-        p = nl + 1;
-    }
-    pc->lines = line;
-}
-
-/* ---- the decoder -------------------------------------------------------------------------- */
-
-/* A run of values to copy out to the reader. */
-typedef struct copy_seg {
-    const char *src;
-    char *dst;
-    size_t bytes;
-} copy_seg;
-
-
-typedef struct ldec {
-    gs_decoder base;
-    gs_lparse cfg;
-    int text;
-    gs_piece_fn fn;
-    int nthreads;
-    size_t block;
-    char *buf;           /* unparsed bytes are [pos, len) */
-    size_t cap, pos, len;
-    int eof;             /* the source is exhausted */
-    /* read-ahead: while a block is parsed, the next one is read into abuf at `headroom`; the
-     * carried tail of the block is then put in front of it and the buffers swap */
-    size_t headroom;
-    char *abuf;
-    size_t acap, apos, alen;
-    int ahead, rd_eof, rd_rc;
-    gs_status rd_st;
-    int seq_mode, seq_rc; /* this block goes through libcsv; its status */
-    gs_status seq_st;
-    int done;            /* and every byte is parsed */
-    uint64_t line_base;  /* '\n' before buf[pos] */
-    gs_piece *pieces;    /* the current block's pieces; value arrays are reused */
-    size_t npieces_cap, npieces, cur, off;
-    copy_seg *segs;      /* one per piece: read() copies out in parallel */
-    /* libcsv path (csv only) */
-    struct csv_parser cp;
-    int cp_ready;
-    int cr_lines;        /* csv: -1 undecided, 1 when lines end in a lone '\r' (read as '\n') */
-    int held;            /* a byte read ahead to decide cr_lines, handed out by the next read */
-    char held_c;
-    int field;           /* fields seen in the current row */
-    int row_open;        /* some field of the current row was seen */
-    int midrow;          /* the last libcsv block ended inside a row (a quoted line break) */
-    uint64_t row_start;  /* absolute '\n' count before the current row's first line */
-    uint64_t seq_line;   /* '\n' fed so far in this block */
-    int seq_stop;
-    gs_piece *seq;
-    char *colname;
-    gs_status fail;      /* a failure is sticky: later reads repeat it */
-} ldec;
-
-static int sp_all(unsigned char c) { return c == ' ' || c == '\t' || c == '\r'; }
-static int sp_notab(unsigned char c) { return c == ' ' || c == '\r'; }
-static int sp_nospace(unsigned char c) { return c == '\t' || c == '\r'; }
+/* Surrounding space: ' ' and '\t' unless one is the delimiter, and '\r' unless it ends lines. */
+static int sp_all(unsigned char c) { return c == ' ' || c == '\t'; }
+static int sp_notab(unsigned char c) { return c == ' '; }
+static int sp_nospace(unsigned char c) { return c == '\t'; }
+static int sp_all_cr(unsigned char c) { return sp_all(c) || c == '\r'; }
+static int sp_notab_cr(unsigned char c) { return sp_notab(c) || c == '\r'; }
+static int sp_nospace_cr(unsigned char c) { return sp_nospace(c) || c == '\r'; }
 static int term_lf(unsigned char c) { return c == '\n'; }
+static int term_crlf(unsigned char c) { return c == '\n' || c == '\r'; }
 
-/* libcsv with our dialect: '\n' ends rows, '\r' is space (so CRLF works and a lone CR is not
- * a row end - as in the fast splitter), the delimiter is never space. */
-static int csv_setup(struct csv_parser *p, const gs_lparse *c)
+/* libcsv with our dialect: '\n' ends rows and '\r' is space (the engine has turned lone-CR
+ * line ends into '\n'); with find_end, '\r' ends rows too and every row end is reported (blank
+ * lines included), to find the first. The delimiter is never space. */
+static int csv_setup(struct csv_parser *p, char delim, int find_end)
 {
-    if (csv_init(p, 0) != 0) return -1;
-    csv_set_delim(p, (unsigned char)c->delim);
-    csv_set_space_func(p, c->delim == '\t' ? sp_notab : c->delim == ' ' ? sp_nospace : sp_all);
-    csv_set_term_func(p, term_lf);
+    if (csv_init(p, find_end ? CSV_REPALL_NL : 0) != 0) return -1;
+    csv_set_delim(p, (unsigned char)delim);
+    if (find_end) csv_set_space_func(p, delim == '\t' ? sp_notab : delim == ' ' ? sp_nospace : sp_all);
+    else csv_set_space_func(p, delim == '\t' ? sp_notab_cr : delim == ' ' ? sp_nospace_cr : sp_all_cr);
+    csv_set_term_func(p, find_end ? term_crlf : term_lf);
     csv_set_blk_size(p, 4096);
     return 0;
 }
 
-/* Fail and remember it: a failure is sticky. */
-static int dec_fail(ldec *L, gs_status *st, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int dec_fail(ldec *L, gs_status *st, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(L->fail.msg, sizeof L->fail.msg, fmt, ap);
-    va_end(ap);
-    L->fail.code = code;
-    return gs_fail(st, code, "%s", L->fail.msg);
-}
+/* ---- blocks with quotes: libcsv, in order ---------------------------------------------------- */
 
-/* Turn a piece's error into the message; earlier = '\n' before the piece. */
-static int piece_fail(ldec *L, const gs_piece *pc, uint64_t earlier, gs_status *st)
-{
-    /* Unsigned wrap-around is intended: a quoted row that began in an earlier block has a
-     * "negative" err_line, and the sum is still the absolute line. */
-    unsigned long long line = (unsigned long long)(earlier + pc->err_line + 1);
-    const char *name = L->base.src->name;
-    char where[64];
-    if (pc->nomem) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", name);
-    if (pc->err_field) snprintf(where, sizeof where, "line %llu field %d", line, pc->err_field);
-    else snprintf(where, sizeof where, "line %llu", line);
-    switch (pc->err) {
-    case GS_PERR_INVALID:
-        return dec_fail(L, st, GS_EDATA, "%s: %s: invalid number '%s'", name, where, pc->err_tok);
-    case GS_PERR_RANGE:
-        return dec_fail(L, st, GS_EDATA, "%s: %s: number '%s' out of range for %s", name, where, pc->err_tok,
-                        gs_type_name(L->cfg.type));
-    case GS_PERR_MISSING:
-        return dec_fail(L, st, GS_EDATA, "%s: line %llu: missing column %d (the row has %d field%s)", name, line,
-                        pc->err_field, pc->err_nfields, pc->err_nfields == 1 ? "" : "s");
-    case GS_PERR_TOOLONG:
-        return dec_fail(L, st, GS_EDATA, "%s: line %llu: quoted field longer than %zu MiB (missing closing quote?)",
-                        name, line, MAX_FIELD >> 20);
-    default:
-        return dec_fail(L, st, GS_EDATA, "%s: line %llu: unterminated quoted field", name, line);
-    }
-}
+typedef struct csv_seq {
+    struct csv_parser cp;
+    const gs_lparse *cfg;
+    gs_piece *pc;        /* the block's piece */
+    int field;           /* fields seen in the current row */
+    int row_open;        /* some field of the current row was seen */
+    uint64_t row_start;  /* absolute '\n' count before the current row's first line */
+    uint64_t line;       /* '\n' fed so far in this block */
+    int stop;
+    char *colname;       /* the header's name of the column */
+} csv_seq;
 
-/* Move the unparsed bytes to the front and read until there are `want` of them, the buffer is
- * full or the source ends. */
-/* Read from the source. CSV whose first line ends in a lone '\r' (old Mac and Excel exports)
- * has every '\r' read as '\n'; a '\r' is surrounding space otherwise, so the rest of the
- * parser sees '\n' line ends only. Deciding may need the byte after a '\r' that ends a read: it
- * is read on its own and handed out first by the next call, so the decision never depends on
- * how the source cuts its reads. */
-static int src_read(ldec *L, char *buf, size_t cap, size_t *got, gs_status *st)
-{
-    size_t n = 0, g = 0;
-    *got = 0;
-    if (!cap) return GS_OK;
-    if (L->held) {
-        buf[n++] = L->held_c;
-        L->held = 0;
-    }
-    int r = L->base.src->read(L->base.src, buf + n, cap - n, &g, st);
-    if (r) return r;
-    n += g;
-    *got = n;
-    if (L->cr_lines == 0 || !n) return GS_OK;
-    char *p = buf, *end = buf + n;
-    if (L->cr_lines < 0) {
-        while (p < end && *p != '\r' && *p != '\n') p++;
-        if (p == end) return GS_OK;
-        if (*p == '\n') L->cr_lines = 0;
-        else if (p + 1 < end) L->cr_lines = p[1] != '\n';
-        else { /* the '\r' ends this read: look at the next byte */
-            size_t g1 = 0;
-            if ((r = L->base.src->read(L->base.src, &L->held_c, 1, &g1, st))) return r;
-            L->held = g1 == 1;
-            L->cr_lines = !L->held || L->held_c != '\n';
-        }
-        if (!L->cr_lines) return GS_OK;
-    }
-    while ((p = memchr(p, '\r', (size_t)(end - p)))) *p++ = '\n';
-    return GS_OK;
-}
-
-static int fill(ldec *L, size_t want, gs_status *st)
-{
-    if (L->pos) {
-        memmove(L->buf, L->buf + L->pos, L->len - L->pos);
-        L->len -= L->pos;
-        L->pos = 0;
-    }
-    while (L->len < want && L->len < L->cap && !L->eof) {
-        size_t got = 0;
-        int r = src_read(L, L->buf + L->len, L->cap - L->len, &got, st);
-        if (r) { /* the source said why in st; keep a copy for later reads */
-            L->fail.code = r;
-            snprintf(L->fail.msg, sizeof L->fail.msg, "%s", st ? st->msg : "read error");
-            return r;
-        }
-        if (got == 0) L->eof = 1;
-        L->len += got;
-    }
-    return GS_OK;
-}
-
-/* Double the buffer (a line longer than a block), up to MAX_LINE. */
-static int grow(ldec *L, gs_status *st)
-{
-    size_t ncap = L->cap * 2;
-    if (L->cap >= MAX_LINE)
-        return dec_fail(L, st, GS_EDATA, "%s: line %llu: longer than %zu MiB", L->base.src->name,
-                        (unsigned long long)L->line_base + 1, MAX_LINE >> 20);
-    char *nb = realloc(L->buf, ncap);
-    if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory (a line longer than %zu MiB?)",
-                             L->base.src->name, L->cap >> 20);
-    L->buf = nb;
-    L->cap = ncap;
-    return GS_OK;
-}
-
-static int is_ws(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-/* Where to cut [p, p+n): after the last '\n' (text: after the last whitespace, for files of
- * one long line). 0 when there is none. */
-static size_t find_cut(const ldec *L, const char *p, size_t n)
-{
-    const char *nl = memrchr(p, '\n', n);
-    if (nl) return (size_t)(nl - p) + 1;
-    if (L->text)
-        for (size_t i = n; i > 0; i--)
-            if (is_ws(p[i - 1])) return i;
-    return 0;
-}
-
-/* The first piece boundary at or after `at` in [p, p+n): just after a line end (text: after
- * any whitespace). */
-static size_t next_boundary(const ldec *L, const char *p, size_t n, size_t at)
-{
-    if (at == 0 || at >= n) return at >= n ? n : 0;
-    if (!L->text) {
-        const char *nl = memchr(p + at - 1, '\n', n - at + 1);
-        return nl ? (size_t)(nl - p) + 1 : n;
-    }
-    for (size_t i = at - 1; i < n; i++)
-        if (is_ws(p[i])) return i + 1;
-    return n;
-}
-
-static int ensure_pieces(ldec *L, size_t np, gs_status *st)
-{
-    if (np <= L->npieces_cap) return GS_OK;
-    gs_piece *np_ = realloc(L->pieces, np * sizeof *np_);
-    if (np_) L->pieces = np_;
-    copy_seg *ns = np_ ? realloc(L->segs, np * sizeof *ns) : NULL;
-    if (!ns) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
-    L->segs = ns;
-    memset(np_ + L->npieces_cap, 0, (np - L->npieces_cap) * sizeof *np_);
-    L->npieces_cap = np;
-    return GS_OK;
-}
-
-static int seq_block(ldec *L, const char *data, size_t n, int at_eof, gs_status *st);
-
-/* Read the next block into abuf (the read-ahead part of a block's job). */
-static void read_ahead(ldec *L)
-{
-    L->apos = L->alen = L->headroom;
-    L->rd_eof = 0;
-    while (L->alen < L->acap) {
-        size_t got = 0;
-        L->rd_rc = src_read(L, L->abuf + L->alen, L->acap - L->alen, &got, &L->rd_st);
-        if (L->rd_rc) return;
-        if (got == 0) {
-            L->rd_eof = 1;
-            return;
-        }
-        L->alen += got;
-    }
-}
-
-/* One part of a block's job: part 0 reads ahead (when ahead), the others parse. */
-static void run_part(void *ctx, size_t p, size_t np)
-{
-    ldec *L = ctx;
-    (void)np;
-    if (L->ahead) {
-        if (p == 0) {
-            read_ahead(L);
-            return;
-        }
-        p--;
-    }
-    if (L->seq_mode)
-        L->seq_rc = seq_block(L, L->pieces[0].begin, (size_t)(L->pieces[0].end - L->pieces[0].begin), L->eof,
-                              &L->seq_st);
-    else
-        L->fn(&L->cfg, &L->pieces[p]);
-}
-
-/* libcsv callbacks for the sequential path. */
 static void seq_field(void *s, size_t len, void *data)
 {
-    ldec *L = data;
-    if (L->seq_stop) return;
-    L->row_open = 1;
-    if (++L->field != L->cfg.col) return;
+    csv_seq *C = data;
+    const gs_lparse *c = C->cfg;
+    if (C->stop) return;
+    C->row_open = 1;
+    if (++C->field != c->col) return;
     const char *f = s, *fe = f + len;
     /* libcsv trims unquoted fields; a quoted " 12 " is trimmed here too. */
-    while (f < fe && is_trim(&L->cfg, *f)) f++;
-    while (fe > f && is_trim(&L->cfg, fe[-1])) fe--;
-    void *slot = gs_piece_slot(L->seq, L->cfg.esize);
+    while (f < fe && gs_lparse_trim(c, *f)) f++;
+    while (fe > f && gs_lparse_trim(c, fe[-1])) fe--;
+    void *slot = gs_piece_slot(C->pc, c->esize);
     if (!slot) {
-        L->seq_stop = 1;
+        C->stop = 1;
         return;
     }
-    int r = gs_num_parse(f, (size_t)(fe - f), L->cfg.type, slot);
-    if (r == 0) L->seq->n++;
-    else if (gs_piece_bad(&L->cfg, L->seq, r == -2 ? GS_PERR_RANGE : GS_PERR_INVALID, L->seq_line, L->cfg.col, 0,
-                          f, (size_t)(fe - f)))
-        L->seq_stop = 1;
+    int r = gs_num_parse(f, (size_t)(fe - f), c->type, slot);
+    if (r == 0) C->pc->n++;
+    else if (gs_piece_bad(c, C->pc, r == -2 ? GS_PERR_RANGE : GS_PERR_INVALID, C->line, c->col, 0, f,
+                          (size_t)(fe - f)))
+        C->stop = 1;
 }
 
-static void seq_row(int c, void *data)
+static void seq_row(int ch, void *data)
 {
-    ldec *L = data;
-    (void)c;
-    if (!L->seq_stop && L->field < L->cfg.col &&
-        gs_piece_bad(&L->cfg, L->seq, GS_PERR_MISSING, L->seq_line, L->cfg.col, L->field, "", 0))
-        L->seq_stop = 1;
-    L->field = 0;
-    L->row_open = 0;
+    csv_seq *C = data;
+    (void)ch;
+    if (!C->stop && C->field < C->cfg->col &&
+        gs_piece_bad(C->cfg, C->pc, GS_PERR_MISSING, C->line, C->cfg->col, C->field, "", 0))
+        C->stop = 1;
+    C->field = 0;
+    C->row_open = 0;
 }
 
-/* Parse [data, data+n) with libcsv, one line per call so that callbacks know their line. */
-static int seq_block(ldec *L, const char *data, size_t n, int at_eof, gs_status *st)
+/* An error of the row that began at row_start, which may lie in an earlier block. */
+static void seq_row_bad(csv_seq *C, int kind, uint64_t line_base)
 {
-    gs_piece *pc = &L->pieces[0];
-    const char *p = data, *end = data + n;
-    piece_reset(pc, data, end);
-    if (!L->midrow) L->row_start = L->line_base;
-    L->npieces = 1;
-    L->seq = pc;
-    L->seq_line = 0;
-    L->seq_stop = 0;
-    while (p < end && !L->seq_stop) {
+    gs_piece_bad(&(gs_lparse){.skip_bad = 0}, C->pc, kind, C->row_start - line_base, 0, 0, "", 0);
+    C->stop = 1;
+}
+
+/* The engine's gs_seq_fn: the block one line per libcsv call, so that callbacks know their line. */
+static void csv_seq_block(void *ctx, const gs_lparse *c, gs_piece *pc, uint64_t line_base, int at_eof, int *midrow)
+{
+    csv_seq *C = ctx;
+    const char *p = pc->begin, *end = pc->end;
+    if (!*midrow) C->row_start = line_base;
+    C->cfg = c;
+    C->pc = pc;
+    C->line = 0;
+    C->stop = 0;
+    while (p < end && !C->stop) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-        if (csv_parse(&L->cp, p, len, seq_field, seq_row, L) != len)
-            return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
-        if (L->seq_stop) break;
-        if (L->cp.entry_pos > MAX_FIELD) {
-            gs_piece_bad(&(gs_lparse){.skip_bad = 0}, pc, GS_PERR_TOOLONG, L->row_start - L->line_base, 0, 0, "", 0);
-            L->seq_stop = 1;
+        if (csv_parse(&C->cp, p, len, seq_field, seq_row, C) != len) pc->nomem = C->stop = 1;
+        if (C->stop) break;
+        if (C->cp.entry_pos > GS_LINES_MAX_FIELD) {
+            seq_row_bad(C, GS_PERR_TOOLONG, line_base);
             break;
         }
-        if (nl) L->seq_line++;
+        if (nl) C->line++;
         /* Between rows (no field in progress): the next row starts on the next line. */
-        if (L->cp.entry_pos == 0 && !L->row_open) L->row_start = L->line_base + L->seq_line;
+        if (C->cp.entry_pos == 0 && !C->row_open) C->row_start = line_base + C->line;
         p += len;
     }
-    if (at_eof && !L->seq_stop) {
-        if (open_quote(&L->cp))
-            gs_piece_bad(&(gs_lparse){.skip_bad = 0}, pc, GS_PERR_QUOTE, L->row_start - L->line_base, 0, 0, "", 0);
-        else if (csv_fini(&L->cp, seq_field, seq_row, L) != 0)
-            return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+    if (at_eof && !C->stop) {
+        if (open_quote(&C->cp)) seq_row_bad(C, GS_PERR_QUOTE, line_base);
+        else if (csv_fini(&C->cp, seq_field, seq_row, C) != 0) pc->nomem = 1;
     }
-    pc->lines = L->seq_line;
-    L->midrow = L->cp.entry_pos != 0 || L->row_open;
-    return GS_OK;
+    pc->lines = C->line;
+    *midrow = C->cp.entry_pos != 0 || C->row_open;
 }
 
-/* Read, cut and parse the next block. Sets L->done at the end of the input. */
-static int next_block(ldec *L, gs_status *st)
+static void csv_seq_free(void *ctx)
 {
-    size_t cut, n;
-    int r;
-    /* Without read-ahead (one thread, or the first block) read here. */
-    if (!L->eof && L->len - L->pos < L->block && (r = fill(L, L->block, st))) return r;
+    csv_seq *C = ctx;
+    if (!C) return;
+    csv_free(&C->cp);
+    free(C->colname);
+    free(C);
+}
+
+/* ---- the first row --------------------------------------------------------------------------- */
+
+static void end_seen(int ch, void *data)
+{
+    int *end = data;
+    if (!*end) *end = ch;
+}
+
+/* The line-end style, from the first CR or LF outside quotes as libcsv reads them: a CR not
+ * followed by LF makes lone CRs the line ends (gs_lines_cr). Reads the first row (the header
+ * stage reads it next anyway). Without a line end in the first GS_LINES_MAX_FIELD bytes, LF. */
+static int line_ends(gs_ldec *L, char delim, gs_status *st)
+{
+    struct csv_parser p;
+    int end = 0, eof, r = GS_OK;
+    size_t off = 0, n;
+    if (csv_setup(&p, delim, 1) != 0)
+        return gs_fail(st, GS_ENOMEM, "%s: out of memory", gs_lines_decoder(L)->src->name);
     for (;;) {
-        n = L->len - L->pos;
-        if (L->eof) {
-            cut = n;
+        const char *b = gs_lines_peek(L, &n, &eof);
+        /* each call ends at a CR or LF: a row end reported is the last byte fed */
+        while (off < n && !end) {
+            size_t k = off;
+            while (k < n && b[k] != '\r' && b[k] != '\n') k++;
+            size_t len = (k < n ? k + 1 : n) - off;
+            if (csv_parse(&p, b + off, len, NULL, end_seen, &end) != len) {
+                r = gs_fail(st, GS_ENOMEM, "%s: out of memory", gs_lines_decoder(L)->src->name);
+                break;
+            }
+            off += len;
+        }
+        if (r || end == '\n' || (!end && (eof || off > GS_LINES_MAX_FIELD))) break;
+        if (end == '\r' && (off < n || eof)) { /* the byte after the CR is known */
+            if (off == n || b[off] != '\n') gs_lines_cr(L);
             break;
         }
-        if ((cut = find_cut(L, L->buf + L->pos, n))) break;
-        if ((r = grow(L, st)) || (r = fill(L, L->cap, st))) return r; /* a line longer than the buffer */
+        if ((r = gs_lines_more(L, st))) break;
     }
-    const char *data = L->buf + L->pos;
-    size_t np = 0;
-    L->seq_mode = !L->text && (L->midrow || memchr(data, '"', cut));
-    if (L->seq_mode) {
-        if ((r = ensure_pieces(L, 1, st))) return r;
-        piece_reset(&L->pieces[0], data, data + cut);
-        np = 1;
-    } else if (cut) {
-        /* One piece per thread: more would let the shared pool run more than --threads at once. */
-        size_t b = 0;
-        np = (size_t)L->nthreads;
-        if (np > cut / MIN_PIECE) np = cut / MIN_PIECE;
-        if (np < 1) np = 1;
-        if ((r = ensure_pieces(L, np, st))) return r;
-        for (size_t i = 0; i < np; i++) {
-            size_t e = i + 1 == np ? cut : next_boundary(L, data, cut, cut / np * (i + 1));
-            if (e < b) e = b;
-            piece_reset(&L->pieces[i], data + b, data + e);
-            b = e;
-        }
-    }
-    L->npieces = np;
-    /* With more than one thread, the next block is read while this one is parsed. */
-    L->ahead = L->nthreads > 1 && !L->eof;
-    if (L->ahead && L->acap < L->headroom + L->block) {
-        char *nb = realloc(L->abuf, L->headroom + L->block);
-        if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
-        L->abuf = nb;
-        L->acap = L->headroom + L->block;
-    }
-    L->seq_rc = GS_OK;
-    L->rd_rc = GS_OK;
-    gs_parallel_for(np + (size_t)L->ahead, run_part, L);
-    if (L->seq_rc) return gs_fail(st, L->fail.code, "%s", L->fail.msg);
-    uint64_t lines = 0, skipped = 0;
-    for (size_t i = 0; i < L->npieces; i++) {
-        const gs_piece *pc = &L->pieces[i];
-        if (pc->err || pc->nomem) return piece_fail(L, pc, L->line_base + lines, st);
-        lines += pc->lines;
-        skipped += pc->skipped;
-    }
-    if (L->rd_rc) { /* the source said why */
-        L->fail.code = L->rd_rc;
-        snprintf(L->fail.msg, sizeof L->fail.msg, "%s", L->rd_st.msg);
-        return gs_fail(st, L->fail.code, "%s", L->fail.msg);
-    }
-    L->base.skipped += skipped;
-    L->line_base += lines;
-    L->pos += cut;
-    if (L->ahead) {
-        /* The unparsed tail (part of a line) goes in front of the block read ahead. */
-        size_t tail = L->len - L->pos, have = L->alen - L->apos;
-        if (tail > L->apos) { /* a tail longer than the headroom: make room */
-            if (tail + have > L->acap) {
-                char *nb = realloc(L->abuf, tail + have);
-                if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
-                L->abuf = nb;
-                L->acap = tail + have;
-            }
-            memmove(L->abuf + tail, L->abuf + L->apos, have);
-            L->apos = tail;
-            L->alen = tail + have;
-        }
-        L->apos -= tail;
-        memcpy(L->abuf + L->apos, L->buf + L->pos, tail);
-        char *tb = L->buf;
-        size_t tc = L->cap;
-        L->buf = L->abuf, L->cap = L->acap, L->pos = L->apos, L->len = L->alen;
-        L->abuf = tb, L->acap = tc;
-        L->eof = L->rd_eof;
-    }
-    L->cur = L->off = 0;
-    /* The end, unless libcsv still holds a row (then one more, empty, block finishes it). */
-    if (L->eof && L->pos == L->len && !(L->seq_mode && L->midrow)) L->done = 1;
-    return GS_OK;
+    csv_free(&p);
+    return r;
 }
-
-static void copy_part(void *ctx, size_t p, size_t np)
-{
-    const copy_seg *s = (const copy_seg *)ctx + p;
-    (void)np;
-    memcpy(s->dst, s->src, s->bytes);
-}
-
-/* Hand out the parsed values in piece order, parsing blocks as needed. The copy of a whole
- * block's values is itself split over the threads: one thread's memcpy would be a serial
- * step as long as a good part of the parallel parse. */
-static int ldec_read(gs_decoder *d, void *buf, size_t cap, size_t *got, gs_status *st)
-{
-    ldec *L = (ldec *)d;
-    size_t es = L->cfg.esize, done = 0;
-    *got = 0;
-    if (L->fail.code) return gs_fail(st, L->fail.code, "%s", L->fail.msg);
-    while (done < cap) {
-        if (L->cur < L->npieces) {
-            size_t nseg = 0, bytes = 0;
-            while (L->cur < L->npieces && done < cap) {
-                gs_piece *pc = &L->pieces[L->cur];
-                size_t take = pc->n - L->off;
-                if (take > cap - done) take = cap - done;
-                if (take) {
-                    L->segs[nseg++] = (copy_seg){pc->vals + L->off * es, (char *)buf + done * es, take * es};
-                    bytes += take * es;
-                }
-                done += take;
-                L->off += take;
-                if (L->off == pc->n) L->cur++, L->off = 0;
-            }
-            if (L->nthreads > 1 && bytes >= ((size_t)1 << 20)) gs_parallel_for(nseg, copy_part, L->segs);
-            else
-                for (size_t i = 0; i < nseg; i++) copy_part(L->segs, i, nseg);
-            continue;
-        }
-        if (L->done) break;
-        int r = next_block(L, st);
-        if (r) return r;
-    }
-    *got = done;
-    return GS_OK;
-}
-
-static void ldec_close(gs_decoder *d)
-{
-    ldec *L = (ldec *)d;
-    if (!L) return;
-    for (size_t i = 0; i < L->npieces_cap; i++) free(L->pieces[i].vals);
-    free(L->pieces);
-    free(L->segs);
-    free(L->buf);
-    free(L->abuf);
-    free(L->colname);
-    if (L->cp_ready) csv_free(&L->cp);
-    if (L->base.src) L->base.src->close(L->base.src);
-    free(L);
-}
-
-/* ---- the header stage (csv) --------------------------------------------------------------- */
 
 typedef struct hdr_row {
     char **f;
@@ -664,8 +215,8 @@ static void hdr_field(void *s, size_t len, void *data)
     hdr_row *h = data;
     const char *f = s, *fe = f + len;
     if (h->rows || h->nomem) return;
-    while (f < fe && is_trim(h->cfg, *f)) f++;
-    while (fe > f && is_trim(h->cfg, fe[-1])) fe--;
+    while (f < fe && gs_lparse_trim(h->cfg, *f)) f++;
+    while (fe > f && gs_lparse_trim(h->cfg, fe[-1])) fe--;
     if (h->n == h->cap) {
         int nc = h->cap ? h->cap * 2 : 16;
         char **nf = realloc(h->f, (size_t)nc * sizeof *nf);
@@ -692,6 +243,53 @@ static void hdr_end(int c, void *data)
     ((hdr_row *)data)->rows++;
 }
 
+/* Parse the first row into h (blank lines before it skipped): *off bytes holding *nl line ends. */
+static int first_row(gs_ldec *L, hdr_row *h, size_t *off, uint64_t *nl, gs_status *st)
+{
+    const char *name = gs_lines_decoder(L)->src->name;
+    struct csv_parser hp;
+    size_t scanned = 0; /* bytes after off known to hold no '\n' (each byte is looked at once) */
+    uint64_t row_line = 0;
+    gs_piece bad = {0};
+    int r = GS_OK, eof;
+    if (csv_setup(&hp, h->cfg->delim, 0) != 0) return gs_fail(st, GS_ENOMEM, "%s: out of memory", name);
+    for (;;) {
+        size_t avail;
+        const char *p = gs_lines_peek(L, &avail, &eof) + *off;
+        const char *e = *off + scanned < avail ? memchr(p + scanned, '\n', avail - *off - scanned) : NULL;
+        scanned = e ? 0 : avail - *off;
+        if (!e && scanned > GS_LINES_MAX_FIELD && !memchr(p, '"', scanned)) {
+            /* No quote, so no field may hold a line break: this is one line, and too long a row. */
+            r = gs_fail(st, GS_EDATA, "%s: line %llu: a row longer than %zu MiB (no line end)", name,
+                        (unsigned long long)*nl + 1, GS_LINES_MAX_FIELD >> 20);
+            break;
+        }
+        if (!e && !eof) { /* want whole lines */
+            if ((r = gs_lines_more(L, st))) break;
+            continue;
+        }
+        size_t len = e ? (size_t)(e - p) + 1 : avail - *off;
+        if (hp.entry_pos == 0 && h->n == 0) row_line = *nl; /* the row has not begun: skip blank lines */
+        if (len && csv_parse(&hp, p, len, hdr_field, hdr_end, h) != len) h->nomem = 1;
+        *off += len;
+        *nl += e != NULL;
+        if (h->rows || h->nomem) break;
+        if (hp.entry_pos > GS_LINES_MAX_FIELD) {
+            gs_piece_bad(&(gs_lparse){.skip_bad = 0}, &bad, GS_PERR_TOOLONG, row_line, 0, 0, "", 0);
+            break;
+        }
+        if (!e) { /* the end of the input */
+            if (open_quote(&hp)) gs_piece_bad(&(gs_lparse){.skip_bad = 0}, &bad, GS_PERR_QUOTE, row_line, 0, 0, "", 0);
+            else if (csv_fini(&hp, hdr_field, hdr_end, h) != 0) h->nomem = 1;
+            break;
+        }
+    }
+    csv_free(&hp);
+    if (!r && bad.err) r = gs_lines_fail(L, &bad, 0, st);
+    if (!r && h->nomem) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", name);
+    return r;
+}
+
 int gs_col_number(const char *col, long *index)
 {
     const char *p = col;
@@ -707,85 +305,43 @@ int gs_col_number(const char *col, long *index)
     return 1;
 }
 
-/* Parse the first row: resolve the column, decide on the header, consume it if it is one. */
-static int header_stage(ldec *L, const gs_read_opts *o, gs_status *st)
+/* Resolve the column, decide on the header from the first row, consume it if it is one. */
+static int header_stage(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status *st)
 {
-    const char *name = L->base.src->name;
+    const char *name = gs_lines_decoder(L)->src->name;
+    gs_lparse *cfg = gs_lines_cfg(L);
     long v = 1;
     int by_name = o->col && *o->col && !gs_col_number(o->col, &v);
     if (o->col && *o->col && !by_name) {
         if (v < 1 || v > INT_MAX - 1)
-            return dec_fail(L, st, GS_EUSAGE, "invalid column '%s' (columns are counted from 1)", o->col);
-        L->cfg.col = (int)v;
+            return gs_fail(st, GS_EUSAGE, "invalid column '%s' (columns are counted from 1)", o->col);
+        cfg->col = (int)v;
     }
     if (by_name && o->header == GS_HDR_NO)
-        return dec_fail(L, st, GS_EUSAGE, "column '%s' is given by name, which needs a header line (drop --no-header)",
-                        o->col);
+        return gs_fail(st, GS_EUSAGE, "column '%s' is given by name, which needs a header line (drop --no-header)",
+                       o->col);
     if (!by_name && o->header == GS_HDR_NO) return GS_OK;
 
-    struct csv_parser hp;
-    hdr_row h = {.cfg = &L->cfg};
-    size_t off = 0;     /* bytes of the first row fed, from pos */
-    size_t scanned = 0; /* bytes after off known to hold no '\n' (each byte is looked at once) */
-    uint64_t nl = 0, row_line = 0;
-    int r = GS_OK;
-    if (csv_setup(&hp, &L->cfg) != 0) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", name);
-    for (;;) {
-        size_t avail = L->len - L->pos;
-        const char *p = L->buf + L->pos + off;
-        const char *e = off + scanned < avail ? memchr(p + scanned, '\n', avail - off - scanned) : NULL;
-        scanned = e ? 0 : avail - off;
-        if (!e && scanned > MAX_FIELD && !memchr(p, '"', scanned)) {
-            /* No quote, so no field may hold a line break: this is one line, and too long a row. */
-            r = dec_fail(L, st, GS_EDATA, "%s: line %llu: a row longer than %zu MiB (no line end)", name,
-                         (unsigned long long)nl + 1, MAX_FIELD >> 20);
-            break;
-        }
-        if (!e && !L->eof) { /* want whole lines: read more, growing when full */
-            if (L->len == L->cap && L->pos == 0 && (r = grow(L, st))) break;
-            if ((r = fill(L, L->len - L->pos + 1, st))) break; /* at least one more read */
-            continue;
-        }
-        size_t len = e ? (size_t)(e - p) + 1 : avail - off;
-        if (hp.entry_pos == 0 && h.n == 0) row_line = nl; /* the row has not begun: skip blank lines */
-        if (len && csv_parse(&hp, p, len, hdr_field, hdr_end, &h) != len) h.nomem = 1;
-        off += len;
-        nl += e != NULL;
-        if (h.rows || h.nomem) break;
-        if (hp.entry_pos > MAX_FIELD) {
-            r = dec_fail(L, st, GS_EDATA, "%s: line %llu: quoted field longer than %zu MiB (missing closing quote?)",
-                         name, (unsigned long long)row_line + 1, MAX_FIELD >> 20);
-            break;
-        }
-        if (!e) { /* the end of the input */
-            if (open_quote(&hp))
-                r = dec_fail(L, st, GS_EDATA, "%s: line %llu: unterminated quoted field", name,
-                             (unsigned long long)row_line + 1);
-            else if (csv_fini(&hp, hdr_field, hdr_end, &h) != 0) h.nomem = 1;
-            break;
-        }
-    }
-    csv_free(&hp);
-    if (!r && h.nomem) r = dec_fail(L, st, GS_ENOMEM, "%s: out of memory", name);
+    hdr_row h = {.cfg = cfg};
+    size_t off = 0;
+    uint64_t nl = 0;
+    int r = first_row(L, &h, &off, &nl, st);
     if (!r && h.rows) {
         int is_header = by_name || o->header == GS_HDR_YES;
-        if (!is_header) {
-            double x;
-            is_header = L->cfg.col <= h.n &&
-                        gs_num_parse(h.f[L->cfg.col - 1], strlen(h.f[L->cfg.col - 1]), GS_F64, &x) != 0;
-        }
+        double x;
+        if (!is_header)
+            is_header = cfg->col <= h.n && gs_num_parse(h.f[cfg->col - 1], strlen(h.f[cfg->col - 1]), GS_F64, &x) != 0;
         if (by_name) {
             int i;
             for (i = 0; i < h.n && strcmp(h.f[i], o->col) != 0; i++) {}
-            if (i == h.n) r = dec_fail(L, st, GS_EDATA, "%s: no column named '%s' in the header", name, o->col);
-            else L->cfg.col = i + 1;
+            if (i == h.n) r = gs_fail(st, GS_EDATA, "%s: no column named '%s' in the header", name, o->col);
+            else cfg->col = i + 1;
         }
         if (!r && is_header) {
-            if (L->cfg.col <= h.n && !(L->colname = strdup(h.f[L->cfg.col - 1])))
-                r = dec_fail(L, st, GS_ENOMEM, "%s: out of memory", name);
-            L->base.colname = L->colname;
-            L->pos += off;
-            L->line_base = nl;
+            if (cfg->col <= h.n && !(C->colname = strdup(h.f[cfg->col - 1])))
+                r = gs_fail(st, GS_ENOMEM, "%s: out of memory", name);
+            gs_lines_decoder(L)->colname = C->colname;
+            gs_lines_take(L, off, nl);
         }
     }
     for (int i = 0; i < h.n; i++) free(h.f[i]);
@@ -793,62 +349,31 @@ static int header_stage(ldec *L, const gs_read_opts *o, gs_status *st)
     return r;
 }
 
-int gs_lines_dec_open(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, int text, gs_status *st)
+int gs_dec_open_csv(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, gs_status *st)
 {
-    char delim = text ? ' ' : (o->delim ? o->delim : ',');
+    char delim = o->delim ? o->delim : ',';
+    gs_ldec *L;
     *d = NULL;
-    if ((unsigned)o->type >= GS_NTYPES) return gs_fail(st, GS_EUSAGE, "%s: invalid element type", src->name);
-    if (!text && (delim == '"' || delim == '\n' || delim == '\r'))
+    if (delim == '"' || delim == '\n' || delim == '\r')
         return gs_fail(st, GS_EUSAGE, "invalid CSV delimiter (a quote or a line break)");
-    ldec *L = calloc(1, sizeof *L);
-    if (!L) return gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
-    L->base.read = ldec_read;
-    L->base.close = ldec_close;
-    L->base.type = o->type;
-    L->base.count = -1;
-    L->base.src = src;
-    L->text = text;
-    L->cr_lines = text ? 0 : -1;
-    L->fn = text ? gs_text_piece : csv_piece;
-    L->cfg.type = o->type;
-    L->cfg.esize = gs_type_size(o->type);
-    L->cfg.col = 1;
-    L->cfg.delim = delim;
-    L->cfg.trim_sp = delim != ' ';
-    L->cfg.trim_tab = delim != '\t';
-    L->cfg.skip_bad = o->skip_bad;
-    L->nthreads = o->threads > 0 ? o->threads : gs_pool_threads();
-    L->block = gs_lines_block_size ? gs_lines_block_size : DEFAULT_BLOCK;
-    L->headroom = L->block < HEADROOM ? L->block : HEADROOM;
-    L->cap = L->headroom + L->block;
-    int r = GS_OK;
-    if (!(L->buf = malloc(L->cap))) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
-    if (!r && !text) {
-        if (csv_setup(&L->cp, &L->cfg) != 0) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
-        else L->cp_ready = 1;
+    csv_seq *C = calloc(1, sizeof *C);
+    if (!C || csv_setup(&C->cp, delim, 0) != 0) {
+        free(C);
+        return gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
     }
-    /* Only what the header needs (the header stage reads more while it lacks a whole row):
-     * a slow pipe must not hold up the open for a whole block. */
-    if (!r) r = fill(L, 4, st);
-    /* A UTF-8 byte order mark (spreadsheet exports) is not part of the first field. */
-    if (!r && L->len >= 3 && memcmp(L->buf, "\xef\xbb\xbf", 3) == 0) L->pos = 3;
-    if (!r && !text) r = header_stage(L, o, st);
-    L->line_base += o->line_offset;
+    const gs_lines_dialect dl = {.piece = gs_csv_piece, .seq = csv_seq_block, .ctx = C, .ctx_free = csv_seq_free};
+    int r = gs_lines_open(&L, src, o, delim, &dl, st);
+    if (r) return r;
+    if (!(r = line_ends(L, delim, st))) r = header_stage(L, C, o, st);
     if (r) {
-        L->base.src = NULL; /* the caller keeps the source on failure */
-        ldec_close(&L->base);
+        gs_lines_abandon(L); /* the caller keeps the source on failure */
         return r;
     }
-    *d = &L->base;
+    *d = gs_lines_decoder(L);
     return GS_OK;
 }
 
-int gs_dec_open_csv(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, gs_status *st)
-{
-    return gs_lines_dec_open(d, src, o, 0, st);
-}
-
-/* ---- the encoder --------------------------------------------------------------------------- */
+/* ---- the writer (csv and text) ------------------------------------------------------------------ */
 
 #define MAX_ROWS_PART 65536 /* rows per formatting part: bounds the text buffers */
 #define VAL_CHARS 32        /* gs_num_format writes < 32 chars */
@@ -886,6 +411,35 @@ static void fmt_part(void *ctx, size_t p, size_t np)
     E->lens[p] = (size_t)(o - E->bufs[p]);
 }
 
+/* Text buffers for np parts of `need` rows each. */
+static int lenc_room(lenc *E, size_t np, size_t need, gs_status *st)
+{
+    const char *name = E->base.sink->name;
+    if (need > E->buf_rows) {
+        size_t nr = E->buf_rows * 2 > need ? E->buf_rows * 2 : need;
+        if (nr > MAX_ROWS_PART) nr = MAX_ROWS_PART;
+        for (size_t i = 0; i < E->nbufs; i++) {
+            char *nb = realloc(E->bufs[i], nr * ((size_t)E->ncols * VAL_CHARS + 1) + VAL_CHARS);
+            if (!nb) return gs_fail(st, GS_ENOMEM, "%s: out of memory", name);
+            E->bufs[i] = nb;
+        }
+        E->buf_rows = nr;
+    }
+    if (np > E->nbufs) {
+        char **nb = realloc(E->bufs, np * sizeof *nb);
+        size_t *nl = nb ? realloc(E->lens, np * sizeof *nl) : NULL;
+        if (nb) E->bufs = nb;
+        if (!nl) return gs_fail(st, GS_ENOMEM, "%s: out of memory", name);
+        E->lens = nl;
+        for (size_t i = E->nbufs; i < np; i++) {
+            E->bufs[i] = malloc(E->buf_rows * ((size_t)E->ncols * VAL_CHARS + 1) + VAL_CHARS);
+            if (!E->bufs[i]) return gs_fail(st, GS_ENOMEM, "%s: out of memory", name);
+            E->nbufs = i + 1;
+        }
+    }
+    return GS_OK;
+}
+
 static int lenc_write(gs_encoder *e, const void *vals, size_t n, gs_status *st)
 {
     lenc *E = (lenc *)e;
@@ -902,37 +456,14 @@ static int lenc_write(gs_encoder *e, const void *vals, size_t n, gs_status *st)
         if (np > (size_t)E->nthreads) np = (size_t)E->nthreads;
         size_t batch = np * per < rows ? np * per : rows;
         /* The buffers hold the rows of a part (a few values need no MiBs of text buffer). */
-        size_t need = per < batch ? per : batch;
-        if (need > E->buf_rows) {
-            size_t nr = E->buf_rows * 2 > need ? E->buf_rows * 2 : need;
-            if (nr > MAX_ROWS_PART) nr = MAX_ROWS_PART;
-            for (size_t i = 0; i < E->nbufs; i++) {
-                char *nb = realloc(E->bufs[i], nr * ((size_t)E->ncols * VAL_CHARS + 1) + VAL_CHARS);
-                if (!nb) return gs_fail(st, GS_ENOMEM, "%s: out of memory", e->sink->name);
-                E->bufs[i] = nb;
-            }
-            E->buf_rows = nr;
-        }
-        if (np > E->nbufs) {
-            char **nb = realloc(E->bufs, np * sizeof *nb);
-            size_t *nl = nb ? realloc(E->lens, np * sizeof *nl) : NULL;
-            if (nb) E->bufs = nb;
-            if (!nl) return gs_fail(st, GS_ENOMEM, "%s: out of memory", e->sink->name);
-            E->lens = nl;
-            for (size_t i = E->nbufs; i < np; i++) {
-                E->bufs[i] = malloc(E->buf_rows * ((size_t)E->ncols * VAL_CHARS + 1) + VAL_CHARS);
-                if (!E->bufs[i]) return gs_fail(st, GS_ENOMEM, "%s: out of memory", e->sink->name);
-                E->nbufs = i + 1;
-            }
-        }
+        int r = lenc_room(E, np, per < batch ? per : batch, st);
+        if (r) return r;
         E->vals = v;
         E->rows = batch;
         E->per_part = per;
         gs_parallel_for(np, fmt_part, E);
-        for (size_t i = 0; i < np; i++) {
-            int r = e->sink->write(e->sink, E->bufs[i], E->lens[i], st);
-            if (r) return r;
-        }
+        for (size_t i = 0; i < np; i++)
+            if ((r = e->sink->write(e->sink, E->bufs[i], E->lens[i], st))) return r;
         v += batch * (size_t)E->ncols * E->esize;
         rows -= batch;
     }
@@ -992,32 +523,42 @@ int gs_lines_enc_open(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, char 
     return GS_OK;
 }
 
-/* A single column name is one CSV field: quoted when it holds the delimiter, a quote, a line
- * break or surrounding space. A two-column header ("min,max") is written as given. */
+/* The header line: each of the ncols names (the last takes the rest of `names`, the others end
+ * at a ','), joined by delim; a name is quoted when it holds the delimiter, a quote, a line
+ * break or surrounding space. NULL when out of memory. */
+static char *csv_header(const char *names, int ncols, char delim)
+{
+    char *out = malloc(2 * strlen(names) + 3 * (size_t)ncols + 1), *w = out;
+    const char *s = names;
+    if (!out) return NULL;
+    for (int c = 0; c < ncols; c++) {
+        const char *e = c + 1 < ncols && strchr(s, ',') ? strchr(s, ',') : s + strlen(s);
+        size_t n = (size_t)(e - s);
+        int quote = memchr(s, delim, n) || memchr(s, '"', n) || memchr(s, '\n', n) || memchr(s, '\r', n) ||
+                    (n && (s[0] == ' ' || s[n - 1] == ' '));
+        if (c) *w++ = delim;
+        if (quote) *w++ = '"';
+        for (; s < e; s++) {
+            if (*s == '"' && quote) *w++ = '"';
+            *w++ = *s;
+        }
+        if (quote) *w++ = '"';
+        if (*s) s++;
+    }
+    *w = 0;
+    return out;
+}
+
 int gs_enc_open_csv(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_status *st)
 {
     char delim = o->delim ? o->delim : ',';
-    const char *h = o->colnames;
-    char *q = NULL;
+    char *h = NULL;
     *e = NULL;
     if (delim == '"' || delim == '\n' || delim == '\r')
         return gs_fail(st, GS_EUSAGE, "invalid CSV delimiter (a quote or a line break)");
-    if (h && o->ncols == 1) {
-        size_t n = strlen(h);
-        if (strchr(h, delim) || strpbrk(h, "\"\n\r") || (n && (h[0] == ' ' || h[n - 1] == ' '))) {
-            char *w = q = malloc(2 * n + 3);
-            if (!q) return gs_fail(st, GS_ENOMEM, "%s: out of memory", k->name);
-            *w++ = '"';
-            for (const char *s = h; *s; s++) {
-                if (*s == '"') *w++ = '"';
-                *w++ = *s;
-            }
-            *w++ = '"';
-            *w = 0;
-            h = q;
-        }
-    }
+    if (o->colnames && (o->ncols == 1 || o->ncols == 2) && !(h = csv_header(o->colnames, o->ncols, delim)))
+        return gs_fail(st, GS_ENOMEM, "%s: out of memory", k->name);
     int r = gs_lines_enc_open(e, k, o, delim, h, st);
-    free(q);
+    free(h);
     return r;
 }

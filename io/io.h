@@ -97,6 +97,8 @@ typedef struct gs_read_opts {
     uint64_t line_offset; /* csv/text: lines before the first line read (a range of a file), for messages */
     size_t zstd_window; /* zstd: the compressed read-ahead window in bytes; 0 = by thread count */
     int zstd_sync;      /* zstd: decode on the reading thread only (no decoder thread working ahead) */
+    size_t block_size;  /* csv/text: bytes parsed per block; 0 = 32 MiB (tests lower it to cross block and
+                           piece edges on small inputs) */
 } gs_read_opts;
 
 typedef struct gs_reader gs_reader;
@@ -166,7 +168,8 @@ typedef struct gs_write_opts {
     gs_type type;
     int ncols;           /* 1, or 2 for (min, max) rows: raw interleaved, npy shape (n,2), csv two columns */
     int64_t rows;        /* rows if known in advance (npy header); -1 if not */
-    const char *colnames;/* csv/text header line ("min,max", "price"); NULL = no header */
+    const char *colnames;/* csv header: the column's name, or the two names separated by ',' ("min,max"),
+                            written with the output's delimiter; NULL = no header */
     char delim;          /* csv delimiter; 0 = ',' */
     int zstd;            /* compress */
     int level;           /* zstd level (GS_ZSTD_LEVEL_DEFAULT; 0 is libzstd's default, the same) */

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #define TWO53 9007199254740992.0 /* 2^53: integers up to here are exact doubles */
+#define EXP_SAT ((int64_t)100000000000000000) /* 10^17: an exponent's digits stop counting here */
 
 static const double pow10_d[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -138,9 +139,11 @@ static int scan_decimal(const char *p, const char *end, dec *d)
         p++;
         if (p < end && (*p == '+' || *p == '-')) eneg = *p++ == '-';
         if (p == end || !is_digit(*p)) return -1;
-        /* Saturate: anything beyond 10^+-1000000 is 0 or inf anyway. */
+        /* Saturate far beyond any count of digits a text can hold: the fraction's digits (each
+         * moves e10 by one) cannot cancel a saturated exponent back into the fast range, so
+         * such a number reaches strtod, which gives 0 or inf. */
         for (; p < end && is_digit(*p); p++)
-            if (x < 1000000) x = x * 10 + (*p - '0');
+            if (x < EXP_SAT) x = x * 10 + (*p - '0');
         e10 += eneg ? -x : x;
     }
     if (p != end) return -1;

@@ -1,16 +1,17 @@
 /* text.c - the "text" format: numbers separated by whitespace, normally one per line; no
- * header, no quoting, no columns. Reading runs on the parallel line-block engine of csv.c
- * (lines.h) with the tokenizer below; errors name the line: "in.txt: line 12: invalid number
- * 'x'". Writing: one value per line; a (min, max) row is written "min max", separated by one
- * space, so that `read a b` in a shell and numpy.loadtxt both split it. */
-#include "lines.h"
+ * header, no quoting, no columns. Reading runs on the parallel line engine (csv_lines.h) with
+ * the tokenizer below; errors name the line: "in.txt: line 12: invalid number 'x'". Writing:
+ * one value per line; a (min, max) row is written "min max", separated by one space, so that
+ * `read a b` in a shell and numpy.loadtxt both split it. */
+#include "csv.h"
+#include "csv_lines.h"
 
 static inline int is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-void gs_text_piece(const gs_lparse *c, gs_piece *pc)
+static void text_piece(const gs_lparse *c, gs_piece *pc)
 {
     const char *p = pc->begin, *end = pc->end;
     uint64_t line = 0;
@@ -38,7 +39,13 @@ void gs_text_piece(const gs_lparse *c, gs_piece *pc)
 
 int gs_dec_open_text(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, gs_status *st)
 {
-    return gs_lines_dec_open(d, src, o, 1, st);
+    /* A file of one long line may be cut at any whitespace. */
+    const gs_lines_dialect dl = {.piece = text_piece, .ws_cut = 1};
+    gs_ldec *L;
+    *d = NULL;
+    int r = gs_lines_open(&L, src, o, ' ', &dl, st);
+    if (!r) *d = gs_lines_decoder(L);
+    return r;
 }
 
 int gs_enc_open_text(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_status *st)

@@ -123,7 +123,7 @@ template <> struct gs_is_float<double> { static constexpr bool value = true; };
 template <class T> struct gs_op_sum {
     typedef T type;
     static constexpr bool exact = !gs_is_float<T>::value;
-    static GS_DEV T identity() { return T(0); }
+    static GS_DEV T identity() { return T(-0.0); } /* -0.0 for floats, as on the CPU; 0 for integers */
     GS_DEV T operator()(T a, T b) const { return gs_add(a, b); }
 };
 template <class T> struct gs_op_min {

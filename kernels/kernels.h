@@ -5,7 +5,9 @@
  * Chunked semantics (the pipeline calls a launcher once per chunk, in order):
  *   scan     carry = running total (one value of out_type) entering the chunk; the launcher
  *            updates it to the total after the chunk. Inclusive: out[i] = carry (+) x[0..i];
- *            exclusive: out[i] = carry (+) x[0..i-1]. Initial carry = identity of the op.
+ *            exclusive: out[i] = carry (+) x[0..i-1]. Initial carry = identity of the op
+ *            (-0.0 for a float sum, as numpy's cumsum), except an exclusive float sum's: +0.0,
+ *            the empty sum (as std::exclusive_scan and CUB's ExclusiveSum start).
  *            Each input element is converted to out_type before it is combined.
  *   compact  keeps x[i] where pred(x[i]) != invert, in order; writes the kept values, or with
  *            indices the u64 positions base + i. Returns the kept count.

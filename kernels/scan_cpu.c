@@ -10,7 +10,9 @@
  *                     only on the chunk, never on the thread count, so float sums are the same
  *                     with 1 or 64 threads. Blocks go in rounds of a few per thread so that
  *                     pass 2 re-reads its input from cache rather than from DRAM.
- *   gs_scan_identity  the identity of each op: 0, the type's maximum (+inf), its minimum (-inf).
+ *   gs_scan_identity  the identity of each op: 0 (-0.0 for floats: -0.0 + x is x for every x, so
+ *                     an inclusive sum of -0.0 stays -0.0, as numpy's cumsum), the type's maximum
+ *                     (+inf), its minimum (-inf).
  *
  * Inner loops are generated per (input type, output type, op) by macro, so no loop switches
  * on the type per element. in == out is allowed when the types are the same. */
@@ -31,7 +33,11 @@
 void gs_scan_identity(gs_scan_op op, gs_type t, gs_value *v)
 {
     v->u64 = 0; /* clears the union so a smaller type's neighbours are defined */
-    if (op == GS_SCAN_SUM) return;
+    if (op == GS_SCAN_SUM) {
+        if (t == GS_F32) v->f32 = -0.0f;
+        else if (t == GS_F64) v->f64 = -0.0;
+        return;
+    }
     const int mn = op == GS_SCAN_MIN; /* min starts at the top of the range, max at the bottom */
     switch (t) {
     case GS_I32: v->i32 = mn ? INT32_MAX : INT32_MIN; break;

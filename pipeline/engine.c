@@ -112,6 +112,12 @@ void gs_job_scan_start(const gs_job *j, gs_value *carry)
 {
     if (j->has_carry) *carry = j->carry;
     else gs_scan_identity(j->scan.op, j->scan.out_type, carry);
+    /* An exclusive float sum starts from the empty sum, +0.0 (kernels.h); x + 0.0 turns -0.0 into
+     * +0.0 and leaves every other value, so a carry handed over (MPI, the warm start) agrees. */
+    if (j->scan.op == GS_SCAN_SUM && j->scan.exclusive) {
+        if (j->scan.out_type == GS_F32) carry->f32 += 0.0f;
+        else if (j->scan.out_type == GS_F64) carry->f64 += 0.0;
+    }
 }
 
 int gs_job_resolve(const gs_job *j, gs_where where, int threads, const gs_variant **v, gs_status *st)

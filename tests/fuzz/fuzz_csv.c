@@ -1,5 +1,5 @@
-/* fuzz_csv.c - libFuzzer target for the csv and text decoders (io/csv.c, io/text.c) and the
- * number conversions under them (io/numfmt.c).
+/* fuzz_csv.c - libFuzzer target for the csv and text decoders (io/csv.c, io/csv_lines.c,
+ * io/text.c) and the number conversions under them (io/numfmt.c).
  *
  * The first byte chooses the options, the rest is the input, fed through an in-memory byte
  * source that hands out short reads. Any status is fine (bad input must fail cleanly); the
@@ -11,7 +11,7 @@
  *
  * Build and run (corpus in tests/fuzz/corpus_csv/):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -o build/fuzz_csv \
- *       tests/fuzz/fuzz_csv.c io/numfmt.c io/csv.c io/text.c common/gs.c common/pool.c -lcsv -lm
+ *       tests/fuzz/fuzz_csv.c io/numfmt.c io/csv.c io/csv_lines.c io/text.c common/gs.c common/pool.c -lcsv -lm
  *   build/fuzz_csv -max_total_time=60 -max_len=4096 tests/fuzz/corpus_csv
  *
  * Option byte: bits 0-1 header mode (auto, yes, no, auto); bits 2-3 delimiter (',', ';', tab,
@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "../../common/pool.h"
-#include "../../io/lines.h"
+#include "../../io/csv_lines.h"
 
 typedef struct mem_src {
     gs_bsrc base;
@@ -155,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         in++, len--;
     }
     /* Small blocks so that block cuts, read-ahead and piece splits happen on small inputs. */
-    gs_lines_block_size = 64 + (size_t)(opt & 0x3f) * 8;
+    o.block_size = 64 + (size_t)(opt & 0x3f) * 8;
 
     o.threads = 1;
     result r1 = decode(in, len, &o, text, 1 + (size_t)(opt % 7) * 13);
@@ -188,6 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o2.type = o.type;
         o2.header = GS_HDR_NO;
         o2.threads = 2;
+        o2.block_size = o.block_size;
         result r2 = decode((const uint8_t *)k.p, k.n, &o2, text, 777);
         if (r2.rc || !same_values(&r1, &r2, o.type)) abort();
         free(r2.vals);

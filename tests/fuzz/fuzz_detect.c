@@ -34,7 +34,6 @@
 #include <zstd.h>
 
 #include "../../common/pool.h"
-#include "../../io/lines.h"
 #include "fuzz_mem.h"
 
 
@@ -169,10 +168,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!cc) abort();
         ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 1);
         ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
-        /* Small csv/text blocks and zstd windows (o.zstd_window below): their edges are crossed
-         * on small inputs, and the default 32 MiB blocks and 16+ MiB windows would cost most of
-         * each execution. */
-        gs_lines_block_size = 4096;
+        /* Small csv/text blocks and zstd windows (o.block_size and o.zstd_window below): their
+         * edges are crossed on small inputs, and the default 32 MiB blocks and 16+ MiB windows
+         * would cost most of each execution. */
     }
     if (size < 2) return 0;
     const uint8_t o0 = data[0], o1 = data[1];
@@ -187,6 +185,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.header = (gs_header_mode)(((o1 >> 5) & 3) == 3 ? 0 : (o1 >> 5) & 3);
     o.skip_bad = o1 >> 7;
     o.zstd_window = 4096;
+    o.block_size = 4096;
     const uint8_t *in = data + 2;
     size_t len = size - 2;
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../../common/pool.h"
-#include "../../io/lines.h"
+#include "../../io/csv_lines.h"
 #include "check.h"
 
 /* ---- in-memory source and sink -------------------------------------------------------------- */
@@ -110,6 +110,7 @@ static gs_bsink *sink_new(membuf *out)
 /* ---- helpers ------------------------------------------------------------------------------- */
 
 static int force_threads; /* when set, decode() uses this many threads whatever the options say */
+static size_t force_block; /* when set, decode() parses blocks of this many bytes */
 static int big_reads;     /* when set, decode() asks for 4M values a read (parallel copy-out) */
 
 typedef struct dec_result {
@@ -138,6 +139,7 @@ static dec_result decode(const char *data, size_t len, const gs_read_opts *o, in
     gs_decoder *d = NULL;
     gs_read_opts oo = *o;
     if (force_threads) oo.threads = force_threads;
+    if (force_block) oo.block_size = force_block;
     o = &oo;
     memset(&r, 0, sizeof r);
     gs_bsrc *src = src_new(data, len, step, text ? "in.txt" : "in.csv");
@@ -403,6 +405,49 @@ static void test_parse(void)
         }
     }
     CHECK(bad == 0, "parse_int_random", "%d mismatches", bad);
+}
+
+/* Long runs of zeros and digits beside big exponents: the exponent saturates, and the count of
+ * fraction digits (each moves the decimal exponent by one) never cancels it back into range.
+ * Every combination must give strtod's and strtof's bits. */
+static void test_parse_long(void)
+{
+    static const size_t runs[] = {1, 19, 20, 400, 999999, 1000000, 1000004};
+    static const char *exps[] = {"e999999", "e+1000000", "e1000001", "e-1000001", "e1000308", "e-999990",
+                                 "e10000001", "e-10000001", "e2000005", "e99999999999999999999",
+                                 /* only with the short runs (the long ones cost milliseconds each) */
+                                 "", "e0", "e+5", "e-5", "e22", "e308", "e-324", "e-99999999999999999999",
+                                 "E+0000000001"};
+    /* %1$s: the run of zeros, %2$s: a run of nines as long; then the exponent */
+    static const char *shapes[] = {"0.%1$s1", "%1$s.%1$s5", "-0.%1$s7", "0.%1$s123456789012345678901", "1.%1$s1",
+                                   "0.%1$s%2$s",
+                                   /* only with the short runs */
+                                   "%1$s1", "1%1$s", ".%2$s", "%2$s"};
+    const size_t nexp = sizeof exps / sizeof *exps, nshape = sizeof shapes / sizeof *shapes;
+    int bad = 0, n = 0;
+    char *zeros = malloc(1000005), *nines = malloc(1000005), *buf = malloc(2000100);
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+        const int big = runs[r] > 1000;
+        memset(zeros, '0', runs[r]);
+        zeros[runs[r]] = 0;
+        memset(nines, '9', runs[r]);
+        nines[runs[r]] = 0;
+        for (size_t sh = 0; sh < (big ? 6 : nshape); sh++)
+            for (size_t e = 0; e < (big ? 10 : nexp); e++) {
+                int len = sprintf(buf, shapes[sh], zeros, nines);
+                strcpy(buf + len, exps[e]);
+                n++;
+                if (!parse_matches_libc(buf, GS_F64) || !parse_matches_libc(buf, GS_F32)) {
+                    if (bad++ < 5)
+                        printf("# long decimal mismatch: shape '%s' run %zu exponent '%s'\n", shapes[sh], runs[r],
+                               exps[e]);
+                }
+            }
+    }
+    CHECK(bad == 0, "parse_float_long_runs_saturate", "%d of %d mismatch strtod/strtof", bad, n);
+    free(zeros);
+    free(nines);
+    free(buf);
 }
 
 /* ---- gs_num_format ------------------------------------------------------------------------- */
@@ -703,6 +748,45 @@ static void test_csv_dialect(void)
     CHECK(same_f64(&r, (double[]){1, 2, 3}, 3), "csv_crlf", "rc %d n %zu %s", r.rc, r.n, r.st.msg);
     free(r.vals);
 
+    /* The line-end style is that of the first CR or LF outside quotes: quoted line breaks in
+     * the first row do not decide it, wherever the source cuts its reads. */
+    {
+        static const struct {
+            const char *name, *text;
+        } cr_cases[] = {
+            {"csv_cr_quoted_crlf", "\"a\r\nb\",v\r1,5\r2,6\r3,7\r"},
+            {"csv_cr_quoted_lf", "\"a\nb\",v\r1,5\r2,6\r3,7"},
+            {"csv_cr_quoted_doubled", "\"a\"\"\r\n\"\"\",v\r1,5\r2,6\r3,7\r"},
+            {"csv_crlf_quoted_cr", "\"a\rb\",v\r\n1,5\r\n2,6\r\n3,7\r\n"},
+            {"csv_lf_quoted_crlf", "\"a\r\nb\",v\n1,5\n2,6\n3,7\n"},
+            {"csv_cr_bom_quoted", "\xef\xbb\xbf\"a\r\nb\",v\r1,5\r2,6\r3,7\r"},
+        };
+        o.col = "2";
+        for (size_t i = 0; i < sizeof cr_cases / sizeof *cr_cases; i++)
+            for (size_t step = 0; step < 4; step++) {
+                r = decode(cr_cases[i].text, strlen(cr_cases[i].text), &o, 0, step);
+                CHECK(same_f64(&r, (double[]){5, 6, 7}, 3) && !strcmp(r.colname, "v"), cr_cases[i].name,
+                      "reads of %zu: rc %d n %zu %s", step, r.rc, r.n, r.st.msg);
+                free(r.vals);
+            }
+        /* a quoted first row longer than a block, with CRLFs inside */
+        char big[1200];
+        size_t bl = 0;
+        big[bl++] = '"';
+        for (int i = 0; i < 300; i++) bl += (size_t)sprintf(big + bl, "a\r\n");
+        bl += (size_t)sprintf(big + bl, "\",v\r1,5\r2,6\r3,7\r");
+        r = decode(big, bl, &o, 0, 0);
+        CHECK(same_f64(&r, (double[]){5, 6, 7}, 3), "csv_cr_long_quoted_first_row", "rc %d n %zu %s", r.rc, r.n,
+              r.st.msg);
+        free(r.vals);
+        /* the lines of a CR-only file count its CRs */
+        r = decode_s("\"a\nb\",v\r1,5\r2,x\r", &o);
+        CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 4 field 2: invalid number 'x'"), "csv_cr_error_line",
+              "rc %d '%s'", r.rc, r.st.msg);
+        free(r.vals);
+        o.col = NULL;
+    }
+
     r = decode_s("\xef\xbb\xbfv\n1\n", &o);
     CHECK(same_f64(&r, (double[]){1}, 1) && !strcmp(r.colname, "v"), "csv_bom", "rc %d", r.rc);
     free(r.vals);
@@ -805,8 +889,15 @@ static void test_encode(void)
     s = encode(GS_I32, 2, mm, 4, "min,max", 0, 0, 2, NULL);
     CHECK(s && !strcmp(s, "min,max\n1,2\n-3,4\n"), "enc_csv_pairs", "got '%s'", s ? s : "(null)");
     free(s);
-    s = encode(GS_I32, 2, mm, 4, "min;max", ';', 0, 2, NULL);
+    s = encode(GS_I32, 2, mm, 4, "min,max", ';', 0, 2, NULL);
     CHECK(s && !strcmp(s, "min;max\n1;2\n-3;4\n"), "enc_csv_delim", "got '%s'", s ? s : "(null)");
+    free(s);
+    /* two names: each a field of its own, quoted where it needs it */
+    s = encode(GS_I32, 2, mm, 4, "a;b,max", ';', 0, 2, NULL);
+    CHECK(s && !strcmp(s, "\"a;b\";max\n1;2\n-3;4\n"), "enc_csv_delim_quoted_names", "got '%s'", s ? s : "(null)");
+    free(s);
+    s = encode(GS_I32, 2, mm, 4, "min,max", '\t', 0, 2, NULL);
+    CHECK(s && !strcmp(s, "min\tmax\n1\t2\n-3\t4\n"), "enc_csv_tab_header", "got '%s'", s ? s : "(null)");
     free(s);
     s = encode(GS_I32, 1, mm, 2, "a,\"b\"", 0, 0, 2, NULL);
     CHECK(s && !strcmp(s, "\"a,\"\"b\"\"\"\n1\n2\n"), "enc_csv_quoted_header", "got '%s'", s ? s : "(null)");
@@ -925,7 +1016,7 @@ static void test_large(void)
     int threads[] = {1, 3, 8};
     for (int b = 0; b < 3; b++)
         for (int t = 0; t < 3; t++) {
-            gs_lines_block_size = blocks[b];
+            o.block_size = blocks[b];
             o.threads = threads[t];
             big_reads = b == 0;
             dec_result r = decode(s, len, &o, 0, b == 1 ? 1000 : 0);
@@ -961,7 +1052,7 @@ static void test_large(void)
         int okk = 1;
         for (int b = 0; b < 3; b++)
             for (int t = 0; t < 3; t++) {
-                gs_lines_block_size = blocks[b];
+                o.block_size = blocks[b];
                 o.threads = threads[t];
                 dec_result r = decode(c, len, &o, 0, 0);
                 if (r.rc != GS_EDATA || strcmp(r.st.msg, expect)) {
@@ -998,7 +1089,7 @@ static void test_large(void)
         int okq = 1;
         for (int b = 0; b < 3; b++)
             for (int t = 0; t < 3; t += 2) {
-                gs_lines_block_size = blocks[b];
+                o.block_size = blocks[b];
                 o.threads = threads[t];
                 dec_result r = decode(c, clen, &o, 0, 0);
                 if (!same_f64(&r, w2, nl + 1)) {
@@ -1024,7 +1115,7 @@ static void test_large(void)
         okq = 1;
         for (int b = 0; b < 3; b++)
             for (int t = 0; t < 3; t += 2) {
-                gs_lines_block_size = blocks[b];
+                o.block_size = blocks[b];
                 o.threads = threads[t];
                 dec_result r = decode(c, clen, &o, 0, 0);
                 if (r.rc != GS_EDATA || strcmp(r.st.msg, expect)) {
@@ -1043,7 +1134,7 @@ static void test_large(void)
     {
         int okf = 1;
         for (int t = 0; t < 3; t += 2) {
-            gs_lines_block_size = 4096;
+            o.block_size = 4096;
             o.threads = threads[t];
             src_fail_at = 100000;
             dec_result r = decode(s, len, &o, 0, 5000);
@@ -1072,7 +1163,7 @@ static void test_large(void)
         int okl = 1;
         for (int b = 0; b < 3; b++)
             for (int t = 0; t < 3; t++) {
-                gs_lines_block_size = blocks[b];
+                o.block_size = blocks[b];
                 o.threads = threads[t];
                 dec_result r = decode(c, cl, &o, 0, 0);
                 if (!same_f64(&r, (double[]){1, 2, 3, 4, 5, 6}, 6)) {
@@ -1095,7 +1186,7 @@ static void test_large(void)
         for (size_t i = 0; i < nl; i++) tl += (size_t)sprintf(t + tl, "%.3f ", want[i]);
         int okt = 1;
         for (int b = 0; b < 3; b++) {
-            gs_lines_block_size = blocks[b];
+            o.block_size = blocks[b];
             o.threads = 3;
             dec_result r = decode(t, tl, &o, 1, 0);
             if (!same_f64(&r, want, nl)) okt = 0, printf("# text block %zu: rc %d n %zu\n", blocks[b], r.rc, r.n);
@@ -1106,7 +1197,7 @@ static void test_large(void)
         for (size_t i = 0; i < nl; i++) tl += (size_t)sprintf(t + tl, i == 200000 ? "%.3fq\n" : "%.3f\n", want[i]);
         okt = 1;
         for (int b = 0; b < 3; b++) {
-            gs_lines_block_size = blocks[b];
+            o.block_size = blocks[b];
             o.threads = 3;
             dec_result r = decode(t, tl, &o, 1, 0);
             if (r.rc != GS_EDATA || !strstr(r.st.msg, "in.txt: line 200001: invalid number"))
@@ -1116,7 +1207,6 @@ static void test_large(void)
         CHECK(okt, "text_error_line_deep", "see above");
         free(t);
     }
-    gs_lines_block_size = 0;
     free(want);
     free(s);
 }
@@ -1125,19 +1215,20 @@ int main(void)
 {
     gs_pool_start(4);
     test_parse();
+    test_parse_long();
     test_format();
     /* The dialect cases once as they come (one block), then with tiny blocks (every line a
      * block cut, read-ahead, sequential libcsv blocks ending inside quotes) on 1 and 3 threads. */
     test_csv_dialect();
     printf("# dialect again: 64-byte blocks, 1 thread\n");
-    gs_lines_block_size = 64;
+    force_block = 64;
     force_threads = 1;
     test_csv_dialect();
     printf("# dialect again: 64-byte blocks, 3 threads\n");
     force_threads = 3;
     test_csv_dialect();
     force_threads = 0;
-    gs_lines_block_size = 0;
+    force_block = 0;
     test_encode();
     test_roundtrip_types();
     test_large();

@@ -178,7 +178,7 @@ static uint64_t mask_of(gs_type t) { return esize(t) == 4 ? 0xffffffffull : ~0ul
 /* Identity of op in type t, as bits (the definition in kernels.h, written out). */
 static uint64_t identity_bits(gs_scan_op op, gs_type t)
 {
-    if (op == GS_SCAN_SUM) return 0;
+    if (op == GS_SCAN_SUM) return t == GS_F32 ? 0x80000000u : t == GS_F64 ? 0x8000000000000000ull : 0; /* -0.0 */
     const int mn = op == GS_SCAN_MIN;
     switch (t) {
     case GS_I32: return mn ? 0x7fffffffu : 0x80000000u;
@@ -305,7 +305,7 @@ static void test_scan_identity(void)
             gs_scan_identity((gs_scan_op)op, all_types[k], &v);
             if (get_bits(all_types[k], &v, 0) != identity_bits((gs_scan_op)op, all_types[k])) ok = 0;
         }
-    CHECK(ok, "scan identity: sum 0, min type max/+inf, max type min/-inf", "a wrong identity");
+    CHECK(ok, "scan identity: sum 0 (floats -0.0), min type max/+inf, max type min/-inf", "a wrong identity");
 }
 
 /* Chunked run over consecutive chunks from `cycle`, carrying the total. */
@@ -388,6 +388,39 @@ static void test_scan(void)
 static void test_scan_edges(void)
 {
     gs_status st = {0};
+    /* Float sums of -0.0 from the identity: -0.0 while every element so far is -0.0, as numpy's
+     * cumsum, one block and many (cpu-par's parallel blocks). */
+    {
+        const size_t n = 3 * 65536 + 5;
+        double *x = xmalloc(n * 8), *out = xmalloc(n * 8);
+        float *xf = xmalloc(n * 4), *of = xmalloc(n * 4);
+        int ok = 1;
+        for (size_t i = 0; i < n; i++) x[i] = -0.0, xf[i] = -0.0f;
+        for (size_t vi = 0; vi < 2; vi++)
+            for (size_t len = 1; len <= n; len += n - 1) {
+                gs_scan_params p = {GS_F64, GS_F64, GS_SCAN_SUM, 0, 0}, q = {GS_F32, GS_F32, GS_SCAN_SUM, 0, 0},
+                               w = {GS_F32, GS_F64, GS_SCAN_SUM, 0, 0};
+                gs_value c, cf, cw;
+                gs_scan_identity(GS_SCAN_SUM, GS_F64, &c);
+                gs_scan_identity(GS_SCAN_SUM, GS_F32, &cf);
+                gs_scan_identity(GS_SCAN_SUM, GS_F64, &cw);
+                ok &= scan_variants[vi].fn(&p, x, out, len, &c, &st) == GS_OK && signbit(out[0]) &&
+                      signbit(out[len - 1]) && signbit(c.f64);
+                ok &= scan_variants[vi].fn(&q, xf, of, len, &cf, &st) == GS_OK && signbit(of[0]) &&
+                      signbit(of[len - 1]) && signbit(cf.f32);
+                ok &= scan_variants[vi].fn(&w, xf, out, len, &cw, &st) == GS_OK && signbit(out[len - 1]);
+            }
+        x[7] = 1.0, x[9] = -1.0; /* 1 + -1 is +0.0, and stays +0.0 after more -0.0 */
+        for (size_t vi = 0; vi < 2; vi++) {
+            gs_scan_params p = {GS_F64, GS_F64, GS_SCAN_SUM, 0, 0};
+            gs_value c;
+            gs_scan_identity(GS_SCAN_SUM, GS_F64, &c);
+            ok &= scan_variants[vi].fn(&p, x, out, n, &c, &st) == GS_OK && signbit(out[6]) && out[7] == 1.0 &&
+                  out[9] == 0.0 && !signbit(out[9]) && !signbit(out[n - 1]);
+        }
+        CHECK(ok, "scan sum of -0.0 stays -0.0 (numpy's cumsum)", "a +0.0");
+        free(x), free(out), free(xf), free(of);
+    }
     /* i64: INT64_MAX + 1 wraps to INT64_MIN; i32 -> i64 does not wrap. */
     {
         const int64_t x[3] = {INT64_MAX, 1, INT64_MIN};

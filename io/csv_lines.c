@@ -1,0 +1,574 @@
+/* csv_lines.c - the line engine of the csv and text formats (csv_lines.h), and csv's fast
+ * splitter for blocks without quotes.
+ *
+ * Blocks (32 MiB unless gs_read_opts.block_size says otherwise) are cut after their last '\n'
+ * (text: after the last whitespace when a block holds no '\n'). A block goes to the format's
+ * sequential parser when it holds a quote character or starts inside a quoted row (csv), else
+ * it is split into one piece per thread at line ends and the pieces are parsed in parallel.
+ * With more than one thread, the next block is read while the current one is parsed (one more
+ * part of the same parallel job), and the parsed values are copied out in parallel.
+ *
+ * The fast splitter agrees with libcsv on the dialect: rows end at '\n' (a '\r' before it, like
+ * any '\r', ' ' or '\t' around a field, is surrounding space, except the delimiter itself);
+ * blank lines are skipped; fields beyond the selected one are not looked at. */
+#include "csv_lines.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/pool.h"
+
+#define DEFAULT_BLOCK ((size_t)32 << 20)
+#define MIN_PIECE 4096             /* smaller pieces are not worth a thread */
+#define HEADROOM ((size_t)1 << 20) /* room for the carried tail before a block read ahead
+                                      (a block's worth when blocks are smaller) */
+#define MAX_LINE ((size_t)1 << 30) /* a longer line (text: token) is an error, not a reason to
+                                      hold the whole input in memory */
+
+/* ---- pieces ------------------------------------------------------------------------------ */
+
+void *gs_piece_grow(gs_piece *pc, size_t esize)
+{
+    size_t ncap = pc->cap ? pc->cap * 2 : 4096;
+    char *nv = realloc(pc->vals, ncap * esize);
+    if (!nv) {
+        pc->nomem = 1;
+        return NULL;
+    }
+    pc->vals = nv;
+    pc->cap = ncap;
+    return pc->vals + pc->n * esize;
+}
+
+int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int field, int nfields,
+                 const char *tok, size_t len)
+{
+    if (c->skip_bad) {
+        pc->skipped++;
+        return 0;
+    }
+    pc->err = kind;
+    pc->err_line = line;
+    pc->err_field = field;
+    pc->err_nfields = nfields;
+    /* Keep the message one short line: printable bytes only, long tokens cut with "...". */
+    size_t n = len < 40 ? len : 36, i;
+    for (i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)tok[i];
+        pc->err_tok[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+    }
+    if (n < len) memcpy(pc->err_tok + i, "...", 3), i += 3;
+    pc->err_tok[i] = 0;
+    return 1;
+}
+
+static void piece_reset(gs_piece *pc, const char *b, const char *e)
+{
+    char *vals = pc->vals;
+    size_t cap = pc->cap;
+    memset(pc, 0, sizeof *pc);
+    pc->vals = vals; /* value arrays are reused */
+    pc->cap = cap;
+    pc->begin = b;
+    pc->end = e;
+}
+
+/* ---- the fast splitter for blocks without quotes ------------------------------------------ */
+
+/* A line of surrounding space only (never the delimiter: "\t" is a row of two empty fields
+ * in a tab-separated file), as libcsv skips it. */
+static int is_blank(const gs_lparse *c, const char *p, const char *e)
+{
+    for (; p < e; p++)
+        if (!gs_lparse_trim(c, *p)) return 0;
+    return 1;
+}
+
+/* Fields are short: a byte loop that stops at the delimiter or the line end beats two memchr
+ * calls a line. Returns the stop position (end when neither is found). */
+static inline const char *field_end(const char *p, const char *end, char delim)
+{
+    while (p < end && *p != delim && *p != '\n') p++;
+    return p;
+}
+
+void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
+{
+    const char *p = pc->begin, *end = pc->end;
+    const char delim = c->delim;
+    const int col = c->col;
+    uint64_t line = 0;
+    while (p < end) {
+        const char *f = p, *fe = field_end(p, end, delim);
+        int k = 1;
+        for (; k < col && fe < end && *fe == delim; k++) {
+            f = fe + 1;
+            fe = field_end(f, end, delim);
+        }
+        /* the line end: fe when the field stopped there, else further on */
+        const char *nl = fe;
+        if (fe < end && *fe != '\n') nl = memchr(fe, '\n', (size_t)(end - fe));
+        if (!nl) nl = end;
+        if (k < col) {
+            if (!is_blank(c, p, nl) && gs_piece_bad(c, pc, GS_PERR_MISSING, line, col, k, "", 0)) return;
+        } else {
+            while (f < fe && gs_lparse_trim(c, *f)) f++;
+            while (fe > f && gs_lparse_trim(c, fe[-1])) fe--;
+            if (f < fe || !is_blank(c, p, nl)) {
+                void *slot = gs_piece_slot(pc, c->esize);
+                if (!slot) return;
+                int r = gs_num_parse(f, (size_t)(fe - f), c->type, slot);
+                if (r == 0) pc->n++;
+                else if (gs_piece_bad(c, pc, r == -2 ? GS_PERR_RANGE : GS_PERR_INVALID, line, col, 0, f,
+                                      (size_t)(fe - f)))
+                    return;
+            }
+        }
+        if (nl == end) break;
+        line++;
+        p = nl + 1;
+    }
+    pc->lines = line;
+}
+
+/* ---- the decoder -------------------------------------------------------------------------- */
+
+/* A run of values to copy out to the reader. */
+typedef struct copy_seg {
+    const char *src;
+    char *dst;
+    size_t bytes;
+} copy_seg;
+
+struct gs_ldec {
+    gs_decoder base;
+    gs_lparse cfg;
+    gs_lines_dialect dl;
+    int nthreads;
+    size_t block;
+    char *buf;           /* unparsed bytes are [pos, len) */
+    size_t cap, pos, len;
+    int eof;             /* the source is exhausted */
+    int cr_lines;        /* lines end in a lone '\r': every '\r' read is turned into '\n' */
+    /* read-ahead: while a block is parsed, the next one is read into abuf at `headroom`; the
+     * carried tail of the block is then put in front of it and the buffers swap */
+    size_t headroom;
+    char *abuf;
+    size_t acap, apos, alen;
+    int ahead, rd_eof, rd_rc;
+    gs_status rd_st;
+    int seq_mode;        /* this block goes to dl.seq */
+    int midrow;          /* the last sequential block ended inside a row (a quoted line break) */
+    int done;            /* and every byte is parsed */
+    uint64_t line_base;  /* '\n' before buf[pos] */
+    gs_piece *pieces;    /* the current block's pieces; value arrays are reused */
+    size_t npieces_cap, npieces, cur, off;
+    copy_seg *segs;      /* one per piece: read() copies out in parallel */
+    gs_status fail;      /* a failure is sticky: later reads repeat it */
+};
+
+/* Fail and remember it: a failure is sticky. */
+static int dec_fail(gs_ldec *L, gs_status *st, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int dec_fail(gs_ldec *L, gs_status *st, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(L->fail.msg, sizeof L->fail.msg, fmt, ap);
+    va_end(ap);
+    L->fail.code = code;
+    return gs_fail(st, code, "%s", L->fail.msg);
+}
+
+/* Remember the failure the source reported in st. */
+static int src_fail(gs_ldec *L, int code, const gs_status *st)
+{
+    L->fail.code = code;
+    snprintf(L->fail.msg, sizeof L->fail.msg, "%s", st ? st->msg : "read error");
+    return code;
+}
+
+int gs_lines_fail(gs_ldec *L, const gs_piece *pc, uint64_t earlier, gs_status *st)
+{
+    /* Unsigned wrap-around is intended: a quoted row that began in an earlier block has a
+     * "negative" err_line, and the sum is still the absolute line. */
+    unsigned long long line = (unsigned long long)(earlier + pc->err_line + 1);
+    const char *name = L->base.src->name;
+    char where[64];
+    if (pc->nomem) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", name);
+    if (pc->err_field) snprintf(where, sizeof where, "line %llu field %d", line, pc->err_field);
+    else snprintf(where, sizeof where, "line %llu", line);
+    switch (pc->err) {
+    case GS_PERR_INVALID:
+        return dec_fail(L, st, GS_EDATA, "%s: %s: invalid number '%s'", name, where, pc->err_tok);
+    case GS_PERR_RANGE:
+        return dec_fail(L, st, GS_EDATA, "%s: %s: number '%s' out of range for %s", name, where, pc->err_tok,
+                        gs_type_name(L->cfg.type));
+    case GS_PERR_MISSING:
+        return dec_fail(L, st, GS_EDATA, "%s: line %llu: missing column %d (the row has %d field%s)", name, line,
+                        pc->err_field, pc->err_nfields, pc->err_nfields == 1 ? "" : "s");
+    case GS_PERR_TOOLONG:
+        return dec_fail(L, st, GS_EDATA, "%s: line %llu: quoted field longer than %zu MiB (missing closing quote?)",
+                        name, line, GS_LINES_MAX_FIELD >> 20);
+    default:
+        return dec_fail(L, st, GS_EDATA, "%s: line %llu: unterminated quoted field", name, line);
+    }
+}
+
+static void cr_to_lf(char *p, size_t n)
+{
+    char *end = p + n;
+    while ((p = memchr(p, '\r', (size_t)(end - p)))) *p++ = '\n';
+}
+
+static int src_read(gs_ldec *L, char *buf, size_t cap, size_t *got, gs_status *st)
+{
+    int r = L->base.src->read(L->base.src, buf, cap, got, st);
+    if (!r && L->cr_lines) cr_to_lf(buf, *got);
+    return r;
+}
+
+/* Move the unparsed bytes to the front and read until there are `want` of them, the buffer is
+ * full or the source ends. */
+static int fill(gs_ldec *L, size_t want, gs_status *st)
+{
+    if (L->pos) {
+        memmove(L->buf, L->buf + L->pos, L->len - L->pos);
+        L->len -= L->pos;
+        L->pos = 0;
+    }
+    while (L->len < want && L->len < L->cap && !L->eof) {
+        size_t got = 0;
+        int r = src_read(L, L->buf + L->len, L->cap - L->len, &got, st);
+        if (r) return src_fail(L, r, st);
+        if (got == 0) L->eof = 1;
+        L->len += got;
+    }
+    return GS_OK;
+}
+
+/* Double the buffer (a line longer than a block), up to MAX_LINE. */
+static int grow(gs_ldec *L, gs_status *st)
+{
+    size_t ncap = L->cap * 2;
+    if (L->cap >= MAX_LINE)
+        return dec_fail(L, st, GS_EDATA, "%s: line %llu: longer than %zu MiB", L->base.src->name,
+                        (unsigned long long)L->line_base + 1, MAX_LINE >> 20);
+    char *nb = realloc(L->buf, ncap);
+    if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory (a line longer than %zu MiB?)",
+                             L->base.src->name, L->cap >> 20);
+    L->buf = nb;
+    L->cap = ncap;
+    return GS_OK;
+}
+
+static int is_ws(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+/* Where to cut [p, p+n): after the last '\n' (ws_cut: after the last whitespace, for files of
+ * one long line). 0 when there is none. */
+static size_t find_cut(const gs_ldec *L, const char *p, size_t n)
+{
+    const char *nl = memrchr(p, '\n', n);
+    if (nl) return (size_t)(nl - p) + 1;
+    if (L->dl.ws_cut)
+        for (size_t i = n; i > 0; i--)
+            if (is_ws(p[i - 1])) return i;
+    return 0;
+}
+
+/* The first piece boundary at or after `at` in [p, p+n): just after a line end (ws_cut: after
+ * any whitespace). */
+static size_t next_boundary(const gs_ldec *L, const char *p, size_t n, size_t at)
+{
+    if (at == 0 || at >= n) return at >= n ? n : 0;
+    if (!L->dl.ws_cut) {
+        const char *nl = memchr(p + at - 1, '\n', n - at + 1);
+        return nl ? (size_t)(nl - p) + 1 : n;
+    }
+    for (size_t i = at - 1; i < n; i++)
+        if (is_ws(p[i])) return i + 1;
+    return n;
+}
+
+static int ensure_pieces(gs_ldec *L, size_t np, gs_status *st)
+{
+    if (np <= L->npieces_cap) return GS_OK;
+    gs_piece *np_ = realloc(L->pieces, np * sizeof *np_);
+    if (np_) L->pieces = np_;
+    copy_seg *ns = np_ ? realloc(L->segs, np * sizeof *ns) : NULL;
+    if (!ns) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+    L->segs = ns;
+    memset(np_ + L->npieces_cap, 0, (np - L->npieces_cap) * sizeof *np_);
+    L->npieces_cap = np;
+    return GS_OK;
+}
+
+/* Read the next block into abuf (the read-ahead part of a block's job). */
+static void read_ahead(gs_ldec *L)
+{
+    L->apos = L->alen = L->headroom;
+    L->rd_eof = 0;
+    while (L->alen < L->acap) {
+        size_t got = 0;
+        L->rd_rc = src_read(L, L->abuf + L->alen, L->acap - L->alen, &got, &L->rd_st);
+        if (L->rd_rc) return;
+        if (got == 0) {
+            L->rd_eof = 1;
+            return;
+        }
+        L->alen += got;
+    }
+}
+
+/* One part of a block's job: part 0 reads ahead (when ahead), the others parse. */
+static void run_part(void *ctx, size_t p, size_t np)
+{
+    gs_ldec *L = ctx;
+    (void)np;
+    if (L->ahead) {
+        if (p == 0) {
+            read_ahead(L);
+            return;
+        }
+        p--;
+    }
+    if (L->seq_mode) L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
+    else L->dl.piece(&L->cfg, &L->pieces[p]);
+}
+
+/* Split the block [data, data+cut) into pieces: one for the sequential parser, else one per
+ * thread (more would let the shared pool run more than --threads at once). */
+static int split_block(gs_ldec *L, const char *data, size_t cut, gs_status *st)
+{
+    size_t np = 0, b = 0;
+    int r;
+    L->seq_mode = L->dl.seq && (L->midrow || memchr(data, '"', cut));
+    if (L->seq_mode) np = 1;
+    else if (cut) {
+        np = (size_t)L->nthreads;
+        if (np > cut / MIN_PIECE) np = cut / MIN_PIECE;
+        if (np < 1) np = 1;
+    }
+    if ((r = ensure_pieces(L, np ? np : 1, st))) return r;
+    for (size_t i = 0; i < np; i++) {
+        size_t e = i + 1 == np ? cut : next_boundary(L, data, cut, cut / np * (i + 1));
+        if (e < b) e = b;
+        piece_reset(&L->pieces[i], data + b, data + e);
+        b = e;
+    }
+    L->npieces = np;
+    return GS_OK;
+}
+
+/* After a block's job: the carried tail (part of a line) goes in front of the block read ahead,
+ * and the buffers swap. */
+static int take_ahead(gs_ldec *L, gs_status *st)
+{
+    size_t tail = L->len - L->pos, have = L->alen - L->apos;
+    if (tail > L->apos) { /* a tail longer than the headroom: make room */
+        if (tail + have > L->acap) {
+            char *nb = realloc(L->abuf, tail + have);
+            if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+            L->abuf = nb;
+            L->acap = tail + have;
+        }
+        memmove(L->abuf + tail, L->abuf + L->apos, have);
+        L->apos = tail;
+        L->alen = tail + have;
+    }
+    L->apos -= tail;
+    memcpy(L->abuf + L->apos, L->buf + L->pos, tail);
+    char *tb = L->buf;
+    size_t tc = L->cap;
+    L->buf = L->abuf, L->cap = L->acap, L->pos = L->apos, L->len = L->alen;
+    L->abuf = tb, L->acap = tc;
+    L->eof = L->rd_eof;
+    return GS_OK;
+}
+
+/* Read, cut and parse the next block. Sets L->done at the end of the input. */
+static int next_block(gs_ldec *L, gs_status *st)
+{
+    size_t cut, n;
+    int r;
+    /* Without read-ahead (one thread, or the first block) read here. */
+    if (!L->eof && L->len - L->pos < L->block && (r = fill(L, L->block, st))) return r;
+    for (;;) {
+        n = L->len - L->pos;
+        if (L->eof) {
+            cut = n;
+            break;
+        }
+        if ((cut = find_cut(L, L->buf + L->pos, n))) break;
+        if ((r = grow(L, st)) || (r = fill(L, L->cap, st))) return r; /* a line longer than the buffer */
+    }
+    if ((r = split_block(L, L->buf + L->pos, cut, st))) return r;
+    /* With more than one thread, the next block is read while this one is parsed. */
+    L->ahead = L->nthreads > 1 && !L->eof;
+    if (L->ahead && L->acap < L->headroom + L->block) {
+        char *nb = realloc(L->abuf, L->headroom + L->block);
+        if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+        L->abuf = nb;
+        L->acap = L->headroom + L->block;
+    }
+    L->rd_rc = GS_OK;
+    if (L->npieces || L->ahead) gs_parallel_for(L->npieces + (size_t)L->ahead, run_part, L);
+    uint64_t lines = 0, skipped = 0;
+    for (size_t i = 0; i < L->npieces; i++) {
+        const gs_piece *pc = &L->pieces[i];
+        if (pc->err || pc->nomem) return gs_lines_fail(L, pc, L->line_base + lines, st);
+        lines += pc->lines;
+        skipped += pc->skipped;
+    }
+    if (L->rd_rc) return gs_fail(st, src_fail(L, L->rd_rc, &L->rd_st), "%s", L->fail.msg); /* the source said why */
+    L->base.skipped += skipped;
+    L->line_base += lines;
+    L->pos += cut;
+    if (L->ahead && (r = take_ahead(L, st))) return r;
+    L->cur = L->off = 0;
+    /* The end, unless the sequential parser still holds a row (then one more, empty, block
+     * finishes it). */
+    if (L->eof && L->pos == L->len && !(L->seq_mode && L->midrow)) L->done = 1;
+    return GS_OK;
+}
+
+static void copy_part(void *ctx, size_t p, size_t np)
+{
+    const copy_seg *s = (const copy_seg *)ctx + p;
+    (void)np;
+    memcpy(s->dst, s->src, s->bytes);
+}
+
+/* Hand out the parsed values in piece order, parsing blocks as needed. The copy of a whole
+ * block's values is itself split over the threads: one thread's memcpy would be a serial
+ * step as long as a good part of the parallel parse. */
+static int ldec_read(gs_decoder *d, void *buf, size_t cap, size_t *got, gs_status *st)
+{
+    gs_ldec *L = (gs_ldec *)d;
+    size_t es = L->cfg.esize, done = 0;
+    *got = 0;
+    if (L->fail.code) return gs_fail(st, L->fail.code, "%s", L->fail.msg);
+    while (done < cap) {
+        if (L->cur < L->npieces) {
+            size_t nseg = 0, bytes = 0;
+            while (L->cur < L->npieces && done < cap) {
+                gs_piece *pc = &L->pieces[L->cur];
+                size_t take = pc->n - L->off;
+                if (take > cap - done) take = cap - done;
+                if (take) {
+                    L->segs[nseg++] = (copy_seg){pc->vals + L->off * es, (char *)buf + done * es, take * es};
+                    bytes += take * es;
+                }
+                done += take;
+                L->off += take;
+                if (L->off == pc->n) L->cur++, L->off = 0;
+            }
+            if (L->nthreads > 1 && bytes >= ((size_t)1 << 20)) gs_parallel_for(nseg, copy_part, L->segs);
+            else
+                for (size_t i = 0; i < nseg; i++) copy_part(L->segs, i, nseg);
+            continue;
+        }
+        if (L->done) break;
+        int r = next_block(L, st);
+        if (r) return r;
+    }
+    *got = done;
+    return GS_OK;
+}
+
+static void ldec_close(gs_decoder *d)
+{
+    gs_ldec *L = (gs_ldec *)d;
+    if (!L) return;
+    for (size_t i = 0; i < L->npieces_cap; i++) free(L->pieces[i].vals);
+    free(L->pieces);
+    free(L->segs);
+    free(L->buf);
+    free(L->abuf);
+    if (L->dl.ctx_free) L->dl.ctx_free(L->dl.ctx);
+    if (L->base.src) L->base.src->close(L->base.src);
+    free(L);
+}
+
+void gs_lines_abandon(gs_ldec *L)
+{
+    if (!L) return;
+    L->base.src = NULL;
+    ldec_close(&L->base);
+}
+
+/* ---- before the first block -------------------------------------------------------------- */
+
+gs_decoder *gs_lines_decoder(gs_ldec *L) { return &L->base; }
+
+gs_lparse *gs_lines_cfg(gs_ldec *L) { return &L->cfg; }
+
+const char *gs_lines_peek(const gs_ldec *L, size_t *n, int *eof)
+{
+    *n = L->len - L->pos;
+    *eof = L->eof;
+    return L->buf + L->pos;
+}
+
+int gs_lines_more(gs_ldec *L, gs_status *st)
+{
+    int r;
+    if (L->len - L->pos == L->cap && (r = grow(L, st))) return r;
+    return fill(L, L->len - L->pos + 1, st);
+}
+
+void gs_lines_take(gs_ldec *L, size_t n, uint64_t lines)
+{
+    L->pos += n;
+    L->line_base += lines;
+}
+
+void gs_lines_cr(gs_ldec *L)
+{
+    L->cr_lines = 1;
+    cr_to_lf(L->buf + L->pos, L->len - L->pos);
+}
+
+int gs_lines_open(gs_ldec **out, gs_bsrc *src, const gs_read_opts *o, char delim, const gs_lines_dialect *dl,
+                  gs_status *st)
+{
+    *out = NULL;
+    gs_ldec *L = calloc(1, sizeof *L);
+    if (!L) {
+        if (dl->ctx_free) dl->ctx_free(dl->ctx);
+        return gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
+    }
+    L->dl = *dl;
+    L->base.read = ldec_read;
+    L->base.close = ldec_close;
+    L->base.type = o->type;
+    L->base.count = -1;
+    L->base.src = src;
+    L->cfg.type = o->type;
+    L->cfg.esize = gs_type_size(o->type);
+    L->cfg.col = 1;
+    L->cfg.delim = delim;
+    L->cfg.trim_sp = delim != ' ';
+    L->cfg.trim_tab = delim != '\t';
+    L->cfg.skip_bad = o->skip_bad;
+    L->nthreads = o->threads > 0 ? o->threads : gs_pool_threads();
+    L->block = o->block_size ? o->block_size : DEFAULT_BLOCK;
+    L->headroom = L->block < HEADROOM ? L->block : HEADROOM;
+    L->cap = L->headroom + L->block;
+    L->line_base = o->line_offset;
+    int r = GS_OK;
+    if ((unsigned)o->type >= GS_NTYPES) r = gs_fail(st, GS_EUSAGE, "%s: invalid element type", src->name);
+    else if (!(L->buf = malloc(L->cap))) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
+    /* Only what the format's first look needs (it reads more while it lacks a whole row): a
+     * slow pipe must not hold up the open for a whole block. */
+    if (!r) r = fill(L, 4, st);
+    /* A UTF-8 byte order mark (spreadsheet exports) is not part of the first field. */
+    if (!r && L->len >= 3 && memcmp(L->buf, "\xef\xbb\xbf", 3) == 0) L->pos = 3;
+    if (r) {
+        gs_lines_abandon(L);
+        return r;
+    }
+    *out = L;
+    return GS_OK;
+}

@@ -1,0 +1,107 @@
+/* csv_lines.h - the line engine of the csv and text formats (io/csv_lines.c; private to io/).
+ *
+ * Decoding: the engine reads large blocks from a byte source, cuts each block after its last
+ * line end (the rest is carried into the next block), splits it into pieces at line ends, and
+ * runs the format's piece parser on every piece in parallel (gs_parallel_for). Each piece
+ * collects its values, its count of '\n' and its first error; values are handed out in piece
+ * order, and an error's line number is the lines of the earlier pieces plus its own. The next
+ * block is read during the parse (read-ahead). A format may parse the blocks that hold a quote
+ * character in order instead (csv: libcsv, io/csv.c). Before the first block, the format may
+ * look at the first bytes and consume some (csv: the line-end style and the header). */
+#ifndef GS_IO_CSV_LINES_H
+#define GS_IO_CSV_LINES_H
+
+#include "io_internal.h"
+
+/* A quoted csv field this long is a missing closing quote. */
+#define GS_LINES_MAX_FIELD ((size_t)64 << 20)
+
+/* What a piece parser needs to know. */
+typedef struct gs_lparse {
+    gs_type type;
+    size_t esize;
+    int col;        /* csv: 1-based column */
+    char delim;     /* csv: field delimiter */
+    int trim_sp;    /* csv: ' ' is surrounding space (not when it is the delimiter) */
+    int trim_tab;   /* csv: '\t' is surrounding space (not when it is the delimiter); '\r' always is */
+    int skip_bad;
+} gs_lparse;
+
+/* csv: ch is surrounding space of a field. */
+static inline int gs_lparse_trim(const gs_lparse *c, char ch)
+{
+    return ch == '\r' || (ch == ' ' && c->trim_sp) || (ch == '\t' && c->trim_tab);
+}
+
+enum { GS_PERR_NONE = 0, GS_PERR_INVALID, GS_PERR_RANGE, GS_PERR_MISSING, GS_PERR_TOOLONG, GS_PERR_QUOTE };
+
+typedef struct gs_piece {
+    const char *begin, *end; /* the bytes to parse (whole lines; the last may lack its '\n') */
+    char *vals;              /* output values (esize each) */
+    size_t n, cap;
+    uint64_t lines;          /* '\n' in [begin, end); complete when err == GS_PERR_NONE */
+    uint64_t skipped;        /* bad rows/tokens skipped (skip_bad) */
+    int err;                 /* first error: GS_PERR_* */
+    int nomem;               /* ran out of memory */
+    uint64_t err_line;       /* '\n' before the error, counted from begin */
+    int err_field;           /* 1-based field, 0 = none (text) */
+    int err_nfields;         /* fields in the row (GS_PERR_MISSING) */
+    char err_tok[48];        /* the offending text, shortened */
+} gs_piece;
+
+/* Room for one more value; returns its address, or NULL (and sets pc->nomem) when out of
+ * memory. The value counts once the parser increments pc->n. */
+void *gs_piece_grow(gs_piece *pc, size_t esize);
+static inline void *gs_piece_slot(gs_piece *pc, size_t esize)
+{
+    if (pc->n < pc->cap) return pc->vals + pc->n * esize;
+    return gs_piece_grow(pc, esize);
+}
+
+/* Record a bad value at line `line` (counted from the piece start): returns 1 when the
+ * parser must stop (no skip_bad), 0 after counting a skip. */
+int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int field, int nfields,
+                 const char *tok, size_t len);
+
+/* Parses a piece of whole lines; pieces run in parallel. */
+typedef void (*gs_piece_fn)(const gs_lparse *c, gs_piece *pc);
+/* csv: the fast splitter of a piece without quote characters (csv_lines.c). */
+void gs_csv_piece(const gs_lparse *c, gs_piece *pc);
+
+/* Parses a whole block in order (a block holding a quote, or one that starts inside a quoted
+ * row): into pc, whose lines are counted from line_base ('\n' before the block). *midrow says
+ * whether the previous block ended inside a row and is set to whether this one does; at_eof:
+ * the input ends with this block. Out of memory sets pc->nomem. */
+typedef void (*gs_seq_fn)(void *ctx, const gs_lparse *c, gs_piece *pc, uint64_t line_base, int at_eof, int *midrow);
+
+/* What a format gives the engine. */
+typedef struct gs_lines_dialect {
+    gs_piece_fn piece;
+    gs_seq_fn seq;              /* NULL: every block goes to pieces */
+    void *ctx;                  /* seq's state: the engine owns it from gs_lines_open on */
+    void (*ctx_free)(void *ctx);
+    int ws_cut;                 /* text: blocks and pieces may end after any whitespace */
+} gs_lines_dialect;
+
+typedef struct gs_ldec gs_ldec; /* a line decoder */
+
+/* Open a line decoder on src with delimiter delim; reads the first bytes and drops a UTF-8 byte
+ * order mark. On failure the caller keeps src. */
+int gs_lines_open(gs_ldec **L, gs_bsrc *src, const gs_read_opts *o, char delim, const gs_lines_dialect *dl,
+                  gs_status *st);
+gs_decoder *gs_lines_decoder(gs_ldec *L);
+gs_lparse *gs_lines_cfg(gs_ldec *L);
+/* Before the first block: the bytes not yet consumed, and whether the source has ended. */
+const char *gs_lines_peek(const gs_ldec *L, size_t *n, int *eof);
+/* Read more of the source into the peek (at least one read; a full buffer grows). */
+int gs_lines_more(gs_ldec *L, gs_status *st);
+/* Consume the first n bytes of the peek, which hold `lines` line ends (a header). */
+void gs_lines_take(gs_ldec *L, size_t n, uint64_t lines);
+/* Lines end in a lone '\r': every '\r', buffered or read from now on, is read as '\n'. */
+void gs_lines_cr(gs_ldec *L);
+/* The message of pc's error, its lines counted after `earlier` lines. */
+int gs_lines_fail(gs_ldec *L, const gs_piece *pc, uint64_t earlier, gs_status *st);
+/* Close without the source (a failed open: the caller keeps it). */
+void gs_lines_abandon(gs_ldec *L);
+
+#endif
