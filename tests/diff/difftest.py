@@ -176,6 +176,9 @@ def one_case(args, env, idx, work, stats):
         os.makedirs(d)
         with open(os.path.join(d, r['in_name']), 'wb') as f:
             f.write(r['in_bytes'])
+        if r['old_out']:
+            with open(os.path.join(d, r['out_name']), 'wb') as f:
+                f.write(r['old_out'])
         with open(os.path.join(d, 'run.sh'), 'w') as f:
             f.write('#!/usr/bin/env bash\nset -o pipefail\ncd "$(dirname "$0")"\n%s\n' % r['cmd'])
         if args.case is not None:

@@ -5,7 +5,9 @@ fields, three line ends, three delimiters) and text (several spellings of each n
 output is read back into an array of the expected type, or a message saying why it cannot be."""
 import csv
 import io
+import struct
 import subprocess
+from decimal import Decimal
 
 import numpy as np
 
@@ -26,34 +28,53 @@ def zstd(args, data):
 
 # ---- numbers as text ------------------------------------------------------------------------
 
+def _special_word(v, rng):
+    if v != v:
+        return rng.choice(('nan', 'NaN', 'NAN'))
+    if v == 0:
+        return rng.choice(('-0', '-0.0', '-0e0'))
+    s = rng.choice(('inf', 'Inf', 'Infinity', 'INF'))
+    return ('-' + s) if v < 0 else rng.choice(('', '+')) + s
+
+
 def _float_words(x, t, style, rng):
-    """The spellings of the float array X (type T) in one STYLE; specials in several spellings."""
-    out = []
-    for v in x.tolist():
-        if v != v:
-            out.append(rng.choice(('nan', 'NaN', 'NAN')))
-        elif v in (float('inf'), float('-inf')):
-            s = rng.choice(('inf', 'Inf', 'Infinity', 'INF'))
-            out.append(('-' + s) if v < 0 else rng.choice(('', '+')) + s)
-        elif v == 0 and str(v)[0] == '-':
-            out.append(rng.choice(('-0', '-0.0', '-0e0')))
-        elif style == 'repr':
-            out.append(repr(v))
-        elif style == 'g':
-            out.append(('%.9g' if t == 'f32' else '%.17g') % v)
-        elif style == 'sci':
-            out.append(('%.8e' if t == 'f32' else '%.16e') % v)
-        else:  # 'short': shortest digits for the type itself
-            out.append(np.format_float_positional(NP[t].type(v), unique=True, trim='-')
-                       if abs(v) < 1e16 and (abs(v) > 1e-5) else repr(v))
+    """The spellings of the float array X (type T) in one STYLE; NaN, infinities and -0.0 in
+    several spellings each."""
+    vals = x.tolist()
+    if style == 'repr':
+        out = [repr(v) for v in vals]
+    elif style in ('g', 'sci'):
+        f = {('g', 'f32'): '%.9g', ('g', 'f64'): '%.17g',
+             ('sci', 'f32'): '%.8e', ('sci', 'f64'): '%.16e'}[style, t]
+        out = [f % v if v == v and abs(v) != float('inf') else '' for v in vals]
+    elif style == 'shifted':  # the same decimal with its point moved K places: long mantissas
+        ks = (1, 20, 400) if len(vals) < 5000 else (1, 20)
+        out = []
+        for v in vals:
+            if v != v or abs(v) == float('inf'):
+                out.append('')
+                continue
+            k = rng.choice(ks) * rng.choice((1, -1))
+            out.append('%se%+d' % (format(Decimal(repr(v)).scaleb(k), 'f'), -k))
+    else:  # 'short': shortest digits for the type itself
+        typ = NP[t].type
+        out = [np.format_float_positional(typ(v), unique=True, trim='-')
+               if 1e-5 < abs(v) < 1e16 else repr(v) for v in vals]
+    with np.errstate(invalid='ignore'):
+        special = np.flatnonzero(~np.isfinite(x) | ((x == 0) & np.signbit(x)))
+    for i in special.tolist():
+        out[i] = _special_word(vals[i], rng)
     return out
 
 
 def number_words(x, t, rng):
     """Text for each element of X (type T), in a style picked for the whole column."""
     if t in FLOATS:
-        return _float_words(x, t, rng.choice(('repr', 'g', 'sci', 'short')), rng)
+        return _float_words(x, t, rng.choice(('repr', 'g', 'sci', 'short', 'shifted')), rng)
     words = [str(v) for v in x.tolist()]
+    if rng.random() < 0.1:
+        zeros = '0' * rng.choice((1, 5, 30))
+        words = [('-' + zeros + w[1:]) if w[0] == '-' else zeros + w for w in words]
     if rng.random() < 0.2:
         words = [('+' + w) if w[0] != '-' else w for w in words]
     return words
@@ -132,10 +153,22 @@ def write_input(x, t, fmt, spec, rng):
         data = write_csv(x, t, spec, rng)
     else:
         data = write_text(x, t, spec, rng)
-    if spec.get('zst'):
-        size = ['--stream-size=%d' % len(data)] if spec.get('zst_size') else []
-        data = zstd(['-c', '-%d' % rng.choice((1, 3, 9))] + size + ['-'], data)
-    return data
+    return compress(data, spec, rng) if spec.get('zst') else data
+
+
+def compress(data, spec, rng):
+    """DATA as zstd frames by the zstd CLI: one, or several cut at any byte, with skippable frames
+    between them now and then; each with its content size where spec['zst_size']."""
+    cuts = sorted(rng.randrange(len(data) + 1) for _ in range(spec.get('zst_frames', 1) - 1))
+    out = []
+    for a, b in zip([0] + cuts, cuts + [len(data)]):
+        piece = data[a:b]
+        size = ['--stream-size=%d' % len(piece)] if spec.get('zst_size') else []
+        if out and rng.random() < 0.3:
+            junk = bytes(rng.randrange(256) for _ in range(rng.randrange(20)))
+            out.append(struct.pack('<II', 0x184D2A50 + rng.randrange(16), len(junk)) + junk)
+        out.append(zstd(['-c', '-%d' % rng.choice((1, 3, 9))] + size + ['-'], piece))
+    return b''.join(out)
 
 
 # ---- outputs ----------------------------------------------------------------------------------

@@ -240,12 +240,19 @@ def make_case(rng, nrng):
     t = rng.choice(TYPES)
     stages = make_stages(rng, t)
     x, n, exact = make_data(rng, nrng, t, pick_n(rng), stages)
+    magic = None
+    if t not in FLOATS and n and rng.random() < 0.05:
+        # raw data that opens like a skippable zstd frame (data unless a frame follows) or like a
+        # zstd frame (data where --from raw says so)
+        magic = rng.choice(['skippable', 'zstd'])
+        word = 0x184D2A50 + rng.randrange(16) if magic == 'skippable' else 0xFD2FB528
+        x.view(np.uint8)[:4] = np.frombuffer(word.to_bytes(4, 'little'), np.uint8)
     want, lens = evaluate(rng, stages, Val(x, t, None), exact)
     # Known open behaviour, left out: a float sum of -0.0 values gives +0.0 where numpy gives
     # -0.0 (the sum starts from +0.0); outputs of a chain with a float sum compare zeros by value.
     loose = bool(_float_sum_at(stages, t))
     return {'t': t, 'n': n, 'x': x, 'stages': stages, 'exact': exact, 'want': want,
-            'lens': lens, 'loose_zero': loose}
+            'lens': lens, 'loose_zero': loose, 'magic': magic}
 
 
 # ---- stage options as command words ----------------------------------------------------------

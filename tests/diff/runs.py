@@ -52,6 +52,7 @@ def _choose_io(rng, case, env, r):
     # a content size in the frame header (the zstd CLI gives none to a stream unless told): MPI
     # refuses frames without one, and every other run sees both kinds
     r['spec']['zst_size'] = r['mpi'] or rng.random() < 0.5
+    r['spec']['zst_frames'] = rng.choice([1, 1, 1, 2, 5])
     last = case['stages'][-1]
     r['count'] = last['verb'] == 'compact' and last['count']
     r['ncols'] = 2 if last['verb'] == 'minmax' and not last['only'] else 1
@@ -80,7 +81,9 @@ def _run_wide(rng, case, env, r):
     if need_t or rng.random() < 0.4:
         g.append([rng.choice(['-t', '--type']), t])
     named = r['in_mode'] == 'file'
-    if (fmt in ('csv', 'text') and not named) or (rng.random() < 0.3 and not (fmt == 'raw' and r['in_zst'])):
+    zmagic = case['magic'] == 'zstd' and fmt == 'raw' and not r['in_zst']
+    if (fmt in ('csv', 'text') and not named) or zmagic or \
+            (rng.random() < 0.3 and not (fmt == 'raw' and r['in_zst'])):
         g.append(['--from', fmt])
     if fmt == 'csv':
         s = r['spec']
@@ -110,7 +113,8 @@ def _run_wide(rng, case, env, r):
     r['stats'] = rng.random() < 0.05
     if r['stats']:
         g.append(['--stats'])
-    if rng.random() < 0.5:
+    r['force'] = rng.random() < 0.5
+    if r['force']:
         g.append(['-f'])
     return g
 
@@ -128,6 +132,7 @@ def _algo(rng, st, env, backend, m):
 def _out_words(rng, r):
     """Output option groups and the OUT word ('' for stdout)."""
     g, fmt, zst = [], r['out_fmt'], r['out_zst']
+    r['out_name'], r['old_out'] = 'stdout.bin', None
     if r['count']:
         r['out_mode'] = 'stdout-file'
         return g, ''
@@ -145,6 +150,8 @@ def _out_words(rng, r):
         if zst:
             g.append([rng.choice(['-z', '--zstd'])])
     r['out_name'] = out or 'stdout.bin'
+    # -f over an existing, longer file: what is left must be the new output alone
+    r['old_out'] = bytes(range(256)) * 40 if out and r['force'] and rng.random() < 0.5 else None
     return g, out
 
 
