@@ -41,18 +41,20 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 # ---- this machine ----------------------------------------------------------------------------
 
-def detect(gs, include_known):
+def detect(gs, include_known, mpi_share):
     """What this machine and this gpustream can run."""
     info = subprocess.run([gs, 'info'], capture_output=True, text=True).stdout
     dev = re.search(r'^devices\s+(\S+)', info, re.M)
     gpu = bool(dev) and dev.group(1) != 'none'
-    variants = {}
-    for m in re.finditer(r'^\s+(scan|compact|minmax)\s+(\S+)\s+\*?\s*(cpu|gpu)\s', info, re.M):
-        variants.setdefault((m.group(1), m.group(3)), []).append(m.group(2))
+    variants = {}  # (op, backend) -> [(name, types)]
+    for m in re.finditer(r'^\s+(scan|compact|minmax)\s+(\S+)\s+\*?\s*(cpu|gpu)\s+(.*)$', info, re.M):
+        types = [w for w in m.group(4).split() if w in gen.TYPES]
+        variants.setdefault((m.group(1), m.group(3)), []).append((m.group(2), types))
     mpi = shutil.which('mpirun') is not None and not re.search(r'^mpi\s+not built', info, re.M)
     return {'G': gs, 'zstd': shutil.which('zstd') is not None, 'mpi': mpi, 'gpu': gpu,
             'backends': ['cpu', 'auto'] + (['gpu'] if gpu else []), 'variants': variants,
-            'include_known': include_known, 'mpirun': shutil.which('mpirun') is not None}
+            'include_known': include_known, 'mpirun': shutil.which('mpirun') is not None,
+            'mpi_share': mpi_share}
 
 
 # ---- running ---------------------------------------------------------------------------------
@@ -168,7 +170,7 @@ def one_case(args, env, idx, work, stats):
     """Runs case IDX; returns the number of failed runs."""
     rng = random.Random('%d:%d' % (args.seed, idx))
     nrng = np.random.default_rng([args.seed, idx])
-    case = gen.make_case(rng, nrng)
+    case = gen.make_case(rng, nrng, env['include_known'])
     fails = 0
     for k in range(rng.choice([1, 2, 2, 3])):
         r = runs.make_run(rng, case, env)
@@ -208,13 +210,14 @@ def main():
     ap.add_argument('--keep', default=None, help='where failing runs are kept (default /tmp/gs-difftest-SEED)')
     ap.add_argument('--max-fail', type=int, default=10, help='stop after this many failed runs')
     ap.add_argument('--timeout', type=int, default=120, help='seconds one command may take')
+    ap.add_argument('--mpi-share', type=float, default=0.2, help='share of single-verb runs under mpirun where it runs (default 0.2)')
     ap.add_argument('--include-known', action='store_true', help='also run the behaviours left out as known')
     args = ap.parse_args()
     if args.seed is None:
         args.seed = int(time.time())
     args.gpustream = os.path.abspath(args.gpustream)
     args.keep = args.keep or os.path.join(tempfile.gettempdir(), 'gs-difftest-%d' % args.seed)
-    env = detect(args.gpustream, args.include_known)
+    env = detect(args.gpustream, args.include_known, args.mpi_share)
     np.seterr(all='ignore')  # NaN and inf are data here
     print('difftest: seed %d (replay: python3 tests/diff/difftest.py --seed %d --seconds %g)'
           % (args.seed, args.seed, args.seconds), flush=True)

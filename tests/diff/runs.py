@@ -48,6 +48,10 @@ def _choose_io(rng, case, env, r):
     modes = ['file', 'file', 'noext', 'stdin', 'redirect', 'procsub', 'devstdin']
     r['in_mode'] = rng.choice(modes[:3] if r['mpi'] else modes)
     r['spec'] = _csv_spec(rng) if r['in_fmt'] == 'csv' else _text_spec(rng)
+    # Known open behaviour, left out: under MPI a CSV with a header line and CR-only line ends is
+    # read whole by every rank (K copies of the output, exit 0)
+    if r['mpi'] and r['in_fmt'] == 'csv' and r['spec']['header'] and not env['include_known']:
+        r['spec']['eol'] = rng.choice(['\n', '\r\n'])
     r['spec']['zst'] = r['in_zst']
     # a content size in the frame header (the zstd CLI gives none to a stream unless told): MPI
     # refuses frames without one, and every other run sees both kinds
@@ -88,7 +92,8 @@ def _run_wide(rng, case, env, r):
     if fmt == 'csv':
         s = r['spec']
         if s['ncols'] > 1 or s['pos'] or rng.random() < 0.3:
-            col = s['names'][s['pos']] if s['header'] and rng.random() < 0.6 else str(s['pos'] + 1)
+            col = s['names'][s['pos']] if s['header'] and rng.random() < 0.6 else \
+                rng.choice(['', '', '', '+', ' ']) + str(s['pos'] + 1)
             g.append(['--col', col])
         if rng.random() < 0.4:
             g.append(['--header' if s['header'] else '--no-header'])
@@ -103,6 +108,11 @@ def _run_wide(rng, case, env, r):
         g.append(['--backend', rng.choice(env['backends'])])
     if rng.random() < 0.1:
         g.append(['--buffers', str(rng.choice([1, 3, 4]))])
+    if env['gpu']:
+        g += rng.sample([['--host-mem', rng.choice(['pinned', 'pageable', 'registered', 'mapped'])],
+                         ['--device-alloc', rng.choice(['once', 'per-chunk', 'async'])],
+                         ['--device-mem-limit', rng.choice(['64M', '256M'])],
+                         ['--codec', rng.choice(['auto', 'cpu'])]], rng.choice([0, 0, 1, 2]))
     if r['out_zst'] and rng.random() < 0.5:
         g.append(['--frame-size', rng.choice(['1K', '4K', '64K'])])
     if r['out_zst'] and rng.random() < 0.2:
@@ -120,12 +130,13 @@ def _run_wide(rng, case, env, r):
 
 
 def _algo(rng, st, env, backend, m):
-    """A kernel variant for stage ST where the backend is named (cpu-naive only where n*W is small)."""
-    op = {'scan': 'scan', 'compact': 'compact', 'minmax': 'minmax'}.get(st['verb'])
-    if not op or backend not in ('cpu', 'gpu') or rng.random() < 0.6:
+    """A kernel variant for stage ST (input length M) where the backend is named; cpu-naive only
+    where n*W is small."""
+    if st['verb'] == 'convert' or backend not in ('cpu', 'gpu') or rng.random() < 0.6:
         return None
-    names = [v for v in env['variants'].get((op, backend), [])
-             if not (v == 'cpu-naive' and m * min(st.get('w', 1), m + 1) > 3_000_000)]
+    names = [v for v, types in env['variants'].get((st['verb'], backend), [])
+             if st['tin'] in types
+             and not (v == 'cpu-naive' and m * min(st.get('w', 1), m + 1) > 3_000_000)]
     return rng.choice(names) if names else None
 
 
@@ -176,7 +187,8 @@ def _spread(rng, stages, groups):
 def make_run(rng, case, env):
     """A run of CASE: {'cmd', 'in_name', 'in_bytes', 'out_name', 'out_fmt', 'out_zst', ...}."""
     import gen
-    r = {'mpi': env['mpi'] and rng.random() < 0.2}
+    # chains do not run over MPI ranks (refused, documented)
+    r = {'mpi': env['mpi'] and len(case['stages']) == 1 and rng.random() < env['mpi_share']}
     _choose_io(rng, case, env, r)
     groups = _run_wide(rng, case, env, r)
     og, out = _out_words(rng, r)
