@@ -10,4 +10,4 @@ cd "$(dirname "$0")/../.."
 G=${G:-./gpustream}
 if ! command -v python3 >/dev/null 2>&1; then echo "SKIP difftest: no python3"; exit 0; fi
 if ! python3 -c 'import numpy' >/dev/null 2>&1; then echo "SKIP difftest: numpy is not installed"; exit 0; fi
-exec python3 tests/diff/difftest.py --gpustream "$G" --seconds "${DIFF_SECONDS:-60}" ${DIFF_SEED:+--seed "$DIFF_SEED"}
+exec python3 -B tests/diff/difftest.py --gpustream "$G" --seconds "${DIFF_SECONDS:-60}" ${DIFF_SEED:+--seed "$DIFF_SEED"}

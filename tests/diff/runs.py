@@ -7,7 +7,8 @@ bash command line, run in the case's directory, and what is needed to read its o
 import shlex
 
 import formats
-from formats import FLOATS, EXT
+import gen
+from formats import EXT
 
 CHUNKS = [None, None, None, '64', '100', '1000', '4K', '4K', '4097', '12345', '64K', '1M']
 NAMES = ['price', 'volume', 'ts', 'label', 'v2']
@@ -186,7 +187,6 @@ def _spread(rng, stages, groups):
 
 def make_run(rng, case, env):
     """A run of CASE: {'cmd', 'in_name', 'in_bytes', 'out_name', 'out_fmt', 'out_zst', ...}."""
-    import gen
     # chains do not run over MPI ranks (refused, documented)
     r = {'mpi': env['mpi'] and len(case['stages']) == 1 and rng.random() < env['mpi_share']}
     _choose_io(rng, case, env, r)
