@@ -4,6 +4,7 @@
 #   make demo         the main job on the sample data in data/
 #   make tsan         the engine under ThreadSanitizer (CPU backend): unit tests and the threaded CLI suites
 #   make bench        gpustream bench (benchmarks are never part of make test)
+#   make difftest     random cases against a numpy oracle for DIFF_SECONDS (default 600; 60 s in make test)
 #   make deps         install missing -dev packages with apt-get (root), else print the command
 #   make deps-local   unpack Debian's libcsv-dev/libzstd-dev/libxxhash-dev into .deps/ (machines without apt)
 #   make deps-nvcomp  pip-install nvCOMP (nvidia-libnvcomp-cu13): GPU zstd in CUDA builds
@@ -123,8 +124,7 @@ GPU_TEST_CU := $(wildcard tests/gpu/test_*.cu)
 GPU_BIN := $(if $(filter 1,$(CUDA)),$(patsubst tests/gpu/%.c,$(BUILD)/%,$(GPU_TEST_C)) $(patsubst tests/gpu/%.cu,$(BUILD)/%,$(GPU_TEST_CU)))
 
 
-.PHONY: tsan
-.PHONY: all test demo bench plots man install clean deps deps-local deps-nvcomp deps-nvcomp-local check-deps fuzz
+.PHONY: all test demo bench plots man install clean deps deps-local deps-nvcomp deps-nvcomp-local check-deps fuzz difftest tsan
 all: gpustream
 
 # Stamps, rewritten only when their text changes: $(BUILD)/flags holds the flags its objects were
@@ -182,6 +182,9 @@ plots:
 
 fuzz:
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-300} bash tests/fuzz/run.sh
+
+difftest: all
+	@G=$(CURDIR)/gpustream DIFF_SECONDS=$${DIFF_SECONDS:-600} bash tests/cli/test_diff.sh
 
 # The man page and the completion are generated from the CLI's tables and committed;
 # tests/cli/test_docs.sh fails when they differ from what the binary generates.
