@@ -70,11 +70,6 @@ def _choose_io(rng, case, env, r):
         r['out_mode'] = rng.choice(['file', 'noext'])
     r['header'] = r['in_fmt'] == 'csv' and r['spec']['header']
     delim = r['spec'].get('delim', ',')
-    # Known open behaviour, left out: minmax's CSV output with --delim other than ',' writes the
-    # header with ',' and the rows with the delimiter.
-    if (r['header'] and delim != ',' and r['out_fmt'] == 'csv' and r['ncols'] == 2
-            and not env['include_known']):
-        r['spec']['delim'] = delim = ','
     r['delims'] = [','] if delim == ',' else [',', delim]
 
 
