@@ -289,7 +289,7 @@ int gs_gpu_available(int device, char *desc, size_t desc_len);
 /* One line per device for `info` (empty string if none); returns device count (0 if none). */
 int gs_gpu_describe(char *buf, size_t len);
 
-/* ---- GPU zstd (pipeline/gpu_codec.cu: nvCOMP, loaded at run time) ------------------------------
+/* ---- GPU zstd (nvCOMP, loaded at run time) ----------------------------------------------------
  * The codec for each direction is the plan's (plan.h, --codec). */
 /* 1 once a device codec gave up on its GPU (its watchdog expired, a kernel may still run there):
  * nothing may call CUDA again in this process, teardown included; the process just exits. */

@@ -176,7 +176,7 @@ const gs_gpu_op *gs_gpu_op_find(gs_op op);
 int gs_gpu_copy(void *dst, const void *src, uint64_t n, size_t isz, cudaStream_t s, int dev, gs_status *st);
 
 /* ---- backend.cu --------------------------------------------------------------------------------- */
-/* GS_OK, or where a device codec gave up on the GPU (gpu_codec.cu's watchdog: gs_gpu_abandoned)
+/* GS_OK, or where a device codec gave up on the GPU (the GPU zstd codec's watchdog: gs_gpu_abandoned)
  * the error that says no more work goes there. */
 int gs_gpu_given_up(int dev, gs_status *st);
 /* Seconds between two completed events (0 where they cannot say). */

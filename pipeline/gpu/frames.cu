@@ -1,6 +1,6 @@
 /* gpu/frames.cu - chunks of zstd frames decoded on the device where the kernels read them
  * (docs/ARCHITECTURE.md, "zstd frames on the device"): a chunk's compressed bytes go up on the h2d
- * stream, and slot s's own stream decodes and checks them into d_in[s] (gpu_codec.cu's decoder),
+ * stream, and slot s's own stream decodes and checks them into d_in[s] (the GPU zstd codec's decoder),
  * so the chunks in flight decode at once; retire waits for that under the zstd watchdog and reads
  * the check's verdict before anything else of the chunk. */
 #include <cuda_runtime.h>
@@ -21,7 +21,7 @@ static int gpu_zdecoded(gs_gpu *g, cudaEvent_t ev, uint64_t bytes, gs_status *st
 }
 
 /* Chunk `in`'s compressed frames up to the slot's d_comp on the h2d stream (ev_z after), then on
- * the slot's own stream decoded to dst and checked (gpu_codec.cu), ev_h2d1 after: the slots in
+ * the slot's own stream decoded to dst and checked (the GPU zstd codec), ev_h2d1 after: the slots in
  * flight decode at once (nvCOMP gives a frame a few threads: one chunk's frames do not fill the
  * device). Where dst is not at the decoder's output alignment (a minmax halo of odd length before
  * it), the frames decode into the slot's d_zfix and are copied into place. */

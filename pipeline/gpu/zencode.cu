@@ -1,5 +1,5 @@
 /* gpu/zencode.cu - the backend's output encoded as zstd frames on the device, where the kernels
- * wrote it (the plan's zencode): after ev_k1[s], slot s's stream encodes d_out[s] (gpu_codec.cu's
+ * wrote it (the plan's zencode): after ev_k1[s], slot s's stream encodes d_out[s] (the GPU zstd codec's
  * encoder; ev_d2h0..ev_d2h1 around it) instead of the D2H, and retire copies the packed frames
  * back. A compaction's output is queued at submit with its count read on the device, so no host
  * round trip sits between kernel(k) and its encoding. */
