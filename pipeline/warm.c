@@ -21,7 +21,7 @@ typedef struct warm {
     gs_job job;                   /* the job the run starts with, then the one that continues it */
     void *halo;                   /* the CPU's minmax halo, copied for the backend that follows */
     gs_backend *cpu, *gpu, *on;   /* on: the backend that runs the chunks once started */
-    int warm, required, named, started, waited;
+    int required, named, started, waited;
     gs_chunk *held_in, *held_out; /* a chunk run on the CPU before the start, until it is retired */
     uint64_t early_chunks, early_bytes;
     double early_busy, cuda_init, gpu_setup;
@@ -235,7 +235,6 @@ int gs_backend_warm_create(gs_backend **out, const gs_backend_parts *parts, cons
     w->cfg = *c;
     w->job = *c->job;
     w->cfg.job = &w->job;
-    w->warm = warm_ok;
     w->required = required;
     w->gpu_setup = -1;
     for (int k = 0; k < (c->chain ? c->chain->n : 1); k++)
