@@ -109,8 +109,6 @@ struct cli {
     int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given, device_given;
     int level_given, frame_given;
     gs_codec_kind codec;
-    int in_bytes_have;  /* input_bytes has looked: its answer is in_bytes_val */
-    uint64_t in_bytes_val;
     gs_format to;
     gs_bench_opts bench;
     const char *bench_csv, *bench_chain;

@@ -267,6 +267,24 @@ const char *gs_outfile_path(const gs_outfile *f);
 int gs_outfile_commit(gs_outfile *f, gs_status *st); /* frees f */
 void gs_outfile_abort(gs_outfile *f);               /* frees f; safe on NULL */
 
+/* ---- the input as the run's plan sees it before anything reads it (io/describe.c) ------------
+ * Only a regular file is looked at: a pipe, FIFO, terminal or stdin keeps its bytes for the reader
+ * alone. The rest is looked at only where `want` asks (GS_DESC_*), since it reads the file. */
+typedef struct gs_input_desc {
+    int64_t size;         /* bytes of a regular file (or a generator's output), -1 where unknown */
+    int zst_name;         /* the name ends in .zst */
+    uint64_t first_frame; /* GS_DESC_FIRST_FRAME: the first zstd frame's content size (GS_ZSTD_SIZE_UNKNOWN
+                             where the header does not say, or it is not zstd) */
+    uint64_t content;     /* GS_DESC_CONTENT: a zstd file's decompressed bytes (gs_zstd_content_estimate; 0
+                             where unknown) */
+    unsigned have;        /* the GS_DESC_* looked at */
+} gs_input_desc;
+#define GS_DESC_FIRST_FRAME 0x1u
+#define GS_DESC_CONTENT 0x2u
+/* Describe path (NULL or "-": stdin): its size and name always, and what `want` asks for besides
+ * (added to what d has already). */
+void gs_input_describe(const char *path, unsigned want, gs_input_desc *d);
+
 /* Remove every temp output still open. Async-signal-safe (unlink only): for signal handlers. */
 void gs_io_remove_temps(void);
 

@@ -1,6 +1,8 @@
-/* job.c - parsing what a job computes from its text form (predicates, host-memory modes), shared
- * by the CLI and the fuzz targets. */
+/* job.c - what a job computes: its output type, columns and rows, the carry it starts with, the
+ * variant that runs each stage (checked against its parameters), a chain's shape rules, and the
+ * text forms the CLI and the fuzz targets parse (predicates, host-memory modes). */
 #include "pipeline.h"
+#include "../common/pool.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +22,127 @@ int gs_host_mem_parse(const char *s, gs_host_mem *m)
     return -1;
 }
 
+/* ---- a job's output ---------------------------------------------------------------------------- */
+gs_type gs_job_out_type(const gs_job *j, gs_type in)
+{
+    switch (j->op) {
+    case GS_OP_SCAN: return j->scan.out_type;
+    case GS_OP_COMPACT: return j->compact.indices ? GS_U64 : in;
+    case GS_OP_MINMAX: return in;
+    default: return j->out_type;
+    }
+}
+
+int gs_job_out_cols(const gs_job *j)
+{
+    return (j->op == GS_OP_MINMAX && j->minmax.only == GS_MM_BOTH) ? 2 : 1;
+}
+
+int64_t gs_job_out_rows(const gs_job *j, int64_t n)
+{
+    if (n < 0) return -1;
+    switch (j->op) {
+    case GS_OP_COMPACT: return -1;
+    case GS_OP_MINMAX:
+        if (j->partial) return n;
+        return (uint64_t)n >= j->minmax.window ? n - (int64_t)j->minmax.window + 1 : 0;
+    default: return n;
+    }
+}
+
+void gs_job_scan_start(const gs_job *j, gs_value *carry)
+{
+    if (j->has_carry) *carry = j->carry;
+    else gs_scan_identity(j->scan.op, j->scan.out_type, carry);
+    /* An exclusive float sum starts from the empty sum, +0.0 (kernels.h); x + 0.0 turns -0.0 into
+     * +0.0 and leaves every other value, so a carry handed over (MPI, the warm start) agrees. */
+    if (j->scan.op == GS_SCAN_SUM && j->scan.exclusive) {
+        if (j->scan.out_type == GS_F32) carry->f32 += 0.0f;
+        else if (j->scan.out_type == GS_F64) carry->f64 += 0.0;
+    }
+}
+
+int gs_chain_out_cols(const gs_chain *c) { return gs_job_out_cols(&c->stage[c->n - 1]); }
+
+int64_t gs_chain_out_rows(const gs_chain *c, int64_t n)
+{
+    for (int k = 0; k < c->n; k++) n = gs_job_out_rows(&c->stage[k], n);
+    return n;
+}
+
+/* ---- variants ---------------------------------------------------------------------------------- */
+int gs_job_resolve(const gs_job *j, gs_where where, int threads, const gs_variant **v, gs_status *st)
+{
+    const gs_variant *var;
+    if (j->op == GS_OP_NONE) {
+        *v = NULL;
+        return GS_OK;
+    }
+    if (j->algo) {
+        var = gs_variant_find(j->op, j->algo);
+        if (!var)
+            return gs_fail(st, GS_EUSAGE, "unknown --algo '%s' for this verb (gpustream info lists them)", j->algo);
+        if (var->where != where)
+            return gs_fail(st, GS_EUSAGE, "--algo %s runs on the %s; it needs --backend %s", j->algo,
+                           var->where == GS_GPU ? "GPU" : "CPU", var->where == GS_GPU ? "gpu" : "cpu");
+    } else {
+        var = gs_variant_default_for(j->op, where, threads > 0 ? threads : gs_ncores());
+        if (!var) return gs_fail(st, GS_EDATA, "no %s variant compiled in", where == GS_GPU ? "GPU" : "CPU");
+    }
+    int rc = j->op == GS_OP_SCAN      ? gs_variant_check_scan(var, &j->scan, st)
+             : j->op == GS_OP_COMPACT ? gs_variant_check_compact(var, &j->compact, st)
+                                      : gs_variant_check_minmax(var, &j->minmax, st);
+    if (rc) return rc;
+    *v = var;
+    return GS_OK;
+}
+
+/* "stage K (VERB): " ahead of a message already in st. */
+static int stage_fail(gs_status *st, const gs_chain *c, int k)
+{
+    char msg[sizeof st->msg];
+    const int code = st->code ? st->code : GS_EUSAGE;
+    snprintf(msg, sizeof msg, "%s", st->msg);
+    st->code = GS_OK; /* gs_fail keeps a first failure: this one rewrites it */
+    return gs_fail(st, code, "stage %d (%s): %.*s", k + 1, gs_op_name(c->stage[k].op), (int)(sizeof msg - 40), msg);
+}
+
+int gs_chain_resolve(const gs_chain *c, gs_where where, int threads, const gs_variant **v, gs_status *st)
+{
+    for (int k = 0; k < c->n; k++)
+        if (gs_job_resolve(&c->stage[k], where, threads, &v[k], st)) return c->n > 1 ? stage_fail(st, c, k) : st->code;
+    return GS_OK;
+}
+
+int gs_chain_check(const gs_chain *c, gs_type in, gs_status *st)
+{
+    if (c->n < 1 || c->n > GS_CHAIN_MAX)
+        return gs_fail(st, GS_EUSAGE, "a chain has 1 to %d stages, not %d", GS_CHAIN_MAX, c->n);
+    for (int k = 0; k < c->n; k++) {
+        const gs_job *j = &c->stage[k];
+        const int last = k == c->n - 1;
+        if (j->op != GS_OP_SCAN && j->op != GS_OP_COMPACT && j->op != GS_OP_MINMAX)
+            gs_fail(st, GS_EUSAGE, "not a chain stage (chains take scan, compact and minmax)");
+        else if (!last && j->count_only)
+            gs_fail(st, GS_EUSAGE, "--count ends a chain: make this the last stage, or drop --count");
+        else if (!last && j->op == GS_OP_MINMAX && j->minmax.only == GS_MM_BOTH)
+            gs_fail(st, GS_EUSAGE, "minmax writes (min, max) pairs, which no stage reads: add --only min or "
+                                   "--only max to pass one column on");
+        else {
+            const gs_variant *v;
+            const gs_variant *named = j->algo ? gs_variant_find(j->op, j->algo) : NULL;
+            if (!gs_job_resolve(j, named ? named->where : GS_CPU, 0, &v, st)) {
+                in = gs_job_out_type(j, in);
+                continue;
+            }
+        }
+        return stage_fail(st, c, k);
+    }
+    (void)in;
+    return GS_OK;
+}
+
+/* ---- text forms ----------------------------------------------------------------------------------- */
 int gs_pred_parse(const char *s, gs_type t, gs_compact_params *p, gs_status *st)
 {
     char buf[256];

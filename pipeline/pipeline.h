@@ -3,40 +3,23 @@
  * Threads: a reader (decoding with the thread pool), the caller's thread driving the backend,
  * and a writer (encoding with the pool). Chunks carry a sequence number and move through
  * bounded queues, so memory is ~ (buffers + 2) x chunk whatever the input size.
- * Backends: cpu (thread pool) and gpu (CUDA streams, pipeline/gpu_*.cu). */
+ * Backends: cpu (thread pool, pipeline/cpu/) and gpu (CUDA streams, pipeline/gpu/); what runs is
+ * the plan's (plan.h). */
 #ifndef GS_PIPELINE_H
 #define GS_PIPELINE_H
 
 #include "../common/gs.h"
 #include "../kernels/kernels.h"
 #include "../io/io.h"
+#include "plan.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum gs_backend_kind { GS_BACKEND_AUTO = 0, GS_BACKEND_CPU, GS_BACKEND_GPU } gs_backend_kind;
-
-/* --backend auto: a file known to be smaller than this many bytes runs on the CPU and CUDA is never
- * initialised; a stream of unknown size takes the GPU once its first chunk has filled. Measured on
- * an H100 host (16 cores, a page-cached raw i32 file to /dev/null, 2026-11-23, docs/PERFORMANCE.md,
- * "Start-up and backend choice"), with the driver's teardown of the context left to a helper after
- * the exit (gpustream.c, end_process): a GPU run costs 0.16-0.30 s more than its transfers, and the
- * GPU first beats the CPU backend at 8 GiB for scan (0.341 s against 0.389) and minmax -w 500 (0.485
- * against 0.654), while at 4 GiB it loses both (scan 0.227 against 0.181, minmax 0.320 against
- * 0.297); compact crosses below 4 GiB (0.252 against 0.312). One crossover for every op. */
-#define GS_AUTO_GPU_MIN_BYTES (8ull << 30)
-typedef enum gs_host_mem { GS_HOST_PINNED = 0, GS_HOST_PAGEABLE, GS_HOST_REGISTERED, GS_HOST_MAPPED } gs_host_mem;
 /* "pinned", "pageable", "registered", "mapped"; parse: 0, or -1 for another word */
 const char *gs_host_mem_name(gs_host_mem m);
 int gs_host_mem_parse(const char *s, gs_host_mem *m);
-
-/* Input bytes per chunk when none is asked for (gs_engine_opts.chunk_bytes = 0), and as --help says
- * it: of 8M to 64M, the fastest for scan, compact and minmax on both backends over a 16 GB file
- * (docs/PERFORMANCE.md, "Chunk size"). */
-#define GS_CHUNK_DEFAULT ((size_t)16 << 20)
-#define GS_CHUNK_DEFAULT_TEXT "16M"
-typedef enum gs_dev_alloc { GS_DEV_ONCE = 0, GS_DEV_PER_CHUNK, GS_DEV_ASYNC } gs_dev_alloc;
 #define GS_NDEV_ALLOC 3
 /* --device-alloc names, indexed by gs_dev_alloc (pipeline/job.c). */
 extern const char *const gs_dev_alloc_names[GS_NDEV_ALLOC];
@@ -72,13 +55,14 @@ typedef struct gs_chain {
     gs_job stage[GS_CHAIN_MAX];
 } gs_chain;
 
-/* How to run it. */
+struct gs_backend_parts;
+
+/* How to run it: the user's options, and the plan made from them (plan.h). */
 typedef struct gs_engine_opts {
     gs_backend_kind backend;
     int device;
-    size_t chunk_bytes;        /* input bytes per chunk (0 = GS_CHUNK_DEFAULT) */
-    int buffers;               /* staging buffers (2 = double buffering); 0: 2, or GS_ZGPU_BUFFERS
-                                  where the GPU backend decodes or encodes zstd frames */
+    size_t chunk_bytes;        /* input bytes per chunk (0: the plan's) */
+    int buffers;               /* chunks in flight on the GPU (0: the plan's) */
     gs_host_mem host_mem;
     gs_dev_alloc dev_alloc;
     uint64_t device_mem_limit; /* 0 = no cap */
@@ -88,18 +72,18 @@ typedef struct gs_engine_opts {
     void (*progress)(void *ctx, uint64_t bytes_in, int64_t total_bytes, double elapsed);
     void *progress_ctx;
     int64_t total_bytes;       /* input size for the progress ETA, -1 if unknown */
-    /* Called once, from the driving thread, when the run falls back to the CPU for lack of a
-     * usable GPU (NULL = none): the CLI shows it with -v or --stats. */
+    /* Called from the driving thread when the run falls back to the CPU for lack of a usable GPU,
+     * or the GPU backend cannot take the zstd frames (NULL = none): the CLI shows it with -v or
+     * --stats. */
     void (*note)(void *ctx, const char *msg);
     void *note_ctx;
-    /* The GPU backend decodes the input's zstd frames itself (gs_source.frames): compressed bytes
-     * cross to the device and nvCOMP decodes them where the kernels read (--codec gpu). */
-    int zdecode;
-    /* The backend encodes its output as zstd frames of this many bytes (0: it hands over values)
-     * where it can: nvCOMP compresses them where the kernels wrote them and only compressed bytes
-     * cross back (the writer's codec is the GPU's; the engine uses it only where the writer takes
-     * frames: gs_writer_takes_frames). */
-    size_t zencode;
+    /* The run's plan (plan.h), made by the caller (made == 0: the engine makes one from the options
+     * above, with the codecs on the host). The engine settles it for its source and writer; a
+     * backend reads its zstd work there (plan.zdecode, plan.zencode). */
+    gs_plan plan;
+    /* The backends the plan's are made from (NULL: the CPU and GPU backends built in; tests give
+     * fakes: pipeline/backends.h). */
+    const struct gs_backend_parts *parts;
 } gs_engine_opts;
 
 /* What happened, for --stats. Times are seconds of busy time per stage. */
@@ -123,8 +107,9 @@ typedef struct gs_run_stats {
     uint64_t peak_rss;        /* bytes */
     uint64_t peak_device_mem; /* bytes of device memory this run allocated, at most */
     uint64_t skipped;         /* csv fields skipped */
-    const char *backend;      /* "cpu" or "gpu: NVIDIA H200" */
-    const char *algo;         /* variant used */
+    const char *backend;      /* "cpu" or "gpu: NVIDIA H200" (may point into backend_text) */
+    const char *algo;         /* variant used (may point into algo_text) */
+    char backend_text[288], algo_text[GS_CHAIN_MAX * 24];
     char why[512];            /* why this backend: "auto: input 4096 B < crossover 64 MiB; CUDA not initialised" */
     double cuda_init;         /* seconds CUDA start-up took on its own thread; -1 if never started */
     double release;           /* seconds spent releasing staging and device memory after the wall time */
@@ -150,8 +135,7 @@ int gs_job_out_cols(const gs_job *j);
 /* Rows the job will output for n inputs (n known), or -1 if it depends on the data. */
 int64_t gs_job_out_rows(const gs_job *j, int64_t n);
 
-/* The same for a chain (its stages' types, the last stage's columns, rows through every stage). */
-gs_type gs_chain_out_type(const gs_chain *c, gs_type in);
+/* The same for a chain (the last stage's columns, rows through every stage). */
 int gs_chain_out_cols(const gs_chain *c);
 int64_t gs_chain_out_rows(const gs_chain *c, int64_t n);
 /* Check a chain of two or more stages whose stage parameters are filled in for the input type
@@ -168,6 +152,8 @@ int gs_pred_parse(const char *s, gs_type t, gs_compact_params *p, gs_status *st)
 /* Resolve the variant for the job and backend (checks it accepts the job); without --algo, the
  * default for the backend at `threads` CPU threads (0 = all cores). */
 int gs_job_resolve(const gs_job *j, gs_where where, int threads, const gs_variant **v, gs_status *st);
+/* The same for every stage of a chain (v[k]); errors name the stage of a chain of two or more. */
+int gs_chain_resolve(const gs_chain *c, gs_where where, int threads, const gs_variant **v, gs_status *st);
 
 /* Run: read all of src, compute, write to w (NULL with count_only). *count receives the
  * compact count (or output rows). stats may be NULL. */
@@ -180,7 +166,9 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
 /* ---- backends -------------------------------------------------------------------------------
  * The engine owns the chunk ring; a backend computes chunks in order, possibly asynchronously.
  * Input buffers have `halo` elements of head room before the data (minmax: W-1), which the
- * backend may use. */
+ * backend may use. The engine knows backends through this interface alone: the CPU backend
+ * (pipeline/cpu/), the GPU backend (pipeline/gpu/), and the composite that runs chunks on the CPU
+ * while the GPU starts (pipeline/warm.c). */
 typedef struct gs_chunk {
     void *buf;       /* allocation start (head room first) */
     void *data;      /* = buf + halo elements: the chunk's elements */
@@ -203,26 +191,47 @@ struct gs_backend {
     void *(*host_alloc)(gs_backend *b, size_t bytes, gs_status *st);
     void (*host_free)(gs_backend *b, void *p);
     /* Optional (NULL: the engine uses host_alloc): page-lock memory the engine allocated itself,
-     * which costs a fraction of a fresh pinned allocation; host_unregister before free(). */
+     * which costs a fraction of a fresh pinned allocation. host_unregister undoes it before the
+     * engine frees the memory: 0, or 1 where the memory must be left alone (the device gave up and
+     * may still use it: the process's end frees it). */
     int (*host_register)(gs_backend *b, void *p, size_t bytes, gs_status *st);
-    void (*host_unregister)(gs_backend *b, void *p);
+    int (*host_unregister)(gs_backend *b, void *p);
     /* Accept chunk `in`, to produce its output into `out`. May return before it is done.
      * At most `depth` chunks are in flight; the engine retires before submitting more. */
     int (*submit)(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st);
     /* Wait for the oldest chunk in flight; return its in/out chunks with out->n set. */
     int (*retire)(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *st);
-    /* Per-stage timings (H2D, kernel, D2H ...) appended to stats; device memory peak. */
+    /* For --stats, called once the run is over, right after the engine appended the backend's own
+     * row (its name, busy time and the bytes it took): its stages (H2D, kernel, D2H ...), the
+     * device memory peak, the variants (s->algo), the backend's name (s->backend), and what it adds
+     * to the reason for the backend (s->why). */
     void (*stats)(gs_backend *b, gs_run_stats *s);
     /* Optional (NULL: nothing to wait for): after a failure, before the engine frees anything,
      * wait for what is still queued; where that never ends (a zstd decoder on corrupt input), give
-     * the device up (gs_gpu_abandoned) so that no later call waits on it. */
+     * the device up so that no later call waits on it. */
     void (*quiesce)(gs_backend *b);
     void (*destroy)(gs_backend *b);
-    int depth;               /* chunks that may be in flight at once (>= 1) */
+    /* Optional (NULL: ready when made): finish making the backend, waiting for what it needs (a
+     * GPU's start-up); the fields below are final only once it returned. The engine calls it
+     * before the first submit, except that a backend with `early` set takes chunks while it has
+     * not started and runs each at once (the engine retires it before the next); `ready` then
+     * says whether start would still wait. */
+    int (*start)(gs_backend *b, gs_status *st);
+    int (*ready)(gs_backend *b);
+    int early;
+    /* Optional: the job that continues where b stopped, every chunk retired: *j with stage 0's
+     * carries, the scan carry, the compact index base and the minmax halo (j->halo points into
+     * b's memory: copy it before b is destroyed). A backend made with that job continues the
+     * stream, as an MPI rank's engine continues from its shard's carries. */
+    void (*resume)(const gs_backend *b, gs_job *j);
+    int pins;                /* chunks read before start are page-locked (host_register) or moved to
+                                host_alloc memory before the backend reads them */
+    int depth;               /* chunks that may be in flight at once (>= 1); after start, at most
+                                what it was when made */
     size_t max_head;         /* 0: input buffers get cfg->halo elements of head room; else at most
                                 this many (the backend joins a longer halo to the chunk itself) */
     size_t chunk_elems;      /* input elements per chunk the backend accepts (<= cfg->chunk_elems);
-                                the engine sizes its staging buffers from this after create */
+                                the engine sizes its staging buffers from this after start */
     /* zstd frames decoded by the backend (0: it takes decoded chunks only): compressed bytes at
      * multiples of zalign, zbuf_max in all, at most ztab_max frames of at most zframe_max bytes,
      * each starting at a multiple of zunit decoded bytes (a gs_zframes_req). */
@@ -251,30 +260,21 @@ typedef struct gs_backend_cfg {
 } gs_backend_cfg;
 
 int gs_backend_cpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
-/* The job that continues where CPU backend b stopped, every chunk retired: *j with stage 0's
- * scan carry and compact index base (an MPI shard's start is given the same way), and minmax's
- * halo (j->halo points into b's memory: copy it before b is destroyed). */
-void gs_backend_cpu_resume(const gs_backend *b, gs_job *j);
-/* GPU backend; GS_EDATA with a message if no usable device (the engine falls back on auto). */
+/* GPU backend, made at once (a caller that began CUDA's start-up waits for it first:
+ * gs_gpu_init_wait); GS_EDATA with a message if no usable device. */
 int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
 /* CUDA start-up (context creation, device checks) on its own thread, at most once per process, so
  * that it overlaps opening the input and reading the first chunks. gs_gpu_init_wait joins it
  * (starting it if need be): 1 if `device` is usable, else 0 with the true reason (no driver
- * library, no device, a driver older than the runtime, built without CUDA); *secs = its duration.
- * With GS_FAIL_ON_CUDA_INIT=1 in the environment, starting it aborts (tests use this to prove a
- * run never touched CUDA). */
+ * library, no device, a driver older than the runtime, built without CUDA); *secs = its duration
+ * (-1 where nothing was started). */
 void gs_gpu_init_start(int device);
 int gs_gpu_init_wait(int device, char *why, size_t len, double *secs);
 /* 1 once the start-up begun by gs_gpu_init_start has finished (or none was begun): a wait would
- * not block. GS_TEST_CUDA_INIT_DELAY_MS lengthens the start-up by that much (tests of the
- * hand-over from the CPU, on machines where CUDA starts or fails at once). */
+ * not block. */
 int gs_gpu_init_ready(void);
 /* 1 if this process started CUDA (gs_gpu_init_start), whatever came of it. */
 int gs_gpu_started(void);
-/* 1 if the start-up has been waited for and made a context on a device in the default compute
- * mode: the driver's teardown of that context may then finish after the process is gone, since
- * another process's context on the device need not wait for it (in the exclusive modes it would). */
-int gs_gpu_teardown_deferrable(void);
 /* The same start-up for an MPI rank before MPI_Init: the device is the rank's (local_rank mod the
  * device count), chosen on that thread; gs_gpu_init_device waits until it is chosen (not for the
  * rest of the start-up) and returns it, or -1 where there is no device (gs_gpu_init_wait says why). */
@@ -285,43 +285,8 @@ int gs_gpu_available(int device, char *desc, size_t desc_len);
 /* One line per device for `info` (empty string if none); returns device count (0 if none). */
 int gs_gpu_describe(char *buf, size_t len);
 
-/* ---- GPU zstd (pipeline/gpu/codec_*.cu: nvCOMP, loaded at run time) ----------------------------
- * --codec auto|gpu|cpu picks the zstd codec for each direction. auto takes, per direction, the
- * one measured faster (docs/PERFORMANCE.md, "GPU zstd (nvCOMP)", on an H100 host with 16 cores).
- * Decoding: a verb on the GPU backend decodes a .zst input of at least
- * GS_CODEC_AUTO_GPU_DEC_MIN_BYTES (decompressed) on the device, where its kernels read it
- * (gs_engine_opts.zdecode: frames of up to GS_GPU_ZDEC_FRAME_MAX; larger ones on the host), where
- * nvCOMP loads; everything else decodes with libzstd (through the host, the GPU decoder's 4 GB of
- * 64K frames took 1.70 s busy against libzstd's 1.3-1.8 s, and 16M frames 6.5 s). Encoding goes
- * to the GPU, where one with nvCOMP is usable, for an input of at least
- * GS_CODEC_AUTO_GPU_ENC_MIN_BYTES (convert of a 4 GB raw file to .zst: 2.04 s against 2.90 s,
- * CUDA's 0.4 s start included) with no --level and a --frame-size the GPU takes. */
-typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_codec_kind;
-#define GS_CODEC_AUTO_GPU_ENC_MIN_BYTES (1ull << 30)
-#define GS_CODEC_AUTO_GPU_DEC_MIN_BYTES (1ull << 30)
-/* Uncompressed bytes per frame of GPU-encoded output when --frame-size is not given. nvCOMP asks
- * for many small chunks per batch (its guide: 64 KiB) and gives each a few threads: `gpustream
- * bench --zstd` (nvCOMP 6.0.0 on an H100, 256 MiB of sparse:0.5 i32, device memory to device
- * memory) compresses 64K frames at 10.1 GB/s and 256K frames at 5.9 for the same ratio (4.11 /
- * 4.12). Where the GPU backend encodes its output (gs_engine_opts.zencode), a call holds one
- * chunk's output: the headline compaction (H100, 2026-11-24, docs/PERFORMANCE.md) took 1.575 s
- * with 64K frames and 1.073 s with 32K (16K: 1.041 s with 4 buffers, 2.4% larger output; 32K:
- * 0.8% larger than 64K). */
-#define GS_GPU_ZSTD_FRAME ((size_t)32 << 10)
-/* The largest frame the GPU backend decodes itself (--codec gpu); larger ones decode on the host.
- * bench --zstd (nvCOMP 6.0.0, H100, 256 MiB of sparse:0.5 i32) decodes 64K frames at 59 GB/s,
- * 256K at 30, 1M at 10 and 16M at 0.7, where libzstd on 16 cores does 5.5-5.9. */
-#define GS_GPU_ZDEC_FRAME_MAX ((size_t)1 << 20)
-/* Input bytes per chunk when the GPU backend decodes the frames (gs_engine_opts.zdecode) and no
- * --chunk is given: nvCOMP's decoder gives each frame a few threads, so a call needs thousands of
- * frames to fill the device. A 16 MiB chunk of 64K frames (256 a call) decoded at 4.3 GB/s in
- * compact --pred nonzero of 4 GB (H100, nvCOMP 6.0.0); bench --zstd: 59 GB/s with 4096 a call. */
-#define GS_ZDEC_CHUNK_DEFAULT ((size_t)64 << 20)
-/* Chunks in flight (--buffers) when the GPU backend decodes or encodes zstd frames and none is
- * asked for: each chunk's nvCOMP calls run on a stream of their own, so more chunks in flight
- * keep more frames on the device at once. The headline compaction (H100, 2026-11-24,
- * docs/PERFORMANCE.md): 0.972 s with 4 against 1.119 s with 2. */
-#define GS_ZGPU_BUFFERS 4
+/* ---- GPU zstd (pipeline/gpu/codec_*.cu: nvCOMP, loaded at run time) ----------------------------------------------------
+ * The codec for each direction is the plan's (plan.h, --codec). */
 /* 1 once a device codec gave up on its GPU (its watchdog expired, a kernel may still run there):
  * nothing may call CUDA again in this process, teardown included; the process just exits. */
 int gs_gpu_abandoned(void);

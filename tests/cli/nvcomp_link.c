@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include "../../pipeline/pipeline.h"
 
-/* The device query and start-up live in gpu_device.cu, which this link leaves out: no device here. */
+/* The device query and start-up live in gpu/device.cu, which this link leaves out: no device here. */
 int gs_gpu_available(int device, char *desc, size_t len)
 {
     (void)device;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# tests/cli/test_startup.sh - start-up and the backend choice: --backend auto never starts CUDA for
-# an input known to be small (GS_FAIL_ON_CUDA_INIT=1 makes any CUDA start-up abort the process, and
-# the positive controls show that it does), --stats says which backend ran and why, the fallback
-# note appears only with -v or --stats (once, before the run's output), `info` and --backend gpu
-# give the true reason when there is no GPU, and the CPU default variant follows --threads.
+# tests/cli/test_startup.sh - start-up and the backend choice: --backend auto keeps an input known
+# to be small on the CPU without starting CUDA (--stats=json says so: the plan's reason, no CUDA
+# start-up; build/test_plan and build/test_engine prove that the plan never begins it there),
+# --stats says which backend ran and why, -v and --stats print the plan's reasons and the fallback
+# note (once, before the run's output; never without them), `info` and --backend gpu give the true
+# reason when there is no GPU, and the CPU default variant follows --threads.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh.
 set -u
 cd "$(dirname "$0")/../.."
@@ -17,8 +18,8 @@ skip() { echo "SKIP $1: $2"; }
 
 "$G" gen -n 1024 -t i32 -f "$T/small.raw" 2>/dev/null || { fail startup_setup "gen failed"; exit 0; }
 "$G" scan --backend cpu "$T/small.raw" -f "$T/ref.raw" 2>/dev/null
-# the crossover as pipeline/pipeline.h defines it, and as --stats prints it
-CROSS=$(($(sed -n 's/^#define GS_AUTO_GPU_MIN_BYTES (\(.*\))$/\1/p' pipeline/pipeline.h | sed 's/ull//g')))
+# the crossover as pipeline/plan.h defines it, and as --stats prints it
+CROSS=$(($(sed -n 's/^#define GS_AUTO_GPU_MIN_BYTES (\(.*\))$/\1/p' pipeline/plan.h | sed 's/ull//g')))
 if [ $((CROSS % (1 << 30))) = 0 ]; then CROSS_TXT="$((CROSS >> 30)) GiB"
 elif [ $((CROSS % (1 << 20))) = 0 ]; then CROSS_TXT="$((CROSS >> 20)) MiB"
 else CROSS_TXT="$CROSS B"; fi
@@ -28,40 +29,38 @@ CUDA_BUILD=0
 "$G" info 2>/dev/null | grep -q "CUDA compiled in" && CUDA_BUILD=1
 
 # ---- auto on small inputs never starts CUDA -------------------------------------------------
-# run NAME WANT_EXIT -- command...: the exit status (134 = the abort of GS_FAIL_ON_CUDA_INIT)
+# run NAME WANT -- command...: --stats=json of the command (-q: no notes) says backend_why WANT,
+# and no CUDA start-up was waited for (cuda_init_s -1), and the output equals --backend cpu's
 run() {
     local name=$1 want=$2; shift 3
-    # the shell that reports an abort is sh's, so its "Aborted" line lands in $T/err
-    GS_FAIL_ON_CUDA_INIT=1 sh -c '"$@"; exit $?' sh "$@" >"$T/out" 2>"$T/err"
+    sh -c '"$@"; exit $?' sh "$@" >"$T/out" 2>"$T/err"
     local rc=$?
-    if [ "$rc" -eq "$want" ]; then pass "$name"; else fail "$name" "exit $rc, want $want: $(head -c 200 "$T/err")"; fi
+    if [ "$rc" -eq 0 ] && grep -qF "\"backend_why\":\"$want\",\"cuda_init_s\":-1" "$T/err"; then pass "$name"
+    else fail "$name" "exit $rc: $(head -c 300 "$T/err")"; fi
 }
-run auto_small_file_no_cuda 0 -- "$G" scan "$T/small.raw"
+NOCUDA="; CUDA not initialised"
+run auto_small_file_no_cuda "auto: input 4096 B < crossover $CROSS_TXT$NOCUDA" -- "$G" scan -q --stats=json "$T/small.raw"
 cmp -s "$T/out" "$T/ref.raw" && pass auto_small_file_result || fail auto_small_file_result "differs from --backend cpu"
-run auto_small_stream_no_cuda 0 -- sh -c "cat '$T/small.raw' | '$G' scan"
+run auto_small_stream_no_cuda "auto: the stream ended before the first chunk (16 MiB) filled$NOCUDA" -- \
+    sh -c "cat '$T/small.raw' | '$G' scan -q --stats=json"
 cmp -s "$T/out" "$T/ref.raw" && pass auto_small_stream_result || fail auto_small_stream_result "differs from --backend cpu"
-run auto_small_compact_no_cuda 0 -- "$G" compact --pred gt:50 "$T/small.raw"
-run auto_small_minmax_no_cuda 0 -- "$G" minmax -w 500 "$T/small.raw"
-run convert_no_cuda 0 -- "$G" convert "$T/small.raw" --to csv
-run backend_cpu_no_cuda 0 -- "$G" scan --backend cpu "$T/small.raw"
-run cpu_algo_no_cuda 0 -- sh -c "cat '$T/small.raw' | '$G' scan --algo cpu --chunk 1K"
+run auto_small_compact_no_cuda "auto: input 4096 B < crossover $CROSS_TXT$NOCUDA" -- "$G" compact -q --stats=json --pred gt:50 "$T/small.raw"
+run auto_small_minmax_no_cuda "auto: input 4096 B < crossover $CROSS_TXT$NOCUDA" -- "$G" minmax -q --stats=json -w 500 "$T/small.raw"
+run convert_no_cuda "nothing to compute$NOCUDA" -- "$G" convert -q --stats=json "$T/small.raw" --to csv
+run backend_cpu_no_cuda "--backend cpu$NOCUDA" -- "$G" scan -q --stats=json --backend cpu "$T/small.raw"
+run cpu_algo_no_cuda "--algo cpu runs on the CPU$NOCUDA" -- sh -c "cat '$T/small.raw' | '$G' scan -q --stats=json --algo cpu --chunk 1K"
 "$G" scan --backend gpu --algo cpu "$T/small.raw" >/dev/null 2>"$T/err"
 [ $? = 2 ] && pass backend_gpu_cpu_algo_refused || fail backend_gpu_cpu_algo_refused "$(head -c 200 "$T/err")"
 grep -q "error: --algo cpu runs on the CPU; it needs --backend cpu" "$T/err" && pass backend_gpu_cpu_algo_message ||
     fail backend_gpu_cpu_algo_message "$(head -c 200 "$T/err")"
-# positive controls: the same hook stops a run that does start CUDA
-run control_backend_gpu_starts_cuda 134 -- "$G" scan --backend gpu "$T/small.raw"
-run control_filled_stream_starts_cuda 134 -- sh -c "cat '$T/small.raw' | '$G' scan --chunk 1K"
-# a file at the crossover takes the GPU path
-# (a sparse file: the run stops at CUDA's start, before reading much of it)
-truncate -s "$CROSS" "$T/big.raw"
-run control_big_file_starts_cuda 134 -- "$G" compact --count --pred nonzero "$T/big.raw"
+# positive control: a stream that fills its first chunk asks for the GPU
+cat "$T/small.raw" | "$G" scan -q --chunk 1K --stats=json >/dev/null 2>"$T/err"
+grep -q '"backend_why":"auto: the stream filled the first chunk (1024 B)' "$T/err" && pass control_filled_stream_asks_gpu ||
+    fail control_filled_stream_asks_gpu "$(head -c 300 "$T/err")"
 # scan has the same crossover
-GS_FAIL_ON_CUDA_INIT=1 "$G" scan --stats "$T/small.raw" -f /dev/null 2>"$T/err"
+"$G" scan --stats "$T/small.raw" -f /dev/null 2>"$T/err"
 grep -qF "auto: input 4096 B < crossover $CROSS_TXT; CUDA not initialised" "$T/err" &&
     pass auto_scan_rule || fail auto_scan_rule "$(head -c 300 "$T/err")"
-run control_big_file_scan_starts_cuda 134 -- "$G" scan "$T/big.raw" -f /dev/null
-rm -f "$T/big.raw"
 
 # ---- --stats says which backend ran and why ---------------------------------------------------
 "$G" compact "$T/small.raw" --stats >/dev/null 2>"$T/err"
@@ -80,12 +79,18 @@ if [ "$NO_GPU" = 1 ]; then
     cat "$T/small.raw" | "$G" scan --chunk 1K >"$T/out" 2>"$T/err"
     [ ! -s "$T/err" ] && cmp -s "$T/out" "$T/ref.raw" && pass note_silent_by_default ||
         fail note_silent_by_default "stderr: $(head -c 200 "$T/err")"
+    # -v: the plan's reasons, then the fallback note, once
     cat "$T/small.raw" | "$G" scan --chunk 1K -v >/dev/null 2>"$T/err"
-    [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^gpustream: note: no usable GPU (.*): using the CPU backend$" "$T/err" &&
-        pass note_verbose_once || fail note_verbose_once "$(head -c 300 "$T/err")"
+    [ "$(grep -c "no usable GPU" "$T/err")" -eq 1 ] && grep -q "^gpustream: note: no usable GPU (.*): using the CPU backend$" "$T/err" &&
+        [ "$(grep -vc "^gpustream: note: " "$T/err")" -eq 0 ] &&
+        grep -q "^gpustream: note: backend: auto: the GPU if the stream fills its first chunk (1024 B)$" "$T/err" &&
+        pass note_verbose_once || fail note_verbose_once "$(head -c 600 "$T/err")"
+    # --stats: the notes before the stats, the fallback once
     cat "$T/small.raw" | "$G" scan --chunk 1K --stats >/dev/null 2>"$T/err"
-    head -1 "$T/err" | grep -q "^gpustream: note: no usable GPU" && [ "$(grep -c "note:" "$T/err")" -eq 1 ] &&
-        pass note_stats_first_line || fail note_stats_first_line "$(head -c 300 "$T/err")"
+    fb=$(grep -n "^gpustream: note: no usable GPU" "$T/err" | cut -d: -f1)
+    st=$(grep -n "^gpustream scan: backend" "$T/err" | cut -d: -f1)
+    [ -n "$fb" ] && [ -n "$st" ] && [ "$fb" -lt "$st" ] && [ "$(grep -c "no usable GPU (" "$T/err")" -eq 1 ] &&
+        pass note_stats_before_stats || fail note_stats_before_stats "$(head -c 600 "$T/err")"
     cat "$T/small.raw" | "$G" scan --chunk 1K -v -q >/dev/null 2>"$T/err"
     [ ! -s "$T/err" ] && pass note_quiet_wins || fail note_quiet_wins "$(head -c 200 "$T/err")"
     # the true reason, in `info`, a failing --backend gpu and the note
@@ -104,7 +109,7 @@ if [ "$NO_GPU" = 1 ]; then
     grep -q "insufficient" "$T/err" "$T/out" && fail reason_not_insufficient "the runtime's misleading text" ||
         pass reason_not_insufficient
 else
-    for n in note_silent_by_default note_verbose_once note_stats_first_line note_quiet_wins info_true_reason \
+    for n in note_silent_by_default note_verbose_once note_stats_before_stats note_quiet_wins info_true_reason \
         backend_gpu_true_reason reason_not_insufficient; do
         skip "$n" "a GPU is usable here: no fallback to observe"
     done

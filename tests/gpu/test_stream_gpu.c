@@ -1,4 +1,4 @@
-/* test_stream_gpu.c - the GPU streaming path (pipeline/gpu_backend.cu) against the CPU.
+/* test_stream_gpu.c - the GPU streaming path (pipeline/gpu/) against the CPU.
  *
  * Part 1, "direct": drives the GPU backend through the engine's protocol by hand (depth + 2 input
  * chunks from host_alloc with halo head room, submit / retire with at most depth in flight, chunk

@@ -1,13 +1,12 @@
-/* cpu_backend.c - the CPU backend: runs each chunk synchronously with a CPU variant on the
+/* cpu/backend.c - the CPU backend: runs each chunk synchronously with a CPU variant on the
  * thread pool, keeping the carries between chunks on the host (scan running total, compact
- * index base, minmax halo of the last W-1 inputs). */
-#include "pipeline.h"
-#include "../common/pool.h"
+ * index base, minmax halo of the last W-1 inputs), which it hands on (gs_backend.resume). */
+#include "../pipeline.h"
+#include "../../common/pool.h"
 
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 /* One stage: its job, variant and carry. A chain's stages but the last write into `mid`, which has
  * head room for the next stage's halo. */
@@ -32,17 +31,6 @@ typedef struct cpu_state {
     int nst;
     cpu_stage st[GS_CHAIN_MAX];
     gs_chunk *pend_in, *pend_out; /* the one chunk in flight */
-    unsigned char *zbuf;          /* GS_TEST_CPU_ZFRAMES: a chunk's frames decoded, zbuf_cap bytes */
-    size_t zbuf_cap;
-    double zbusy;
-    uint64_t zbytes;
-    /* GS_TEST_CPU_ZENC: output chunks handed over as zstd frames (every chunk, or with 2 every
-     * other one), packed in zebuf first */
-    int zenc_mode;
-    size_t zenc_frame, zenc_tab;
-    unsigned char *zebuf;
-    double zebusy;
-    uint64_t zebytes;
 } cpu_state;
 
 static void *cpu_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
@@ -158,54 +146,11 @@ static int cpu_stage_run(cpu_stage *s, const gs_chunk *in, gs_chunk *out, gs_sta
     return rc;
 }
 
-/* GS_TEST_CPU_ZFRAMES=1 (tests only): the CPU backend takes chunks of zstd frames as the GPU
- * backend does (gs_engine_opts.zdecode) and decodes them on the host with the same checks, so the
- * engine's frames path runs on machines without a GPU. */
-#define GS_TEST_ZTAB 4096
-
-static int cpu_zdecode(cpu_state *s, gs_chunk *in, gs_status *st)
-{
-    const size_t bytes = in->n * s->st[0].in_size;
-    double t0 = gs_now();
-    if (!s->zbuf && !(s->zbuf = malloc(s->zbuf_cap ? s->zbuf_cap : 1))) return gs_fail(st, GS_ENOMEM, "out of host memory");
-    if (bytes > s->zbuf_cap) return gs_fail(st, GS_EDATA, "cpu backend: a chunk of frames larger than a chunk");
-    int rc = gs_zstd_frames_table_decode((const unsigned char *)in->buf, in->zt, in->zn, s->zbuf, st);
-    if (rc) return rc;
-    memcpy(in->data, s->zbuf, bytes); /* over the compressed bytes, now decoded */
-    s->zbusy += gs_now() - t0;
-    s->zbytes += bytes;
-    return GS_OK;
-}
-
-/* GS_TEST_CPU_ZENC=1 or 2 (tests only): the CPU backend hands its output back as zstd frames as the
- * GPU backend does (gs_engine_opts.zencode), compressed on the host without content size or
- * checksum as nvCOMP writes them, so the engine's and the writer's frames path runs on machines
- * without a GPU; a chunk whose frames do not fit goes back as values, as there. */
-static int cpu_zencode(gs_backend *b, cpu_state *s, gs_chunk *out, gs_status *st)
-{
-    const size_t bytes = out->n * gs_type_size(s->st[s->nst - 1].out_type);
-    size_t nf = 0, cb = 0;
-    if (!bytes || !out->zt || !out->zcap || (s->zenc_mode == 2 && !(out->seq & 1))) return GS_OK;
-    double t0 = gs_now();
-    if (!s->zebuf && !(s->zebuf = malloc(b->zenc_bytes))) return gs_fail(st, GS_ENOMEM, "out of host memory");
-    int rc = gs_zstd_frames_table_encode(out->data, bytes, s->zenc_frame, s->zebuf,
-                                         out->zcap < b->zenc_bytes ? out->zcap : b->zenc_bytes, out->zt, s->zenc_tab, &nf,
-                                         &cb, st);
-    if (rc || !nf) return rc;
-    memcpy(out->buf, s->zebuf, cb); /* over the values, now encoded */
-    out->zn = nf;
-    out->zbytes = cb;
-    s->zebusy += gs_now() - t0;
-    s->zebytes += bytes;
-    return GS_OK;
-}
-
 static int cpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
 {
     cpu_state *s = b->impl;
     int rc = GS_OK;
     out->seq = in->seq;
-    if (in->zn && (rc = cpu_zdecode(s, in, st))) return rc;
     if (s->nst == 1) rc = cpu_stage_run(&s->st[0], in, out, st);
     else {
         /* A chain: stage after stage on this chunk; a stage may get 0 elements (compaction). */
@@ -219,7 +164,6 @@ static int cpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
             cur = dst;
         }
     }
-    if (!rc && s->zenc_mode) rc = cpu_zencode(b, s, out, st);
     s->pend_in = in;
     s->pend_out = out;
     return rc;
@@ -239,15 +183,33 @@ static void cpu_stats(gs_backend *b, gs_run_stats *r)
 {
     cpu_state *s = b->impl;
     if (!r->backend) r->backend = "cpu";
-    if (s->zbytes && r->nstages < (int)(sizeof r->stage / sizeof r->stage[0]))
-        r->stage[r->nstages++] = (gs_stage_stat){"zstd decode (frames, test)", s->zbusy, s->zbytes};
-    if (s->zebytes && r->nstages < (int)(sizeof r->stage / sizeof r->stage[0]))
-        r->stage[r->nstages++] = (gs_stage_stat){"zstd encode (frames, test)", s->zebusy, s->zebytes};
-    if (s->nst == 1) return;
+    if (s->nst == 1) {
+        if (s->st[0].v) r->algo = s->st[0].v->name;
+        return;
+    }
+    size_t at = 0; /* "cpu-par, cpu-vhgw": each stage's variant */
+    for (int k = 0; k < s->nst && at < sizeof r->algo_text; k++)
+        at += (size_t)snprintf(r->algo_text + at, sizeof r->algo_text - at, "%s%s", k ? ", " : "", s->st[k].v->name);
+    r->algo = r->algo_text;
     for (int k = 0; k < s->nst && r->nstages < (int)(sizeof r->stage / sizeof r->stage[0]); k++) {
         snprintf(r->stage_label[k], sizeof r->stage_label[k], "%d %s", k + 1, gs_op_name(s->st[k].job->op));
         r->stage[r->nstages++] = (gs_stage_stat){r->stage_label[k], s->st[k].busy, s->st[k].elems_in * s->st[k].in_size};
         r->chain_in[k] = s->st[k].elems_in;
+    }
+}
+
+/* Where the backend stopped, as the job that continues there. */
+static void cpu_resume(const gs_backend *b, gs_job *j)
+{
+    const cpu_stage *s = &((const cpu_state *)b->impl)->st[0];
+    if (j->op == GS_OP_SCAN) {
+        j->has_carry = 1;
+        j->carry = s->carry;
+    }
+    j->index_base = s->base;
+    if (j->op == GS_OP_MINMAX) {
+        j->halo = s->halo;
+        j->halo_len = s->halo_len;
     }
 }
 
@@ -259,8 +221,6 @@ static void cpu_destroy(gs_backend *b)
         free(s->st[k].joined);
         free(s->st[k].mid.buf);
     }
-    free(s->zbuf);
-    free(s->zebuf);
     free(s);
     free(b);
 }
@@ -339,126 +299,10 @@ int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *
     b->submit = cpu_submit;
     b->retire = cpu_retire;
     b->stats = cpu_stats;
+    b->resume = cpu_resume;
     b->depth = 1;
     b->max_head = head0 ? head0 : 1; /* nonzero: the engine never leaves more than stage 0's head */
     b->chunk_elems = c->chunk_elems;
-    const char *zt = getenv("GS_TEST_CPU_ZFRAMES");
-    if (c->opts && c->opts->zdecode && zt && *zt == '1') {
-        b->zalign = b->zunit = 8;
-        b->zframe_max = GS_GPU_ZDEC_FRAME_MAX;
-        b->ztab_max = GS_TEST_ZTAB;
-        b->zbuf_max = (head0 + c->chunk_elems) * gs_type_size(c->in_type);
-        s->zbuf_cap = c->chunk_elems * gs_type_size(c->in_type);
-    }
-    const char *ze = getenv("GS_TEST_CPU_ZENC");
-    if (c->opts && c->opts->zencode && ze && (*ze == '1' || *ze == '2')) {
-        s->zenc_mode = *ze - '0';
-        s->zenc_frame = c->opts->zencode;
-        s->zenc_tab = (c->out_cap * gs_type_size(c->out_type) + s->zenc_frame - 1) / s->zenc_frame;
-        if (!s->zenc_tab) s->zenc_tab = 1;
-        b->zenc_tab_max = s->zenc_tab;
-        b->zenc_bytes = s->zenc_tab * gs_zstd_frames_table_bound(s->zenc_frame);
-    }
     *out = b;
     return GS_OK;
 }
-
-void gs_backend_cpu_resume(const gs_backend *b, gs_job *j)
-{
-    const cpu_stage *s = &((const cpu_state *)b->impl)->st[0];
-    if (j->op == GS_OP_SCAN) {
-        j->has_carry = 1;
-        j->carry = s->carry;
-    }
-    j->index_base = s->base;
-    if (j->op == GS_OP_MINMAX) {
-        j->halo = s->halo;
-        j->halo_len = s->halo_len;
-    }
-}
-
-#ifndef GS_HAVE_CUDA
-/* Built without CUDA: no GPU backend. */
-int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st)
-{
-    (void)b;
-    (void)c;
-    return gs_fail(st, GS_EDATA, "this gpustream was built without CUDA (rebuild with nvcc on the PATH)");
-}
-
-/* The same test hooks as the CUDA build: a run that would start CUDA stops here, and a "start-up"
- * that takes GS_TEST_CUDA_INIT_DELAY_MS before it finds no CUDA. */
-static double stub_init_at = -1;
-
-static double stub_init_delay(void)
-{
-    const char *d = getenv("GS_TEST_CUDA_INIT_DELAY_MS");
-    return d ? (double)atol(d) / 1000.0 : 0;
-}
-
-void gs_gpu_init_start(int device)
-{
-    const char *fail = getenv("GS_FAIL_ON_CUDA_INIT");
-    (void)device;
-    if (fail && fail[0] == '1') abort();
-    if (stub_init_at < 0) stub_init_at = gs_now();
-}
-
-int gs_gpu_started(void) { return 0; } /* no CUDA in this build */
-
-int gs_gpu_teardown_deferrable(void) { return 0; }
-
-int gs_gpu_init_ready(void) { return stub_init_at < 0 || gs_now() - stub_init_at >= stub_init_delay(); }
-
-void gs_gpu_init_start_rank(int local_rank) { gs_gpu_init_start(local_rank); }
-
-int gs_gpu_init_device(void) { return -1; }
-
-int gs_gpu_init_wait(int device, char *why, size_t len, double *secs)
-{
-    gs_gpu_init_start(device);
-    while (!gs_gpu_init_ready()) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-    if (why && len) snprintf(why, len, "built without CUDA");
-    if (secs) *secs = -1; /* nothing was started */
-    return 0;
-}
-
-int gs_gpu_available(int device, char *desc, size_t len)
-{
-    (void)device;
-    if (desc && len) snprintf(desc, len, "built without CUDA");
-    return 0;
-}
-
-int gs_gpu_describe(char *buf, size_t len)
-{
-    if (buf && len) buf[0] = 0;
-    return 0;
-}
-
-int gs_gpu_zcodec_create(gs_zcodec **c, int device, gs_status *st)
-{
-    (void)device;
-    *c = NULL;
-    return gs_fail(st, GS_EDATA, "--codec gpu: this gpustream was built without CUDA (rebuild with nvcc on the PATH)");
-}
-
-int gs_gpu_zcodec_create_ahead(gs_zcodec **c, int device, int strict, gs_status *st)
-{
-    (void)strict;
-    return gs_gpu_zcodec_create(c, device, st);
-}
-
-void gs_gpu_zcodec_destroy(gs_zcodec *c) { (void)c; }
-
-int gs_gpu_abandoned(void) { return 0; }
-
-int gs_nvcomp_describe(char *buf, size_t len)
-{
-    if (buf && len) snprintf(buf, len, "not built in (built without CUDA)");
-    return 0;
-}
-#endif

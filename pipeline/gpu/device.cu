@@ -1,4 +1,4 @@
-/* gpu_device.cu - device queries behind `gpustream info` and --backend auto, CUDA start-up on its
+/* gpu/device.cu - device queries behind `gpustream info` and --backend auto, CUDA start-up on its
  * own thread (gs_gpu_init_start / gs_gpu_init_wait), the true reason when there is no usable GPU
  * (no driver library, no device, a driver older than the runtime), the usability probe (does this
  * build carry code for the device), and the mapping of CUDA errors to gs_status.
@@ -9,10 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "gpu_internal.cuh"
-#include "../common/trace.h"
+#include "backend.cuh"
+#include "../../common/trace.h"
 
 /* Fill st from a CUDA error: "gpu 0: cudaMemcpyAsync: <reason>"; out of memory -> GS_ENOMEM. */
 int gs_cu_fail(gs_status *st, cudaError_t e, const char *call, int dev)
@@ -85,7 +84,6 @@ typedef struct gs_gpu_init_state {
     int started, joined;
     int done; /* atomic: the thread has finished */
     int device, ok;
-    int shared; /* the device is in the default compute mode (other processes may hold contexts) */
     int by_rank, local_rank, chosen, ndev; /* gs_gpu_init_start_rank: the device is chosen on the thread */
     char why[256];
     double secs;
@@ -104,12 +102,6 @@ static void *gpu_init_main(void *arg)
     cudaError_t e;
     (void)arg;
     gs_trace("cuda: starting (its own thread)");
-    const char *delay = getenv("GS_TEST_CUDA_INIT_DELAY_MS");
-    const long ms = delay ? atol(delay) : 0;
-    if (ms > 0) {
-        struct timespec ts = {(time_t)(ms / 1000), (ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
-    }
     e = cudaGetDeviceCount(&n);
     pthread_mutex_lock(&gs_gi_chosen_mu);
     if (gs_gi.by_rank && e == cudaSuccess && n > 0) gs_gi.device = gs_gi.local_rank % n;
@@ -129,9 +121,6 @@ static void *gpu_init_main(void *arg)
         char why[160];
         gs_gi.ok = gs_gpu_probe(gs_gi.device, why, sizeof why);
         if (!gs_gi.ok) snprintf(gs_gi.why, sizeof gs_gi.why, "gpu %d: unusable: %s", gs_gi.device, why);
-        int mode = -1;
-        if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, gs_gi.device) != cudaSuccess) (void)cudaGetLastError();
-        gs_gi.shared = mode == cudaComputeModeDefault;
     }
     gs_gi.secs = gs_now() - t0;
     gs_trace("cuda: started in %.3f s%s", gs_gi.secs, gs_gi.ok ? "" : " (no usable GPU)");
@@ -147,21 +136,10 @@ extern "C" int gs_gpu_started(void)
     return started;
 }
 
-extern "C" int gs_gpu_teardown_deferrable(void)
-{
-    pthread_mutex_lock(&gs_gi_mu);
-    const int yes = gs_gi.started && gs_gi.joined && gs_gi.ok && gs_gi.shared;
-    pthread_mutex_unlock(&gs_gi_mu);
-    return yes;
-}
-
 extern "C" int gs_gpu_init_ready(void) { return !gs_gpu_started() || __atomic_load_n(&gs_gi.done, __ATOMIC_ACQUIRE); }
 
 static void gpu_init_start(int device, int by_rank)
 {
-    /* tests: prove that a run never reached CUDA (exit status 134 if it does) */
-    const char *fail = getenv("GS_FAIL_ON_CUDA_INIT");
-    if (fail && fail[0] == '1') abort();
     pthread_mutex_lock(&gs_gi_mu);
     if (!gs_gi.started) {
         gs_gi.started = 1;

@@ -1,4 +1,4 @@
-/* gpu_memory.cu - the GPU backend's memory: device allocations counted against a budget
+/* gpu/memory.cu - the GPU backend's memory: device allocations counted against a budget
  * (--device-mem-limit, else 7/8 of the free memory) with the chunk shrunk to fit; the slot buffers
  * of --device-alloc once|per-chunk|async; the host staging buffers of --host-mem
  * pinned|pageable|registered|mapped. Library code: returns gs_status, never prints or exits. */
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_internal.cuh"
+#include "backend.cuh"
 
 uint64_t gs_gpu_al(uint64_t x) { return x ? (x + GS_GPU_ALIGN - 1) & ~(GS_GPU_ALIGN - 1) : 0; }
 
@@ -110,6 +110,7 @@ void *gs_gpu_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
     gs_gpu *g = (gs_gpu *)b->impl;
     void *p = NULL;
     cudaError_t e;
+    if (gs_gpu_given_up(g->dev, st)) return NULL; /* no staging memory from a device called no more */
     if (!bytes) bytes = 1;
     if (cudaSetDevice(g->dev) != cudaSuccess) {
         gs_cu_fail(st, cudaGetLastError(), "cudaSetDevice", g->dev);
@@ -173,6 +174,8 @@ void gs_gpu_host_free(gs_backend *b, void *p)
 int gs_gpu_host_register(gs_backend *b, void *p, size_t bytes, gs_status *st)
 {
     gs_gpu *g = (gs_gpu *)b->impl;
+    int rc = gs_gpu_given_up(g->dev, st);
+    if (rc) return rc;
     cudaError_t e = cudaSetDevice(g->dev);
     if (e == cudaSuccess) e = cudaHostRegister(p, bytes ? bytes : 1, cudaHostRegisterDefault);
     if (e == cudaSuccess) return GS_OK;
@@ -182,10 +185,11 @@ int gs_gpu_host_register(gs_backend *b, void *p, size_t bytes, gs_status *st)
                    "--buffers or --host-mem pageable)", g->dev, bytes, cudaGetErrorString(e));
 }
 
-void gs_gpu_host_unregister(gs_backend *b, void *p)
+int gs_gpu_host_unregister(gs_backend *b, void *p)
 {
     gs_gpu *g = (gs_gpu *)b->impl;
-    if (!p || gs_gpu_abandoned()) return; /* abandoned: left to the process's end */
+    if (!p) return 0;
+    if (gs_gpu_abandoned()) return 1; /* page-locked for a device no longer called: left to the process's end */
     (void)cudaSetDevice(g->dev);
     if (g->nsub > g->nret && g->streams_made) { /* as in gs_gpu_host_free */
         (void)cudaStreamSynchronize(g->s_h2d);
@@ -194,6 +198,7 @@ void gs_gpu_host_unregister(gs_backend *b, void *p)
     }
     (void)cudaHostUnregister(p);
     (void)cudaGetLastError();
+    return 0;
 }
 
 /* Device address of a chunk's data in mapped host memory. */

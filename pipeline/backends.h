@@ -1,0 +1,43 @@
+/* backends.h - what the engine makes its backend from: a CPU backend, a GPU backend and the
+ * GPU's start-up (gs_backend_parts). A CPU plan gets the CPU backend; a GPU plan gets the
+ * composite of warm.c, which starts the GPU, runs chunks on the CPU meanwhile where the plan
+ * allows, and hands the CPU's carries over. The built-in parts are the backends of pipeline/cpu/
+ * and pipeline/gpu/; tests give fakes (gs_engine_opts.parts). */
+#ifndef GS_BACKENDS_H
+#define GS_BACKENDS_H
+
+#include "pipeline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_backend_parts {
+    /* The CPU backend for c, its stages' variants resolved here (c->variant(s) are not read). */
+    int (*cpu)(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
+    /* The stages have GPU variants that take their parameters: a usage error otherwise. */
+    int (*gpu_check)(const gs_backend_cfg *c, gs_status *st);
+    /* The GPU's start-up: begun on its own thread (begin), done (ready: a wait would not block),
+     * waited for (wait: 1 if the device is usable, else 0 and why; *secs its duration, -1 where
+     * nothing ran). */
+    void (*gpu_begin)(int device);
+    int (*gpu_ready)(void);
+    int (*gpu_wait)(int device, char *why, size_t len, double *secs);
+    /* The GPU backend once the start-up succeeded, its variants resolved here. */
+    int (*gpu)(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
+} gs_backend_parts;
+
+/* The backends built in (pipeline/backends.c). */
+extern const gs_backend_parts gs_backend_parts_builtin;
+
+/* The backend of a GPU plan (pipeline/warm.c): the GPU's start-up begun now; chunks run on the
+ * CPU until it is done where `warm`; then the GPU backend, continuing from the CPU's carries, or
+ * where it cannot be had and is not `required`, the CPU backend (a note says why). c is copied; its
+ * job and opts must outlive the backend. */
+int gs_backend_warm_create(gs_backend **b, const gs_backend_parts *parts, const gs_backend_cfg *c, int warm,
+                           int required, gs_status *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,399 @@
+/* fake_gpu.h - what the engine's unit tests share (test_engine.c, test_engine_frames.c): a source
+ * and a sink in memory, a fake GPU backend with its start-up (gs_backend_parts: a CPU backend
+ * inside, the GPU's face outside; nvCOMP's zstd work done with libzstd), and running a chain.
+ * Header-only: each test program is one file. */
+#ifndef GS_FAKE_GPU_H
+#define GS_FAKE_GPU_H
+
+#include "check.h"
+#include "../../pipeline/pipeline.h"
+#include "../../pipeline/backends.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- a source and a sink in memory --------------------------------------------------------------- */
+typedef struct msrc {
+    const unsigned char *p;
+    size_t n, at, esize;
+    size_t fail_at; /* elements after which a read fails (0: never) */
+} msrc;
+
+/* Short reads of at most 777 elements: chunk boundaries must not follow them. */
+static inline int msrc_read(void *ctx, void *buf, size_t cap, size_t *got, gs_status *st)
+{
+    msrc *m = ctx;
+    size_t k = m->n - m->at < cap ? m->n - m->at : cap;
+    if (k > 777) k = 777;
+    if (m->fail_at && m->at + k > m->fail_at) return gs_fail(st, GS_EDATA, "test source: read error");
+    memcpy(buf, m->p + m->at * m->esize, k * m->esize);
+    m->at += k;
+    *got = k;
+    return GS_OK;
+}
+
+static inline uint64_t msrc_bytes(void *ctx)
+{
+    const msrc *m = ctx;
+    return m->at * m->esize;
+}
+
+typedef struct mbuf {
+    unsigned char *p;
+    size_t n, cap;
+} mbuf;
+
+static inline int mbuf_write(void *ctx, const void *buf, size_t n, gs_status *st)
+{
+    mbuf *b = ctx;
+    if (b->n + n > b->cap) {
+        size_t cap = (b->n + n) * 2 + 64;
+        unsigned char *p = realloc(b->p, cap);
+        if (!p) return gs_fail(st, GS_ENOMEM, "test sink: out of memory");
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, buf, n);
+    b->n += n;
+    return GS_OK;
+}
+
+/* ---- the fake GPU and its start-up -------------------------------------------------------------- */
+static struct {
+    int begun, waits, ready_calls, ready_at, usable, create_fail, quiesced, depth;
+    size_t chunk;       /* the chunk it takes (0: the engine's) */
+    uint64_t fail_at;   /* a submit fails at this chunk (0: never) */
+    int zenc_odd;       /* frames for the chunks of odd sequence number only (frames after values, values after frames) */
+    uint64_t registered, submitted, zdec_bytes, zenc_bytes;
+    char note[400];
+} fk;
+
+static inline void fake_reset(int ready_at, int usable)
+{
+    memset(&fk, 0, sizeof fk);
+    fk.ready_at = ready_at;
+    fk.usable = usable;
+    fk.depth = 3;
+}
+
+typedef struct fake {
+    gs_backend *cpu;
+    gs_chunk *qin[8], *qout[8]; /* in flight: retired oldest first */
+    int head, n;
+    size_t isz, osz, zframe, ztab;
+    unsigned char *zbuf;
+} fake;
+
+static inline void *fake_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
+{
+    void *p = NULL;
+    (void)b;
+    if (posix_memalign(&p, 64, bytes ? bytes : 64)) gs_fail(st, GS_ENOMEM, "fake GPU: out of host memory");
+    return p;
+}
+
+static inline void fake_host_free(gs_backend *b, void *p)
+{
+    (void)b;
+    free(p);
+}
+
+static inline int fake_register(gs_backend *b, void *p, size_t bytes, gs_status *st)
+{
+    (void)b, (void)p, (void)bytes, (void)st;
+    fk.registered++;
+    return GS_OK;
+}
+
+static inline int fake_unregister(gs_backend *b, void *p)
+{
+    (void)b, (void)p;
+    fk.registered--;
+    return 0;
+}
+
+/* nvCOMP's decoding, on the host: the chunk's frames, then its elements where they belong. */
+static inline int fake_zdecode(fake *f, gs_chunk *in, gs_status *st)
+{
+    const size_t bytes = in->n * f->isz;
+    unsigned char *tmp = malloc(bytes ? bytes : 1);
+    if (!tmp) return gs_fail(st, GS_ENOMEM, "fake GPU: out of memory");
+    int rc = gs_zstd_frames_table_decode((const unsigned char *)in->buf, in->zt, in->zn, tmp, st);
+    if (!rc) memcpy(in->data, tmp, bytes);
+    free(tmp);
+    fk.zdec_bytes += rc ? 0 : bytes;
+    return rc;
+}
+
+/* nvCOMP's encoding, on the host: frames without content size or checksum, or values where
+ * they do not fit. */
+static inline int fake_zencode(gs_backend *b, fake *f, gs_chunk *out, gs_status *st)
+{
+    const size_t bytes = out->n * f->osz;
+    size_t nf = 0, cb = 0;
+    if (!bytes || !out->zt || !out->zcap || (fk.zenc_odd && !(out->seq & 1))) return GS_OK;
+    if (!f->zbuf && !(f->zbuf = malloc(b->zenc_bytes))) return gs_fail(st, GS_ENOMEM, "fake GPU: out of memory");
+    int rc = gs_zstd_frames_table_encode(out->data, bytes, f->zframe, f->zbuf,
+                                         out->zcap < b->zenc_bytes ? out->zcap : b->zenc_bytes, out->zt, f->ztab, &nf, &cb,
+                                         st);
+    if (rc || !nf) return rc;
+    memcpy(out->buf, f->zbuf, cb);
+    out->zn = nf;
+    out->zbytes = cb;
+    fk.zenc_bytes += bytes;
+    return GS_OK;
+}
+
+static inline int fake_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
+{
+    fake *f = b->impl;
+    gs_chunk *ri, *ro;
+    int rc;
+    if (++fk.submitted == fk.fail_at) return gs_fail(st, GS_EDATA, "fake GPU: kernel failed");
+    if (f->n == b->depth) return gs_fail(st, GS_EDATA, "fake GPU: submit with %d chunks in flight", f->n);
+    if (in->zn && (rc = fake_zdecode(f, in, st))) return rc;
+    if ((rc = f->cpu->submit(f->cpu, in, out, st)) || (rc = f->cpu->retire(f->cpu, &ri, &ro, st))) return rc;
+    out->zn = 0;
+    if (f->zframe && (rc = fake_zencode(b, f, out, st))) return rc;
+    const int at = (f->head + f->n++) % 8;
+    f->qin[at] = ri;
+    f->qout[at] = ro;
+    return GS_OK;
+}
+
+static inline int fake_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *st)
+{
+    fake *f = b->impl;
+    if (!f->n) return gs_fail(st, GS_EDATA, "fake GPU: retire with no chunk in flight");
+    *in = f->qin[f->head];
+    *out = f->qout[f->head];
+    f->head = (f->head + 1) % 8;
+    f->n--;
+    return GS_OK;
+}
+
+static inline void fake_stats(gs_backend *b, gs_run_stats *s)
+{
+    fake *f = b->impl;
+    s->backend = "gpu: fake";
+    f->cpu->stats(f->cpu, s);
+}
+
+static inline void fake_resume(const gs_backend *b, gs_job *j)
+{
+    const fake *f = b->impl;
+    f->cpu->resume(f->cpu, j);
+}
+
+static inline void fake_quiesce(gs_backend *b)
+{
+    (void)b;
+    fk.quiesced++;
+}
+
+static inline void fake_destroy(gs_backend *b)
+{
+    fake *f = b->impl;
+    f->cpu->destroy(f->cpu);
+    free(f->zbuf);
+    free(f);
+    free(b);
+}
+
+/* The fake GPU backend: a CPU backend inside, the GPU's face outside. */
+static inline int fake_gpu(gs_backend **out, const gs_backend_cfg *c, gs_status *st)
+{
+    if (fk.create_fail) return gs_fail(st, GS_EDATA, "fake GPU: out of device memory");
+    gs_backend_cfg cc = *c;
+    if (fk.chunk && fk.chunk < cc.chunk_elems) {
+        cc.out_cap = c->out_cap / c->chunk_elems * fk.chunk;
+        cc.chunk_elems = fk.chunk;
+    }
+    gs_backend *b = calloc(1, sizeof *b);
+    fake *f = calloc(1, sizeof *f);
+    int rc = b && f ? gs_backend_parts_builtin.cpu(&f->cpu, &cc, st) : gs_fail(st, GS_ENOMEM, "out of memory");
+    if (rc) {
+        free(b);
+        free(f);
+        return rc;
+    }
+    *b = (gs_backend){.name = "gpu", .host_alloc = fake_host_alloc, .host_free = fake_host_free,
+                      .host_register = fake_register, .host_unregister = fake_unregister, .submit = fake_submit,
+                      .retire = fake_retire, .stats = fake_stats, .quiesce = fake_quiesce, .destroy = fake_destroy,
+                      .resume = fake_resume, .pins = 1, .depth = fk.depth, .max_head = f->cpu->max_head,
+                      .chunk_elems = cc.chunk_elems, .impl = f};
+    f->isz = gs_type_size(c->in_type);
+    f->osz = gs_type_size(c->out_type);
+    if (c->opts->plan.zdecode) { /* frames as nvCOMP's decoder takes them */
+        const size_t head = c->halo < cc.chunk_elems ? c->halo : cc.chunk_elems;
+        b->zalign = b->zunit = 8;
+        b->zframe_max = GS_GPU_ZDEC_FRAME_MAX;
+        b->ztab_max = 4096;
+        b->zbuf_max = (head + cc.chunk_elems) * f->isz;
+    }
+    if ((f->zframe = c->opts->plan.zencode)) {
+        f->ztab = (cc.out_cap * f->osz + f->zframe - 1) / f->zframe;
+        b->zenc_tab_max = f->ztab;
+        b->zenc_bytes = f->ztab * gs_zstd_frames_table_bound(f->zframe);
+    }
+    *out = b;
+    return GS_OK;
+}
+
+static inline int fake_check(const gs_backend_cfg *c, gs_status *st)
+{
+    (void)c, (void)st;
+    return GS_OK;
+}
+
+static inline void fake_begin(int device)
+{
+    (void)device;
+    fk.begun++;
+}
+
+static inline int fake_ready(void) { return fk.ready_calls++ >= fk.ready_at; }
+
+static inline int fake_wait(int device, char *why, size_t len, double *secs)
+{
+    (void)device;
+    fk.waits++;
+    if (secs) *secs = 0.25;
+    if (!fk.usable && why && len) snprintf(why, len, "no fake GPU");
+    return fk.usable;
+}
+
+static gs_backend_parts fake_parts;
+
+static inline void on_note(void *ctx, const char *msg)
+{
+    (void)ctx;
+    snprintf(fk.note, sizeof fk.note, "%s", msg);
+}
+
+/* ---- running a chain ------------------------------------------------------------------------------ */
+typedef struct result {
+    mbuf out;
+    uint64_t count;
+    gs_run_stats stats;
+    gs_status st;
+    int rc;
+} result;
+
+static inline gs_type chain_out_type(const gs_chain *ch, gs_type t)
+{
+    for (int k = 0; k < ch->n; k++) t = gs_job_out_type(&ch->stage[k], t);
+    return t;
+}
+
+/* Run chain ch over in[0, n) of type t with options o; known: the source tells its size. */
+static inline void run(const gs_chain *ch, gs_type t, const void *in, size_t n, int known, const gs_engine_opts *o,
+                result *res)
+{
+    msrc m = {in, n, 0, gs_type_size(t), 0};
+    gs_source src = {msrc_read, &m, t, known ? (int64_t)n : -1, msrc_bytes, NULL};
+    memset(res, 0, sizeof *res);
+    gs_writer *w = NULL;
+    gs_byte_sink k = {mbuf_write, &res->out, "memory"};
+    gs_write_opts wo = {.format = GS_FMT_RAW, .type = chain_out_type(ch, t), .ncols = gs_chain_out_cols(ch), .rows = -1};
+    if (!ch->stage[ch->n - 1].count_only && (res->rc = gs_writer_open_sink(&w, &k, &wo, NULL, 0, &res->st))) return;
+    res->rc = gs_engine_run_chain(ch, o, &src, w, &res->count, &res->stats, &res->st);
+    if (w && res->rc) gs_writer_abort(w);
+    else if (w) res->rc = gs_writer_finish(w, NULL, &res->st);
+}
+
+static inline int same(const result *a, const result *b)
+{
+    return a->rc == 0 && b->rc == 0 && a->count == b->count && a->out.n == b->out.n &&
+           (a->out.n == 0 || !memcmp(a->out.p, b->out.p, a->out.n));
+}
+
+static inline void result_free(result *r) { free(r->out.p); }
+
+static inline gs_engine_opts opts(gs_backend_kind backend, size_t chunk_elems, size_t esize)
+{
+    gs_engine_opts o;
+    memset(&o, 0, sizeof o);
+    o.backend = backend;
+    o.chunk_bytes = chunk_elems * esize;
+    o.threads = 2;
+    return o;
+}
+
+/* ---- the jobs --------------------------------------------------------------------------------------- */
+static inline gs_job j_scan(gs_scan_op op, int excl, gs_type out)
+{
+    gs_job j;
+    memset(&j, 0, sizeof j);
+    j.op = GS_OP_SCAN;
+    j.scan.type = GS_I32;
+    j.scan.out_type = out;
+    j.scan.op = op;
+    j.scan.exclusive = excl;
+    return j;
+}
+
+static inline gs_job j_compact(gs_pred_kind pred, int indices, gs_type t)
+{
+    gs_job j;
+    memset(&j, 0, sizeof j);
+    j.op = GS_OP_COMPACT;
+    j.compact.type = t;
+    j.compact.pred = pred;
+    j.compact.indices = indices;
+    return j;
+}
+
+static inline gs_job j_minmax(uint64_t w, gs_mm_only only, int partial, gs_type t)
+{
+    gs_job j;
+    memset(&j, 0, sizeof j);
+    j.op = GS_OP_MINMAX;
+    j.minmax.type = t;
+    j.minmax.window = w;
+    j.minmax.only = only;
+    j.partial = partial;
+    return j;
+}
+
+static inline gs_chain chain1(gs_job a)
+{
+    gs_chain c;
+    memset(&c, 0, sizeof c);
+    c.n = 1;
+    c.stage[0] = a;
+    return c;
+}
+
+static inline gs_chain chain2(gs_job a, gs_job b)
+{
+    gs_chain c = chain1(a);
+    c.n = 2;
+    c.stage[1] = b;
+    return c;
+}
+
+/* i32 values in [-50, 50], or mostly zeros (sparse) */
+static inline int32_t *data(size_t n, int sparse, unsigned seed)
+{
+    int32_t *d = malloc((n ? n : 1) * sizeof *d);
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        int32_t v = (int32_t)((seed >> 16) % 101) - 50;
+        d[i] = sparse && (seed >> 8) % 97 ? 0 : v;
+    }
+    return d;
+}
+
+static inline void fake_parts_init(void)
+{
+    fake_parts = gs_backend_parts_builtin;
+    fake_parts.gpu_check = fake_check;
+    fake_parts.gpu_begin = fake_begin;
+    fake_parts.gpu_ready = fake_ready;
+    fake_parts.gpu_wait = fake_wait;
+    fake_parts.gpu = fake_gpu;
+}
+
+#endif

@@ -1,0 +1,249 @@
+/* test_plan.c - the run's plan (pipeline/plan.c) as a table: each row gives the options, io's
+ * description of the input, the facts the plan may ask for, and what the reader and the writer
+ * settle (elements, type, whether the writer takes frames, a stream's first chunk); it expects the
+ * backend, the warm start, both codecs, the chunk and buffers, the facts asked for, and the
+ * reasons. The plan is pure: the rows run in any order, each asks only what it needs. */
+#include "check.h"
+#include "../../pipeline/pipeline.h"
+
+#include <string.h>
+
+#define GIB (1ull << 30)
+#define MIB (1ull << 20)
+#define UNK GS_ZSTD_SIZE_UNKNOWN
+
+typedef struct row {
+    const char *name;
+    /* the stages: one verb (op), or a chain of two (op, op2); scan's out type f32 for a float sum */
+    gs_op op, op2;
+    int fsum;
+    const char *algo;
+    /* the options */
+    gs_backend_kind backend;
+    gs_codec_kind codec;
+    gs_host_mem host_mem;
+    gs_dev_alloc dev_alloc;
+    size_t chunk, frame;
+    int buffers, level, out_zstd, ranks, gen;
+    /* the input as io describes it (size 0 with known 0: an unknown size is -1) */
+    int64_t size;
+    int zst;
+    uint64_t first_frame, content;
+    /* the facts, where asked: nvCOMP loads; the GPU encoder (1 made, 0 cannot be had) */
+    int nvcomp, encoder;
+    /* settled: elements (-1 unknown), type, the writer takes frames; 1 filled / 2 ended first chunk */
+    int64_t elems;
+    gs_type type;
+    int out_frames, first;
+    /* expected */
+    int rc;
+    gs_plan_backend want_backend;
+    int want_warm;
+    gs_plan_decode want_decode;
+    gs_plan_encode want_encode;
+    size_t want_frame, want_zencode, want_chunk;
+    int want_buffers;
+    unsigned want_asked; /* every fact asked for, over all the calls */
+    const char *why_backend, *why_decode, *why_encode, *why_chunk, *why_buffers, *why_warm;
+} row;
+
+/* The CLI's loop: make, answer what it asks, make again. */
+static int plan(const row *r, gs_chain *ch, gs_plan *p, unsigned *asked, gs_status *st)
+{
+    memset(ch, 0, sizeof *ch);
+    ch->n = r->op2 != GS_OP_NONE ? 2 : 1;
+    ch->stage[0].op = r->op;
+    ch->stage[0].algo = r->algo;
+    ch->stage[0].scan.op = GS_SCAN_SUM;
+    ch->stage[0].scan.out_type = r->fsum ? GS_F32 : GS_I32;
+    ch->stage[1].op = r->op2;
+    gs_plan_in in = {ch,          !r->gen,  r->backend,   r->codec, r->host_mem, r->dev_alloc, r->chunk,
+                     r->buffers,  r->level, r->frame,     r->out_zstd, r->ranks};
+    gs_input_desc d = {r->size ? r->size : -1, r->zst, UNK, 0, 0};
+    gs_plan_facts f = {-1, NULL, -1, NULL, 0, 0};
+    int rc;
+    *asked = 0;
+    for (int round = 0; round < 8; round++) {
+        if ((rc = gs_plan_make(&in, &d, &f, p, st)) || !p->need) return rc;
+        *asked |= p->need;
+        if (p->need & GS_DESC_FIRST_FRAME) d.first_frame = r->first_frame ? r->first_frame : UNK;
+        if (p->need & GS_DESC_CONTENT) d.content = r->content;
+        d.have |= p->need & (GS_DESC_FIRST_FRAME | GS_DESC_CONTENT);
+        if (p->need & GS_PLAN_NEED_NVCOMP) {
+            f.nvcomp = r->nvcomp;
+            f.nvcomp_why = "libnvcomp.so.6 not found";
+        }
+        if (p->need & GS_PLAN_NEED_ENCODER) {
+            f.encoder = r->encoder;
+            f.encoder_why = "--codec gpu: no GPU here";
+            f.enc_frame_max = 16 * MIB;
+            f.enc_frame_align = 8;
+        }
+    }
+    return gs_fail(st, GS_EDATA, "the plan kept asking");
+}
+
+static void check_why(const char *name, const char *what, const char *got, const char *want)
+{
+    char n[160];
+    snprintf(n, sizeof n, "%s: %s reason", name, what);
+    if (want) CHECK(strstr(got, want) != NULL, n, "'%s' does not hold '%s'", got, want);
+}
+
+static void run_row(const row *r)
+{
+    gs_chain ch;
+    gs_plan p;
+    gs_status st = {0};
+    unsigned asked = 0;
+    char n[160];
+    if (r->algo && !gs_variant_find(r->op, r->algo)) { /* a GPU variant in a build without CUDA */
+        printf("SKIP %s: --algo %s is not in this build\n", r->name, r->algo);
+        return;
+    }
+    int rc = plan(r, &ch, &p, &asked, &st);
+    snprintf(n, sizeof n, "%s: status", r->name);
+    CHECK(rc == r->rc, n, "status %d (%s), want %d", rc, st.msg, r->rc);
+    if (rc || r->rc) return;
+    snprintf(n, sizeof n, "%s: facts asked", r->name);
+    CHECK(asked == r->want_asked, n, "asked 0x%x, want 0x%x", asked, r->want_asked);
+    gs_plan_settle(&p, &ch, r->elems ? r->elems : -1, r->type, r->out_frames);
+    if (r->first) gs_plan_first_chunk(&p, r->first == 1, p.chunk_bytes);
+    snprintf(n, sizeof n, "%s: backend", r->name);
+    CHECK(p.backend == r->want_backend, n, "backend %d, want %d (%s)", p.backend, r->want_backend, p.why_backend);
+    snprintf(n, sizeof n, "%s: warm start", r->name);
+    CHECK(p.warm == r->want_warm, n, "warm %d, want %d (%s)", p.warm, r->want_warm, p.why_warm);
+    snprintf(n, sizeof n, "%s: codecs", r->name);
+    CHECK(p.decode == r->want_decode && p.encode == r->want_encode && p.zdecode == (r->want_decode == GS_DECODE_FRAMES),
+          n, "decode %d, encode %d, want %d, %d", p.decode, p.encode, r->want_decode, r->want_encode);
+    snprintf(n, sizeof n, "%s: frames", r->name);
+    CHECK(p.frame_size == (r->want_frame ? r->want_frame : GS_ZSTD_FRAME_DEFAULT) && p.zencode == r->want_zencode, n,
+          "frame %zu zencode %zu", p.frame_size, p.zencode);
+    snprintf(n, sizeof n, "%s: chunk and buffers", r->name);
+    CHECK(p.chunk_bytes == (r->want_chunk ? r->want_chunk : GS_CHUNK_DEFAULT) &&
+              p.buffers == (r->want_buffers ? r->want_buffers : GS_BUFFERS_DEFAULT),
+          n, "chunk %zu buffers %d", p.chunk_bytes, p.buffers);
+    check_why(r->name, "backend", p.why_backend, r->why_backend);
+    check_why(r->name, "decode", p.why_decode, r->why_decode);
+    check_why(r->name, "encode", p.why_encode, r->why_encode);
+    check_why(r->name, "chunk", p.why_chunk, r->why_chunk);
+    check_why(r->name, "buffers", p.why_buffers, r->why_buffers);
+    check_why(r->name, "warm", p.why_warm, r->why_warm);
+}
+
+#define NONE2 .op2 = GS_OP_NONE
+static const row rows[] = {
+    /* ---- the backend ---- */
+    {.name = "convert", .op = GS_OP_NONE, NONE2, .size = 4096, .elems = 1024,
+     .want_backend = GS_PLAN_CPU, .why_backend = "nothing to compute; CUDA not initialised"},
+    {.name = "gen to .zst, 4 KiB", .op = GS_OP_NONE, NONE2, .gen = 1, .out_zstd = 1, .size = 4096,
+     .want_backend = GS_PLAN_CPU, .why_encode = "under 1 GiB"},
+    {.name = "--backend cpu", .op = GS_OP_SCAN, NONE2, .backend = GS_BACKEND_CPU, .size = 64 * GIB, .elems = 16 * GIB,
+     .want_backend = GS_PLAN_CPU, .why_backend = "--backend cpu; CUDA not initialised"},
+    {.name = "--backend gpu", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .backend = GS_BACKEND_GPU, .size = 4096, .elems = 1024,
+     .want_backend = GS_PLAN_GPU, .want_warm = 1, .why_backend = "--backend gpu",
+     .why_warm = "chunks run on the CPU while CUDA starts"},
+    {.name = "a CPU --algo", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .algo = "cpu-par", .size = 64 * GIB, .elems = 16 * GIB,
+     .want_backend = GS_PLAN_CPU, .why_backend = "--algo cpu-par runs on the CPU; CUDA not initialised"},
+    {.name = "auto, a small file", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .size = 4096, .elems = 1024,
+     .want_backend = GS_PLAN_CPU, .why_backend = "auto: input 4096 B < crossover 8 GiB; CUDA not initialised"},
+    {.name = "auto, a file at the crossover", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_COMPACT, NONE2, .size = 8 * GIB, .elems = 2 * GIB,
+     .want_backend = GS_PLAN_GPU, .want_warm = 1, .why_backend = "auto: input 8589934592 B >= crossover 8 GiB"},
+    {.name = "auto, i64 one element under the crossover", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_MINMAX, NONE2, .elems = GIB - 1, .type = GS_I64,
+     .want_backend = GS_PLAN_CPU, .why_backend = "auto: input 8589934584 B < crossover"},
+    {.name = "auto, a stream that fills its first chunk", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .first = 1,
+     .want_backend = GS_PLAN_GPU, .want_warm = 1, .why_backend = "auto: the stream filled the first chunk (16 MiB)"},
+    {.name = "auto, a stream that ends first", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .first = 2, .want_backend = GS_PLAN_CPU,
+     .why_backend = "auto: the stream ended before the first chunk (16 MiB) filled; CUDA not initialised"},
+    {.name = "auto, a stream before its first chunk", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .chunk = 1000,
+     .want_backend = GS_PLAN_BY_STREAM, .want_warm = 1, .want_chunk = 1000,
+     .why_backend = "the GPU if the stream fills its first chunk (1000 B)", .why_chunk = "chunks of 1000 B (--chunk)"},
+    {.name = "auto, a stream, --host-mem registered", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .host_mem = GS_HOST_REGISTERED,
+     .want_backend = GS_PLAN_GPU,
+     .why_backend = "auto: input of unknown size (the --host-mem mode needs the backend before reading)",
+     .why_warm = "(the --host-mem mode)"},
+    /* ---- the warm start ---- */
+    {.name = "no warm start: a float sum", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .fsum = 1, .backend = GS_BACKEND_GPU,
+     .want_backend = GS_PLAN_GPU, .why_warm = "a float sum's rounding"},
+    {.name = "no warm start: a chain", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_COMPACT, .op2 = GS_OP_SCAN, .backend = GS_BACKEND_GPU,
+     .want_backend = GS_PLAN_GPU, .why_warm = "(a chain)"},
+    {.name = "no warm start: a GPU --algo", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .algo = "lookback", .size = 4096, .elems = 1024,
+     .want_backend = GS_PLAN_GPU, .why_backend = "--algo lookback runs on the GPU", .why_warm = "a named --algo"},
+    {.name = "--chunk and --buffers", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .backend = GS_BACKEND_GPU, .chunk = 3 * MIB, .buffers = 5,
+     .want_backend = GS_PLAN_GPU, .want_warm = 1, .want_chunk = 3 * MIB, .want_buffers = 5,
+     .why_chunk = "chunks of 3 MiB (--chunk)", .why_buffers = "--buffers 5"},
+    /* ---- decoding ---- */
+    {.name = "auto decode: 64K frames, 2 GiB", .op = GS_OP_COMPACT, NONE2, .size = 2 * GIB, .zst = 1,
+     .first_frame = 64 << 10, .nvcomp = 1, .out_frames = 1,
+     .want_backend = GS_PLAN_GPU, .want_decode = GS_DECODE_FRAMES, .want_chunk = 64 * MIB, .want_buffers = 4,
+     .want_asked = GS_DESC_FIRST_FRAME | GS_PLAN_NEED_NVCOMP,
+     .why_backend = "auto: input of unknown size (zstd on the GPU backend needs the backend before reading)",
+     .why_decode = "--codec auto: the GPU backend decodes the zstd frames where its kernels read them (nvCOMP)",
+     .why_chunk = "thousands of frames a call", .why_buffers = "4 chunks in flight"},
+    {.name = "auto decode: a .zst under 1 GiB", .op = GS_OP_SCAN, NONE2, .size = 100 * MIB, .zst = 1,
+     .first_frame = 64 << 10, .content = 500 * MIB, .want_backend = GS_PLAN_BY_STREAM, .want_warm = 1,
+     .want_asked = GS_DESC_FIRST_FRAME | GS_DESC_CONTENT, .why_decode = "libzstd decodes (524288000 B of input"},
+    {.name = "auto decode: 16 MiB frames", .op = GS_OP_SCAN, NONE2, .size = 4 * GIB, .zst = 1, .first_frame = 16 * MIB,
+     .want_backend = GS_PLAN_BY_STREAM, .want_warm = 1, .want_asked = GS_DESC_FIRST_FRAME,
+     .why_decode = "the first frame holds more than 1 MiB"},
+    {.name = "auto decode: no nvCOMP", .op = GS_OP_SCAN, NONE2, .size = 4 * GIB, .zst = 1, .first_frame = 64 << 10,
+     .want_backend = GS_PLAN_BY_STREAM, .want_warm = 1, .want_asked = GS_DESC_FIRST_FRAME | GS_PLAN_NEED_NVCOMP,
+     .why_decode = "libnvcomp.so.6 not found"},
+    {.name = "auto decode: --backend cpu asks nothing", .op = GS_OP_SCAN, NONE2, .backend = GS_BACKEND_CPU,
+     .size = 4 * GIB, .zst = 1, .want_backend = GS_PLAN_CPU, .why_decode = "--codec auto: libzstd decodes"},
+    {.name = "auto decode: MPI ranks ask nothing", .op = GS_OP_SCAN, NONE2, .ranks = 1, .size = 4 * GIB, .zst = 1,
+     .out_zstd = 1, .want_backend = GS_PLAN_BY_STREAM, .want_warm = 1,
+     .why_encode = "the input's size is unknown"},
+    {.name = "auto decode: --host-mem mapped", .op = GS_OP_SCAN, NONE2, .host_mem = GS_HOST_MAPPED, .size = 2 * GIB,
+     .zst = 1, .first_frame = 64 << 10, .nvcomp = 1, .want_backend = GS_PLAN_GPU,
+     .want_asked = GS_DESC_FIRST_FRAME | GS_PLAN_NEED_NVCOMP, .why_decode = "--host-mem mapped: zstd frames decode on the host"},
+    {.name = "--codec gpu: the GPU backend, both ways", .op = GS_OP_MINMAX, NONE2, .codec = GS_CODEC_GPU, .size = 4096,
+     .nvcomp = 1, .encoder = 1, .out_frames = 1, .want_backend = GS_PLAN_GPU, .want_decode = GS_DECODE_FRAMES,
+     .want_encode = GS_ENCODE_GPU, .want_frame = 32 << 10, .want_zencode = 32 << 10, .want_chunk = 64 * MIB,
+     .want_buffers = 4, .want_asked = GS_PLAN_NEED_NVCOMP | GS_PLAN_NEED_ENCODER,
+     .why_backend = "--codec gpu", .why_warm = "zstd frames on the GPU backend"},
+    {.name = "--codec gpu, --backend cpu: the codec through the host", .op = GS_OP_SCAN, NONE2,
+     .backend = GS_BACKEND_CPU, .codec = GS_CODEC_GPU, .encoder = 1, .out_frames = 1, .want_backend = GS_PLAN_CPU,
+     .want_decode = GS_DECODE_CODEC, .want_encode = GS_ENCODE_GPU, .want_frame = 32 << 10,
+     .want_asked = GS_PLAN_NEED_ENCODER},
+    {.name = "--codec gpu without an encoder", .op = GS_OP_SCAN, NONE2, .codec = GS_CODEC_GPU, .rc = GS_EDATA},
+    {.name = "--codec gpu without nvCOMP", .op = GS_OP_SCAN, NONE2, .codec = GS_CODEC_GPU, .encoder = 1, .rc = GS_EDATA},
+    {.name = "--codec gpu with --level", .op = GS_OP_SCAN, NONE2, .codec = GS_CODEC_GPU, .level = 1, .rc = GS_EUSAGE},
+    /* ---- encoding ---- */
+    {.name = "auto encode: a 4 GiB input", .op = GS_OP_COMPACT, NONE2, .size = 4 * GIB, .elems = GIB, .out_zstd = 1,
+     .encoder = 1, .out_frames = 1, .want_backend = GS_PLAN_CPU, .want_encode = GS_ENCODE_GPU, .want_frame = 32 << 10,
+     .want_zencode = 32 << 10, .want_chunk = 64 * MIB, .want_buffers = 4, .want_asked = GS_DESC_FIRST_FRAME | GS_PLAN_NEED_ENCODER,
+     .why_encode = "--codec auto: zstd encoding goes to the GPU (nvCOMP, 32K frames; 4294 MB of input)"},
+    {.name = "auto encode: to CSV (no frames from the backend)", .op = GS_OP_SCAN, NONE2, .size = 4 * GIB,
+     .out_zstd = 1, .encoder = 1, .out_frames = 0, .want_backend = GS_PLAN_BY_STREAM, .want_warm = 1,
+     .want_encode = GS_ENCODE_GPU, .want_frame = 32 << 10, .want_asked = GS_DESC_FIRST_FRAME | GS_PLAN_NEED_ENCODER},
+    {.name = "auto encode: a frame size it cannot take", .op = GS_OP_SCAN, NONE2, .size = 4 * GIB, .out_zstd = 1,
+     .frame = 12345, .encoder = 1, .want_backend = GS_PLAN_BY_STREAM, .want_warm = 1, .want_frame = 12345,
+     .want_asked = GS_DESC_FIRST_FRAME | GS_PLAN_NEED_ENCODER, .why_encode = "takes frames of at most 16777216 B at multiples of 8, not 12345"},
+    {.name = "auto encode: --level keeps libzstd", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .size = 4 * GIB, .out_zstd = 1, .level = 1,
+     .want_backend = GS_PLAN_BY_STREAM, .want_warm = 1, .why_encode = "(--level)"},
+    {.name = "auto encode: a .zst of 2 GiB decompressed", .op = GS_OP_SCAN, NONE2, .backend = GS_BACKEND_GPU,
+     .size = 300 * MIB, .zst = 1, .first_frame = 16 * MIB, .content = 2 * GIB, .out_zstd = 1, .encoder = 0,
+     .want_backend = GS_PLAN_GPU, .want_warm = 1,
+     .want_asked = GS_DESC_CONTENT | GS_DESC_FIRST_FRAME | GS_PLAN_NEED_ENCODER, .why_encode = "(no GPU encoder)"},
+    {.name = "auto encode: --device-alloc async", .op = GS_OP_SCAN, NONE2, .backend = GS_BACKEND_GPU,
+     .dev_alloc = GS_DEV_ASYNC, .size = 4 * GIB, .out_zstd = 1, .encoder = 1, .out_frames = 1,
+     .want_backend = GS_PLAN_GPU, .want_warm = 1, .want_encode = GS_ENCODE_GPU, .want_frame = 32 << 10,
+     .want_asked = GS_DESC_FIRST_FRAME | GS_PLAN_NEED_ENCODER, .why_encode = "zstd frames are encoded on the host"},
+    {.name = "gen: the GPU encodes a big output", .op = GS_OP_NONE, NONE2, .gen = 1, .size = 2 * GIB, .out_zstd = 1,
+     .encoder = 1, .out_frames = 1, .want_backend = GS_PLAN_CPU, .want_encode = GS_ENCODE_GPU, .want_frame = 32 << 10,
+     .want_asked = GS_PLAN_NEED_ENCODER},
+};
+
+int main(void)
+{
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) run_row(&rows[i]);
+    char buf[32];
+    gs_plan_size_text(buf, sizeof buf, 8 * GIB);
+    CHECK(!strcmp(buf, "8 GiB"), "size text: GiB", "%s", buf);
+    gs_plan_size_text(buf, sizeof buf, 3 * MIB);
+    CHECK(!strcmp(buf, "3 MiB"), "size text: MiB", "%s", buf);
+    gs_plan_size_text(buf, sizeof buf, 4097);
+    CHECK(!strcmp(buf, "4097 B"), "size text: bytes", "%s", buf);
+    return CHECK_DONE();
+}
