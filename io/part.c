@@ -37,7 +37,7 @@ static int gs_layout_frames(gs_layout *L, const unsigned char *p, uint64_t size,
             return gs_fail(st, GS_EDATA, "%s: corrupt or truncated zstd frame at byte %llu: %s", path,
                            (unsigned long long)off, gs_zframe_error(&fi));
         if (fi.content == GS_ZSTD_SIZE_UNKNOWN)
-            return gs_fail(st, GS_EUSAGE,
+            return gs_fail(st, GS_EDATA,
                            "%s: a zstd frame at byte %llu does not give its size, so the file cannot be split across "
                            "ranks (recompress it with gpustream convert, or run one process)",
                            path, (unsigned long long)off);
@@ -75,7 +75,7 @@ int gs_layout_read(gs_layout *L, const char *path, const gs_read_opts *o, gs_sta
     gs_reader_close(r);
     int text = L->format != GS_FMT_RAW && L->format != GS_FMT_NPY;
     if (text && L->compressed)
-        return gs_fail(st, GS_EUSAGE, "%s: compressed %s input cannot be split across ranks (decompress it first)",
+        return gs_fail(st, GS_EDATA, "%s: compressed %s input cannot be split across ranks (decompress it first)",
                        path, gs_format_name(L->format));
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
@@ -96,7 +96,16 @@ int gs_layout_read(gs_layout *L, const char *path, const gs_read_opts *o, gs_sta
             char buf[4096];
             ssize_t got = pread(fd, buf, sizeof buf, (off_t)at);
             if (got <= 0) break;
-            char *nl = memchr(buf, '\n', (size_t)got);
+            char *nl = memchr(buf, '\n', (size_t)got), *cr = memchr(buf, '\r', (size_t)got);
+            /* ranks find their lines by LF: lines ended by CR alone would be one line to them */
+            char after = 0; /* the byte after the CR, in this block or the next */
+            if (cr && cr + 1 < buf + got) after = cr[1];
+            else if (cr && pread(fd, &after, 1, (off_t)(at + (uint64_t)got)) != 1) after = 0;
+            if (cr && (!nl || cr < nl) && after != '\n' && at + (uint64_t)(cr - buf) + 1 < size) {
+                close(fd);
+                return gs_fail(st, GS_EDATA, "%s: lines ended by CR alone cannot be split across ranks (give them "
+                                             "LF line ends, or run one process)", path);
+            }
             if (nl) L->head_len = at + (uint64_t)(nl - buf) + 1;
             at += (uint64_t)got;
         }
