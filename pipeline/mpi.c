@@ -31,6 +31,21 @@
 #include <string.h>
 #include <time.h>
 
+/* A launcher (mpirun, mpiexec, srun) leaves the address by which ranks reach it: PMIx's server
+ * URI or namespace (Open MPI 4 and 5, MPICH with PMIx, Slurm), Open MPI's HNP, or the simple PMI
+ * wire (MPICH's Hydra, Slurm's pmi2). Rank variables without it were set by hand, not by a
+ * launcher: the process runs alone. */
+static int gs_launched(void)
+{
+    extern char **environ;
+    static const char *const names[] = {"PMIX_NAMESPACE", "OMPI_MCA_orte_hnp_uri", "PMI_FD", "PMI_PORT"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (getenv(names[i])) return 1;
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, "PMIX_SERVER_URI", 15)) return 1;
+    return 0;
+}
+
 gs_ranks gs_ranks_detect(void)
 {
     static const struct {
@@ -40,7 +55,7 @@ gs_ranks gs_ranks_detect(void)
         {"PMI_SIZE", "PMI_RANK", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"}, /* MPICH, Hydra */
     };
     gs_ranks r = {0, 1, 0, 1};
-    for (size_t i = 0; i < sizeof env / sizeof *env; i++) {
+    for (size_t i = 0; gs_launched() && i < sizeof env / sizeof *env; i++) {
         const char *s = getenv(env[i].size), *k = getenv(env[i].rank), *l = getenv(env[i].local);
         const char *ls = getenv(env[i].local_size);
         if (!s || !k) continue;

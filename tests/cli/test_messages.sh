@@ -59,3 +59,11 @@ err count_out_exists 1 "count.txt: file exists (use -f to overwrite)" -- $G comp
 rm -f "$D/count.txt"
 # help to a full device: an error, exit 1
 err help_to_full 1 "stdout: write failed: No space left on device" -- sh -c "$G scan --help >/dev/full"
+# MPI rank variables set by hand, without a launcher: the process runs alone (a stdin run works)
+printf '\1\0\0\0\2\0\0\0' | $G scan -q -t i32 - - >"$T/alone" 2>/dev/null
+for v in "PMI_SIZE=4 PMI_RANK=0" "OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_RANK=1"; do
+    printf '\1\0\0\0\2\0\0\0' | env $v $G scan -q -t i32 - - >"$T/got" 2>"$T/err"
+    rc=$?
+    if [ $rc = 0 ] && cmp -s "$T/alone" "$T/got"; then pass "rank_vars_without_launcher_${v%%=*}"
+    else fail "rank_vars_without_launcher_${v%%=*}" "exit $rc: $(head -c 200 "$T/err")"; fi
+done
