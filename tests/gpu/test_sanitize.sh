@@ -18,10 +18,12 @@ for tool in memcheck racecheck; do
         rc=$?
         # shellcheck disable=SC2086
         "$G" $cmd --backend cpu --chunk 4M "$T/s.raw" -f "$T/s.cpu"
-        if [ $rc = 0 ] && grep -q "ERROR SUMMARY: 0 errors" "$T/san" && cmp -s "$T/s.gpu" "$T/s.cpu"; then
+        # memcheck ends "ERROR SUMMARY: 0 errors", racecheck "RACECHECK SUMMARY: 0 hazards displayed"
+        if [ $rc = 0 ] && grep -qE "(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)" "$T/san" &&
+            cmp -s "$T/s.gpu" "$T/s.cpu"; then
             pass "gpu $tool: $cmd"
         else
-            fail "gpu $tool: $cmd" "exit $rc, $(grep -m1 'ERROR SUMMARY' "$T/san"), $(cmp "$T/s.gpu" "$T/s.cpu" 2>&1 | head -1)"
+            fail "gpu $tool: $cmd" "exit $rc, $(grep -m1 -E '(ERROR|RACECHECK) SUMMARY' "$T/san"), $(cmp "$T/s.gpu" "$T/s.cpu" 2>&1 | head -1)"
         fi
     done
 done
