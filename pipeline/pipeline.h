@@ -259,6 +259,9 @@ typedef struct gs_backend_cfg {
     const gs_type *types;
 } gs_backend_cfg;
 
+/* A zeroed backend whose impl is a zeroed impl_bytes (both freed with free()); NULL with
+ * GS_ENOMEM in st where memory is short. */
+gs_backend *gs_backend_alloc(size_t impl_bytes, gs_status *st);
 int gs_backend_cpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
 /* GPU backend, made at once (a caller that began CUDA's start-up waits for it first:
  * gs_gpu_init_wait); GS_EDATA with a message if no usable device. */

@@ -224,13 +224,9 @@ static void w_destroy(gs_backend *b)
 int gs_backend_warm_create(gs_backend **out, const gs_backend_parts *parts, const gs_backend_cfg *c, int warm_ok,
                            int required, gs_status *st)
 {
-    gs_backend *b = calloc(1, sizeof *b);
-    warm *w = calloc(1, sizeof *w);
-    if (!b || !w) {
-        free(b);
-        free(w);
-        return gs_fail(st, GS_ENOMEM, "out of host memory");
-    }
+    gs_backend *b = gs_backend_alloc(sizeof(warm), st);
+    if (!b) return st->code;
+    warm *w = b->impl;
     w->parts = *parts;
     w->cfg = *c;
     w->job = *c->job;
@@ -239,7 +235,6 @@ int gs_backend_warm_create(gs_backend **out, const gs_backend_parts *parts, cons
     w->gpu_setup = -1;
     for (int k = 0; k < (c->chain ? c->chain->n : 1); k++)
         w->named |= (c->chain ? c->chain->stage[k].algo : c->job->algo) != NULL;
-    b->impl = w;
     b->name = "gpu";
     b->host_alloc = w_host_alloc;
     b->host_free = w_host_free;

@@ -266,14 +266,9 @@ static int cpu_stage_init(cpu_stage *s, const gs_job *job, const gs_variant *v, 
 
 int gs_backend_cpu_create(gs_backend **out, const gs_backend_cfg *c, gs_status *st)
 {
-    gs_backend *b = calloc(1, sizeof *b);
-    cpu_state *s = calloc(1, sizeof *s);
-    if (!b || !s) {
-        free(b);
-        free(s);
-        return gs_fail(st, GS_ENOMEM, "out of host memory");
-    }
-    b->impl = s;
+    gs_backend *b = gs_backend_alloc(sizeof(cpu_state), st);
+    if (!b) return st->code;
+    cpu_state *s = b->impl;
     b->destroy = cpu_destroy;
     int rc;
     size_t head0 = c->halo < c->chunk_elems ? c->halo : c->chunk_elems; /* stage_head of stage 0 */

@@ -498,14 +498,8 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     if (!j || !gs_gpu_op_find(j->op)) return gs_fail(st, GS_EDATA, "gpu backend: nothing to compute");
     if (!c->chunk_elems) return gs_fail(st, GS_EUSAGE, "gpu backend: chunk of 0 elements");
 
-    b = (gs_backend *)calloc(1, sizeof *b);
-    g = (gs_gpu *)calloc(1, sizeof *g);
-    if (!b || !g) {
-        free(b);
-        free(g);
-        return gs_fail(st, GS_ENOMEM, "out of host memory");
-    }
-    b->impl = g;
+    if (!(b = gs_backend_alloc(sizeof(gs_gpu), st))) return st->code;
+    g = (gs_gpu *)b->impl;
     b->name = "gpu";
     b->host_alloc = gs_gpu_host_alloc;
     b->host_free = gs_gpu_host_free;
