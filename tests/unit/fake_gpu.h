@@ -324,37 +324,17 @@ static inline gs_engine_opts opts(gs_backend_kind backend, size_t chunk_elems, s
 /* ---- the jobs --------------------------------------------------------------------------------------- */
 static inline gs_job j_scan(gs_scan_op op, int excl, gs_type out)
 {
-    gs_job j;
-    memset(&j, 0, sizeof j);
-    j.op = GS_OP_SCAN;
-    j.scan.type = GS_I32;
-    j.scan.out_type = out;
-    j.scan.op = op;
-    j.scan.exclusive = excl;
-    return j;
+    return (gs_job){.op = GS_OP_SCAN, .scan = {.type = GS_I32, .out_type = out, .op = op, .exclusive = excl}};
 }
 
 static inline gs_job j_compact(gs_pred_kind pred, int indices, gs_type t)
 {
-    gs_job j;
-    memset(&j, 0, sizeof j);
-    j.op = GS_OP_COMPACT;
-    j.compact.type = t;
-    j.compact.pred = pred;
-    j.compact.indices = indices;
-    return j;
+    return (gs_job){.op = GS_OP_COMPACT, .compact = {.type = t, .pred = pred, .indices = indices}};
 }
 
 static inline gs_job j_minmax(uint64_t w, gs_mm_only only, int partial, gs_type t)
 {
-    gs_job j;
-    memset(&j, 0, sizeof j);
-    j.op = GS_OP_MINMAX;
-    j.minmax.type = t;
-    j.minmax.window = w;
-    j.minmax.only = only;
-    j.partial = partial;
-    return j;
+    return (gs_job){.op = GS_OP_MINMAX, .minmax = {.type = t, .window = w, .only = only}, .partial = partial};
 }
 
 static inline gs_chain chain1(gs_job a)
