@@ -98,6 +98,12 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
         say_error("chains (then) do not run over MPI ranks; run each verb over the ranks in turn");
         return EXIT_USAGE;
     }
+    for (int k = 0; c->rd.skip_bad && k < c->nstages; k++)
+        if (c->stages[k].verb->bit == V_COMPACT && c->stages[k].job.compact.indices) {
+            say_error("--skip-bad with --indices: positions would count the values kept, not the input's rows; "
+                      "clean the input or leave out --skip-bad");
+            return EXIT_USAGE;
+        }
     gs_type pre_t = c->rd.type_given ? c->rd.type : GS_F64;
     for (int k = 0; k < c->nstages; k++) {
         gs_job pre;
@@ -149,6 +155,9 @@ static int compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *
         if (j->op != GS_OP_MINMAX || j->partial || n_in >= j->minmax.window) continue;
         warn_short_window(ch->n > 1 ? k + 1 : 0, j->minmax.window, n_in);
     }
+    if (stats->skipped)
+        say_warning("skipped %llu bad field%s (--skip-bad)", (unsigned long long)stats->skipped,
+                    stats->skipped == 1 ? "" : "s");
     if (ch->stage[ch->n - 1].count_only && c->out) {
         gs_status st = {0};
         char line[32];

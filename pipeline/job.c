@@ -169,9 +169,11 @@ int gs_pred_parse(const char *s, gs_type t, gs_compact_params *p, gs_status *st)
         }
         int rc = gs_value_parse(args, t, &p->a);
         if (!rc && b) rc = gs_value_parse(b, t, &p->b);
+        if (rc && rc != -2 && gs_type_is_float(t)) /* no number at all, whatever the type */
+            return gs_fail(st, GS_EUSAGE, "invalid value in predicate '%s' (not a number)", s);
         if (rc)
             return gs_fail(st, GS_EUSAGE, "invalid value in predicate '%s' for type %s%s", s, gs_type_name(t),
-                           rc == -2 ? " (out of range)" : gs_type_is_float(t) ? "" : " (integers only)");
+                           rc == -2 ? " (out of range)" : " (integers only)");
         return GS_OK;
     }
     return gs_fail(st, GS_EUSAGE,

@@ -190,7 +190,7 @@ run col_space 0 "" "$(hexof 'b\n2\n6\n')" -- $G scan -q --col ' 2' t.csv --to cs
 run col_zero 2 "invalid column '0' (columns are counted from 1)" "" -- $G scan -q --col 0 t.csv
 run col_minus 2 "invalid column '-1' (columns are counted from 1)" "" -- $G scan -q --col -1 t.csv
 # checked before the input is opened: a usage error (2), not the missing input (1)
-run pred_checked_first 2 "invalid value in predicate 'eq:abc' for type f64" "" -- $G compact --pred eq:abc missing.raw
+run pred_checked_first 2 "invalid value in predicate 'eq:abc' (not a number)" "" -- $G compact --pred eq:abc missing.raw
 run pred_unknown_first 2 "unknown predicate 'foo' (expected nonzero, eq:V, ne:V, gt:V, ge:V, lt:V, le:V, range:A:B, finite or nan)" "" -- $G compact --pred foo missing.raw
 run pred_checked_first_typed 2 "invalid value in predicate 'eq:1.5' for type i32 (integers only)" "" -- $G compact -t i32 --pred eq:1.5 missing.raw
 run col_checked_first 2 "invalid column '0' (columns are counted from 1)" "" -- $G scan --col 0 missing.csv
