@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,6 +206,20 @@ static void gs_pread_part(void *ctx, size_t part, size_t nparts)
 }
 
 /* Read exactly len bytes at off into buf with up to s->threads preads in parallel. */
+/* Whether a regular file's st_size is its size: not on the kernel's pseudo filesystems (/proc,
+ * /sys, debugfs, ...), whose files say 0 and still have bytes to read. */
+static int gs_size_is_real(int fd)
+{
+    static const long pseudo[] = {0x9fa0 /* proc */, 0x62656572 /* sysfs */, 0x64626720 /* debugfs */,
+                                  0x74726163 /* tracefs */, 0x27e0eb /* cgroup */, 0x63677270 /* cgroup2 */,
+                                  0x6165676C /* pstore */, 0xcafe4a11 /* bpf */, 0x73636673 /* securityfs */};
+    struct statfs fs;
+    if (fstatfs(fd, &fs) != 0) return 0;
+    for (size_t i = 0; i < sizeof pseudo / sizeof *pseudo; i++)
+        if ((long)fs.f_type == pseudo[i]) return 0;
+    return 1;
+}
+
 static int gs_fsrc_pread(gs_fsrc *s, unsigned char *buf, size_t len, gs_status *st)
 {
     enum { MAXP = 64 };
@@ -337,8 +352,11 @@ int gs_bsrc_open_file(gs_bsrc **out, const char *path, int threads, gs_status *s
             posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
         }
+    } else if (S_ISREG(sb.st_mode) && gs_size_is_real(s->fd) && (!is_stdin || lseek(s->fd, 0, SEEK_CUR) == 0)) {
+        s->seekable = 1; /* an empty file: 0 elements, known ahead (npy output to a pipe needs it) */
+        s->base.size = 0;
     } else if (S_ISREG(sb.st_mode) && !is_stdin) {
-        s->base.size = -1; /* size 0 at open: stream until read() says the end */
+        s->base.size = -1; /* size 0 of a /proc-like file: stream until read() says the end */
     }
     if (S_ISFIFO(sb.st_mode)) gs_io_grow_pipe(s->fd);
     *out = &s->base;

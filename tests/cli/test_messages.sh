@@ -78,3 +78,8 @@ err skip_bad_indices 2 "--skip-bad with --indices: positions would count the val
 rm -f "$D/sb.csv"
 # a predicate's value that is no number: no type named (none was given)
 err pred_not_a_number 2 "invalid value in predicate 'gt:' (not a number)" -- sh -c "$G compact -q --pred gt: in.raw - 2>&1 >/dev/null | grep -v '^Try ' >&2; exit 2"
+# an empty raw file holds 0 elements, known ahead: npy output of it goes to a pipe too
+: >"$D/empty.raw"
+(cd "$D" && $G scan -q -t i32 empty.raw --to npy - | head -c 6 | od -An -c | tr -d ' \n') >"$T/magic" 2>"$T/err"
+[ "$(cat "$T/magic")" = '223NUMPY' ] && pass empty_raw_npy_pipe || fail empty_raw_npy_pipe "got $(cat "$T/magic") $(head -c 200 "$T/err")"
+rm -f "$D/empty.raw"

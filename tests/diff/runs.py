@@ -34,10 +34,7 @@ def _text_spec(rng):
 def _length_known(case, r):
     """npy output needs its length before the data (else a seekable, uncompressed file)."""
     no_compact = all(st['verb'] != 'compact' for st in case['stages'])
-    # Known open behaviour, left out: an empty regular raw file counts as of unknown length, so
-    # npy output of it to stdout or .zst is refused (an empty .npy file is not).
-    empty_raw = case['n'] == 0 and r['in_fmt'] == 'raw'
-    return (no_compact and not empty_raw and r['in_mode'] in ('file', 'noext', 'redirect')
+    return (no_compact and r['in_mode'] in ('file', 'noext', 'redirect')
             and r['in_fmt'] in ('raw', 'npy') and not r['in_zst'])
 
 
