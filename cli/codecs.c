@@ -1,5 +1,6 @@
-/* cli/codecs.c - how a run is set up around the engine: the zstd codecs of its input and output
- * (--codec, and auto's choice), and the engine's call with the progress line and notes. */
+/* cli/codecs.c - how a run is set up around the engine: the plan (backend, zstd codecs, chunk,
+ * buffers) asked for and its device codecs made, the output's format, and the engine's call with
+ * the progress line and notes. */
 #include "cli.h"
 
 #include <limits.h>
@@ -83,6 +84,21 @@ int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_status *st
     if (decode && p->decode == GS_DECODE_CODEC && gs_gpu_zcodec_create_ahead(&c->rd.zcodec, c->eng.device, 1, st))
         return st->code;
     return GS_OK;
+}
+
+/* The output's format and compression into c->wr. */
+void resolve_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames)
+{
+    int ext_zst = 0;
+    gs_format ext = c->out ? gs_format_from_name(c->out, &ext_zst) : GS_FMT_AUTO;
+    gs_format fmt = c->to_given ? c->to : ext != GS_FMT_AUTO ? ext : in_fmt != GS_FMT_AUTO ? in_fmt : GS_FMT_RAW;
+    c->wr.format = fmt;
+    c->wr.type = out_type;
+    c->wr.ncols = cols;
+    c->wr.rows = rows;
+    c->wr.colnames = (fmt == GS_FMT_CSV || fmt == GS_FMT_TEXT) ? colnames : NULL;
+    c->wr.zstd = c->zstd || ext_zst;
+    c->wr.force = c->force;
 }
 
 /* The plan's reasons, one line each (-v, --stats), once the reader and the writer settled it. */

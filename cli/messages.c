@@ -119,3 +119,20 @@ void trace_print(void)
     if (dropped) fprintf(stderr, "trace: %zu later events not kept\n", dropped);
     free(ix);
 }
+
+/* A fallback to the CPU, at the start of the run: shown with -v or --stats (never with -q). */
+void on_note(void *ctx, const char *msg)
+{
+    (void)ctx;
+    say_note("%s", msg);
+}
+
+void warn_short_window(int stage, uint64_t window, uint64_t n)
+{
+    if (stage)
+        say_warning("stage %d (minmax): window %llu is longer than its input (%llu elements): no output", stage,
+                    (unsigned long long)window, (unsigned long long)n);
+    else
+        say_warning("window %llu is longer than the input (%llu elements): no output", (unsigned long long)window,
+                    (unsigned long long)n);
+}

@@ -5,38 +5,6 @@
 
 #include <string.h>
 
-/* A fallback to the CPU, at the start of the run: shown with -v or --stats (never with -q). */
-void on_note(void *ctx, const char *msg)
-{
-    (void)ctx;
-    say_note("%s", msg);
-}
-
-void warn_short_window(int stage, uint64_t window, uint64_t n)
-{
-    if (stage)
-        say_warning("stage %d (minmax): window %llu is longer than its input (%llu elements): no output", stage,
-                    (unsigned long long)window, (unsigned long long)n);
-    else
-        say_warning("window %llu is longer than the input (%llu elements): no output", (unsigned long long)window,
-                    (unsigned long long)n);
-}
-
-/* The output's format and compression into c->wr. */
-void resolve_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames)
-{
-    int ext_zst = 0;
-    gs_format ext = c->out ? gs_format_from_name(c->out, &ext_zst) : GS_FMT_AUTO;
-    gs_format fmt = c->to_given ? c->to : ext != GS_FMT_AUTO ? ext : in_fmt != GS_FMT_AUTO ? in_fmt : GS_FMT_RAW;
-    c->wr.format = fmt;
-    c->wr.type = out_type;
-    c->wr.ncols = cols;
-    c->wr.rows = rows;
-    c->wr.colnames = (fmt == GS_FMT_CSV || fmt == GS_FMT_TEXT) ? colnames : NULL;
-    c->wr.zstd = c->zstd || ext_zst;
-    c->wr.force = c->force;
-}
-
 /* Resolve the output and open it. */
 static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames,
                        gs_writer **w, gs_status *st)
