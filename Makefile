@@ -150,8 +150,9 @@ $(BUILD)/%.cu.o: %.cu $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/test_%: tests/unit/test_%.c $(LIB_OBJ)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+# (the unit tests' own headers, e.g. the fake GPU backend, rebuild them when they change)
+$(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(LIB_OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(LIBS)
 
 $(BUILD)/test_%: tests/gpu/test_%.c $(LIB_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)

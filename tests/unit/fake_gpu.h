@@ -102,14 +102,14 @@ static inline void fake_host_free(gs_backend *b, void *p)
 static inline int fake_register(gs_backend *b, void *p, size_t bytes, gs_status *st)
 {
     (void)b, (void)p, (void)bytes, (void)st;
-    fk.registered++;
+    __atomic_fetch_add(&fk.registered, 1, __ATOMIC_RELAXED); /* the reader's and the driver's threads both pin */
     return GS_OK;
 }
 
 static inline int fake_unregister(gs_backend *b, void *p)
 {
     (void)b, (void)p;
-    fk.registered--;
+    __atomic_fetch_sub(&fk.registered, 1, __ATOMIC_RELAXED);
     return 0;
 }
 
