@@ -1,4 +1,5 @@
-/* mpi.h - one job run as MPI ranks over contiguous shards of one file (pipeline/mpi.c).
+/* mpi.h - one job run as MPI ranks over contiguous shards of one file (pipeline/mpi.c;
+ * the ranks from the environment: pipeline/ranks.c).
  *
  * Rank r of K reads its shard of the input (raw, npy, or zstd by frames) through the usual engine
  * and writes its part of one output file with MPI-IO, so the result is the one a single process
