@@ -262,9 +262,9 @@ template <class Tout, int V, class Op> GS_DEV Tout scan_incr_vsum(const Tout (&x
     return s;
 }
 
-/* The warp's sum of the tile, into *wsum (lane 0). */
+/* The warp's sum of the tile, in every lane. */
 template <class Tin, class Tout, class Op, int V, int G>
-GS_DEV void scan_incr_reduce_pass(bool fc, const Tin *p, uint64_t seg, uint64_t n, int lane, Tout *wsum, Op op)
+GS_DEV Tout scan_incr_warp_sum(bool fc, const Tin *p, uint64_t seg, uint64_t n, Op op)
 {
     Tout t = Op::identity();
 #pragma unroll
@@ -273,8 +273,7 @@ GS_DEV void scan_incr_reduce_pass(bool fc, const Tin *p, uint64_t seg, uint64_t 
         scan_incr_group<Tin, Tout, Op, V>(fc, p, seg, n, g, x);
         t = op(t, scan_incr_vsum(x, op));
     }
-    t = gs_warp_allreduce(t, op);
-    if (lane == 0) *wsum = t;
+    return gs_warp_allreduce(t, op);
 }
 
 /* The tile's group sums, scanned within the warp: each group's exclusive prefix in the warp. */
@@ -388,11 +387,15 @@ __global__ void __launch_bounds__(THREADS, 1)
         if (k < nk) scan_incr_load<Tin, V, G>(full(k), in, n, mine(k), tile_of(k) * TILE + off);
         gs_cp_async_commit();
     };
-    auto reduce = [&](unsigned k) { /* warp sums of round k's tile */
+    auto reduce_pass = [&](bool fc, unsigned k) { /* warp sums of round k's tile */
+        const Tin *p = mine(k);
         const uint64_t seg = tile_of(k) * TILE + off;
-        Tout *const wsum = &s_wsum[k % ST][warp];
-        if (full(k)) scan_incr_reduce_pass<Tin, Tout, Op, V, G>(true, mine(k), seg, n, lane, wsum, op);
-        else scan_incr_reduce_pass<Tin, Tout, Op, V, G>(false, mine(k), seg, n, lane, wsum, op);
+        const Tout t = scan_incr_warp_sum<Tin, Tout, Op, V, G>(fc, p, seg, n, op);
+        if (lane == 0) s_wsum[k % ST][warp] = t;
+    };
+    auto reduce = [&](unsigned k) {
+        if (full(k)) reduce_pass(true, k);
+        else reduce_pass(false, k);
     };
     Tout c0 = Op::identity(); /* warp 0 of block 0: the incoming carry */
     auto publish = [&](unsigned k) { /* warp 0, after the barrier that follows reduce(k) */
