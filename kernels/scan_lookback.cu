@@ -215,6 +215,133 @@ static int scan_lookback_run(const Tin *in, Tout *out, uint64_t n, Tout *carry, 
     return GS_OK;
 }
 
+/* The phases of gs_scan_incr_k. Its passes over a tile are called with constant flags (fc: a full
+ * tile; ec: exclusive) in separate calls, so that each inlined copy keeps only its own path: with
+ * one warp per scheduler nothing hides an instruction, and the hot path carries no test it does
+ * not need. A thread's slots of a tile: vector g at p + g * 32 * V, its first element seg. */
+
+/* The tile's vectors into this thread's slots dst: cp.async on a full tile (fc), else element by
+ * element (the last tile; slots past n unused). */
+template <class Tin, int V, int G>
+GS_DEV void scan_incr_load(bool fc, const Tin *__restrict__ in, uint64_t n, Tin *dst, uint64_t seg)
+{
+    if (fc) {
+#pragma unroll
+        for (int g = 0; g < G; g++) gs_cp_async_16(dst + g * 32 * V, in + seg + (uint64_t)g * 32 * V);
+    } else {
+#pragma unroll
+        for (int g = 0; g < G; g++)
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                const uint64_t i = seg + (uint64_t)g * 32 * V + v;
+                dst[g * 32 * V + v] = i < n ? in[i] : Tin(0);
+            }
+    }
+}
+
+/* Vector g of the tile as accumulators; past n: the identity. */
+template <class Tin, class Tout, class Op, int V>
+GS_DEV void scan_incr_group(bool fc, const Tin *p, uint64_t seg, uint64_t n, int g, Tout (&x)[V])
+{
+    const gs_vec16<Tin> r = *reinterpret_cast<const gs_vec16<Tin> *>(p + g * 32 * V);
+#pragma unroll
+    for (int v = 0; v < V; v++) x[v] = (Tout)r.v[v];
+    if (!fc) {
+        const uint64_t i0 = seg + (uint64_t)g * 32 * V;
+#pragma unroll
+        for (int v = 0; v < V; v++)
+            if (i0 + v >= n) x[v] = Op::identity();
+    }
+}
+
+template <class Tout, int V, class Op> GS_DEV Tout scan_incr_vsum(const Tout (&x)[V], Op op)
+{
+    Tout s = x[0];
+#pragma unroll
+    for (int v = 1; v < V; v++) s = op(s, x[v]);
+    return s;
+}
+
+/* The warp's sum of the tile, in every lane. */
+template <class Tin, class Tout, class Op, int V, int G>
+GS_DEV Tout scan_incr_warp_sum(bool fc, const Tin *p, uint64_t seg, uint64_t n, Op op)
+{
+    Tout t = Op::identity();
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+        Tout x[V];
+        scan_incr_group<Tin, Tout, Op, V>(fc, p, seg, n, g, x);
+        t = op(t, scan_incr_vsum(x, op));
+    }
+    return gs_warp_allreduce(t, op);
+}
+
+/* The tile's group sums, scanned within the warp: each group's exclusive prefix in the warp. */
+template <class Tin, class Tout, class Op, int V, int G>
+GS_DEV void scan_incr_prep_pass(bool fc, const Tin *p, uint64_t seg, uint64_t n, int lane, Tout (&gexcl)[G], Op op)
+{
+    Tout run = Op::identity();
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+        Tout x[V];
+        scan_incr_group<Tin, Tout, Op, V>(fc, p, seg, n, g, x);
+        const Tout inc = gs_warp_scan_incl(scan_incr_vsum(x, op), op);
+        const Tout exc = __shfl_up_sync(GS_FULL_MASK, inc, 1);
+        const Tout tot = __shfl_sync(GS_FULL_MASK, inc, 31);
+        gexcl[g] = lane ? op(run, exc) : run;
+        run = op(run, tot);
+    }
+}
+
+/* The tile's outputs from the warp's prefix wpre and the groups' exclusive prefixes. */
+template <class Tin, class Tout, class Op, int V, int G>
+GS_DEV void scan_incr_store_pass(bool fc, bool ec, const Tin *p, uint64_t seg, uint64_t n, Tout *out, Tout wpre,
+                                 const Tout (&gexcl)[G], Op op)
+{
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+        Tout x[V];
+        scan_incr_group<Tin, Tout, Op, V>(fc, p, seg, n, g, x);
+        scan_store_vec(out, seg + (uint64_t)g * 32 * V, n, x, op(wpre, gexcl[g]), ec, fc, op);
+    }
+}
+
+/* Warp 0: the first pass of status loads for tiles lo .. t-1 (KU words a lane), issued early so
+ * that they are in flight during the tile's other work. */
+template <class S, int KU>
+GS_DEV void scan_incr_peek(typename S::word *status, uint64_t lo, uint64_t t, int lane, typename S::word (&w)[KU])
+{
+#pragma unroll
+    for (int u = 0; u < KU; u++) {
+        const uint64_t i = lo + u * 32 + lane;
+        if (i < t) w[u] = S::load(&status[i]);
+    }
+}
+
+/* Warp 0: the fold of the published aggregates of tiles lo .. t-1, each waited for (the first
+ * pass from w, the later ones loaded here), reduced over the warp. */
+template <class S, class Tout, class Op, int KU>
+GS_DEV Tout scan_incr_fold(typename S::word *status, uint64_t lo, uint64_t t, int lane, typename S::word (&w)[KU],
+                           Op op)
+{
+    Tout acc = Op::identity();
+#pragma unroll 1
+    for (uint64_t base = lo; base < t; base += 32 * KU) {
+#pragma unroll
+        for (int u = 0; u < KU; u++) {
+            const uint64_t i = base + u * 32 + lane;
+            if (i >= t) continue;
+            int flag;
+            Tout v;
+            if (base != lo) w[u] = S::load(&status[i]);
+            S::split(w[u], &flag, &v);
+            while (flag == GS_TILE_X) S::get(&status[i], &flag, &v);
+            acc = op(acc, v);
+        }
+    }
+    return gs_warp_allreduce(acc, op);
+}
+
 /* ---- lookback for exact operators: incremental look-back over persistent blocks ----------------
  * (kernels/TUNING.md v5.) The grid is the blocks that fit at once (a cooperative launch: all are
  * resident) and block b scans tiles b, b + G, b + 2G, ... Its exclusive prefix for tile t is its
@@ -257,83 +384,18 @@ __global__ void __launch_bounds__(THREADS, 1)
     auto full = [&](unsigned k) { return (tile_of(k) + 1) * TILE <= n; };
 
     auto issue = [&](unsigned k) { /* the tile of round k into its stage; one commit group a round */
-        if (k < nk) {
-            const uint64_t seg = tile_of(k) * TILE + off;
-            Tin *dst = mine(k);
-            if (full(k)) {
-#pragma unroll
-                for (int g = 0; g < G; g++) gs_cp_async_16(dst + g * 32 * V, in + seg + (uint64_t)g * 32 * V);
-            } else { /* the last tile: element by element; slots past n unused */
-#pragma unroll
-                for (int g = 0; g < G; g++)
-#pragma unroll
-                    for (int v = 0; v < V; v++) {
-                        const uint64_t i = seg + (uint64_t)g * 32 * V + v;
-                        dst[g * 32 * V + v] = i < n ? in[i] : Tin(0);
-                    }
-            }
-        }
+        if (k < nk) scan_incr_load<Tin, V, G>(full(k), in, n, mine(k), tile_of(k) * TILE + off);
         gs_cp_async_commit();
-    };
-    /* The passes over a tile are called with constant flags (fc: a full tile; ec: exclusive) in
-     * separate calls, so that each inlined copy keeps only its own path: with one warp per
-     * scheduler nothing hides an instruction, and the hot path carries no test it does not need.
-     * Vector g of a tile (its slots p, first element seg) as accumulators; past n: the identity. */
-    auto group = [&](bool fc, const Tin *p, uint64_t seg, int g, Tout (&x)[V]) {
-        const gs_vec16<Tin> r = *reinterpret_cast<const gs_vec16<Tin> *>(p + g * 32 * V);
-#pragma unroll
-        for (int v = 0; v < V; v++) x[v] = (Tout)r.v[v];
-        if (!fc) {
-            const uint64_t i0 = seg + (uint64_t)g * 32 * V;
-#pragma unroll
-            for (int v = 0; v < V; v++)
-                if (i0 + v >= n) x[v] = Op::identity();
-        }
-    };
-    auto vsum = [&](const Tout (&x)[V]) {
-        Tout s = x[0];
-#pragma unroll
-        for (int v = 1; v < V; v++) s = op(s, x[v]);
-        return s;
     };
     auto reduce_pass = [&](bool fc, unsigned k) { /* warp sums of round k's tile */
         const Tin *p = mine(k);
         const uint64_t seg = tile_of(k) * TILE + off;
-        Tout t = Op::identity();
-#pragma unroll
-        for (int g = 0; g < G; g++) {
-            Tout x[V];
-            group(fc, p, seg, g, x);
-            t = op(t, vsum(x));
-        }
-        t = gs_warp_allreduce(t, op);
+        const Tout t = scan_incr_warp_sum<Tin, Tout, Op, V, G>(fc, p, seg, n, op);
         if (lane == 0) s_wsum[k % ST][warp] = t;
     };
     auto reduce = [&](unsigned k) {
         if (full(k)) reduce_pass(true, k);
         else reduce_pass(false, k);
-    };
-    /* the tile's group sums, scanned within the warp: each group's exclusive prefix in the warp */
-    auto prep_pass = [&](bool fc, const Tin *p, uint64_t seg, Tout (&gexcl)[G]) {
-        Tout run = Op::identity();
-#pragma unroll
-        for (int g = 0; g < G; g++) {
-            Tout x[V];
-            group(fc, p, seg, g, x);
-            const Tout inc = gs_warp_scan_incl(vsum(x), op);
-            const Tout exc = __shfl_up_sync(GS_FULL_MASK, inc, 1);
-            const Tout tot = __shfl_sync(GS_FULL_MASK, inc, 31);
-            gexcl[g] = lane ? op(run, exc) : run;
-            run = op(run, tot);
-        }
-    };
-    auto store_pass = [&](bool fc, bool ec, const Tin *p, uint64_t seg, Tout wpre, const Tout (&gexcl)[G]) {
-#pragma unroll
-        for (int g = 0; g < G; g++) {
-            Tout x[V];
-            group(fc, p, seg, g, x);
-            scan_store_vec(out, seg + (uint64_t)g * 32 * V, n, x, op(wpre, gexcl[g]), ec, fc, op);
-        }
     };
     Tout c0 = Op::identity(); /* warp 0 of block 0: the incoming carry */
     auto publish = [&](unsigned k) { /* warp 0, after the barrier that follows reduce(k) */
@@ -357,12 +419,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         gs_cp_async_wait<ST - 1 - A>(); /* rounds up to k + A have landed (this thread's slots) */
         const uint64_t t = tile_of(k), lo = k ? t - grid + 1 : 0;
         typename S::word w[KU];
-        if (warp == 0) /* the first pass of status loads, in flight during the work below */
-#pragma unroll
-            for (int u = 0; u < KU; u++) {
-                const uint64_t i = lo + u * 32 + lane;
-                if (i < t) w[u] = S::load(&status[i]);
-            }
+        if (warp == 0) scan_incr_peek<S>(status, lo, t, lane, w);
         const unsigned r0 = k ? k + A : 0;
 #pragma unroll 1
         for (unsigned r = r0; r <= k + A && r < nk; r++) reduce(r);
@@ -370,28 +427,13 @@ __global__ void __launch_bounds__(THREADS, 1)
         const bool fast = full(k);
         const uint64_t seg = t * TILE + off;
         Tout gexcl[G];
-        if (fast) prep_pass(true, p, seg, gexcl);
-        else prep_pass(false, p, seg, gexcl);
+        if (fast) scan_incr_prep_pass<Tin, Tout, Op, V>(true, p, seg, n, lane, gexcl, op);
+        else scan_incr_prep_pass<Tin, Tout, Op, V>(false, p, seg, n, lane, gexcl, op);
         __syncthreads();
         if (warp == 0) {
 #pragma unroll 1
             for (unsigned r = r0; r <= k + A && r < nk; r++) publish(r);
-            Tout acc = Op::identity();
-#pragma unroll 1
-            for (uint64_t base = lo; base < t; base += 32 * KU) {
-#pragma unroll
-                for (int u = 0; u < KU; u++) {
-                    const uint64_t i = base + u * 32 + lane;
-                    if (i >= t) continue;
-                    int flag;
-                    Tout v;
-                    if (base != lo) w[u] = S::load(&status[i]);
-                    S::split(w[u], &flag, &v);
-                    while (flag == GS_TILE_X) S::get(&status[i], &flag, &v);
-                    acc = op(acc, v);
-                }
-            }
-            acc = gs_warp_allreduce(acc, op);
+            const Tout acc = scan_incr_fold<S, Tout>(status, lo, t, lane, w, op);
             Tout excl;
             if (k == 0) {
                 excl = t ? acc : c0; /* tile 0's aggregate carries c0 for everyone after it */
@@ -411,11 +453,11 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int v = 0; v < NW - 1; v++)
             if (v < warp) wpre = op(wpre, s_wsum[k % ST][v]);
         if (fast) {
-            if (exclusive) store_pass(true, true, p, seg, wpre, gexcl);
-            else store_pass(true, false, p, seg, wpre, gexcl);
+            if (exclusive) scan_incr_store_pass<Tin, Tout, Op, V>(true, true, p, seg, n, out, wpre, gexcl, op);
+            else scan_incr_store_pass<Tin, Tout, Op, V>(true, false, p, seg, n, out, wpre, gexcl, op);
         } else {
-            if (exclusive) store_pass(false, true, p, seg, wpre, gexcl);
-            else store_pass(false, false, p, seg, wpre, gexcl);
+            if (exclusive) scan_incr_store_pass<Tin, Tout, Op, V>(false, true, p, seg, n, out, wpre, gexcl, op);
+            else scan_incr_store_pass<Tin, Tout, Op, V>(false, false, p, seg, n, out, wpre, gexcl, op);
         }
     }
     gs_cp_async_wait_all();

@@ -110,6 +110,18 @@ int gs_bench_plan(const gs_bench_opts *o, int use_gpu, const gs_variant *v, int 
 #define GS_BENCH_PLAIN_CUB "plain-cub"
 int gs_bench_plain_cub_applies(const gs_job *job, uint64_t n);
 
+/* ---- shared by the host half (bench.c, bench_zstd_chain.c) ------------------------------- */
+/* The median of v[0..n) (sorts v); 0 when n is 0. */
+double gs_bench_median(double *v, int n);
+/* The generator's g->n values of g->type into buf. */
+int gs_bench_gen_fill(const gs_gen_opts *g, void *buf, gs_status *st);
+/* Fill an input for the op: scan uniform, compact sparse at the density (predicate nonzero),
+ * minmax a random walk. */
+int gs_bench_make_input(gs_op op, gs_type t, uint64_t n, double density, void *buf, gs_status *st);
+/* A zeroed row with its labels, param and block set. */
+void gs_bench_new_row(gs_bench_row *row, const char *mode, const char *op, const char *variant, gs_type t, uint64_t n,
+                      const char *param, int block);
+
 /* ---- GPU half (pipeline/bench_gpu.cu; stubs without CUDA) -------------------------------- */
 int gs_bench_gpu_ceilings(int device, gs_bench_env *env, gs_status *st);
 /* Time variant v on h_in (n elements of the op's input type) in device memory: warm-up, then
