@@ -48,7 +48,9 @@ double gs_mpi_finish(void) { return 0; }
 #include "shard.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <mpi.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define COPY_BLOCK ((size_t)16 << 20) /* temp file -> MPI file */
@@ -102,6 +104,17 @@ static void carry_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 }
 
 /* ---- output sinks -------------------------------------------------------------------------- */
+/* MPI-IO reports a short write as success with fewer bytes: the reason is read from the file
+ * system holding the output (a full one, or one over a quota the statistics cannot show). */
+static const char *short_write_reason(const char *path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    struct statvfs sv;
+    if (statvfs(dirname(dir), &sv) == 0 && sv.f_bavail == 0) return strerror(ENOSPC);
+    return "the file system took fewer bytes than asked (full, or over a quota?)";
+}
+
 typedef struct at_sink {
     MPI_File fh;
     MPI_Offset off;
@@ -118,7 +131,8 @@ static int at_write(void *ctx, const void *buf, size_t n, gs_status *st)
         int err = MPI_File_write_at(k->fh, k->off, p, piece, MPI_BYTE, &ms);
         if (err != MPI_SUCCESS) return mpi_fail(st, err, k->name);
         MPI_Get_count(&ms, MPI_BYTE, &got);
-        if (got != piece) return gs_fail(st, GS_EDATA, "%s: write failed: %d of %d bytes written", k->name, got, piece);
+        if (got != piece) return gs_fail(st, GS_EDATA, "%s: write failed: %d of %d bytes written: %s", k->name, got, piece,
+                                          short_write_reason(k->name));
         k->off += piece;
         p += piece;
         n -= (size_t)piece;

@@ -201,3 +201,15 @@ if (cd ln && mpi 2 scan -q -f --threads 1 ../n1001.raw out.raw) 2>err && [ -L ln
     [ "$(ls -A ln/real)" = target.raw ] && [ "$(ls -A ln)" = "out.raw
 real" ]; then pass "symlink OUT written through K=2"
 else fail "symlink OUT written through K=2" "$(ls -lA ln ln/real | tr '\n' ' ') $(head -c 200 err)"; fi
+# A full file system (a 64 KiB tmpfs, where this user may mount one): the error says why, on one
+# line, and nothing is left behind.
+mkdir -p full
+if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
+    "$G" gen -q -n 100000 -t i32 big.raw
+    (cd full && mpi 2 scan -q --threads 1 ../big.raw out.raw) >/dev/null 2>err </dev/null
+    rc=$?
+    if [ "$rc" = 1 ] && [ "$(grep -c '^gpustream: error: .*: No space left on device$' err)" = 1 ] && [ -z "$(ls -A full)" ]; then
+        pass "full file system K=2: the reason named"
+    else fail "full file system K=2: the reason named" "exit $rc: $(grep gpustream err | head -c 200); left: $(ls -A full)"; fi
+    umount full
+else echo "SKIP full file system K=2: cannot mount a tmpfs here"; fi
