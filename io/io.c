@@ -77,9 +77,10 @@ struct gs_reader {
 #define GS_SKIP_PEEK ((size_t)64 << 10) /* how far detection looks past skippable frames */
 
 /* Is the input zstd? A zstd (or legacy) frame magic says yes. Skippable frames carry no data, so
- * they count only when a zstd frame follows them within the first 64 KiB (or they run past it,
- * where the decoder then judges what follows): raw values that happen to begin with a skippable
- * magic are never read as an empty stream. */
+ * they count only when a zstd frame follows them within the first 64 KiB (or they run past it
+ * and, in a file, end within it: the decoder then judges what follows): raw values that happen to
+ * begin with a skippable magic are never read as an empty stream, nor as frames running past the
+ * file's end. */
 static int gs_detect_zstd(gs_bsrc *src, int *yes, gs_status *st)
 {
     unsigned char head[4];
@@ -104,6 +105,7 @@ static int gs_detect_zstd(gs_bsrc *src, int *yes, gs_status *st)
             break;
         }
         if (fi.kind != GS_ZK_SKIP || head_rc != GS_ZF_OK) break;
+        if (src->size >= 0 && at + fi.csize > (uint64_t)src->size) break; /* past the file's end */
         if (at + fi.csize + 4 > GS_SKIP_PEEK) { /* past what detection looks at */
             *yes = got == GS_SKIP_PEEK;
             break;

@@ -56,6 +56,7 @@ typedef struct gs_zsrc {
      * from this offset on (SIZE_MAX: not so): a peek of those bytes can be given back (gs_zsrc_frames). */
     size_t out_first_win;
     uint64_t decoded;   /* bytes decoded so far (batches and streamed frames) */
+    int skip_first;     /* a skippable frame came before anything was decoded */
     gs_zframe *frames;
     size_t frames_cap;
     gs_zcodec *codec; /* device codec, or NULL */

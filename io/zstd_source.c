@@ -75,6 +75,10 @@ static int gs_zsrc_fill(gs_zsrc *s, size_t need, int may_move, gs_status *st)
 
 static int gs_zsrc_truncated(gs_zsrc *s, gs_status *st)
 {
+    /* a skippable frame and nothing decoded: raw values that begin like one read the same way */
+    if (!s->decoded && s->skip_first)
+        return gs_fail(st, GS_EDATA, "%s: truncated zstd frame (if it holds raw values, say --from raw)",
+                       s->base.name);
     return gs_fail(st, GS_EDATA, "%s: truncated zstd frame", s->base.name);
 }
 
@@ -90,6 +94,7 @@ static int gs_zsrc_corrupt(gs_zsrc *s, ZSTD_ErrorCode e, gs_status *st)
 
 int gs_zsrc_skip(gs_zsrc *s, gs_status *st)
 {
+    if (!s->decoded) s->skip_first = 1;
     int rc = gs_zsrc_fill(s, GS_ZSTD_SKIP_HEADER, 1, st);
     if (rc) return rc;
     gs_zfinfo fi;

@@ -153,3 +153,19 @@ if $G scan -q -f --backend gpu -t f64 "$T/nz.f64" "$T/g.f64" 2>/dev/null; then
 else
     skip scan_negzero_gpu "no usable GPU"
 fi
+
+# Raw values that begin like a skippable zstd frame: in a file, a frame running past the file's end
+# is data (the bytes --from raw reads); from a pipe, where the end is not known, the error names
+# --from raw.
+python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<2I', 0x184D2A53, 0x7fffffff) + bytes(range(256)) * 400)" >"$T/skr.raw" 2>/dev/null ||
+    printf 'S*M\030\377\377\377\177' >"$T/skr.raw"
+if [ "$(stat -c %s "$T/skr.raw")" -gt 65536 ]; then
+    $G scan -q -f "$T/skr.raw" "$T/skr.out" 2>"$T/.err" && $G scan -q -f --from raw "$T/skr.raw" "$T/skr.want" &&
+        cmp -s "$T/skr.out" "$T/skr.want" && pass skippable_magic_raw_file || fail skippable_magic_raw_file "$(head -c 200 "$T/.err")"
+    cat "$T/skr.raw" | $G scan -q -f -t i32 - "$T/skr.out" 2>"$T/.err"
+    rc=$?
+    [ "$rc" = 1 ] && grep -q -- '--from raw' "$T/.err" && [ "$(wc -l <"$T/.err")" = 1 ] && pass skippable_magic_raw_pipe_message ||
+        fail skippable_magic_raw_pipe_message "exit $rc: $(head -c 200 "$T/.err")"
+else
+    skip skippable_magic_raw "no python3 to write the input"
+fi

@@ -251,8 +251,9 @@ def make_case(rng, nrng, include_known=False):
         b = x.view(np.uint8)
         b[:4] = np.frombuffer(word.to_bytes(4, 'little'), np.uint8)
         if magic == 'skippable' and len(b) >= 8 and not include_known:
-            # Known open behaviour, left out: in a raw file of 64 KiB or more, a skippable frame
-            # that ends past the first 64 KiB is taken for zstd (exit 1) instead of data.
+            # Known open behaviour, left out: a skippable frame that ends past the first 64 KiB but
+            # within the file (from a pipe: anywhere past 64 KiB) is taken for zstd (exit 1, the
+            # message names --from raw) instead of data.
             b[4:8] = np.frombuffer(rng.randrange(60000).to_bytes(4, 'little'), np.uint8)
     want, lens = evaluate(rng, stages, Val(x, t, None), exact)
     # An exclusive float sum starts from +0.0 (its first output), so a run of -0.0 sums to +0.0
