@@ -109,6 +109,7 @@ int main(int argc, char **argv)
     int rc;
     if (run_without_verb(argc, argv, &rc)) return rc;
     gs_ranks ranks = gs_ranks_detect();
+    if (ranks.size > 1 && !gs_mpi_built()) exec_mpi_binary(argv);
     mute = ranks.size > 1 && ranks.rank > 0;
     cli c;
     memset(&c, 0, sizeof c);
