@@ -182,7 +182,6 @@ int cmd_compute(cli *c)
         gs_reader_close(r);
         return finish_status(&st);
     }
-    c->eng.total_bytes = -1;
     char colnames[256];
     const char *names = chain_colnames(r, &ch, colnames, sizeof colnames);
     const int cols = gs_chain_out_cols(&ch);
@@ -209,7 +208,6 @@ int cmd_gen(cli *c)
     c->job.op = GS_OP_NONE;
     c->job.out_type = c->gen.type;
     c->eng.backend = GS_BACKEND_CPU; /* generation is host work; no compute */
-    c->eng.total_bytes = (int64_t)(c->gen.n * gs_type_size(c->gen.type));
     gs_chain one = {1, {c->job}};
     int rc = open_output(c, GS_FMT_RAW, c->gen.type, 1, (int64_t)c->gen.n, "value", &w, &st);
     if (!rc) rc = run_engine(c, &one, &src, w, &stats, NULL, &st);
