@@ -149,7 +149,7 @@ int parse_args(cli *c, int argc, char **argv);
 /* ---- help.c -------------------------------------------------------------------------------- */
 void print_version(void);
 void print_main_help(FILE *f);
-void print_verb_help(const verb_def *v);
+void print_verb_help(const verb_def *v, int full); /* full: --help; else -h, a summary */
 /* --generate man|complete-bash|algo-names (what: NULL where it is missing). */
 int cmd_generate(const char *what);
 
