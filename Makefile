@@ -270,5 +270,9 @@ deps-nvcomp-local:
 	@python3 -c 'import sys, zipfile, os; z = zipfile.ZipFile(sys.argv[1]); p = "nvidia/libnvcomp/"; \
 	  [z.extract(m, ".deps/nvcomp-wheel") for m in z.namelist() if m.startswith(p + "include/") or m == p + "lib64/libnvcomp.so.6"]' \
 	  .deps/nvcomp-wheel/*.whl
-	@mv .deps/nvcomp-wheel/nvidia/libnvcomp .deps/nvcomp && rm -rf .deps/nvcomp-wheel
+	@mv .deps/nvcomp-wheel/nvidia/libnvcomp .deps/nvcomp
+	@python3 -c 'import sys, zipfile, os; z = zipfile.ZipFile(sys.argv[1]); \
+	  [open(".deps/nvcomp/" + os.path.basename(m), "wb").write(z.read(m)) for m in z.namelist() if os.path.basename(m).upper().startswith("LICENSE")]' \
+	  .deps/nvcomp-wheel/*.whl
+	@rm -rf .deps/nvcomp-wheel
 	@echo "deps-nvcomp-local: .deps/nvcomp ($$(du -sh .deps/nvcomp | cut -f1))"
