@@ -234,7 +234,7 @@ int cmd_info(cli *c)
 #ifdef GS_HAVE_CUDA
     printf("build      CUDA compiled in (static cudart)\n");
 #else
-    printf("build      CPU only (built without CUDA)\n");
+    printf("build      CPU only (built without CUDA: no nvcc at build time, or make CUDA=0)\n");
 #endif
     printf("zstd       %s\n", gs_zstd_version());
     char nvc[1024];
