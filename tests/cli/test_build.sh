@@ -38,15 +38,20 @@ else
 fi
 
 # A second make is a no-op with a python3 on the PATH that answers every import (a pip-installed
-# nvCOMP, as the build once asked) and an mpicc that fails.
+# nvCOMP, as the build once asked) and an mpicc that fails. Only under make test (MAKEFLAGS holds
+# the build's variables, e.g. GPU_ARCH); the stamps are put back as they were whatever make -q does.
 case ${BUILD:-} in
 build/cpu) cuda=0 ;;
 build/cuda) cuda=1 ;;
 *) cuda= ;;
 esac
-if [ -z "$cuda" ] || ! command -v make >/dev/null; then
+if [ -z "$cuda" ] || [ -z "${MAKEFLAGS:-}" ] || ! command -v make >/dev/null; then
     skip "second make does nothing" "BUILD=${BUILD:-unset}: run through make test on a plain build"
 else
+    mkdir -p "$T/stamps"
+    for f in "$BUILD/flags" "$BUILD/mpi-flags" build/linked; do
+        if [ -f "$REPO/$f" ]; then cp -p "$REPO/$f" "$T/stamps/${f//\//_}"; fi
+    done
     mkdir -p "$T/fake/bin" "$T/fake/nv/include/nvcomp" "$T/fake/nv/lib64"
     : >"$T/fake/nv/include/nvcomp/zstd.h"
     printf '#!/bin/sh\necho %s\n' "$T/fake/nv" >"$T/fake/bin/python3"
@@ -55,4 +60,8 @@ else
     if PATH=$T/fake/bin:$PATH PYTHONPATH=$T/fake make -C "$REPO" -q CUDA=$cuda gpustream >"$T/make.out" 2>&1; then
         pass "second make does nothing (another python3 and mpicc on the PATH)"
     else fail "second make does nothing" "make -q says gpustream is out of date: $(head -c 300 "$T/make.out")"; fi
+    for f in "$BUILD/flags" "$BUILD/mpi-flags" build/linked; do
+        s=$T/stamps/${f//\//_}
+        if [ -f "$s" ] && ! cmp -s "$s" "$REPO/$f"; then cp -p "$s" "$REPO/$f"; fi
+    done
 fi
