@@ -44,7 +44,7 @@ typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_
 /* Input bytes per chunk when libzstd compresses the output of a run on the CPU backend and no
  * --chunk is given: the encoder sets the pace (about 0.1 GB/s a thread at level 3), not the chunk,
  * and the engine's (buffers + 2) input and output chunks then hold 32 MiB instead of 128 MiB beside
- * the encoder's own batches. convert -t i32 --threads 2 of 1.6 GB to .zst: peak RSS 134 MB with
+ * the encoder's own batches. convert -t i32 --threads 2 of 1.6 GB to .zst: peak RSS 122 MB with
  * these chunks, 196 MB with 16 MiB ones (docs/PERFORMANCE.md, "The zstd encoder's memory"). */
 #define GS_CHUNK_ZENC_DEFAULT ((size_t)4 << 20)
 /* Chunks in flight on the GPU when none is asked for (double buffering). */
