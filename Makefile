@@ -7,12 +7,12 @@
 #   make difftest     random cases against a numpy oracle for DIFF_SECONDS (default 600; 60 s in make test)
 #   make deps         install missing -dev packages with apt-get (root), else print the command
 #   make deps-local   unpack Debian's libcsv-dev/libzstd-dev/libxxhash-dev into .deps/ (machines without apt)
-#   make deps-nvcomp  pip-install nvCOMP (nvidia-libnvcomp-cu13): GPU zstd in CUDA builds
-#   make deps-nvcomp-local  its headers and libnvcomp.so.6 only, into .deps/nvcomp (to carry offline)
+#   make deps-nvcomp-local  nvCOMP's headers and libnvcomp.so.6 (PyPI's nvidia-libnvcomp-cu13) into
+#                     .deps/nvcomp: GPU zstd in CUDA builds (the folder can be carried offline)
 #   make man          regenerate gpustream.1 and completions/gpustream.bash from the command line's tables
 #   make install      PREFIX=/usr/local DESTDIR=: the stripped binary, the man page, the bash completion
-# Options: CUDA=auto|0|1  MPI=auto|0|1 (Open MPI's mpicc)  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  SANITIZE=thread (TSan, CPU only)  NVCC=path
-#          NVCOMP_HOME=dir (include/ and lib64/ of nvCOMP 6; default .deps/nvcomp, else the pip package)
+# Options: CUDA=auto|0|1  MPI=auto|0|1 (gpustream-mpi, with mpicc)  GPU_ARCH="sm_90"  SANITIZE=1 (ASan+UBSan, CPU only)  SANITIZE=thread (TSan, CPU only)  NVCC=path
+#          NVCOMP_HOME=dir (include/ and lib64/ of nvCOMP 6; default .deps/nvcomp where it exists)
 #          TUNING=1 (also build the block sizes of bench --block and the shapes of --tune: slow)
 # Runs on all cores unless -jN is given; a repeated make with nothing changed does nothing.
 
@@ -28,6 +28,7 @@ SANITIZE ?= 0
 TUNING  ?= 0
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+CUDA_GIVEN := $(CUDA)
 ifeq ($(CUDA),auto)
   ifneq ($(NVCC),)
     CUDA := 1
@@ -35,10 +36,13 @@ ifeq ($(CUDA),auto)
     CUDA := 0
   endif
 endif
-# MPI: auto when mpicc is on the PATH and its mpi.h compiles; only pipeline/mpi.c is compiled with
-# its flags. MPI_INC=DIR names a directory holding mpi.h where mpicc's own has none.
+# MPI: pipeline/mpi.c compiled with mpicc's flags goes into a second binary, gpustream-mpi (the
+# same objects otherwise), so that gpustream itself never needs libmpi. MPI=auto builds it when
+# mpicc is on the PATH and its mpi.h compiles; MPI=1 asks for it; MPI=0 leaves it out. MPI_INC=DIR
+# names a directory holding mpi.h where mpicc's own has none.
 MPICC ?= $(shell command -v mpicc 2>/dev/null)
-MPI_CFLAGS := $(if $(MPICC),$(shell $(MPICC) --showme:compile 2>/dev/null)) $(if $(MPI_INC),-I$(MPI_INC)) -DGS_HAVE_MPI
+MPI_CFLAGS = $(if $(MPICC),$(shell $(MPICC) --showme:compile 2>/dev/null)) $(if $(MPI_INC),-I$(MPI_INC)) -DGS_HAVE_MPI
+MPI_GIVEN := $(MPI)
 ifeq ($(MPI),auto)
   MPI := $(if $(MPICC),$(shell printf '\#include <mpi.h>\n' | $(CC) $(MPI_CFLAGS) -E -x c - >/dev/null 2>&1 && echo 1),0)
   ifeq ($(MPI),)
@@ -48,6 +52,8 @@ endif
 ifneq ($(filter 1 thread,$(SANITIZE)),)
   CUDA := 0
   MPI := 0
+  CUDA_GIVEN := SANITIZE=$(SANITIZE)
+  MPI_GIVEN := SANITIZE=$(SANITIZE)
 endif
 # CUDA and CPU-only objects differ (GS_HAVE_CUDA): keep them apart.
 BUILD := build/$(if $(filter 1,$(CUDA)),cuda,cpu)
@@ -81,11 +87,11 @@ endif
 
 C_SRC  := $(wildcard common/*.c) $(wildcard kernels/*.c) $(wildcard io/*.c) $(wildcard cli/*.c) \
           $(filter-out pipeline/mpi.c,$(wildcard pipeline/*.c)) $(wildcard pipeline/*/*.c)
-# With and without MPI, mpi.c builds to different objects (GS_HAVE_MPI); nothing else differs.
-MPI_OBJ := $(BUILD)/pipeline/mpi$(if $(filter 1,$(MPI)),-mpi).o
-ifeq ($(MPI),1)
-  LIBS     += $(if $(MPICC),$(shell $(MPICC) --showme:link),-lmpi)
-endif
+# mpi.c builds twice: without MPI into gpustream (and the tests), with it into gpustream-mpi
+# (GS_HAVE_MPI); nothing else differs.
+MPI_OBJ  := $(BUILD)/pipeline/mpi.o
+MPI_OBJ1 := $(BUILD)/pipeline/mpi-mpi.o
+MPI_LIBS  = $(if $(MPICC),$(shell $(MPICC) --showme:link),-lmpi)
 CU_SRC :=
 ifeq ($(CUDA),1)
   CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -107,12 +113,21 @@ ifeq ($(CUDA),1)
   # Static cudart: the binary starts (and falls back to the CPU) on machines with no driver.
   LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
   # nvCOMP (optional): headers at build time; libnvcomp.so.6 is opened at run time (pipeline/gpu/codec_loader.cu).
-  NVCOMP_HOME ?= $(firstword $(wildcard .deps/nvcomp) $(shell python3 -c 'import os, nvidia.libnvcomp as m; print(os.path.dirname(m.__file__))' 2>/dev/null))
+  # Found one way only: NVCOMP_HOME if given, else .deps/nvcomp (make deps-nvcomp-local).
+  NVCOMP_HOME ?= $(wildcard .deps/nvcomp)
   ifneq ($(wildcard $(NVCOMP_HOME)/include/nvcomp/zstd.h),)
     NVCOMP_LIBDIR := $(abspath $(firstword $(wildcard $(NVCOMP_HOME)/lib64 $(NVCOMP_HOME)/lib)))
     NVFLAGS  += -DGS_HAVE_NVCOMP -I$(NVCOMP_HOME)/include -DGS_NVCOMP_LIBDIR='"$(NVCOMP_LIBDIR)"'
+    NVCOMP_WHY := nvCOMP headers from $(NVCOMP_HOME)
+  else
+    NVCOMP_WHY := no nvCOMP: $(if $(NVCOMP_HOME),no include/nvcomp/zstd.h under NVCOMP_HOME=$(NVCOMP_HOME),no .deps/nvcomp (make deps-nvcomp-local) and no NVCOMP_HOME)
   endif
+else
+  NVCOMP_WHY := no nvCOMP (a CPU build)
 endif
+CUDA_WHY := $(if $(filter 1,$(CUDA)),CUDA ($(if $(filter 1,$(CUDA_GIVEN)),CUDA=1,nvcc found: $(NVCC))),CPU only ($(if $(filter 0,$(CUDA_GIVEN)),CUDA=0,$(if $(filter auto,$(CUDA_GIVEN)),no nvcc on the PATH or in /usr/local/cuda,$(CUDA_GIVEN)))))
+MPI_REASON := $(if $(filter 1,$(MPI)),$(if $(filter 1,$(MPI_GIVEN)),MPI=1,mpicc found: $(MPICC)),$(if $(filter auto,$(MPI_GIVEN)),no mpicc with a usable mpi.h on the PATH,$(if $(filter 0,$(MPI_GIVEN)),MPI=0,$(MPI_GIVEN))))
+MPI_WHY  := $(if $(filter 1,$(MPI)),gpustream-mpi,no gpustream-mpi) ($(MPI_REASON))
 
 OBJ := $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC)) $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) $(MPI_OBJ)
 # The test programs link the library, not the command line (cli/ calls gpustream.c's verb table).
@@ -124,27 +139,46 @@ GPU_TEST_CU := $(wildcard tests/gpu/test_*.cu)
 GPU_BIN := $(if $(filter 1,$(CUDA)),$(patsubst tests/gpu/%.c,$(BUILD)/%,$(GPU_TEST_C)) $(patsubst tests/gpu/%.cu,$(BUILD)/%,$(GPU_TEST_CU)))
 
 
-.PHONY: all test demo bench plots man install clean deps deps-local deps-nvcomp deps-nvcomp-local check-deps fuzz difftest tsan
-all: gpustream
+.PHONY: all test demo bench plots man install clean deps deps-local deps-nvcomp-local check-deps fuzz difftest tsan
+all: gpustream $(if $(filter 1,$(MPI)),gpustream-mpi)
 
 # Stamps, rewritten only when their text changes: $(BUILD)/flags holds the flags its objects were
 # built with (a change rebuilds them); build/linked names the build ./gpustream comes from, so that
-# switching CUDA=0/1, SANITIZE or TUNING relinks it and a repeated make does not.
+# switching CUDA=0/1, SANITIZE or TUNING relinks it and a repeated make does not. Neither depends
+# on what a probe finds on the PATH (Python, mpicc): $(BUILD)/mpi-flags, written only where
+# gpustream-mpi may be built (not by `make gpustream`), holds mpicc's flags for that binary alone.
 BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS) | $(NVCC) $(NVFLAGS) | $(LDFLAGS) $(LIBS)
 $(shell mkdir -p $(BUILD) && { echo '$(BUILD_FLAGS)' | cmp -s - $(BUILD)/flags || echo '$(BUILD_FLAGS)' >$(BUILD)/flags; })
 $(shell echo '$(BUILD)' | cmp -s - build/linked || echo '$(BUILD)' >build/linked)
+ifeq ($(MPI),1)
+  ifneq ($(MAKECMDGOALS),gpustream)
+    MPI_FLAGS := $(MPI_CFLAGS) | $(MPI_LIBS)
+    $(shell echo '$(MPI_FLAGS)' | cmp -s - $(BUILD)/mpi-flags || echo '$(MPI_FLAGS)' >$(BUILD)/mpi-flags)
+  endif
+endif
 
+# The end of a build says what is built in and why (also `gpustream info`).
 gpustream: $(BUILD)/gpustream.o $(OBJ) build/linked
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS)
+	@echo "built gpustream: $(CUDA_WHY); $(if $(filter 1,$(CUDA)),$(NVCOMP_WHY); )$(MPI_WHY)"
+
+ifeq ($(MPI),1)
+gpustream-mpi: $(BUILD)/gpustream.o $(filter-out $(MPI_OBJ),$(OBJ)) $(MPI_OBJ1) build/linked $(BUILD)/mpi-flags
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS) $(MPI_LIBS)
+	@echo "built gpustream-mpi: gpustream with MPI ($(MPI_REASON)); gpustream runs it under mpirun"
+else
+gpustream-mpi:
+	@echo "gpustream-mpi: not built ($(MPI_REASON)); make MPI=1 with mpicc on the PATH" >&2; exit 2
+endif
 
 # check-deps first: a missing library is installed (root) before anything includes it.
 $(BUILD)/%.o: %.c $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(MPI_OBJ): pipeline/mpi.c $(BUILD)/flags | check-deps
+$(MPI_OBJ1): pipeline/mpi.c $(BUILD)/flags $(BUILD)/mpi-flags | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(if $(filter 1,$(MPI)),$(MPI_CFLAGS)) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(MPI_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/%.cu.o: %.cu $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
@@ -160,7 +194,7 @@ $(BUILD)/test_%: tests/gpu/test_%.c $(LIB_OBJ)
 $(BUILD)/test_%: $(BUILD)/tests/gpu/test_%.cu.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
--include $(OBJ:.o=.d) $(BUILD)/gpustream.d
+-include $(OBJ:.o=.d) $(BUILD)/gpustream.d $(MPI_OBJ1:.o=.d)
 
 test: all $(UNIT_BIN) $(GPU_BIN)
 	@BUILD=$(BUILD) G=$(CURDIR)/gpustream $(if $(filter 1,$(SANITIZE)),ASAN_OPTIONS=exitcode=86:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=86) \
@@ -197,11 +231,12 @@ man: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -s -m 755 gpustream $(DESTDIR)$(PREFIX)/bin/gpustream
+	if [ -f gpustream-mpi ]; then install -s -m 755 gpustream-mpi $(DESTDIR)$(PREFIX)/bin/gpustream-mpi; fi
 	install -m 644 gpustream.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpustream.1
 	install -m 644 completions/gpustream.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpustream
 
 clean:
-	rm -rf build gpustream tests/out
+	rm -rf build gpustream gpustream-mpi tests/out
 
 # Libraries: present (system or .deps) or installed here when root.
 HAVE_HDRS = $(shell printf '\#include <zstd.h>\n\#include <csv.h>\n\#include <xxhash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
@@ -227,15 +262,17 @@ deps-local:
 
 # nvCOMP 6 for CUDA 13 from PyPI. The local copy keeps what gpustream uses (headers, libnvcomp.so.6):
 # the folder can be copied to a machine without network, beside the binary or under NVCOMP_HOME.
+# (pip only downloads the wheel here; the build never asks Python where nvCOMP is.)
 NVCOMP_PKG := nvidia-libnvcomp-cu13
-deps-nvcomp:
-	python3 -m pip install $(NVCOMP_PKG)
-
 deps-nvcomp-local:
 	@rm -rf .deps/nvcomp .deps/nvcomp-wheel && mkdir -p .deps/nvcomp-wheel
 	python3 -m pip download --no-deps -q -d .deps/nvcomp-wheel $(NVCOMP_PKG)
 	@python3 -c 'import sys, zipfile, os; z = zipfile.ZipFile(sys.argv[1]); p = "nvidia/libnvcomp/"; \
 	  [z.extract(m, ".deps/nvcomp-wheel") for m in z.namelist() if m.startswith(p + "include/") or m == p + "lib64/libnvcomp.so.6"]' \
 	  .deps/nvcomp-wheel/*.whl
-	@mv .deps/nvcomp-wheel/nvidia/libnvcomp .deps/nvcomp && rm -rf .deps/nvcomp-wheel
+	@mv .deps/nvcomp-wheel/nvidia/libnvcomp .deps/nvcomp
+	@python3 -c 'import sys, zipfile, os; z = zipfile.ZipFile(sys.argv[1]); \
+	  [open(".deps/nvcomp/" + os.path.basename(m), "wb").write(z.read(m)) for m in z.namelist() if os.path.basename(m).upper().startswith("LICENSE")]' \
+	  .deps/nvcomp-wheel/*.whl
+	@rm -rf .deps/nvcomp-wheel
 	@echo "deps-nvcomp-local: .deps/nvcomp ($$(du -sh .deps/nvcomp | cut -f1))"

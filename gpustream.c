@@ -65,7 +65,7 @@ static int run_without_verb(int argc, char **argv, int *rc)
 {
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         const verb_def *v = argc > 2 && !strcmp(argv[1], "help") ? find_verb(argv[2]) : NULL;
-        if (v) print_verb_help(v);
+        if (v) print_verb_help(v, 1);
         else print_main_help(stdout);
         *rc = check_stdout();
         return 1;
@@ -109,6 +109,7 @@ int main(int argc, char **argv)
     int rc;
     if (run_without_verb(argc, argv, &rc)) return rc;
     gs_ranks ranks = gs_ranks_detect();
+    if (ranks.size > 1 && !gs_mpi_built()) exec_mpi_binary(argv);
     mute = ranks.size > 1 && ranks.rank > 0;
     cli c;
     memset(&c, 0, sizeof c);

@@ -162,7 +162,7 @@ static int parse_long(cli *c, const char *verb, int argc, char **argv, int *i, g
         val = argv[++*i];
     }
     if (o->id == O_HELP) {
-        print_verb_help(c->verb);
+        print_verb_help(c->verb, 1);
         return CLI_HELP_SHOWN;
     }
     give(l, o, val);
@@ -178,7 +178,7 @@ static int parse_short(cli *c, const char *verb, int argc, char **argv, int *i, 
             if (cli_opts[k].shrt == *p) o = &cli_opts[k];
         if (!o || !(o->verbs & c->verb->bit)) return usage_error(verb, "unknown option '-%c' for %s", *p, c->verb->name);
         if (o->id == O_HELP) {
-            print_verb_help(c->verb);
+            print_verb_help(c->verb, 0);
             return CLI_HELP_SHOWN;
         }
         if (o->arg == 1) {

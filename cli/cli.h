@@ -149,7 +149,7 @@ int parse_args(cli *c, int argc, char **argv);
 /* ---- help.c -------------------------------------------------------------------------------- */
 void print_version(void);
 void print_main_help(FILE *f);
-void print_verb_help(const verb_def *v);
+void print_verb_help(const verb_def *v, int full); /* full: --help; else -h, a summary */
 /* --generate man|complete-bash|algo-names (what: NULL where it is missing). */
 int cmd_generate(const char *what);
 
@@ -168,6 +168,9 @@ void warn_short_window(int stage, uint64_t window, uint64_t n);
 void resolve_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames);
 /* The job over MPI ranks on shards of IN (pipeline/mpi.c); rank 0 alone prints. */
 int cmd_compute_ranks(cli *c, const gs_job *job, gs_format in_fmt, gs_type out_type, int cols, const char *names);
+/* Started as several ranks by a build without MPI: exec gpustream-mpi from beside this executable
+ * with the same arguments; returns only where there is none (or it cannot start). */
+void exec_mpi_binary(char **argv);
 
 /* ---- codecs.c -------------------------------------------------------------------------------- */
 int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_status *st);

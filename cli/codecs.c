@@ -65,6 +65,8 @@ int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_status *st
                            encode && (c->zstd || zst), in_bytes == 0};
     gs_input_desc d = {in_bytes, 0, GS_ZSTD_SIZE_UNKNOWN, 0, 0};
     if (in_bytes < 0) gs_input_describe(c->in, 0, &d);
+    c->eng.total_bytes = d.size; /* the progress line's total: a regular file's bytes (compressed or
+                                    not, as the reader counts them) or gen's; -1 where unknown */
     gs_plan_facts f = {-1, NULL, -1, NULL, 0, 0};
     gs_status est = {0};
     char nvwhy[PATH_MAX + 300];

@@ -1,8 +1,19 @@
 /* cli/ranks.c - a verb over MPI ranks (pipeline/mpi.c): each rank runs the job on a shard of IN
- * and writes its part of OUT; rank 0 alone says the result, the warnings and --stats. */
+ * and writes its part of OUT; rank 0 alone says the result, the warnings and --stats. gpustream
+ * has no MPI: started as several ranks, it becomes gpustream-mpi, its MPI build, found beside it. */
 #include "cli.h"
 
 #include <string.h>
+#include <unistd.h>
+
+void exec_mpi_binary(char **argv)
+{
+    char path[4096];
+    if (!gs_mpi_binary(path, sizeof path)) return; /* the run refuses, naming gpustream-mpi */
+    argv[0] = path;
+    execv(path, argv);
+    /* it could not start: the run goes on here and refuses like a build without it */
+}
 
 int cmd_compute_ranks(cli *c, const gs_job *job, gs_format in_fmt, gs_type out_type, int cols, const char *names)
 {

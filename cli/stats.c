@@ -77,16 +77,25 @@ static void stats_view_of(const cli *c, const gs_run_stats *s, stats_view *v)
     v->gbs_in = rate(s->bytes_in / 1e9, s->wall);
 }
 
+/* Seconds for JSON: null where nothing was measured (a negative time: e.g. CUDA never started). */
+static const char *json_secs(char *buf, size_t len, const char *fmt, double secs)
+{
+    if (secs < 0) snprintf(buf, len, "null");
+    else snprintf(buf, len, fmt, secs);
+    return buf;
+}
+
 static void print_stats_json(const cli *c, const gs_run_stats *s, const stats_view *v)
 {
-    char r1[32];
+    char r1[32], ci[32], gs[32], rel[32];
     fprintf(stderr,
-            "{\"verb\":\"%s\",\"backend\":\"%s\",\"backend_why\":\"%s\",\"cuda_init_s\":%.6f,\"gpu_setup_s\":%.6f,\"algo\":\"%s\","
-            "\"threads\":%d,\"wall_s\":%.6f,\"release_s\":%.6f,\"elements_in\":%llu,"
+            "{\"verb\":\"%s\",\"backend\":\"%s\",\"backend_why\":\"%s\",\"cuda_init_s\":%s,\"gpu_setup_s\":%s,\"algo\":\"%s\","
+            "\"threads\":%d,\"wall_s\":%.6f,\"release_s\":%s,\"elements_in\":%llu,"
             "\"elements_out\":%llu,\"bytes_in\":%llu,\"bytes_out\":%llu,\"chunks\":%llu,\"gelem_per_s\":%s,"
             "\"overlap\":%.3f,\"peak_rss_bytes\":%llu,\"peak_device_bytes\":%llu,\"skipped\":%llu,\"stages\":[",
-            c->chain ? c->title : c->verb->name, s->backend ? s->backend : "?", s->why, s->cuda_init,
-            s->gpu_setup, s->algo ? s->algo : "?", gs_pool_threads(), s->wall, s->release,
+            c->chain ? c->title : c->verb->name, s->backend ? s->backend : "?", s->why,
+            json_secs(ci, sizeof ci, "%.6f", s->cuda_init), json_secs(gs, sizeof gs, "%.6f", s->gpu_setup),
+            s->algo ? s->algo : "?", gs_pool_threads(), s->wall, json_secs(rel, sizeof rel, "%.6f", s->release),
             (unsigned long long)s->elems_in, (unsigned long long)s->elems_out, (unsigned long long)s->bytes_in,
             (unsigned long long)s->bytes_out, (unsigned long long)s->chunks,
             v->gelem < 0 ? "null" : fmt_rate(r1, sizeof r1, "%.4f", v->gelem), v->overlap, (unsigned long long)s->peak_rss,
@@ -172,10 +181,12 @@ void print_stats(const cli *c, const gs_run_stats *s)
 void print_rank_stats(const cli *c, const gs_run_stats *s, const gs_mpi_report *rep, double finalize_s)
 {
     if (c->stats_json) {
+        char st[32];
         fprintf(stderr,
                 "{\"ranks\":%d,\"wall_min_s\":%.6f,\"wall_max_s\":%.6f,\"mpi_init_s\":%.6f,\"mpi_finalize_s\":%.6f,"
-                "\"start_to_init_s\":%.2f}\n",
-                rep->ranks, rep->wall_min, rep->wall_max, rep->mpi_init, finalize_s, rep->start_to_init);
+                "\"start_to_init_s\":%s}\n",
+                rep->ranks, rep->wall_min, rep->wall_max, rep->mpi_init, finalize_s,
+                json_secs(st, sizeof st, "%.2f", rep->start_to_init));
         return;
     }
     fprintf(stderr, "  ranks      %d: wall %.3f to %.3f s; stage times above are summed over ranks, per rank:\n",

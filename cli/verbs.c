@@ -182,7 +182,6 @@ int cmd_compute(cli *c)
         gs_reader_close(r);
         return finish_status(&st);
     }
-    c->eng.total_bytes = -1;
     char colnames[256];
     const char *names = chain_colnames(r, &ch, colnames, sizeof colnames);
     const int cols = gs_chain_out_cols(&ch);
@@ -209,7 +208,6 @@ int cmd_gen(cli *c)
     c->job.op = GS_OP_NONE;
     c->job.out_type = c->gen.type;
     c->eng.backend = GS_BACKEND_CPU; /* generation is host work; no compute */
-    c->eng.total_bytes = (int64_t)(c->gen.n * gs_type_size(c->gen.type));
     gs_chain one = {1, {c->job}};
     int rc = open_output(c, GS_FMT_RAW, c->gen.type, 1, (int64_t)c->gen.n, "value", &w, &st);
     if (!rc) rc = run_engine(c, &one, &src, w, &stats, NULL, &st);
@@ -236,7 +234,7 @@ int cmd_info(cli *c)
 #ifdef GS_HAVE_CUDA
     printf("build      CUDA compiled in (static cudart)\n");
 #else
-    printf("build      CPU only (built without CUDA)\n");
+    printf("build      CPU only (built without CUDA: no nvcc at build time, or make CUDA=0)\n");
 #endif
     printf("zstd       %s\n", gs_zstd_version());
     char nvc[1024];
@@ -255,10 +253,10 @@ int cmd_info(cli *c)
     printf("tuning     %s\n", GS_HAVE_TUNING ? "block sizes and tune shapes built (make TUNING=1)"
                                             : "tuned launches only (make TUNING=1 builds the bench --block sizes)");
     printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT " and buffers 2 (%zuM and %d where the GPU backend decodes or encodes zstd "
-           "frames), host-mem pinned, "
+           "frames; %zuM where libzstd encodes a CPU run's output), host-mem pinned, "
            "zstd frames 16M level 3 (GPU codec: %zuK frames), codec auto = gpu decode from %llu MiB of input (a verb "
            "on the GPU backend, frames up to %zuK), gpu encode from %llu MiB of input (else cpu)\n",
-           GS_ZDEC_CHUNK_DEFAULT >> 20, GS_ZGPU_BUFFERS, GS_GPU_ZSTD_FRAME >> 10, GS_CODEC_AUTO_GPU_DEC_MIN_BYTES >> 20,
+           GS_ZDEC_CHUNK_DEFAULT >> 20, GS_ZGPU_BUFFERS, GS_CHUNK_ZENC_DEFAULT >> 20, GS_GPU_ZSTD_FRAME >> 10, GS_CODEC_AUTO_GPU_DEC_MIN_BYTES >> 20,
            GS_GPU_ZDEC_FRAME_MAX >> 10, GS_CODEC_AUTO_GPU_ENC_MIN_BYTES >> 20);
     printf("\nvariants (--algo; * = default for its backend)\n");
     size_t nv;

@@ -41,7 +41,7 @@
  * batch) compressed at 0.09 GB/s; bench --zstd on an H100 (256K frames, nvCOMP 6.0.0): 1.5 GB/s
  * compressing and 8.2 GB/s decoding with 64 MiB a batch, 5.9 and 30.6 GB/s with 256 MiB. */
 #define GS_ZSTD_DEV_BATCH GS_ZSTD_BATCH_MAX
-#define GS_ZSTD_ENC_FRAMES 16                    /* frames compressed at once by libzstd, and its contexts */
+#define GS_ZSTD_ENC_FRAMES 16                    /* the most frames libzstd compresses at once (one a thread), and its contexts */
 #define GS_ZSTD_SLOT_START ((size_t)256 << 10)  /* a decoded-ahead slot's first size */
 /* The compressed read-ahead window holds a batch: a default frame of incompressible data per
  * worker (and its headers), so each worker gets a frame whatever the ratio. */

@@ -473,12 +473,15 @@ int gs_bsink_open_zstd(gs_bsink **res, gs_bsink *out, const gs_write_opts *o, gs
     k->codec = codec;
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cv, NULL);
-    /* Memory is bounded by configuration, not by the thread count: a batch holds at most
-     * GS_ZSTD_ENC_FRAMES frames and 256 MiB of input (one frame if a frame is larger), with a device
-     * codec GS_ZSTD_DEV_BATCH of input; without one, at most GS_ZSTD_ENC_FRAMES encoder contexts exist,
-     * however many threads there are. */
+    /* Memory grows with the threads, as the zstd CLI's does: a libzstd batch holds one frame per
+     * thread, at most GS_ZSTD_ENC_FRAMES frames and 256 MiB of input (one frame if a frame is
+     * larger); a device codec's holds GS_ZSTD_DEV_BATCH of input. Two batches of input (the one
+     * compressing, the one gathering) and two of compressed frames (the one compressing, the one
+     * writing) are what the sink holds. */
     size_t most = (codec ? GS_ZSTD_DEV_BATCH : GS_ZSTD_BATCH_MAX) / frame_size;
-    k->batch_frames = codec || most < GS_ZSTD_ENC_FRAMES ? (most > 1 ? most : 1) : GS_ZSTD_ENC_FRAMES;
+    if (!codec && most > (size_t)k->threads) most = (size_t)k->threads;
+    if (!codec && most > GS_ZSTD_ENC_FRAMES) most = GS_ZSTD_ENC_FRAMES;
+    k->batch_frames = most > 1 ? most : 1;
     if ((size_t)k->threads > k->batch_frames) k->threads = (int)k->batch_frames;
     k->cbound = ZSTD_compressBound(frame_size) + 16; /* frames from elsewhere grow by content size and checksum */
     if (codec) { /* the codec's bound, and room for the content size and checksum added to its frames */

@@ -31,16 +31,38 @@
 #include <time.h>
 
 #ifndef GS_HAVE_MPI
+#include <unistd.h>
+
 int gs_mpi_built(void) { return 0; }
 
-void gs_mpi_describe(char *buf, size_t len) { snprintf(buf, len, "not built in (make MPI=1 with mpicc on the PATH)"); }
+int gs_mpi_binary(char *path, size_t len)
+{
+    char exe[4096];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return 0;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return 0;
+    slash[1] = 0;
+    if ((size_t)snprintf(path, len, "%s" GS_MPI_BINARY, exe) >= len) return 0;
+    return access(path, X_OK) == 0;
+}
+
+void gs_mpi_describe(char *buf, size_t len)
+{
+    char path[4096];
+    if (gs_mpi_binary(path, sizeof path))
+        snprintf(buf, len, "in %s (mpirun -n K gpustream runs it: ranks over shards of one file)", path);
+    else
+        snprintf(buf, len, "not built (no " GS_MPI_BINARY " beside this binary: make MPI=1 with mpicc on the PATH)");
+}
 
 int gs_mpi_run(gs_mpi_job *m, gs_run_stats *stats, gs_mpi_report *rep, int *is_root, gs_status *st)
 {
     (void)m, (void)stats, (void)rep;
     *is_root = gs_ranks_detect().rank == 0;
-    return gs_fail(st, GS_EUSAGE, "started as several MPI ranks, but this gpustream was built without MPI "
-                                  "(rebuild with mpicc on the PATH)");
+    return gs_fail(st, GS_EUSAGE, "started as several MPI ranks, but this binary has no MPI "
+                                  "(" GS_MPI_BINARY " has: make MPI=1 with mpicc on the PATH)");
 }
 
 double gs_mpi_finish(void) { return 0; }
@@ -56,6 +78,12 @@ double gs_mpi_finish(void) { return 0; }
 #define COPY_BLOCK ((size_t)16 << 20) /* temp file -> MPI file */
 
 int gs_mpi_built(void) { return 1; }
+
+int gs_mpi_binary(char *path, size_t len)
+{
+    (void)path, (void)len;
+    return 0;
+}
 
 void gs_mpi_describe(char *buf, size_t len)
 {

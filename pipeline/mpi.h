@@ -24,8 +24,13 @@ gs_ranks gs_ranks_detect(void);
 /* The default --threads of a rank: the host's cores shared by the ranks on it (at least 1), or 0
  * (all cores) where it is alone on its host. */
 int gs_ranks_threads(const gs_ranks *r);
-/* 1 if this build has MPI; a line for `info` (the library, or why not). */
+/* 1 if this build has MPI; a line for `info` (the library, or where MPI is, or why not). */
 int gs_mpi_built(void);
+/* MPI lives in a second binary, gpustream-mpi (same sources, pipeline/mpi.c with MPI), so that
+ * gpustream never needs libmpi. In a build without MPI: 1 with its path where gpustream-mpi is
+ * beside this executable; else (or in gpustream-mpi itself) 0. */
+#define GS_MPI_BINARY "gpustream-mpi"
+int gs_mpi_binary(char *path, size_t len);
 void gs_mpi_describe(char *buf, size_t len);
 
 typedef struct gs_mpi_job {

@@ -93,6 +93,7 @@ static int plan_encode(const gs_plan_in *in, const gs_input_desc *d, const gs_pl
                      frame >> 10, (unsigned long long)(bytes / 1000000));
         }
     }
+    p->host_zstd = in->out_zstd && p->encode == GS_ENCODE_HOST;
     /* The GPU backend encodes its output where its kernels wrote it, so that only the frames cross
      * back (one process: MPI ranks write their shards through the host). */
     p->zencode_asked = 0;
@@ -295,6 +296,12 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
     }
     p->warm = warm && p->backend != GS_PLAN_CPU;
     if (p->backend == GS_PLAN_CPU) p->why_warm[0] = 0;
+    if (!p->opt_chunk && !zframes && p->host_zstd && p->backend == GS_PLAN_CPU) {
+        p->chunk_bytes = GS_CHUNK_ZENC_DEFAULT;
+        gs_plan_size_text(sz, sizeof sz, p->chunk_bytes);
+        snprintf(p->why_chunk, sizeof p->why_chunk, "chunks of %s (libzstd encodes the output on the CPU backend: "
+                 "the encoder sets the pace; small chunks keep the memory small)", sz);
+    }
 }
 
 void gs_plan_first_chunk(gs_plan *p, int filled, uint64_t chunk_bytes)

@@ -41,6 +41,12 @@ typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_
  * size"). */
 #define GS_CHUNK_DEFAULT ((size_t)16 << 20)
 #define GS_CHUNK_DEFAULT_TEXT "16M"
+/* Input bytes per chunk when libzstd compresses the output of a run on the CPU backend and no
+ * --chunk is given: the encoder sets the pace (about 0.1 GB/s a thread at level 3), not the chunk,
+ * and the engine's (buffers + 2) input and output chunks then hold 32 MiB instead of 128 MiB beside
+ * the encoder's own batches. convert -t i32 --threads 2 of 1.6 GB to .zst: peak RSS 122 MB with
+ * these chunks, 196 MB with 16 MiB ones (docs/PERFORMANCE.md, "The zstd encoder's memory"). */
+#define GS_CHUNK_ZENC_DEFAULT ((size_t)4 << 20)
 /* Chunks in flight on the GPU when none is asked for (double buffering). */
 #define GS_BUFFERS_DEFAULT 2
 /* --codec auto takes, per direction, the codec measured faster (docs/PERFORMANCE.md, "GPU zstd
@@ -136,6 +142,7 @@ typedef struct gs_plan {
     gs_plan_decode decode;
     gs_plan_encode encode;
     size_t frame_size;       /* the output's zstd frames */
+    int host_zstd;           /* the output is zstd that libzstd encodes on the host */
     size_t zencode;          /* the GPU backend encodes its output in frames of this size (0: no) */
     int zdecode;             /* the GPU backend decodes the input's frames (decode == FRAMES) */
     size_t chunk_bytes;

@@ -8,8 +8,8 @@
  *   codec_stubs.cu     the same API where the build has no nvCOMP headers
  * codec_xxh64.cuh holds the device checksum the decoder and the encoder share.
  *
- * nvCOMP is optional twice over: the build needs its headers (GS_HAVE_NVCOMP, from NVCOMP_HOME,
- * .deps/nvcomp or the pip package nvidia-libnvcomp-cu13), and libnvcomp.so.6 is opened with
+ * nvCOMP is optional twice over: the build needs its headers (GS_HAVE_NVCOMP, from NVCOMP_HOME or
+ * else .deps/nvcomp, which make deps-nvcomp-local fills), and libnvcomp.so.6 is opened with
  * dlopen only when a run asks for the GPU codec, so the binary starts where it is absent.
  * nvCOMP 6's zstd compression options are reserved bytes: there is no level to set.
  *

@@ -86,7 +86,7 @@ static void nvc_load(void)
 #endif
     if (nvc_try(GS_NVC_SONAME)) return;
     char why[sizeof gs_nvc.why];
-    snprintf(why, sizeof why, "%s not found (make deps-nvcomp or deps-nvcomp-local, or set GS_NVCOMP_LIB): %.2000s",
+    snprintf(why, sizeof why, "%s not found (make deps-nvcomp-local, or set GS_NVCOMP_LIB): %.2000s",
              GS_NVC_SONAME, gs_nvc.why);
     memcpy(gs_nvc.why, why, sizeof why);
 }

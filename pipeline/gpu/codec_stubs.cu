@@ -9,11 +9,11 @@
 
 /* What every call says, and what to do about it. */
 #define GZC_NONE "this gpustream was built without nvCOMP"
-#define GZC_NONE_FIX " (make deps-nvcomp, then rebuild)"
+#define GZC_NONE_FIX " (make deps-nvcomp-local or NVCOMP_HOME=dir, then rebuild)"
 
 extern "C" int gs_nvcomp_describe(char *buf, size_t len)
 {
-    snprintf(buf, len, "not built in (make deps-nvcomp or deps-nvcomp-local, then rebuild)");
+    snprintf(buf, len, "not built in (no nvCOMP headers at build time: make deps-nvcomp-local or NVCOMP_HOME=dir, then rebuild)");
     return 0;
 }
 

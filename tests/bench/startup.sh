@@ -17,7 +17,7 @@ header "startup: ${ops[*]} on raw i32 files of $SIZES -> /dev/null; backends $BA
 for s in $SIZES; do
     "$BIN" gen -q -n $(($(bytes_of "$s") / 4)) -t i32 --dist sparse:0.5 -f "$D/in_$s.raw" || exit 1
 done
-json() { grep -o "\"$1\":[-0-9.]*" | head -1 | cut -d: -f2; }
+json() { grep -oE "\"$1\":([-0-9.]*|null)" | head -1 | cut -d: -f2 | sed 's/^null$/-1/'; } # null: not measured
 for op in "${ops[@]}"; do
     for s in $SIZES; do
         for b in $BACKENDS; do

@@ -10,9 +10,8 @@ NVCC=${NVCC:-$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr
 if [ -z "$NVCC" ]; then echo "SKIP nvcomp link: no nvcc"; exit 0; fi
 H=${NVCOMP_HOME:-}
 [ -z "$H" ] && [ -d .deps/nvcomp ] && H=.deps/nvcomp
-[ -z "$H" ] && H=$(python3 -c 'import os, nvidia.libnvcomp as m; print(os.path.dirname(m.__file__))' 2>/dev/null)
 if [ -z "$H" ] || [ ! -f "$H/include/nvcomp/zstd.h" ]; then
-    echo "SKIP nvcomp link: nvCOMP not installed (make deps-nvcomp or deps-nvcomp-local)"; exit 0
+    echo "SKIP nvcomp link: nvCOMP not installed (make deps-nvcomp-local, or NVCOMP_HOME)"; exit 0
 fi
 CUDA_HOME=$(dirname "$(dirname "$NVCC")")
 LIBDIR=$(cd "$H" && pwd)/lib64

@@ -30,12 +30,12 @@ CUDA_BUILD=0
 
 # ---- auto on small inputs never starts CUDA -------------------------------------------------
 # run NAME WANT -- command...: --stats=json of the command (-q: no notes) says backend_why WANT,
-# and no CUDA start-up was waited for (cuda_init_s -1), and the output equals --backend cpu's
+# and no CUDA start-up was waited for (cuda_init_s null), and the output equals --backend cpu's
 run() {
     local name=$1 want=$2; shift 3
     sh -c '"$@"; exit $?' sh "$@" >"$T/out" 2>"$T/err"
     local rc=$?
-    if [ "$rc" -eq 0 ] && grep -qF "\"backend_why\":\"$want\",\"cuda_init_s\":-1" "$T/err"; then pass "$name"
+    if [ "$rc" -eq 0 ] && grep -qF "\"backend_why\":\"$want\",\"cuda_init_s\":null" "$T/err"; then pass "$name"
     else fail "$name" "exit $rc: $(head -c 300 "$T/err")"; fi
 }
 NOCUDA="; CUDA not initialised"
@@ -70,7 +70,7 @@ cat "$T/small.raw" | "$G" scan --stats >/dev/null 2>"$T/err"
 grep -q "backend cpu (auto: the stream ended before the first chunk (16 MiB) filled; CUDA not initialised)" "$T/err" &&
     pass stats_why_small_stream || fail stats_why_small_stream "$(head -1 "$T/err")"
 "$G" scan --backend cpu "$T/small.raw" --stats=json >/dev/null 2>"$T/err"
-grep -q '"backend_why":"--backend cpu; CUDA not initialised","cuda_init_s":-1' "$T/err" &&
+grep -q '"backend_why":"--backend cpu; CUDA not initialised","cuda_init_s":null' "$T/err" &&
     pass stats_json_why || fail stats_json_why "$(head -c 200 "$T/err")"
 
 # ---- the fallback note: only with -v or --stats, once, at the start ---------------------------
