@@ -271,7 +271,8 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
     if (p->opt_chunk) snprintf(p->why_chunk, sizeof p->why_chunk, "chunks of %s (--chunk)", sz);
     else snprintf(p->why_chunk, sizeof p->why_chunk, "chunks of %s (%s)", sz,
                   zframes ? "zstd frames on the GPU backend: thousands of frames a call" : "the default");
-    p->read_early = (p->host_mem == GS_HOST_PINNED || p->host_mem == GS_HOST_PAGEABLE) && !zgpu;
+    p->read_early = (p->host_mem == GS_HOST_PINNED || p->host_mem == GS_HOST_PAGEABLE || p->host_mem == GS_HOST_DIRECT) &&
+                    !zgpu;
     const int warm = p->opt_backend != GS_BACKEND_CPU && warm_ok(p, chain, p->why_warm, sizeof p->why_warm);
     if (p->by_size) {
         char cross[32];
@@ -285,7 +286,7 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
         } else if (!p->read_early) {
             p->backend = GS_PLAN_GPU;
             snprintf(p->why_backend, sizeof p->why_backend, "auto: input of unknown size (%s needs the backend before "
-                     "reading)", p->host_mem == GS_HOST_PINNED || p->host_mem == GS_HOST_PAGEABLE
+                     "reading)", p->host_mem == GS_HOST_PINNED || p->host_mem == GS_HOST_PAGEABLE || p->host_mem == GS_HOST_DIRECT
                                      ? "zstd on the GPU backend" : "the --host-mem mode");
         } else {
             p->backend = GS_PLAN_BY_STREAM;
@@ -295,6 +296,24 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
     }
     p->warm = warm && p->backend != GS_PLAN_CPU;
     if (p->backend == GS_PLAN_CPU) p->why_warm[0] = 0;
+}
+
+void gs_plan_input(gs_plan *p, int views)
+{
+    char *why = p->why_input;
+    const size_t n = sizeof p->why_input;
+    p->direct = 0;
+    why[0] = 0;
+    if (p->backend == GS_PLAN_CPU) return; /* the CPU backend reads its chunks: no choice arises */
+    if (p->host_mem != GS_HOST_DIRECT) {
+        snprintf(why, n, "input read into the staging buffers (--host-mem %s)", gs_host_mem_name(p->host_mem));
+    } else if (!views) {
+        snprintf(why, n, "input copied through pinned staging buffers (not a regular, uncompressed raw or npy file)");
+    } else {
+        p->direct = 1;
+        snprintf(why, n, "input read where it lies: the file's pages page-locked in windows of %d chunks, the copies "
+                 "read the page cache (pinned staging buffers where the device refuses)", GS_DIRECT_WINDOW_CHUNKS);
+    }
 }
 
 void gs_plan_first_chunk(gs_plan *p, int filled, uint64_t chunk_bytes)
