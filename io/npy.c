@@ -473,6 +473,8 @@ int gs_enc_open_npy(gs_encoder **out, gs_bsink *k, const gs_write_opts *o, gs_st
     /* An unknown count reserves room for the widest one, so the patch at close always fits. */
     char hdr[256];
     e->hdr_len = gs_npy_header(hdr, sizeof hdr, o->type, o->rows, e->ncols, 0);
+    if (k->plain)
+        k->plain(k, o->rows >= 0 ? (int64_t)e->hdr_len + o->rows * (int64_t)e->ncols * (int64_t)e->esize : -1);
     int rc = k->write(k, hdr, e->hdr_len, st);
     if (rc) {
         free(e);

@@ -150,6 +150,7 @@ int gs_enc_open_raw(gs_encoder **out, gs_bsink *k, const gs_write_opts *o, gs_st
     e->base.sink = k;
     e->base.plain = 1;
     e->esize = gs_type_size(o->type);
+    if (k->plain) k->plain(k, o->rows >= 0 ? o->rows * (int64_t)(o->ncols == 2 ? 2 : 1) * (int64_t)e->esize : -1);
     *out = &e->base;
     return GS_OK;
 }
