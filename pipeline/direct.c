@@ -194,9 +194,8 @@ int gs_direct_take(gs_run *r, gs_chunk *c, gs_status *st)
     gs_backend *b = r->b;
     pthread_mutex_unlock(&r->mu);
     if (!b) return 0; /* before the start: the chunks run on the CPU from staging buffers */
-    if (!b->file_register || !b->file_unregister) {
+    if (!b->file_register || !b->file_unregister) { /* the backend said why, where it is not the CPU's */
         d->on = 0;
-        snprintf(d->refused, sizeof d->refused, "the %s backend locks no file pages", b->name);
         return 0;
     }
     if (r->src->view(r->src->ctx, r->chunk_elems, 0, &p, &got, st)) return -1;
