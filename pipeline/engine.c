@@ -400,7 +400,7 @@ static void ring_init(gs_run *r)
         gs_fail(&e, GS_ENOMEM, "out of host memory for chunk descriptors");
         gs_run_fail(r, &e);
     }
-    if (!atomic_load(&r->failed) && gs_direct_init(r)) {
+    if (gs_direct_init(r) && !atomic_load(&r->failed)) {
         gs_status e = {0};
         gs_fail(&e, GS_ENOMEM, "out of host memory for chunk descriptors");
         gs_run_fail(r, &e);
@@ -513,6 +513,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     if (atomic_load(&r.failed)) gs_queue_close(&r.free_in); /* unblock the reader */
     if (have_rt) pthread_join(rt, NULL);
     gs_trace("engine: reader and writer joined");
+    gs_direct_stop(&r);
     if (r.dir.chunks_direct || r.dir.refused[0])
         gs_trace("direct: %llu chunks read in place, %llu copied", (unsigned long long)r.dir.chunks_direct,
                  (unsigned long long)r.dir.chunks_copied);
