@@ -1,6 +1,7 @@
 /* engine.c - the chunk engine shared by every backend: the run.
  *
- *   reader thread:  source -> free input chunk -> ready queue      (decode uses the pool)
+ *   reader thread:  source -> free input chunk -> ready queue      (decode uses the pool; a mapped
+ *                   file's chunks go as views of it, page-locked by direct.c's pinner thread)
  *   caller thread:  ready queue -> backend submit ... retire -> write queue
  *   writer thread:  write queue -> gs_writer (encode uses the pool) -> free output chunk
  *
