@@ -3,8 +3,10 @@
 # through scan, compact --pred nonzero and minmax -w 500, to /dev/null and to a file in /dev/shm
 # (removed before each run), per backend, on the GPU with the default --host-mem (direct: the file's
 # pages locked where they lie; an older BASE: its own default) and with pinned (the staged copy);
-# then BIN's --stats of each GPU op with direct and pinned
-# (the rows "file pin" against "read+decode": what locking a window costs against copying it).
+# then BIN's --stats of each GPU op with direct and pinned (the rows "file pin" against
+# "read+decode": what locking a window costs against copying it); then tests/bench/filewrite.c (one
+# output file by one write() stream, pwrite threads, mapping threads) and, with a GPU,
+# tests/bench/filepin.cu (a window page-locked in place against copied, and H2D from each).
 #   bash tests/bench/binio.sh                                 (16 GiB: 2^32 i32, sparse:0.5)
 #   BASE=/path/to/old/gpustream bash tests/bench/binio.sh     (both binaries, run for run in turn)
 #   SIZE=2G BACKENDS=cpu REPS=3 bash tests/bench/binio.sh     (no GPU)
@@ -44,4 +46,19 @@ if has_gpu; then
             "$BIN" $op -t i32 --backend gpu --host-mem $m --stats "$D/in.raw" -f /dev/null 2>&1 | grep -vE '^ *$'
         done
     done
+fi
+# One output file written by one write() stream, pwrite threads and mapping threads (filewrite.c);
+# a window of the input page-locked against copied, and the H2D rate from each (filepin.cu).
+if cc -O2 -pthread tests/bench/filewrite.c -o "$D/filewrite" 2>"$D/cc.err"; then
+    echo "-- one output file in $D, 4 GiB, $(nproc) threads (tests/bench/filewrite.c)"
+    "$D/filewrite" "$D/fw.out" 4096 "$(nproc)"
+else
+    echo "filewrite.c did not build: $(head -c 300 "$D/cc.err")"
+fi
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+if has_gpu && [ -x "$NVCC" ] && "$NVCC" -O2 tests/bench/filepin.cu -lpthread -o "$D/filepin" 2>"$D/cc.err"; then
+    echo "-- windows of 64 MiB of $D/in.raw: page-locked in place against copied (tests/bench/filepin.cu)"
+    "$D/filepin" "$D/in.raw" 64 16 "$(nproc)"
+elif has_gpu; then
+    echo "filepin.cu did not build: $(head -c 300 "$D/cc.err")"
 fi
