@@ -88,6 +88,7 @@ static void cli_defaults(cli *c)
 {
     c->rd.type = GS_I32;
     c->eng.buffers = 0; /* the engine's default (pipeline.h) */
+    c->eng.host_mem = GS_HOST_DIRECT; /* a mapped file read in place where it can be; else pinned staging */
     c->wr.level = 3;
     c->wr.frame_size = 16u << 20;
     c->gen.dist = GS_DIST_UNIFORM;

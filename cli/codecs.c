@@ -107,7 +107,7 @@ void resolve_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_
 static void plan_notes(const gs_plan *p)
 {
     const char *const why[] = {p->backend == GS_PLAN_CPU ? "" : p->why_warm, p->why_decode, p->why_encode,
-                               p->why_chunk, p->backend == GS_PLAN_CPU ? "" : p->why_buffers};
+                               p->why_chunk, p->backend == GS_PLAN_CPU ? "" : p->why_buffers, p->why_input};
     say_note("backend: %s", p->why_backend);
     for (size_t i = 0; i < sizeof why / sizeof why[0]; i++)
         if (why[i][0]) say_note("%s", why[i]);
@@ -123,6 +123,7 @@ int run_engine(cli *c, const gs_chain *ch, gs_source *src, gs_writer *w, gs_run_
     }
     if (verbose || c->stats) c->eng.note = on_note;
     gs_plan_settle(&c->eng.plan, ch, src->count, src->type, w && gs_writer_takes_frames(w));
+    gs_plan_input(&c->eng.plan, src->view != NULL);
     if (verbose || c->stats) plan_notes(&c->eng.plan);
     int rc = gs_engine_run_chain(ch, &c->eng, src, w, count, stats, st);
     if (c->progress) fputs("\r\033[K", stderr);

@@ -239,7 +239,7 @@ static const gs_doc_values opt_values[] = {
     {"op", V_SCAN, "sum min max"},
     {"op", V_BENCH, "scan compact minmax all"},
     {"backend", ~0u, "auto gpu cpu"},
-    {"host-mem", ~0u, "pinned pageable registered mapped"},
+    {"host-mem", ~0u, "direct pinned pageable registered mapped"},
     {"device-alloc", ~0u, "once per-chunk async"},
     {"only", ~0u, "min max"},
     {"dist", ~0u, "uniform: normal: walk sparse: sine:"},

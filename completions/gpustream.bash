@@ -116,7 +116,7 @@ _gpustream()
     --buffers) return ;;
     --host-mem)
         case $verb in
-        scan|compact|minmax|convert|bench) words='pinned pageable registered mapped' ;;
+        scan|compact|minmax|convert|bench) words='direct pinned pageable registered mapped' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null

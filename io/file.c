@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -156,6 +157,11 @@ typedef struct gs_fsrc {
     unsigned char *blk; /* internal block for small reads */
     size_t blk_len, blk_pos;
     char *path;
+    const unsigned char *map; /* views: the file mapped read-only up to its size at open (map_len) */
+    size_t map_len;
+    int nomap;        /* mmap refused: no views */
+    uint64_t end;     /* a seekable file's size at open: where reading ends */
+    uint64_t hi;      /* the furthest offset read (bytes are counted consumed once, the block's included) */
 } gs_fsrc;
 
 typedef struct gs_piece {
@@ -202,6 +208,14 @@ static int gs_size_is_real(int fd)
     return 1;
 }
 
+/* Bytes up to offset `to` have been read: count those not counted before. */
+static void gs_fsrc_reached(gs_fsrc *s, uint64_t to)
+{
+    if (to <= s->hi) return;
+    s->base.consumed += to - s->hi;
+    s->hi = to;
+}
+
 static int gs_fsrc_pread(gs_fsrc *s, unsigned char *buf, size_t len, gs_status *st)
 {
     enum { MAXP = 64 };
@@ -223,8 +237,8 @@ static int gs_fsrc_pread(gs_fsrc *s, unsigned char *buf, size_t len, gs_status *
             return gs_fail(st, GS_EDATA, "%s: file shrank while being read (expected %lld bytes)",
                            s->base.name, (long long)s->base.size);
     }
+    gs_fsrc_reached(s, s->off + len);
     s->off += len;
-    s->base.consumed += len;
     return GS_OK;
 }
 
@@ -277,9 +291,51 @@ static int gs_fsrc_read(gs_bsrc *b, void *buf, size_t cap, size_t *got, gs_statu
     return GS_OK;
 }
 
+/* Views (gs_bsrc.view). The mapping never reaches past the size read at open, so a file that grows
+ * is read as it was then (as the preads read it), and before each view the file's size now is
+ * checked: one that shrank below the view is an error, so nothing hands out pages past its end,
+ * whose touch would raise SIGBUS. A file that shrinks after a view was handed out: the pages a
+ * device locked (cudaHostRegister) keep the bytes they held; any other reader of them would fault,
+ * so views go only to a backend that locks them (pipeline/direct.c). */
+static int gs_fsrc_view(gs_bsrc *b, size_t cap, int take, const void **p, size_t *got, gs_status *st)
+{
+    gs_fsrc *s = (gs_fsrc *)b;
+    *p = NULL;
+    *got = 0;
+    if (!s->seekable || s->nomap || b->peek || b->size <= 0) return GS_OK;
+    /* bytes the internal block holds unread are given again from the mapping (the block dropped) */
+    const uint64_t at = s->off - (s->blk_len - s->blk_pos);
+    const uint64_t end = s->end, left = end > at ? end - at : 0;
+    if (!left || end > SIZE_MAX) return GS_OK;
+    if (!s->map) {
+        void *m = mmap(NULL, (size_t)end, PROT_READ, MAP_SHARED, s->fd, 0);
+        if (m == MAP_FAILED) {
+            s->nomap = 1;
+            return GS_OK;
+        }
+        s->map = m;
+        s->map_len = (size_t)end;
+    }
+    const size_t n = left < cap ? (size_t)left : cap;
+    struct stat sb;
+    if (fstat(s->fd, &sb) != 0) return gs_fail_errno(st, errno, "%s", b->name);
+    if ((uint64_t)sb.st_size < at + n)
+        return gs_fail(st, GS_EDATA, "%s: file shrank while being read (expected %lld bytes)", b->name,
+                       (long long)b->size);
+    *p = s->map + at;
+    *got = n;
+    if (take) {
+        s->blk_pos = s->blk_len = 0;
+        s->off = at + n;
+        gs_fsrc_reached(s, s->off);
+    }
+    return GS_OK;
+}
+
 static void gs_fsrc_close(gs_bsrc *b)
 {
     gs_fsrc *s = (gs_fsrc *)b;
+    if (s->map) munmap((void *)s->map, s->map_len);
     if (!s->is_stdin && s->fd >= 0) close(s->fd);
     free(s->blk);
     free(s->path);
@@ -297,6 +353,7 @@ int gs_bsrc_open_file(gs_bsrc **out, const char *path, int threads, gs_status *s
     }
     s->base.read = gs_fsrc_read;
     s->base.close = gs_fsrc_close;
+    s->base.view = gs_fsrc_view;
     s->base.name = is_stdin ? "stdin" : s->path;
     s->base.size = -1;
     s->is_stdin = is_stdin;
@@ -328,8 +385,9 @@ int gs_bsrc_open_file(gs_bsrc **out, const char *path, int threads, gs_status *s
         off_t at = is_stdin ? lseek(s->fd, 0, SEEK_CUR) : 0;
         if (at >= 0 && at <= sb.st_size) {
             s->seekable = 1;
-            s->off = (uint64_t)at;
+            s->off = s->hi = (uint64_t)at;
             s->base.size = (int64_t)(sb.st_size - at);
+            s->end = (uint64_t)sb.st_size;
 #ifdef POSIX_FADV_SEQUENTIAL
             posix_fadvise(s->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -356,6 +414,6 @@ int gs_bsrc_file_seek(gs_bsrc *b, uint64_t off, gs_status *st)
     }
     if (off > (uint64_t)b->size) /* size counts from offset 0 (not stdin) */
         return gs_fail(st, GS_EDATA, "%s: offset %llu is past the end", b->name, (unsigned long long)off);
-    s->off = off;
+    s->off = s->hi = off;
     return GS_OK;
 }

@@ -10,8 +10,12 @@
  * overwritten file keeps its mode and, where permitted, its owner. Devices and FIFOs (/dev/null,
  * /dev/full, a named pipe, /dev/stderr) are written in place, and /dev/stdout is stdout. stdout
  * is written with large writes and its close is checked, so a full disk or a closed pipe is
- * never silent. */
+ * never silent. Values (raw, npy: gs_bsink.plain) going to a regular file are written in large
+ * pieces at their offsets by the pool's threads (pwrite), the file's size set first where the
+ * output's size is known and trimmed to what was written at close; the file's offset follows
+ * (stdout redirected to a file is left where the output ends). */
 #include "io_internal.h"
+#include "../common/pool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +32,7 @@
 #define GS_SINK_BUF ((size_t)1 << 20)   /* sinks gather writes smaller than this */
 #define GS_MAX_TEMPS 64                 /* outputs open at once */
 #define GS_TEMP_BASE_MAX 200            /* of the target's name in a temp name (NAME_MAX is 255) */
+#define GS_WPIECE ((size_t)2 << 20)     /* the smallest piece a write hands to another thread */
 
 /* ---- the table of temporary outputs ---------------------------------------------------------
  * A slot is claimed under a mutex; `live` is what the signal handler reads, set only after the
@@ -76,6 +81,8 @@ typedef struct gs_fsink {
     int unnamed;       /* fd is an O_TMPFILE file, linked as the target on close */
     int force;
     uint64_t base_off; /* where stdout's offset stood at open (pwrite is relative to it) */
+    int par;           /* a regular file taking values: large writes in pieces at offsets on the pool */
+    int sized;         /* its size was set ahead (ftruncate): trimmed to what was written at close */
     unsigned char *buf;
     size_t buf_len;
     char *path;        /* as given, for messages */
@@ -90,8 +97,62 @@ static int gs_fsink_fail(gs_fsink *k, int e, gs_status *st)
     return gs_fail_errno(st, e, "%s: write failed", k->base.name);
 }
 
+typedef struct gs_wpiece {
+    const unsigned char *p;
+    uint64_t off;
+    size_t len;
+    int err;
+} gs_wpiece;
+
+typedef struct gs_wjob {
+    int fd;
+    gs_wpiece *pieces;
+} gs_wjob;
+
+static void gs_pwrite_part(void *ctx, size_t part, size_t nparts)
+{
+    (void)nparts;
+    const gs_wjob *j = ctx;
+    gs_wpiece *w = &j->pieces[part];
+    size_t done = 0;
+    while (done < w->len) {
+        ssize_t r = pwrite(j->fd, w->p + done, w->len - done, (off_t)(w->off + done));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+            w->err = r < 0 ? errno : ENOSPC;
+            return;
+        }
+        done += (size_t)r;
+    }
+}
+
+/* n bytes at the output's end, in pieces on the pool's threads; the fd's offset moved past them. */
+static int gs_fsink_put_par(gs_fsink *k, const unsigned char *p, size_t n, gs_status *st)
+{
+    enum { MAXP = 64 };
+    gs_wpiece pieces[MAXP];
+    size_t np = n / GS_WPIECE;
+    if (np > (size_t)gs_pool_threads()) np = (size_t)gs_pool_threads();
+    if (np > MAXP) np = MAXP;
+    if (np < 1) np = 1;
+    const uint64_t at = k->base_off + k->base.written;
+    for (size_t i = 0; i < np; i++) {
+        size_t b, e;
+        gs_split(n, np, i, &b, &e);
+        pieces[i] = (gs_wpiece){p + b, at + b, e - b, 0};
+    }
+    gs_wjob j = {k->fd, pieces};
+    gs_parallel_for(np, gs_pwrite_part, &j);
+    for (size_t i = 0; i < np; i++)
+        if (pieces[i].err) return gs_fsink_fail(k, pieces[i].err, st);
+    k->base.written += n;
+    if (lseek(k->fd, (off_t)(at + n), SEEK_SET) < 0) return gs_fsink_fail(k, errno, st);
+    return GS_OK;
+}
+
 static int gs_fsink_put(gs_fsink *k, const unsigned char *p, size_t n, gs_status *st)
 {
+    if (k->par && n >= 2 * GS_WPIECE) return gs_fsink_put_par(k, p, n, st);
     while (n) {
         ssize_t r = write(k->fd, p, n);
         if (r < 0 && errno == EINTR) continue;
@@ -148,6 +209,21 @@ static int gs_fsink_pwrite(gs_bsink *b, const void *buf, size_t n, uint64_t off,
     return GS_OK;
 }
 
+/* Values follow: a regular file takes them at offsets on several threads, its size set first. */
+static void gs_fsink_plain(gs_bsink *b, int64_t total)
+{
+    gs_fsink *k = (gs_fsink *)b;
+    struct stat sb;
+    if (!k->base.seekable || fstat(k->fd, &sb) != 0 || !S_ISREG(sb.st_mode)) return;
+    k->par = 1;
+    /* The size ahead: the file's blocks are allocated as they are written either way (fallocate
+     * would write zeros first: on tmpfs, 2 GB of pwrite on 2 threads took 1.2 s after it, 0.9 s
+     * without). Only a file that is ours from its start (not stdout's) is sized. */
+    if (total > 0 && !k->is_stdout && k->base.written == 0 && (uint64_t)sb.st_size == 0 &&
+        ftruncate(k->fd, (off_t)total) == 0)
+        k->sized = 1;
+}
+
 static void gs_fsink_free(gs_fsink *k)
 {
     free(k->buf);
@@ -172,6 +248,9 @@ static int gs_fsink_close(gs_bsink *b, gs_status *st)
 {
     gs_fsink *k = (gs_fsink *)b;
     int rc = gs_fsink_flush(k, st);
+    /* sized ahead: what was written is the file (fewer rows than said, a header patched in place) */
+    if (rc == GS_OK && k->sized && ftruncate(k->fd, (off_t)(k->base_off + k->base.written)) != 0)
+        rc = gs_fsink_fail(k, errno, st);
     if (rc == GS_OK && k->base.final_written) *k->base.final_written = k->base.written;
     if (rc == GS_OK && k->unnamed) {
         rc = gs_link_unnamed(k, st);
@@ -367,6 +446,7 @@ static int gs_fsink_open(gs_bsink **out, const char *path, int force, int binary
     if (!is_stdout && gs_is_stdout_path(k->target)) is_stdout = 1; /* a link to /dev/stdout */
     k->base.write = gs_fsink_write;
     k->base.pwrite = gs_fsink_pwrite;
+    k->base.plain = gs_fsink_plain;
     k->base.close = gs_fsink_close;
     k->base.end = gs_fsink_end;
     k->base.abort = gs_fsink_abort;

@@ -224,6 +224,18 @@ int gs_reader_frames(gs_reader *r, const gs_zframes_req *q, size_t *nframes, siz
     return r->dec->frames ? r->dec->frames(r->dec, q, nframes, elems, st) : GS_OK;
 }
 
+int gs_reader_view(gs_reader *r, size_t cap, int take, const void **p, size_t *got, gs_status *st)
+{
+    *p = NULL;
+    *got = 0;
+    return r->dec->view && cap ? r->dec->view(r->dec, cap, take, p, got, st) : GS_OK;
+}
+
+int gs_reader_maps(const gs_reader *r)
+{
+    return r->dec->view && r->dec->src && r->dec->src->view && r->dec->src->size > 0;
+}
+
 void gs_reader_close(gs_reader *r)
 {
     if (!r) return;

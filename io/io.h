@@ -159,6 +159,16 @@ int gs_zstd_frames_table_decode(const unsigned char *buf, const gs_zfref *t, siz
 size_t gs_zstd_frames_table_bound(size_t frame);
 int gs_zstd_frames_table_encode(const void *src, size_t len, size_t frame, unsigned char *dst, size_t cap, gs_zfref *t,
                                 size_t t_cap, size_t *nframes, size_t *bytes, gs_status *st);
+/* The next up to cap elements of a regular, uncompressed raw or npy file where they lie: the file
+ * mapped read-only (never past its size at open: bytes appended later are not read, as a read
+ * would not read them), *p valid until gs_reader_close; the elements count as read where take is
+ * set (else the same call with take gives them again, or a read reads them). *got = 0 where
+ * that cannot be had now (gs_reader_read reads on; it also says where the input ends). GS_EDATA
+ * where the file is now shorter than the elements handed out: a file that shrinks is an error,
+ * never a fault. */
+int gs_reader_view(gs_reader *r, size_t cap, int take, const void **p, size_t *got, gs_status *st);
+/* 1 where gs_reader_view may give elements: a regular, uncompressed, non-empty raw or npy file. */
+int gs_reader_maps(const gs_reader *r);
 uint64_t gs_reader_skipped(const gs_reader *r);   /* fields skipped with skip_bad */
 uint64_t gs_reader_bytes(const gs_reader *r);     /* bytes consumed from the file or pipe so far */
 void gs_reader_close(gs_reader *r);

@@ -26,6 +26,10 @@ struct gs_bsrc {
      * bytes a multiple of esize; *bytes = their decoded bytes, 0 frames when not now. */
     int (*frames)(gs_bsrc *s, const gs_zframes_req *q, size_t esize, size_t *nframes, uint64_t *bytes,
                   gs_status *st);
+    /* Optional (NULL: none): the next up to cap bytes where they lie (a regular file mapped
+     * read-only), consumed where take is set; *got = 0 where not now (read instead). GS_EDATA where
+     * the file shrank. */
+    int (*view)(gs_bsrc *s, size_t cap, int take, const void **p, size_t *got, gs_status *st);
 };
 
 /* Open a file (NULL/"-" = stdin). Regular files are read with several threads (pread at offsets)
@@ -60,6 +64,10 @@ struct gs_bsink {
      * t[i].off (t[i].csize bytes, as the encoder wrote it) holding t[i].dsize bytes whose XXH64's
      * low 32 bits are t[i].xxh, written after what was written before (gs_writer_write_frames). */
     int (*frames)(gs_bsink *k, const unsigned char *buf, const gs_zfref *t, size_t n, gs_status *st);
+    /* Optional (NULL: not taken): values in large pieces follow (raw, npy): a regular file writes
+     * each large piece at its offset on several threads (pwrite), its size set first to `total`
+     * bytes where known (>= 0) and trimmed to what was written at close. */
+    void (*plain)(gs_bsink *k, int64_t total);
     const char *name;                         /* "out.zst", "stdout" */
     int seekable;
     uint64_t written;                         /* bytes handed to the file/pipe so far */
@@ -85,6 +93,8 @@ struct gs_decoder {
     gs_bsrc *src;
     /* Optional (NULL: none): gs_reader_frames for this format. */
     int (*frames)(gs_decoder *d, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st);
+    /* Optional (NULL: none): gs_reader_view for this format. */
+    int (*view)(gs_decoder *d, size_t cap, int take, const void **p, size_t *got, gs_status *st);
 };
 
 int gs_dec_open_raw(gs_decoder **d, gs_bsrc *src, gs_type type, gs_status *st);

@@ -241,6 +241,27 @@ static int gs_npydec_read(gs_decoder *dd, void *buf, size_t cap, size_t *got, gs
 }
 
 /* Frames up to the elements the header promises; what follows them is for gs_npydec_read to judge. */
+/* The promised elements where they lie (the data's end is still checked by a read). */
+static int gs_npydec_view(gs_decoder *dd, size_t cap, int take, const void **p, size_t *got, gs_status *st)
+{
+    gs_npydec *d = (gs_npydec *)dd;
+    size_t bytes = 0;
+    *p = NULL;
+    *got = 0;
+    if (d->ncarry || d->left == 0 || !d->base.src->view) return GS_OK;
+    if (cap > d->left) cap = (size_t)d->left;
+    if (cap > SIZE_MAX / d->esize) cap = SIZE_MAX / d->esize;
+    int rc = d->base.src->view(d->base.src, cap * d->esize, take, p, &bytes, st);
+    if (rc || !bytes) return rc;
+    if (bytes % d->esize) { /* the file ends inside an element */
+        const uint64_t delivered = (uint64_t)d->base.count - d->left;
+        return gs_npy_lying(dd, delivered * d->esize + bytes, d->esize, st);
+    }
+    *got = bytes / d->esize;
+    if (take) d->left -= *got;
+    return GS_OK;
+}
+
 static int gs_npydec_frames(gs_decoder *dd, const gs_zframes_req *q, size_t *nf, size_t *elems, gs_status *st)
 {
     gs_npydec *d = (gs_npydec *)dd;
@@ -347,6 +368,7 @@ int gs_dec_open_npy(gs_decoder **out, gs_bsrc *src, const gs_read_opts *o, gs_st
     d->base.read = gs_npydec_read;
     d->base.close = gs_npydec_close;
     d->base.frames = gs_npydec_frames;
+    d->base.view = gs_npydec_view;
     d->base.type = t;
     d->base.count = (int64_t)count;
     d->base.src = src;
@@ -451,6 +473,8 @@ int gs_enc_open_npy(gs_encoder **out, gs_bsink *k, const gs_write_opts *o, gs_st
     /* An unknown count reserves room for the widest one, so the patch at close always fits. */
     char hdr[256];
     e->hdr_len = gs_npy_header(hdr, sizeof hdr, o->type, o->rows, e->ncols, 0);
+    if (k->plain)
+        k->plain(k, o->rows >= 0 ? (int64_t)e->hdr_len + o->rows * (int64_t)e->ncols * (int64_t)e->esize : -1);
     int rc = k->write(k, hdr, e->hdr_len, st);
     if (rc) {
         free(e);

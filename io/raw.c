@@ -67,6 +67,22 @@ static int gs_rawdec_frames(gs_decoder *dd, const gs_zframes_req *q, size_t *nf,
     return GS_OK;
 }
 
+/* Whole elements where they lie: only between elements (no partial one held). */
+static int gs_rawdec_view(gs_decoder *dd, size_t cap, int take, const void **p, size_t *got, gs_status *st)
+{
+    gs_rawdec *d = (gs_rawdec *)dd;
+    size_t bytes = 0;
+    *p = NULL;
+    *got = 0;
+    if (d->ncarry || !d->base.src->view || cap > SIZE_MAX / d->esize) return GS_OK;
+    int rc = d->base.src->view(d->base.src, cap * d->esize, take, p, &bytes, st);
+    if (rc || !bytes) return rc;
+    if (bytes % d->esize) return gs_raw_stray(dd, (uint64_t)d->base.src->size, d->esize, st); /* checked at open */
+    if (take) d->bytes += bytes;
+    *got = bytes / d->esize;
+    return GS_OK;
+}
+
 static void gs_rawdec_close(gs_decoder *d)
 {
     d->src->close(d->src);
@@ -82,6 +98,7 @@ int gs_dec_open_raw(gs_decoder **out, gs_bsrc *src, gs_type type, gs_status *st)
     d->base.read = gs_rawdec_read;
     d->base.close = gs_rawdec_close;
     d->base.frames = gs_rawdec_frames;
+    d->base.view = gs_rawdec_view;
     d->base.type = type;
     d->base.src = src;
     d->esize = esize;
@@ -133,6 +150,7 @@ int gs_enc_open_raw(gs_encoder **out, gs_bsink *k, const gs_write_opts *o, gs_st
     e->base.sink = k;
     e->base.plain = 1;
     e->esize = gs_type_size(o->type);
+    if (k->plain) k->plain(k, o->rows >= 0 ? o->rows * (int64_t)(o->ncols == 2 ? 2 : 1) * (int64_t)e->esize : -1);
     *out = &e->base;
     return GS_OK;
 }

@@ -1,6 +1,7 @@
 /* engine.c - the chunk engine shared by every backend: the run.
  *
- *   reader thread:  source -> free input chunk -> ready queue      (decode uses the pool)
+ *   reader thread:  source -> free input chunk -> ready queue      (decode uses the pool; a mapped
+ *                   file's chunks go as views of it, page-locked by direct.c's pinner thread)
  *   caller thread:  ready queue -> backend submit ... retire -> write queue
  *   writer thread:  write queue -> gs_writer (encode uses the pool) -> free output chunk
  *
@@ -33,9 +34,15 @@ static int reader_frames(void *ctx, const gs_zframes_req *q, size_t *nframes, si
     return gs_reader_frames((gs_reader *)ctx, q, nframes, elems, st);
 }
 
+static int reader_view(void *ctx, size_t cap, int take, const void **p, size_t *got, gs_status *st)
+{
+    return gs_reader_view((gs_reader *)ctx, cap, take, p, got, st);
+}
+
 gs_source gs_source_from_reader(gs_reader *r)
 {
-    gs_source s = {reader_read, r, gs_reader_type(r), gs_reader_count(r), reader_bytes, reader_frames};
+    gs_source s = {reader_read, r, gs_reader_type(r), gs_reader_count(r), reader_bytes, reader_frames,
+                   gs_reader_maps(r) ? reader_view : NULL};
     return s;
 }
 
@@ -68,31 +75,53 @@ static void *reader_main(void *arg)
     while (!eof) {
         gs_chunk *c = gs_queue_pop(&r->free_in);
         if (!c) break;
-        if (gs_stage_in(r, c, &st)) {
-            if (st.code) gs_run_fail(r, &st);
-            return NULL;
-        }
+        gs_direct_back(r, c);
         double t0 = gs_now();
         size_t n = 0;
-        if (gs_stage_frames(r, c, &n, &st)) {
+        const int view = gs_direct_take(r, c, &st); /* a view of the mapped file, or read as below */
+        if (view < 0) {
             gs_run_fail(r, &st);
             return NULL;
         }
-        if (c->zn && n < r->chunk_elems) eof = 1; /* frames end a chunk short only at the end */
-        while (!c->zn && n < r->chunk_elems) {
+        if (view == 2) { /* every element went as a view: the format's own check of the end */
+            unsigned char end[8];
             size_t got = 0;
-            if (r->src->read(r->src->ctx, (char *)c->data + n * r->in_size, r->chunk_elems - n, &got, &st)) {
+            if (r->src->read(r->src->ctx, end, 1, &got, &st) || got) {
+                if (!st.code) gs_fail(&st, GS_EDATA, "direct input: elements past the end of the mapped file");
                 gs_run_fail(r, &st);
                 return NULL;
             }
-            if (!got) {
-                eof = 1;
-                break;
+            eof = 1;
+        } else if (view == 1) {
+            n = c->n;
+            eof = n < r->chunk_elems;
+        } else {
+            if (gs_stage_in(r, c, &st)) {
+                if (st.code) gs_run_fail(r, &st);
+                return NULL;
             }
-            n += got;
+            t0 = gs_now();
+            if (gs_stage_frames(r, c, &n, &st)) {
+                gs_run_fail(r, &st);
+                return NULL;
+            }
+            if (c->zn && n < r->chunk_elems) eof = 1; /* frames end a chunk short only at the end */
+            while (!c->zn && n < r->chunk_elems) {
+                size_t got = 0;
+                if (r->src->read(r->src->ctx, (char *)c->data + n * r->in_size, r->chunk_elems - n, &got, &st)) {
+                    gs_run_fail(r, &st);
+                    return NULL;
+                }
+                if (!got) {
+                    eof = 1;
+                    break;
+                }
+                n += got;
+            }
         }
         r->read_busy += gs_now() - t0;
-        gs_trace("reader: chunk %llu in, %.2f ms", (unsigned long long)seq, (gs_now() - t0) * 1e3);
+        gs_trace("reader: chunk %llu in%s, %.2f ms", (unsigned long long)seq, view == 1 ? " (a view)" : "",
+                 (gs_now() - t0) * 1e3);
         if (n == 0) {
             gs_queue_push(&r->free_in, c);
             break;
@@ -336,6 +365,8 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
         if (rc) return rc;
     }
     gs_plan_settle(&r->plan, chain, src->count, src->type, w && gs_writer_takes_frames(w));
+    gs_plan_input(&r->plan, src->view != NULL);
+    if (r->o.host_mem == GS_HOST_DIRECT) r->o.host_mem = GS_HOST_PINNED; /* what is not read in place is staged */
     r->o.plan = r->plan; /* the backends read their zstd work there */
     r->o.buffers = r->plan.buffers;
     r->o.chunk_bytes = r->plan.chunk_bytes;
@@ -366,6 +397,11 @@ static void ring_init(gs_run *r)
     int qfail = gs_queue_init(&r->free_in, r->nchunks) | gs_queue_init(&r->ready, r->nchunks) |
                 gs_queue_init(&r->free_out, r->nchunks) | gs_queue_init(&r->written, r->nchunks);
     if (!r->ins || !r->outs || !r->in_own || !r->out_own || !r->out_state || qfail) {
+        gs_status e = {0};
+        gs_fail(&e, GS_ENOMEM, "out of host memory for chunk descriptors");
+        gs_run_fail(r, &e);
+    }
+    if (gs_direct_init(r) && !atomic_load(&r->failed)) {
         gs_status e = {0};
         gs_fail(&e, GS_ENOMEM, "out of host memory for chunk descriptors");
         gs_run_fail(r, &e);
@@ -401,6 +437,10 @@ static void run_stats(const gs_run *r, gs_run_stats *s, double t_start)
     s->algo = NULL;
     snprintf(s->why, sizeof s->why, "%s", r->plan.why_backend);
     add_stage(s, "read+decode", r->read_busy, s->bytes_in);
+    if (r->dir.pin_bytes) { /* the direct input: what page-locking the file's windows cost */
+        add_stage(s, GS_STAGE_PIN, r->dir.pin_busy, r->dir.pin_bytes);
+        add_stage(s, GS_STAGE_UNPIN, r->dir.unpin_busy, r->dir.pin_bytes);
+    }
     if (r->b) {
         add_stage(s, r->b->name, r->compute_busy, r->elems_in * r->in_size);
         r->b->stats(r->b, s);
@@ -474,6 +514,16 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     if (atomic_load(&r.failed)) gs_queue_close(&r.free_in); /* unblock the reader */
     if (have_rt) pthread_join(rt, NULL);
     gs_trace("engine: reader and writer joined");
+    gs_direct_stop(&r);
+    if (r.dir.chunks_direct || r.dir.refused[0])
+        gs_trace("direct: %llu chunks read in place, %llu copied", (unsigned long long)r.dir.chunks_direct,
+                 (unsigned long long)r.dir.chunks_copied);
+    if (r.dir.refused[0] && r.o.note) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "input copied through staging buffers from chunk %llu on: %s",
+                 (unsigned long long)r.dir.chunks_direct, r.dir.refused);
+        r.o.note(r.o.note_ctx, msg);
+    }
 
     if (stats) run_stats(&r, stats, t_start);
     if (count) *count = r.values_out / (uint64_t)r.cols;

@@ -29,6 +29,48 @@ void gs_queue_push(gs_queue *q, gs_chunk *c);
 gs_chunk *gs_queue_pop(gs_queue *q);
 void gs_queue_close(gs_queue *q);
 
+/* ---- direct.c: the input read where it lies -------------------------------------------------------- */
+#define GS_DIRECT_MAX_WINDOWS 16
+#define GS_DIRECT_AHEAD 1 /* windows page-locked ahead of the one the reader is in */
+/* A window of GS_DIRECT_WINDOW_CHUNKS chunks of the mapped file, page-locked in units: one a chunk
+ * where chunks start on page boundaries, else the whole window (whose last chunk, crossing into
+ * the next window's first page, is then copied). */
+enum { GS_DWIN_FREE = 0, GS_DWIN_PINNING, GS_DWIN_READY, GS_DWIN_REFUSED, GS_DWIN_RELEASE };
+typedef struct gs_dwin {
+    int64_t idx;     /* the window's number (state FREE: none) */
+    int state;       /* GS_DWIN_*, under the pinner's lock */
+    int nunits;
+    const char *unit[GS_DIRECT_WINDOW_CHUNKS];
+    size_t unit_bytes[GS_DIRECT_WINDOW_CHUNKS];
+    int refs;        /* its chunks the reader handed on that have not come back (the reader's) */
+} gs_dwin;
+
+typedef struct gs_direct {
+    int on;              /* the plan's direct input, for as long as the backend locks windows */
+    int started;         /* origin and end are known, the pinner runs */
+    const char *origin;  /* the first chunk read in place; windows count from it */
+    const char *end;     /* the end of the input's elements in the mapping */
+    const char *next;    /* past the last view handed on */
+    size_t chunk_bytes;
+    int aligned;         /* chunks start on page boundaries: one registration a chunk */
+    int64_t cur;         /* the window the reader is in (-1: none yet) */
+    gs_backend *b;       /* the backend that locks the pages */
+    /* the pinner: a thread that locks windows up to `want` in order and releases those marked */
+    pthread_t pinner;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int have_pinner, quit, refusing;
+    int64_t want, pinned; /* windows [0, want] asked for; [0, pinned) locked or refused */
+    gs_dwin win[GS_DIRECT_MAX_WINDOWS];
+    int64_t *chunk_win;  /* per input chunk: the window its view lies in, -1 where it has a buffer */
+    void **stash;        /* per input chunk: its staging buffer (buf, data, cap) while it is a view */
+    void **stash_data;
+    size_t *stash_cap;
+    double pin_busy, unpin_busy;
+    uint64_t pin_bytes, chunks_direct, chunks_copied;
+    char refused[300];   /* why the backend stopped locking windows ("" while it locks them) */
+} gs_direct;
+
 /* ---- the run ------------------------------------------------------------------------------------ */
 /* A chunk read before the backend's chunk size was known may be larger than it (a GPU short of
  * device memory shrinks its chunk): it is submitted as views of at most b->chunk_elems elements. */
@@ -73,6 +115,7 @@ typedef struct gs_run {
     uint64_t elems_in, values_out, chunks;
     gs_piece *pieces;
     int npieces;
+    gs_direct dir;
 } gs_run;
 
 void gs_run_fail(gs_run *r, const gs_status *st);
@@ -93,5 +136,20 @@ void gs_stage_out_ahead(gs_run *r);
 int gs_stage_frames(gs_run *r, gs_chunk *c, size_t *n, gs_status *st);
 /* Every chunk's buffers, back to whoever allocated them. */
 void gs_stage_free_all(gs_run *r);
+
+/* ---- direct.c ------------------------------------------------------------------------------------ */
+/* Per-chunk state for nchunks input chunks (GS_ENOMEM where short). */
+int gs_direct_init(gs_run *r);
+/* The reader has input chunk c back: where it was a view, its window lets go of it (a window no
+ * chunk holds any more is released) and its staging buffer is back. */
+void gs_direct_back(gs_run *r, gs_chunk *c);
+/* Chunk c as a view of the mapped file (1, c->n set), or 0: read it into its buffer (not a view
+ * now, a chunk across a window's edge, the backend refused); 2: every element was handed on as a
+ * view (the reader checks the end); -1 with st where the input failed. */
+int gs_direct_take(gs_run *r, gs_chunk *c, gs_status *st);
+/* The pinner stopped (what it was asked to release, released): its counters are final. */
+void gs_direct_stop(gs_run *r);
+/* Every window released, views undone (before the staging buffers are freed). */
+void gs_direct_free(gs_run *r);
 
 #endif

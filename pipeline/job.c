@@ -7,14 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const host_mem_names[] = {"pinned", "pageable", "registered", "mapped"};
+static const char *const host_mem_names[] = {"pinned", "pageable", "registered", "mapped", "direct"};
 const char *const gs_dev_alloc_names[GS_NDEV_ALLOC] = {"once", "per-chunk", "async"};
 
-const char *gs_host_mem_name(gs_host_mem m) { return (unsigned)m <= GS_HOST_MAPPED ? host_mem_names[m] : "?"; }
+const char *gs_host_mem_name(gs_host_mem m) { return (unsigned)m <= GS_HOST_DIRECT ? host_mem_names[m] : "?"; }
 
 int gs_host_mem_parse(const char *s, gs_host_mem *m)
 {
-    for (int i = 0; i <= GS_HOST_MAPPED; i++)
+    for (int i = 0; i <= GS_HOST_DIRECT; i++)
         if (!strcmp(s, host_mem_names[i])) {
             *m = (gs_host_mem)i;
             return 0;

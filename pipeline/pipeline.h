@@ -94,6 +94,8 @@ typedef struct gs_stage_stat {
 } gs_stage_stat;
 #define GS_STAGE_WRITE "encode+write" /* the writer's stage; its bytes are the output's */
 #define GS_STAGE_WARM "cpu (cuda starting)" /* chunks run on the CPU while CUDA started */
+#define GS_STAGE_PIN "file pin"     /* the direct input: windows of the mapped file page-locked */
+#define GS_STAGE_UNPIN "file unpin" /* ... and released (the bytes: those page-locked) */
 
 typedef struct gs_run_stats {
     double wall;
@@ -125,6 +127,9 @@ typedef struct gs_source {
     uint64_t (*bytes)(void *ctx); /* bytes consumed so far, or NULL */
     /* Optional (NULL: none): the next chunk as compressed frames (gs_reader_frames). */
     int (*frames)(void *ctx, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st);
+    /* Optional (NULL: none, the source is no mapped file): the next up to cap elements where they
+     * lie (gs_reader_view), consumed only where take is set; *got = 0 where not now (read instead). */
+    int (*view)(void *ctx, size_t cap, int take, const void **p, size_t *got, gs_status *st);
 } gs_source;
 
 gs_source gs_source_from_reader(gs_reader *r);
@@ -196,6 +201,14 @@ struct gs_backend {
      * may still use it: the process's end frees it). */
     int (*host_register)(gs_backend *b, void *p, size_t bytes, gs_status *st);
     int (*host_unregister)(gs_backend *b, void *p);
+    /* Optional (NULL: none), for the plan's direct input (plan.direct, pipeline/direct.c): page-lock
+     * [p, p + bytes), pages of a file mapped read-only, so that the copies read the chunks there
+     * (the GPU: cudaHostRegister, read-only where the device requires it). May be called from
+     * several threads at once. Non-zero where refused: the engine copies the chunks instead.
+     * file_unregister undoes it: `settled` when no chunk in the range is in flight, else (the end
+     * of a failed run) the backend waits for what may still read it. */
+    int (*file_register)(gs_backend *b, const void *p, size_t bytes, gs_status *st);
+    void (*file_unregister)(gs_backend *b, const void *p, size_t bytes, int settled);
     /* Accept chunk `in`, to produce its output into `out`. May return before it is done.
      * At most `depth` chunks are in flight; the engine retires before submitting more. */
     int (*submit)(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st);

@@ -272,7 +272,8 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
     if (p->opt_chunk) snprintf(p->why_chunk, sizeof p->why_chunk, "chunks of %s (--chunk)", sz);
     else snprintf(p->why_chunk, sizeof p->why_chunk, "chunks of %s (%s)", sz,
                   zframes ? "zstd frames on the GPU backend: thousands of frames a call" : "the default");
-    p->read_early = (p->host_mem == GS_HOST_PINNED || p->host_mem == GS_HOST_PAGEABLE) && !zgpu;
+    p->read_early = (p->host_mem == GS_HOST_PINNED || p->host_mem == GS_HOST_PAGEABLE || p->host_mem == GS_HOST_DIRECT) &&
+                    !zgpu;
     const int warm = p->opt_backend != GS_BACKEND_CPU && warm_ok(p, chain, p->why_warm, sizeof p->why_warm);
     if (p->by_size) {
         char cross[32];
@@ -286,7 +287,7 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
         } else if (!p->read_early) {
             p->backend = GS_PLAN_GPU;
             snprintf(p->why_backend, sizeof p->why_backend, "auto: input of unknown size (%s needs the backend before "
-                     "reading)", p->host_mem == GS_HOST_PINNED || p->host_mem == GS_HOST_PAGEABLE
+                     "reading)", p->host_mem == GS_HOST_PINNED || p->host_mem == GS_HOST_PAGEABLE || p->host_mem == GS_HOST_DIRECT
                                      ? "zstd on the GPU backend" : "the --host-mem mode");
         } else {
             p->backend = GS_PLAN_BY_STREAM;
@@ -301,6 +302,24 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
         gs_plan_size_text(sz, sizeof sz, p->chunk_bytes);
         snprintf(p->why_chunk, sizeof p->why_chunk, "chunks of %s (libzstd encodes the output on the CPU backend: "
                  "the encoder sets the pace; small chunks keep the memory small)", sz);
+    }
+}
+
+void gs_plan_input(gs_plan *p, int views)
+{
+    char *why = p->why_input;
+    const size_t n = sizeof p->why_input;
+    p->direct = 0;
+    why[0] = 0;
+    if (p->backend == GS_PLAN_CPU) return; /* the CPU backend reads its chunks: no choice arises */
+    if (p->host_mem != GS_HOST_DIRECT) {
+        snprintf(why, n, "input read into the staging buffers (--host-mem %s)", gs_host_mem_name(p->host_mem));
+    } else if (!views) {
+        snprintf(why, n, "input copied through pinned staging buffers (not a regular, uncompressed raw or npy file)");
+    } else {
+        p->direct = 1;
+        snprintf(why, n, "input read where it lies: the file's pages page-locked in windows of %d chunks, the copies "
+                 "read the page cache (pinned staging buffers where the device refuses)", GS_DIRECT_WINDOW_CHUNKS);
     }
 }
 

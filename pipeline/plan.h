@@ -21,7 +21,9 @@ extern "C" {
 struct gs_chain;
 
 typedef enum gs_backend_kind { GS_BACKEND_AUTO = 0, GS_BACKEND_CPU, GS_BACKEND_GPU } gs_backend_kind;
-typedef enum gs_host_mem { GS_HOST_PINNED = 0, GS_HOST_PAGEABLE, GS_HOST_REGISTERED, GS_HOST_MAPPED } gs_host_mem;
+/* --host-mem; direct: a mapped file's pages page-locked where they lie (the plan's direct input),
+ * anything else through pinned staging buffers as with pinned. */
+typedef enum gs_host_mem { GS_HOST_PINNED = 0, GS_HOST_PAGEABLE, GS_HOST_REGISTERED, GS_HOST_MAPPED, GS_HOST_DIRECT } gs_host_mem;
 typedef enum gs_dev_alloc { GS_DEV_ONCE = 0, GS_DEV_PER_CHUNK, GS_DEV_ASYNC } gs_dev_alloc;
 /* --codec auto|cpu|gpu: the zstd codec for each direction (the rules: plan.c). */
 typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_codec_kind;
@@ -84,6 +86,13 @@ typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_
  * frames on the device at once. The headline compaction (H100, 2026-11-24, docs/PERFORMANCE.md):
  * 0.972 s with 4 against 1.119 s with 2. */
 #define GS_ZGPU_BUFFERS 4
+/* The direct input (--host-mem direct, the command line's default): the file's pages are page-locked
+ * in windows of this many chunks, registered ahead of the copies (on the thread pool, one
+ * registration a chunk where chunks start on page boundaries) and released behind them. Every
+ * input byte then crosses host memory once (the copy engine's read of the page cache) instead of
+ * three times (page cache -> staging copy -> copy engine). What a window costs to pin against
+ * copying it: --stats' rows "file pin" and "read+decode" (docs/PERFORMANCE.md). */
+#define GS_DIRECT_WINDOW_CHUNKS 4
 
 /* ---- what the user asked ----------------------------------------------------------------------- */
 typedef struct gs_plan_in {
@@ -147,9 +156,10 @@ typedef struct gs_plan {
     int zdecode;             /* the GPU backend decodes the input's frames (decode == FRAMES) */
     size_t chunk_bytes;
     int buffers;             /* chunks in flight on the GPU */
+    int direct;              /* the input's chunks are read where they lie in the mapped file (gs_plan_input) */
     /* the reasons, one line each ("" where the choice does not arise) */
     char why_backend[GS_PLAN_WHY], why_warm[GS_PLAN_WHY], why_decode[GS_PLAN_WHY], why_encode[GS_PLAN_WHY],
-        why_chunk[GS_PLAN_WHY], why_buffers[GS_PLAN_WHY];
+        why_chunk[GS_PLAN_WHY], why_buffers[GS_PLAN_WHY], why_input[GS_PLAN_WHY];
     /* kept for gs_plan_settle */
     int by_size;             /* auto: the backend follows the input's size */
     gs_backend_kind opt_backend;
@@ -168,6 +178,11 @@ int gs_plan_make(const gs_plan_in *in, const gs_input_desc *d, const gs_plan_fac
  * (-1 if unknown) of type in_type, and whether the writer takes zstd frames (gs_writer_takes_frames).
  * The same inputs give the same plan: settling twice changes nothing. */
 void gs_plan_settle(gs_plan *p, const struct gs_chain *chain, int64_t elems, gs_type in_type, int out_frames);
+/* The input's path, once settled: read where it lies (p->direct) where --host-mem direct, the
+ * backend may be the GPU and the source hands out views of a mapped file (gs_source.view: a
+ * regular, uncompressed raw or npy file); else through the staging buffers. Settling twice changes
+ * nothing. */
+void gs_plan_input(gs_plan *p, int views);
 /* A GS_PLAN_BY_STREAM backend once the first chunk of chunk_bytes is in: filled (the GPU) or the
  * stream ended first (the CPU). */
 void gs_plan_first_chunk(gs_plan *p, int filled, uint64_t chunk_bytes);

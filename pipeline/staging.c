@@ -215,6 +215,7 @@ int gs_stage_frames(gs_run *r, gs_chunk *c, size_t *n, gs_status *st)
 
 void gs_stage_free_all(gs_run *r)
 {
+    gs_direct_free(r); /* views give their chunks' staging buffers back first */
     for (size_t i = 0; r->ins && i < r->nchunks; i++) {
         stage_free(r->b, r->ins[i].buf, r->in_own[i]);
         free(r->ins[i].zt);

@@ -53,6 +53,18 @@ static int w_host_unregister(gs_backend *b, void *p)
     return w->on->host_unregister(w->on, p);
 }
 
+static int w_file_register(gs_backend *b, const void *p, size_t bytes, gs_status *st)
+{
+    const warm *w = b->impl;
+    return w->on->file_register(w->on, p, bytes, st);
+}
+
+static void w_file_unregister(gs_backend *b, const void *p, size_t bytes, int settled)
+{
+    const warm *w = b->impl;
+    w->on->file_unregister(w->on, p, bytes, settled);
+}
+
 static void w_resume(const gs_backend *b, gs_job *j)
 {
     const warm *w = b->impl;
@@ -171,6 +183,8 @@ static int w_start(gs_backend *b, gs_status *st)
     b->name = on->name;
     b->host_register = on->host_register ? w_host_register : NULL;
     b->host_unregister = on->host_unregister ? w_host_unregister : NULL;
+    b->file_register = on->file_register ? w_file_register : NULL;
+    b->file_unregister = on->file_unregister ? w_file_unregister : NULL;
     b->resume = on->resume ? w_resume : NULL;
     b->pins = on->pins;
     b->depth = on->depth < b->depth ? on->depth : b->depth;

@@ -565,6 +565,18 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     b->depth = g->depth;
     b->chunk_elems = (size_t)g->C;
     char zwhy[600];
+    if (o->plan.direct && !g->mapped) { /* the input read where it lies, where the device can lock its pages */
+        int can = 0;
+        if ((rc = gs_gpu_file_can(g, &can, zwhy, sizeof zwhy, st))) {
+            gpu_destroy(b);
+            return rc;
+        }
+        if (can) {
+            b->file_register = gs_gpu_file_register;
+            b->file_unregister = gs_gpu_file_unregister;
+        } else if (o->note)
+            o->note(o->note_ctx, zwhy);
+    }
     gs_trace("gpu backend: streams and device buffers made");
     gs_gpu_zsetup(g, b, c, zwhy, sizeof zwhy);
     if (g->zd) gs_trace("gpu backend: zstd decoder made");

@@ -100,6 +100,7 @@ struct gs_gpu {
     gs_host_mem host_mem;
     gs_dev_alloc dev_alloc;
     int mapped;       /* host_mem == mapped: kernels read and write host memory */
+    unsigned file_flags; /* the direct input's cudaHostRegister flags (read-only where the device takes it) */
     int depth;
     uint64_t C;       /* input elements per chunk (after fitting the budget) */
     uint64_t H;       /* minmax halo capacity W-1 (0 otherwise) */
@@ -165,6 +166,11 @@ void gs_gpu_host_free(gs_backend *b, void *p);
 /* Page-lock engine-allocated memory in place (--host-mem pinned only: cudaHostRegister). */
 int gs_gpu_host_register(gs_backend *b, void *p, size_t bytes, gs_status *st);
 int gs_gpu_host_unregister(gs_backend *b, void *p);
+/* The plan's direct input: page-lock pages of a file mapped read-only where they lie, and release
+ * them (gs_backend.file_register, file_unregister); and whether this device can (0 and why if not). */
+int gs_gpu_file_register(gs_backend *b, const void *p, size_t bytes, gs_status *st);
+void gs_gpu_file_unregister(gs_backend *b, const void *p, size_t bytes, int settled);
+int gs_gpu_file_can(gs_gpu *g, int *can, char *why, size_t len, gs_status *st);
 /* Device address of a chunk's data in mapped host memory. */
 int gs_gpu_mapped_ptr(gs_gpu *g, const gs_chunk *c, char **dp, gs_status *st);
 

@@ -201,6 +201,54 @@ int gs_gpu_host_unregister(gs_backend *b, void *p)
     return 0;
 }
 
+/* The direct input (pipeline/direct.c). The file is mapped PROT_READ: the driver pins its pages for
+ * reading only with cudaHostRegisterReadOnly, which a device supports where
+ * cudaDevAttrHostRegisterReadOnlySupported says so; a device that reads pageable memory through
+ * the host's page tables (cudaDevAttrPageableMemoryAccessUsesHostPageTables) needs no flag. */
+int gs_gpu_file_can(gs_gpu *g, int *can, char *why, size_t len, gs_status *st)
+{
+    int ro = 0, hpt = 0;
+    why[0] = 0;
+    *can = 0;
+    GS_CU(g->dev, cudaDeviceGetAttribute(&ro, cudaDevAttrHostRegisterReadOnlySupported, g->dev));
+    GS_CU(g->dev, cudaDeviceGetAttribute(&hpt, cudaDevAttrPageableMemoryAccessUsesHostPageTables, g->dev));
+    g->file_flags = ro ? cudaHostRegisterReadOnly : cudaHostRegisterDefault;
+    *can = ro || hpt;
+    if (!*can)
+        snprintf(why, len, "gpu %d: input copied through pinned staging buffers (%s cannot page-lock read-only file "
+                 "pages: no cudaHostRegisterReadOnly)", g->dev, g->devname);
+    return GS_OK;
+}
+
+int gs_gpu_file_register(gs_backend *b, const void *p, size_t bytes, gs_status *st)
+{
+    gs_gpu *g = (gs_gpu *)b->impl;
+    int rc = gs_gpu_given_up(g->dev, st);
+    if (rc) return rc;
+    cudaError_t e = cudaSetDevice(g->dev); /* on a pool thread: the device is set per thread */
+    if (e == cudaSuccess) e = cudaHostRegister((void *)p, bytes, g->file_flags);
+    if (e == cudaSuccess) return GS_OK;
+    (void)cudaGetLastError();
+    return gs_fail(st, e == cudaErrorMemoryAllocation ? GS_ENOMEM : GS_EDATA,
+                   "gpu %d: cudaHostRegister of %zu bytes of the mapped input%s: %s", g->dev, bytes,
+                   g->file_flags & cudaHostRegisterReadOnly ? " (read-only)" : "", cudaGetErrorString(e));
+}
+
+void gs_gpu_file_unregister(gs_backend *b, const void *p, size_t bytes, int settled)
+{
+    gs_gpu *g = (gs_gpu *)b->impl;
+    (void)bytes;
+    if (!p || gs_gpu_abandoned()) return; /* locked for a device no longer called: left to the process's end */
+    (void)cudaSetDevice(g->dev);
+    if (!settled && g->nsub > g->nret && g->streams_made) { /* as in gs_gpu_host_free */
+        (void)cudaStreamSynchronize(g->s_h2d);
+        (void)cudaStreamSynchronize(g->s_k);
+        (void)cudaStreamSynchronize(g->s_d2h);
+    }
+    (void)cudaHostUnregister((void *)p);
+    (void)cudaGetLastError();
+}
+
 /* Device address of a chunk's data in mapped host memory. */
 int gs_gpu_mapped_ptr(gs_gpu *g, const gs_chunk *c, char **dp, gs_status *st)
 {

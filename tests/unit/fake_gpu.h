@@ -9,8 +9,10 @@
 #include "../../pipeline/pipeline.h"
 #include "../../pipeline/backends.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- a source and a sink in memory --------------------------------------------------------------- */
@@ -67,6 +69,13 @@ static struct {
     int zenc_odd;       /* frames for the chunks of odd sequence number only (frames after values, values after frames) */
     uint64_t registered, submitted, zdec_bytes, zenc_bytes;
     char note[400];
+    /* the direct input: file pages locked (file_register) and what it does on its n-th call */
+    int file_none;          /* no file_register at all */
+    int file_refuse_at;     /* refuse the n-th registration and every later one (0: never) */
+    int shrink_at, grow_at; /* at the n-th release, cut the file (shrink_path) to half / double it */
+    const char *shrink_path;
+    int shrunk;
+    uint64_t file_calls, file_regs, file_live, file_bytes, file_releases;
 } fk;
 
 static inline void fake_reset(int ready_at, int usable)
@@ -77,13 +86,88 @@ static inline void fake_reset(int ready_at, int usable)
     fk.depth = 3;
 }
 
+/* A locked range of the mapped input, with the bytes it held when locked: the fake's "device"
+ * reads those, as a copy engine reads pages that a shrinking file can no longer take away. */
+typedef struct fake_lock {
+    const char *p;
+    size_t bytes;
+    unsigned char *held;
+} fake_lock;
+#define FAKE_LOCKS 64
+
 typedef struct fake {
     gs_backend *cpu;
     gs_chunk *qin[8], *qout[8]; /* in flight: retired oldest first */
     int head, n;
     size_t isz, osz, zframe, ztab;
     unsigned char *zbuf;
+    size_t halo_head;           /* the CPU backend's head room before a chunk's data */
+    pthread_mutex_t mu;         /* locks: registered from the pool's threads */
+    fake_lock lock[FAKE_LOCKS];
 } fake;
+
+static inline int fake_file_register(gs_backend *b, const void *p, size_t bytes, gs_status *st)
+{
+    fake *f = b->impl;
+    const uint64_t call = __atomic_add_fetch(&fk.file_calls, 1, __ATOMIC_RELAXED);
+    if (fk.file_refuse_at && call >= (uint64_t)fk.file_refuse_at)
+        return gs_fail(st, GS_EDATA, "fake GPU: page-locking refused");
+    /* after the cut, pages past the file's end cannot be locked (the driver's page walk faults
+     * there, and reports it): refused, as a device refuses it, without a look at them */
+    if (__atomic_load_n(&fk.shrunk, __ATOMIC_RELAXED))
+        return gs_fail(st, GS_EDATA, "fake GPU: cudaHostRegister: invalid argument");
+    unsigned char *held = malloc(bytes);
+    if (!held) return gs_fail(st, GS_ENOMEM, "fake GPU: out of memory");
+    memcpy(held, p, bytes);
+    pthread_mutex_lock(&f->mu);
+    int i = 0;
+    while (i < FAKE_LOCKS && f->lock[i].p) i++;
+    if (i < FAKE_LOCKS) f->lock[i] = (fake_lock){p, bytes, held};
+    pthread_mutex_unlock(&f->mu);
+    if (i == FAKE_LOCKS) {
+        free(held);
+        return gs_fail(st, GS_ENOMEM, "fake GPU: too many locked ranges");
+    }
+    __atomic_fetch_add(&fk.file_regs, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&fk.file_live, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&fk.file_bytes, bytes, __ATOMIC_RELAXED);
+    return GS_OK;
+}
+
+static inline void fake_file_unregister(gs_backend *b, const void *p, size_t bytes, int settled)
+{
+    fake *f = b->impl;
+    struct stat sb;
+    (void)settled;
+    const uint64_t call = ++fk.file_releases; /* on the reader's thread, or the driver's at the end */
+    if (fk.shrink_path && call == (uint64_t)fk.shrink_at && !stat(fk.shrink_path, &sb)) {
+        __atomic_store_n(&fk.shrunk, 1, __ATOMIC_RELAXED);
+        (void)!truncate(fk.shrink_path, sb.st_size / 2);
+    }
+    if (fk.shrink_path && call == (uint64_t)fk.grow_at && !stat(fk.shrink_path, &sb))
+        (void)!truncate(fk.shrink_path, sb.st_size * 2);
+    pthread_mutex_lock(&f->mu);
+    for (int i = 0; i < FAKE_LOCKS; i++)
+        if (f->lock[i].p == p && f->lock[i].bytes == bytes) {
+            free(f->lock[i].held);
+            f->lock[i] = (fake_lock){NULL, 0, NULL};
+            __atomic_fetch_sub(&fk.file_live, 1, __ATOMIC_RELAXED);
+            break;
+        }
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* The bytes a locked range held for [p, p + n), or NULL where p is in no locked range. */
+static inline const unsigned char *fake_locked(fake *f, const void *p, size_t n)
+{
+    const unsigned char *at = NULL;
+    pthread_mutex_lock(&f->mu);
+    for (int i = 0; i < FAKE_LOCKS && !at; i++)
+        if (f->lock[i].p && (const char *)p >= f->lock[i].p && (const char *)p + n <= f->lock[i].p + f->lock[i].bytes)
+            at = f->lock[i].held + ((const char *)p - f->lock[i].p);
+    pthread_mutex_unlock(&f->mu);
+    return at;
+}
 
 static inline void *fake_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
 {
@@ -153,7 +237,24 @@ static inline int fake_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_sta
     if (++fk.submitted == fk.fail_at) return gs_fail(st, GS_EDATA, "fake GPU: kernel failed");
     if (f->n == b->depth) return gs_fail(st, GS_EDATA, "fake GPU: submit with %d chunks in flight", f->n);
     if (in->zn && (rc = fake_zdecode(f, in, st))) return rc;
-    if ((rc = f->cpu->submit(f->cpu, in, out, st)) || (rc = f->cpu->retire(f->cpu, &ri, &ro, st))) return rc;
+    /* a chunk read in place: the "device" copies it out of the locked pages (the CPU backend then
+     * writes its halo into the copy's head room, never into the mapped file) */
+    const unsigned char *held = in->n && !in->zn ? fake_locked(f, in->data, in->n * f->isz) : NULL;
+    gs_chunk copy, *orig = in;
+    unsigned char *tmp = NULL;
+    if (held) {
+        if (!(tmp = malloc((f->halo_head + in->n) * f->isz))) return gs_fail(st, GS_ENOMEM, "fake GPU: out of memory");
+        copy = *in;
+        copy.buf = tmp;
+        copy.data = tmp + f->halo_head * f->isz;
+        memcpy(copy.data, held, in->n * f->isz);
+        in = &copy;
+    }
+    rc = f->cpu->submit(f->cpu, in, out, st);
+    if (!rc) rc = f->cpu->retire(f->cpu, &ri, &ro, st);
+    free(tmp);
+    if (rc) return rc;
+    if (held) ri = orig;
     out->zn = 0;
     if (f->zframe && (rc = fake_zencode(b, f, out, st))) return rc;
     const int at = (f->head + f->n++) % 8;
@@ -197,6 +298,8 @@ static inline void fake_destroy(gs_backend *b)
     fake *f = b->impl;
     f->cpu->destroy(f->cpu);
     free(f->zbuf);
+    for (int i = 0; i < FAKE_LOCKS; i++) free(f->lock[i].held); /* left locked: the test counts them */
+    pthread_mutex_destroy(&f->mu);
     free(f);
     free(b);
 }
@@ -225,6 +328,12 @@ static inline int fake_gpu(gs_backend **out, const gs_backend_cfg *c, gs_status 
                       .chunk_elems = cc.chunk_elems, .impl = f};
     f->isz = gs_type_size(c->in_type);
     f->osz = gs_type_size(c->out_type);
+    f->halo_head = c->halo < cc.chunk_elems ? c->halo : cc.chunk_elems;
+    pthread_mutex_init(&f->mu, NULL);
+    if (!fk.file_none) {
+        b->file_register = fake_file_register;
+        b->file_unregister = fake_file_unregister;
+    }
     if (c->opts->plan.zdecode) { /* frames as nvCOMP's decoder takes them */
         const size_t head = c->halo < cc.chunk_elems ? c->halo : cc.chunk_elems;
         b->zalign = b->zunit = 8;
@@ -292,7 +401,7 @@ static inline void run(const gs_chain *ch, gs_type t, const void *in, size_t n, 
                 result *res)
 {
     msrc m = {in, n, 0, gs_type_size(t), 0};
-    gs_source src = {msrc_read, &m, t, known ? (int64_t)n : -1, msrc_bytes, NULL};
+    gs_source src = {msrc_read, &m, t, known ? (int64_t)n : -1, msrc_bytes, NULL, NULL};
     memset(res, 0, sizeof *res);
     gs_writer *w = NULL;
     gs_byte_sink k = {mbuf_write, &res->out, "memory"};

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# tests/cli/test_files.sh - raw and npy values written to a regular file in pieces at their offsets
+# by several threads (io/file_sink.c): the same bytes as through a pipe, for a size known ahead
+# (the file sized first, then trimmed) and not (compact), npy headers right either way, stdout
+# redirected into a file between other writers' bytes, -f over a larger file.
+# Prints PASS/FAIL lines for tests/run.sh.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/common.sh
+
+n=12000017 # 48 MB of i32: pieces of 2 MiB and more, an odd tail
+"$G" gen -q -n $n -t i32 --dist sparse:0.5 --seed 9 -f "$T/in.raw"
+check() { # name cmd...: OUT file against the same verb's bytes through a pipe
+    local name=$1
+    shift
+    "$@" "$T/in.raw" -f "$T/out" -q && "$@" "$T/in.raw" -q | cmp -s - "$T/out" &&
+        pass "files: $name" || fail "files: $name" "$(cmp <("$@" "$T/in.raw" -q) "$T/out" 2>&1 | head -1)"
+}
+check "scan, raw file" "$G" scan -t i32 --threads 2
+check "minmax -w 500, raw file" "$G" minmax -w 500 -t i32 --threads 2
+check "compact (size unknown ahead), raw file" "$G" compact --pred gt:0 -t i32 --threads 2
+
+for v in "scan" "compact --pred nonzero" "minmax -w 7"; do
+    # shellcheck disable=SC2086
+    "$G" $v -t i32 "$T/in.raw" -f "$T/o.npy" -q
+    # shellcheck disable=SC2086
+    "$G" $v -t i32 "$T/in.raw" -q >"$T/o.raw"
+    if python3 -c "
+import numpy as np, sys
+a = np.load(sys.argv[1]); b = np.fromfile(sys.argv[2], dtype=np.int32)
+sys.exit(0 if a.dtype == np.int32 and a.reshape(-1).tobytes() == b.tobytes() else 1)" "$T/o.npy" "$T/o.raw"; then
+        pass "files: $v, npy file"
+    else
+        fail "files: $v, npy file" "numpy reads other values (or another dtype)"
+    fi
+done
+
+# stdout into a file, between bytes written before and after by others: the offset follows
+{ printf head; "$G" scan -t i32 "$T/in.raw" -f -; printf tail; } >"$T/so"
+bytes=$(stat -c %s "$T/so")
+if [ "$bytes" = $((n * 4 + 8)) ] && [ "$(head -c 4 "$T/so")" = head ] && [ "$(tail -c 4 "$T/so")" = tail ] &&
+    tail -c +5 "$T/so" | head -c $((n * 4)) | cmp -s - <("$G" scan -t i32 "$T/in.raw" -q); then
+    pass "files: stdout redirected to a file keeps its offset"
+else
+    fail "files: stdout redirected to a file keeps its offset" "$bytes bytes"
+fi
+
+# -f over a larger file: the output is exactly its own size
+head -c $((n * 8)) /dev/zero >"$T/big"
+"$G" scan -t i32 "$T/in.raw" -f "$T/big" -q -f
+[ "$(stat -c %s "$T/big")" = $((n * 4)) ] && pass "files: -f over a larger file" ||
+    fail "files: -f over a larger file" "$(stat -c %s "$T/big") bytes"
