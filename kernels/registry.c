@@ -54,6 +54,9 @@ static const gs_variant variants[] = {
     CPU_MINMAX("cpu-lemire", gs_minmax_cpu_lemire, 0, "Lemire monotonic wedges, one thread, O(1) amortized"),
     CPU_MINMAX("cpu-vhgw", gs_minmax_cpu_vhgw, GS_V_DEFAULT | GS_V_DEFAULT_SEQ,
                "van Herk/Gil-Werman block prefix/suffix, threaded, min and max in one pass"),
+    {"cpu-vhgw", GS_OP_ROLLING, GS_CPU, GS_ALL_TYPES, GS_V_DEFAULT | GS_V_DEFAULT_SEQ | GS_V_REFERENCE, 0, 0,
+     "van Herk/Gil-Werman over merges (compensated sum, Chan's var, value+position), threaded",
+     {.minmax = gs_rolling_cpu}, {.minmax = NULL}, {.minmax = NULL}, NULL},
 #ifdef GS_HAVE_CUDA
     GPU_SCAN("naive", naive, 0, GS_BUILT_BLOCKS(GS_BLOCKS_ANY), GS_GRID_THREADS, "Hillis-Steele, double-buffered, one launch per step"),
     GPU_SCAN("blelloch", blelloch, 0, GS_BUILT_BLOCKS(GS_BLOCKS_ANY), GS_GRID_THREADS, "work-efficient up/down sweep, a grid per level"),
@@ -120,9 +123,9 @@ const gs_variant *gs_variant_default_for(gs_op op, gs_where where, int threads)
 
 static const char *const scan_op_names[] = {"sum", "min", "max"};
 
-static const char *const op_names[] = {"scan", "compact", "minmax", "none"};
+static const char *const op_names[] = {"scan", "compact", "minmax", "none", "rolling"};
 
-const char *gs_op_name(gs_op op) { return (unsigned)op <= GS_OP_NONE ? op_names[op] : "none"; }
+const char *gs_op_name(gs_op op) { return (unsigned)op <= GS_OP_ROLLING ? op_names[op] : "none"; }
 
 /* the --pred words, by gs_pred_kind, and how many values each takes */
 static const struct {

@@ -31,6 +31,7 @@ typedef struct gs_job {
     gs_compact_params compact;
     gs_minmax_params minmax;
     int partial;     /* minmax --partial */
+    int roll_out_type_given; /* rolling: minmax.out_type is --out-type's (else gs_roll_out_type's) */
     int count_only;  /* compact --count: no output, count reported */
     const char *algo;/* --algo, NULL = default */
     gs_type out_type;/* convert: output type */

@@ -90,10 +90,16 @@ static int cpu_minmax(cpu_stage *s, const gs_chunk *in, gs_chunk *out, gs_status
     }
     if (s->halo_len) memcpy(start, s->halo, s->halo_len * s->in_size); /* W = 1: no halo buffer */
     size_t first = s->job->partial ? s->halo_len : (s->halo_len > w1 ? s->halo_len : w1);
-    size_t cols = p->only == GS_MM_BOTH ? 2 : 1;
+    size_t cols = (size_t)gs_job_out_cols(s->job);
+    /* rolling: the types of this stage, and where [halo | chunk] starts in the stream */
+    gs_minmax_params rp = *p;
+    rp.type = s->in_type;
+    rp.out_type = s->out_type;
+    rp.base = s->base - s->halo_len;
+    s->base += in->n;
     out->n = 0;
     if (first < m) {
-        int rc = s->v->cpu.minmax(p, start, m, first, out->data, st);
+        int rc = s->v->cpu.minmax(p->nagg ? &rp : p, start, m, first, out->data, st);
         if (rc) return rc;
         out->n = (m - first) * cols;
     }

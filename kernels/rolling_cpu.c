@@ -1,0 +1,375 @@
+/* rolling_cpu.c - rolling aggregates on the CPU (chunked semantics in kernels.h: in[0..m) is halo +
+ * chunk, outputs for window ends e = first..m-1 over in[max(0, e-W+1)..e], p->nagg columns a row).
+ *
+ *   gs_rolling_cpu   van Herk / Gil-Werman over a general merge (rolling_ops.h), threaded over output
+ *                    ranges. Blocks of W are aligned at absolute stream positions (p->base + i), not
+ *                    at in[0]: a window that starts inside block j-1 is merge(suffix of block j-1
+ *                    from its start, prefix of block j to its end); one that starts on a block
+ *                    boundary is that block's prefix. A prefix is folded left to right from its
+ *                    block's start, a suffix right to left from its block's end, so each value is a
+ *                    fixed sequence of operations on the data alone: results do not depend on chunk
+ *                    boundaries, --threads, MPI ranks, or how the work is tiled. O(1) work per
+ *                    element whatever W is; nothing is ever subtracted.
+ *
+ * The work is done per family of states (sumf, sumi, var, min, max, cnt), one pass each; a family
+ * writes its own columns (sum and mean from one sum state, var and std from one var state, ...).
+ * Suffixes are built per tile of GS_ROLL_TILE outputs into a buffer that stays in cache; the
+ * suffix state at each tile's upper edge comes from one backward pass over the block first, so
+ * memory per thread is O(tile + range/tile) whatever W is. */
+#include "kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/pool.h"
+#include "rolling_ops.h"
+
+#define GS_ROLL_TILE ((size_t)1024)       /* outputs per suffix tile */
+#define GS_ROLL_MIN_PART ((size_t)1 << 16) /* fewest outputs worth handing to a thread */
+#define GS_ROLL_STATE_MAX 48              /* bytes of the largest state */
+
+typedef struct roll_ctx {
+    const gs_minmax_params *p;
+    const void *in;
+    void *out;
+    size_t first, w, cnt, k, osz;
+    uint64_t base, mp;
+    gs_type otype;
+    gs_type ctype[GS_ROLL_COLS_MAX];
+    int fcol[GS_ROLL_COLS_MAX]; /* the current family's columns and aggregates */
+    gs_agg fagg[GS_ROLL_COLS_MAX];
+    int nf;
+} roll_ctx;
+
+/* One family on one input type: its state size, and the batch steps of the sweep. */
+typedef struct roll_fam {
+    size_t ssz;
+    void (*init)(void *acc);
+    /* acc = x_i (+) acc for i = hi-1 down to lo; with buf, buf[i - lo] = acc after x_i */
+    void (*suffix)(const roll_ctx *c, void *acc, size_t lo, size_t hi, void *buf);
+    /* acc = acc (+) x_i for i = lo..hi-1 */
+    void (*prefix)(const roll_ctx *c, void *acc, size_t lo, size_t hi);
+    /* for e = lo..hi-1: acc = acc (+) x_e, and row e - first from merge(sbuf[e - lo], acc) (acc alone
+     * without sbuf) */
+    void (*emit)(const roll_ctx *c, void *acc, size_t lo, size_t hi, const void *sbuf);
+} roll_fam;
+
+/* ---- writing a value ------------------------------------------------------------------------- */
+static inline void put_raw(const roll_ctx *c, size_t row, int col, gs_type ct, gs_value v)
+{
+    char *dst = (char *)c->out + (row * c->k + (size_t)col) * c->osz;
+    if (ct == c->otype) memcpy(dst, &v, c->osz);
+    else gs_convert(&v, ct, dst, c->otype, 1);
+}
+/* a float-valued result in column col (f32 columns round it) */
+static inline void put_f(const roll_ctx *c, size_t row, int col, double d)
+{
+    gs_value v;
+    const gs_type ct = c->ctype[col];
+    if (ct == GS_F32) v.f32 = (float)d;
+    else v.f64 = d;
+    put_raw(c, row, col, ct == GS_F32 ? GS_F32 : GS_F64, v);
+}
+/* an integer-valued result; an f64 column (one that may hold NaN) takes it as a double */
+static inline void put_u(const roll_ctx *c, size_t row, int col, uint64_t u)
+{
+    gs_value v;
+    if (c->ctype[col] == GS_F64) put_f(c, row, col, (double)u);
+    else v.u64 = u, put_raw(c, row, col, GS_U64, v);
+}
+static inline void put_nan(const roll_ctx *c, size_t row, int col) { put_f(c, row, col, gs_rs_nan()); }
+
+/* ---- the families' rows ------------------------------------------------------------------------- */
+static inline void row_sumf(const roll_ctx *c, size_t row, gs_rs_sumf a)
+{
+    const int miss = a.n < c->mp;
+    const double s = gs_rs_sumf_value(a);
+    for (int i = 0; i < c->nf; i++) {
+        if (miss) put_nan(c, row, c->fcol[i]);
+        else put_f(c, row, c->fcol[i], c->fagg[i] == GS_AGG_SUM ? s : s / (double)a.n);
+    }
+}
+static inline void row_sumi(const roll_ctx *c, size_t row, gs_rs_sumi a)
+{
+    const int miss = a.n < c->mp;
+    for (int i = 0; i < c->nf; i++) {
+        const int col = c->fcol[i];
+        if (miss) put_nan(c, row, col);
+        else if (c->fagg[i] == GS_AGG_MEAN) put_f(c, row, col, (double)a.s / (double)a.n);
+        else if (c->ctype[col] == GS_F64) put_f(c, row, col, (double)a.s);
+        else {
+            gs_value v;
+            v.u64 = (uint64_t)a.s; /* wraps as integer sums do; i64 and u64 share the bits */
+            put_raw(c, row, col, c->ctype[col], v);
+        }
+    }
+}
+static inline void row_var(const roll_ctx *c, size_t row, gs_rs_var a)
+{
+    const int miss = a.n < c->mp;
+    const double v = gs_rs_var_value(a, c->p->ddof);
+    for (int i = 0; i < c->nf; i++) {
+        if (miss) put_nan(c, row, c->fcol[i]);
+        else put_f(c, row, c->fcol[i], c->fagg[i] == GS_AGG_VAR ? v : sqrt(v));
+    }
+}
+static inline void row_cnt(const roll_ctx *c, size_t row, gs_rs_cnt a)
+{
+    const int miss = (c->p->skip_nan ? a.valid : a.all) < c->mp;
+    for (int i = 0; i < c->nf; i++) {
+        if (miss) put_nan(c, row, c->fcol[i]);
+        else put_u(c, row, c->fcol[i], a.valid);
+    }
+}
+/* min or max (the value from its key, in the input type) and argmin or argmax */
+#define ROW_EXT(S, T, UNKEY)                                                          \
+    static inline void row_ext_##S(const roll_ctx *c, size_t row, gs_rs_ext a)        \
+    {                                                                                 \
+        const int miss = a.n < c->mp || a.n == 0;                                     \
+        for (int i = 0; i < c->nf; i++) {                                             \
+            const int col = c->fcol[i];                                               \
+            if (miss) put_nan(c, row, col);                                           \
+            else if (c->fagg[i] == GS_AGG_ARGMIN || c->fagg[i] == GS_AGG_ARGMAX)      \
+                put_u(c, row, col, a.p);                                              \
+            else {                                                                    \
+                gs_value v;                                                           \
+                v.S = UNKEY(a.k);                                                     \
+                if (c->ctype[col] == GS_F64 && c->p->type != GS_F64)                  \
+                    put_f(c, row, col, (double)v.S);                                  \
+                else put_raw(c, row, col, c->p->type, v);                             \
+            }                                                                         \
+        }                                                                             \
+    }
+#define UNKEY_I32(k) ((int32_t)(k))
+#define UNKEY_I64(k) ((int64_t)(k))
+#define UNKEY_U32(k) ((uint32_t)(k))
+#define UNKEY_U64(k) ((uint64_t)(k) ^ (UINT64_C(1) << 63))
+#define UNKEY_F32(k) gs_funkey_f32((int32_t)(k))
+#define UNKEY_F64(k) gs_funkey_f64(k)
+ROW_EXT(i32, int32_t, UNKEY_I32)
+ROW_EXT(i64, int64_t, UNKEY_I64)
+ROW_EXT(u32, uint32_t, UNKEY_U32)
+ROW_EXT(u64, uint64_t, UNKEY_U64)
+ROW_EXT(f32, float, UNKEY_F32)
+ROW_EXT(f64, double, UNKEY_F64)
+
+/* ---- the batch steps of a family on a type ---------------------------------------------------
+ * ST: the state; INIT(a); SKIP(x): the value is left out (--skip-nan on a NaN); ADD(a, x, pos),
+ * ADDL(a, x, pos); MERGE(a, b); ROW(c, row, state). */
+#define ROLL_STEPS(F, S, T, ST, INIT, SKIP, ADD, ADDL, MERGE, ROW)                                        \
+    static void init_##F##_##S(void *acc) { INIT((ST *)acc); }                                            \
+    static void suffix_##F##_##S(const roll_ctx *c, void *vacc, size_t lo, size_t hi, void *vbuf)        \
+    {                                                                                                     \
+        const T *in = c->in;                                                                              \
+        ST a = *(ST *)vacc, *buf = vbuf;                                                                  \
+        const int skip = c->p->skip_nan;                                                                  \
+        (void)skip;                                                                                       \
+        for (size_t i = hi; i-- > lo;) {                                                                  \
+            const T x = in[i];                                                                            \
+            if (!(SKIP)) ADDL(&a, x, c->base + i);                                                        \
+            if (buf) buf[i - lo] = a;                                                                     \
+        }                                                                                                 \
+        *(ST *)vacc = a;                                                                                  \
+    }                                                                                                     \
+    static void prefix_##F##_##S(const roll_ctx *c, void *vacc, size_t lo, size_t hi)                    \
+    {                                                                                                     \
+        const T *in = c->in;                                                                              \
+        ST a = *(ST *)vacc;                                                                               \
+        const int skip = c->p->skip_nan;                                                                  \
+        (void)skip;                                                                                       \
+        for (size_t i = lo; i < hi; i++) {                                                                \
+            const T x = in[i];                                                                            \
+            if (!(SKIP)) ADD(&a, x, c->base + i);                                                         \
+        }                                                                                                 \
+        *(ST *)vacc = a;                                                                                  \
+    }                                                                                                     \
+    static void emit_##F##_##S(const roll_ctx *c, void *vacc, size_t lo, size_t hi, const void *vbuf)    \
+    {                                                                                                     \
+        const T *in = c->in;                                                                              \
+        const ST *buf = vbuf;                                                                             \
+        ST a = *(ST *)vacc;                                                                               \
+        const int skip = c->p->skip_nan;                                                                  \
+        (void)skip;                                                                                       \
+        for (size_t i = lo; i < hi; i++) {                                                                \
+            const T x = in[i];                                                                            \
+            if (!(SKIP)) ADD(&a, x, c->base + i);                                                         \
+            ROW(c, i - c->first, buf ? MERGE(buf[i - lo], a) : a);                                        \
+        }                                                                                                 \
+        *(ST *)vacc = a;                                                                                  \
+    }                                                                                                     \
+    static const roll_fam fam_##F##_##S = {sizeof(ST), init_##F##_##S, suffix_##F##_##S, prefix_##F##_##S, \
+                                           emit_##F##_##S};
+
+#define NOSKIP 0
+#define NANSKIP (skip && x != x)
+#define SUMF_ADD(a, x, pos) gs_rs_sumf_add((a), (double)(x))
+#define SUMI_ADD(a, x, pos) gs_rs_sumi_add((a), (gs_i128)(x))
+#define VAR_ADD(a, x, pos) gs_rs_var_add((a), (double)(x))
+#define CNT_ADD(a, x, pos) ((a)->all++, (a)->valid += (x) == (x))
+/* order keys: integers as themselves (u64 with the top bit flipped), floats as rolling_ops.h says */
+#define KEY_INT(x) ((int64_t)(x))
+#define KEY_U64(x) ((int64_t)((uint64_t)(x) ^ (UINT64_C(1) << 63)))
+
+#define FAMS_INT(S, T, KEY)                                                                                     \
+    ROLL_STEPS(sumi, S, T, gs_rs_sumi, gs_rs_sumi_init, NOSKIP, SUMI_ADD, SUMI_ADD, gs_rs_sumi_merge, row_sumi) \
+    ROLL_STEPS(var, S, T, gs_rs_var, gs_rs_var_init, NOSKIP, VAR_ADD, VAR_ADD, gs_rs_var_merge, row_var)        \
+    ROLL_STEPS(cnt, S, T, gs_rs_cnt, gs_rs_cnt_init, NOSKIP, CNT_ADD, CNT_ADD, gs_rs_cnt_merge, row_cnt)        \
+    FAMS_EXT(S, T, KEY, KEY, NOSKIP)
+#define FAMS_FLOAT(S, T, KMIN, KMAX)                                                                            \
+    ROLL_STEPS(sumf, S, T, gs_rs_sumf, gs_rs_sumf_init, NANSKIP, SUMF_ADD, SUMF_ADD, gs_rs_sumf_merge, row_sumf) \
+    ROLL_STEPS(var, S, T, gs_rs_var, gs_rs_var_init, NANSKIP, VAR_ADD, VAR_ADD, gs_rs_var_merge, row_var)        \
+    ROLL_STEPS(cnt, S, T, gs_rs_cnt, gs_rs_cnt_init, NOSKIP, CNT_ADD, CNT_ADD, gs_rs_cnt_merge, row_cnt)         \
+    FAMS_EXT(S, T, KMIN, KMAX, NANSKIP)
+#define FAMS_EXT(S, T, KMIN, KMAX, SK)                                                                          \
+    static inline void mina_##S(gs_rs_ext *a, T x, uint64_t p) { gs_rs_min_add(a, KMIN(x), p); }               \
+    static inline void minl_##S(gs_rs_ext *a, T x, uint64_t p) { gs_rs_min_addl(a, KMIN(x), p); }              \
+    static inline void maxa_##S(gs_rs_ext *a, T x, uint64_t p) { gs_rs_max_add(a, KMAX(x), p); }               \
+    static inline void maxl_##S(gs_rs_ext *a, T x, uint64_t p) { gs_rs_max_addl(a, KMAX(x), p); }              \
+    ROLL_STEPS(min, S, T, gs_rs_ext, gs_rs_ext_init, SK, mina_##S, minl_##S, gs_rs_min_merge, row_ext_##S)      \
+    ROLL_STEPS(max, S, T, gs_rs_ext, gs_rs_ext_init, SK, maxa_##S, maxl_##S, gs_rs_max_merge, row_ext_##S)
+
+FAMS_INT(i32, int32_t, KEY_INT)
+FAMS_INT(i64, int64_t, KEY_INT)
+FAMS_INT(u32, uint32_t, KEY_INT)
+FAMS_INT(u64, uint64_t, KEY_U64)
+FAMS_FLOAT(f32, float, gs_kmin_f32, gs_kmax_f32)
+FAMS_FLOAT(f64, double, gs_kmin_f64, gs_kmax_f64)
+
+/* Families by the aggregates they serve, then by type. */
+enum { FAM_SUM, FAM_VAR, FAM_CNT, FAM_MIN, FAM_MAX, NFAM };
+static const roll_fam *const fams[NFAM][GS_NTYPES] = {
+    {&fam_sumi_i32, &fam_sumi_i64, &fam_sumi_u32, &fam_sumi_u64, &fam_sumf_f32, &fam_sumf_f64},
+    {&fam_var_i32, &fam_var_i64, &fam_var_u32, &fam_var_u64, &fam_var_f32, &fam_var_f64},
+    {&fam_cnt_i32, &fam_cnt_i64, &fam_cnt_u32, &fam_cnt_u64, &fam_cnt_f32, &fam_cnt_f64},
+    {&fam_min_i32, &fam_min_i64, &fam_min_u32, &fam_min_u64, &fam_min_f32, &fam_min_f64},
+    {&fam_max_i32, &fam_max_i64, &fam_max_u32, &fam_max_u64, &fam_max_f32, &fam_max_f64},
+};
+static int agg_family(gs_agg a)
+{
+    switch (a) {
+    case GS_AGG_SUM:
+    case GS_AGG_MEAN: return FAM_SUM;
+    case GS_AGG_VAR:
+    case GS_AGG_STD: return FAM_VAR;
+    case GS_AGG_COUNT: return FAM_CNT;
+    case GS_AGG_MIN:
+    case GS_AGG_ARGMIN: return FAM_MIN;
+    default: return FAM_MAX;
+    }
+}
+
+/* ---- the sweep ----------------------------------------------------------------------------------
+ * Outputs e in [e_lo, e_hi), block by block. In block j (absolute [jW, (j+1)W), local from jb) the
+ * prefix is folded from jb; ends whose window starts in block j-1 take that block's suffix from
+ * their start, built per tile: first one backward pass from the block's end records the suffix at
+ * each tile's upper edge (r), then each tile's suffixes are built from there into sbuf. */
+static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi, char *sbuf, char *rbuf)
+{
+    const size_t W = c->w, T = GS_ROLL_TILE, ssz = f->ssz;
+    _Alignas(16) char accp[GS_ROLL_STATE_MAX], accs[GS_ROLL_STATE_MAX];
+    size_t e = e_lo;
+    while (e < e_hi) {
+        const uint64_t E = c->base + e, j = E / W;
+        const size_t jb = (size_t)(j * W - c->base);        /* >= 0: the window of e reaches back to it */
+        const size_t left = W - (e - jb);                    /* ends left in this block */
+        const size_t eb = e_hi - e < left ? e_hi : e + left;
+        f->init(accp);
+        f->prefix(c, accp, jb, e);
+        if (j == 0) { /* block 0: windows from the stream's start (clipped with --partial) are prefixes */
+            f->emit(c, accp, e, eb, NULL);
+            e = eb;
+            continue;
+        }
+        const size_t eB = eb - jb == W ? eb - 1 : eb; /* the block's last end is its whole prefix */
+        if (e < eB) {
+            const size_t nt = (eB - e + T - 1) / T;
+            size_t q_hi = jb;
+            f->init(accs);
+            for (size_t t = nt; t-- > 0;) {
+                const size_t t1 = e + (t + 1) * T < eB ? e + (t + 1) * T : eB, q = t1 - W + 1;
+                f->suffix(c, accs, q, q_hi, NULL);
+                memcpy(rbuf + t * ssz, accs, ssz);
+                q_hi = q;
+            }
+            for (size_t t = 0; t < nt; t++) {
+                const size_t t0 = e + t * T, t1 = t0 + T < eB ? t0 + T : eB;
+                memcpy(accs, rbuf + t * ssz, ssz);
+                f->suffix(c, accs, t0 - W + 1, t1 - W + 1, sbuf);
+                f->emit(c, accp, t0, t1, sbuf);
+            }
+        }
+        if (eB < eb) f->emit(c, accp, eB, eb, NULL);
+        e = eb;
+    }
+}
+
+typedef struct roll_run {
+    roll_ctx c;
+    int fam_on[NFAM];
+    size_t nr; /* tile-edge states a part may need */
+    int failed;
+} roll_run;
+
+static void roll_part(void *vr, size_t part, size_t nparts)
+{
+    roll_run *r = vr;
+    size_t b, e;
+    gs_split(r->c.cnt, nparts, part, &b, &e);
+    if (b == e) return;
+    char *ws = malloc((GS_ROLL_TILE + r->nr) * GS_ROLL_STATE_MAX);
+    if (!ws) {
+        __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED); /* read after the join */
+        return;
+    }
+    for (int f = 0; f < NFAM; f++) {
+        if (!r->fam_on[f]) continue;
+        roll_ctx c = r->c;
+        c.nf = 0;
+        for (size_t k = 0; k < c.k; k++)
+            if (agg_family((gs_agg)c.p->agg[k]) == f) c.fcol[c.nf] = (int)k, c.fagg[c.nf++] = (gs_agg)c.p->agg[k];
+        sweep(&c, fams[f][c.p->type], c.first + b, c.first + e, ws, ws + GS_ROLL_TILE * GS_ROLL_STATE_MAX);
+    }
+    free(ws);
+}
+
+int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out, gs_status *st)
+{
+    if ((unsigned)p->type >= GS_NTYPES) return gs_fail(st, GS_EUSAGE, "rolling: unknown element type");
+    if (p->window < 1) return gs_fail(st, GS_EUSAGE, "rolling: window must be at least 1");
+    if (p->nagg < 1 || p->nagg > GS_ROLL_COLS_MAX)
+        return gs_fail(st, GS_EUSAGE, "rolling: 1 to %d aggregates, not %d", GS_ROLL_COLS_MAX, p->nagg);
+    if (first > m) return gs_fail(st, GS_EUSAGE, "rolling: first output %zu is past the %zu inputs", first, m);
+    roll_run r;
+    memset(&r, 0, sizeof r);
+    roll_ctx *c = &r.c;
+    c->p = p;
+    c->in = in;
+    c->out = out;
+    c->first = first;
+    c->cnt = m - first;
+    /* Windows longer than the input exist only at the stream's start (all clipped at 0): any
+     * W >= m gives the same block 0 there, so size_t holds it. */
+    c->w = p->window < (uint64_t)SIZE_MAX / 2 ? (size_t)p->window : SIZE_MAX / 2;
+    c->k = (size_t)p->nagg;
+    c->otype = p->out_type;
+    c->osz = gs_type_size(p->out_type);
+    c->base = p->base;
+    c->mp = p->min_periods;
+    const int missing = gs_roll_missing(p);
+    for (int k = 0; k < p->nagg; k++) {
+        if (p->agg[k] >= GS_NAGG) return gs_fail(st, GS_EUSAGE, "rolling: unknown aggregate %d", (int)p->agg[k]);
+        c->ctype[k] = gs_agg_type((gs_agg)p->agg[k], p->type, missing);
+        r.fam_on[agg_family((gs_agg)p->agg[k])] = 1;
+    }
+    if (c->cnt == 0) return GS_OK;
+    /* Each part re-reads up to two blocks before its range: worth it only with enough outputs. */
+    const size_t min_part = c->w > GS_ROLL_MIN_PART / 2 ? (c->w < SIZE_MAX / 4 ? 2 * c->w : SIZE_MAX) : GS_ROLL_MIN_PART;
+    size_t nparts = (size_t)gs_pool_threads();
+    if (nparts > c->cnt / min_part) nparts = c->cnt / min_part ? c->cnt / min_part : 1;
+    const size_t span = (c->cnt + nparts - 1) / nparts;
+    r.nr = (span < c->w ? span : c->w) / GS_ROLL_TILE + 2;
+    gs_parallel_for(nparts, roll_part, &r);
+    if (r.failed) return gs_fail(st, GS_ENOMEM, "rolling: out of host memory for a window of %zu", c->w);
+    return GS_OK;
+}
