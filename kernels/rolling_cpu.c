@@ -116,7 +116,7 @@ static inline void row_var(const roll_ctx *c, size_t row, gs_rs_var a)
 }
 static inline void row_cnt(const roll_ctx *c, size_t row, gs_rs_cnt a)
 {
-    const int miss = (c->p->skip_nan ? a.valid : a.all) < c->mp;
+    const int miss = a.all < c->mp; /* as pandas: the window's length, NaN included */
     for (int i = 0; i < c->nf; i++) {
         if (miss) put_nan(c, row, c->fcol[i]);
         else put_u(c, row, c->fcol[i], a.valid);

@@ -2,7 +2,8 @@
  * compute the same function. Every state is only added to and merged, never subtracted from:
  *   sumf   (s, c, n)        a float sum with its TwoSum compensation (values in f64)
  *   sumi   (s, n)           an exact 128-bit integer sum
- *   var    (n, mean, M2)    Welford's update, Chan's merge: M2 never negative, 0 on equal values
+ *   var    (n, mean, M2)    Welford's update, Chan's merge (the mean in double-double): M2 never
+ *                           negative, exactly 0 on equal values
  *   min/max (key, pos, n)   an order key (NaN lowest for min, highest for max: it wins) and the
  *                           absolute position of the first extreme
  *   cnt    (all, valid)     values in the window and those that are not NaN
@@ -117,18 +118,37 @@ GS_HD gs_rs_sumi gs_rs_sumi_merge(gs_rs_sumi a, gs_rs_sumi b)
     return r;
 }
 
-/* ---- variance: Welford's update, Chan's merge ------------------------------------------------- */
+/* ---- variance: Welford's update, Chan's merge ------------------------------------------------- *
+ * The mean is kept as an unevaluated pair mean + ml (double-double), so that x - mean is exact to
+ * a rounding of the difference, not of the mean: for data near 1e9 with unit noise a plain double
+ * mean is off by ~1e-7, which a plain Welford update carries into the variance's 7th digit. */
 typedef struct gs_rs_var {
-    double mean, m2;
+    double mean, ml, m2;
     uint64_t n;
 } gs_rs_var;
-GS_HD void gs_rs_var_init(gs_rs_var *a) { a->mean = 0.0, a->m2 = 0.0, a->n = 0; }
+GS_HD void gs_rs_var_init(gs_rs_var *a) { a->mean = 0.0, a->ml = 0.0, a->m2 = 0.0, a->n = 0; }
+/* x - (hi + lo), its rounding error folded in */
+GS_HD double gs_rs_dd_diff(double x, double hi, double lo)
+{
+    const double t = x - hi, z = t - x;
+    const double e = (x - (t - z)) - (hi + z);
+    return t + (e - lo);
+}
+/* (hi, lo) += q, renormalised */
+GS_HD void gs_rs_dd_add(double *hi, double *lo, double q)
+{
+    const double s = *hi + q, z = s - *hi;
+    const double e = (*hi - (s - z)) + (q - z);
+    const double l = *lo + e, h = s + l;
+    *lo = l - (h - s);
+    *hi = h;
+}
 GS_HD void gs_rs_var_add(gs_rs_var *a, double x)
 {
     a->n++;
-    const double d = x - a->mean;
-    a->mean += d / (double)a->n;
-    a->m2 += GS_DMUL(d, x - a->mean);
+    const double d = gs_rs_dd_diff(x, a->mean, a->ml);
+    gs_rs_dd_add(&a->mean, &a->ml, d / (double)a->n);
+    a->m2 += GS_DMUL(d, gs_rs_dd_diff(x, a->mean, a->ml));
 }
 GS_HD gs_rs_var gs_rs_var_merge(gs_rs_var a, gs_rs_var b)
 {
@@ -136,8 +156,9 @@ GS_HD gs_rs_var gs_rs_var_merge(gs_rs_var a, gs_rs_var b)
     if (b.n == 0) return a;
     gs_rs_var r;
     r.n = a.n + b.n;
-    const double d = b.mean - a.mean, fb = (double)b.n / (double)r.n;
-    r.mean = a.mean + GS_DMUL(d, fb);
+    const double d = gs_rs_dd_diff(b.mean, a.mean, a.ml) + b.ml, fb = (double)b.n / (double)r.n;
+    r.mean = a.mean, r.ml = a.ml;
+    gs_rs_dd_add(&r.mean, &r.ml, GS_DMUL(d, fb));
     r.m2 = (a.m2 + b.m2) + GS_DMUL(GS_DMUL(d, d), GS_DMUL((double)a.n, fb));
     return r;
 }
