@@ -92,6 +92,7 @@ static const gs_doc_values opt_values[] = {
     {"host-mem", ~0u, "pinned pageable registered mapped"},
     {"device-alloc", ~0u, "once per-chunk async"},
     {"only", ~0u, "min max"},
+    {"agg", ~0u, "sum mean var std count min max argmin argmax"},
     {"dist", ~0u, "uniform: normal: walk sparse: sine:"},
     {"stats", ~0u, "json"},
     {"csv", ~0u, "@file"},
