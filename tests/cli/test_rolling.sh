@@ -126,3 +126,28 @@ bad "min-periods over W" "--min-periods 4 is more than" rolling -w 3 --min-perio
 bad "bad ddof" "invalid --ddof" rolling -w 3 --ddof -1 -t f64 "$T/one.f64"
 bad "two columns into a stage" "give one --agg" rolling -w 3 --agg mean,std then scan -t f64 "$T/one.f64"
 bad "minmax takes no --agg" "agg" minmax -w 3 --agg mean -t f64 "$T/one.f64"
+
+# ---- MPI ranks: the bytes one process writes -----------------------------------------------------
+MPIRUN=$(command -v mpirun)
+if [ -z "$MPIRUN" ] || "$G" info | grep -q '^mpi  *not built'; then
+    skip "rolling over MPI ranks" "no mpirun or gpustream built without MPI"
+else
+    "$G" gen -q -n 20011 -t f64 --dist walk --seed 9 "$T/r.f64"
+    "$G" gen -q -n 20011 -t i32 --dist uniform:-1000:1000 --seed 9 "$T/r.i32"
+    for spec in "f64 1" "f64 777 --partial" "f64 7000" "i32 30" "i32 25000 --partial"; do
+        set -- $spec
+        t=$1 w=$2 p=${3:-}
+        "$G" rolling -q -w "$w" $p --agg sum,mean,std,count,min,argmin,argmax -t "$t" "$T/r.$t" "$T/one.npy"
+        ok=1
+        for k in 2 3 4; do
+            rm -f "$T/k.npy"
+            "$MPIRUN" --oversubscribe --allow-run-as-root -n $k "$G" rolling -q -w "$w" $p --threads 1 \
+                --agg sum,mean,std,count,min,argmin,argmax -t "$t" "$T/r.$t" "$T/k.npy" 2>/dev/null
+            cmp -s "$T/one.npy" "$T/k.npy" || { ok=0; fail "mpi rolling $t W=$w $p" "$k ranks differ from one process"; break; }
+        done
+        [ $ok = 1 ] && pass "mpi: rolling $t W=$w $p, 2-4 ranks = one process, byte for byte"
+    done
+    "$G" rolling -q -w 50 --agg mean,count -t f64 "$T/r.f64" --to csv "$T/one.csv"
+    "$MPIRUN" --oversubscribe --allow-run-as-root -n 3 "$G" rolling -q -w 50 --agg mean,count -t f64 "$T/r.f64" --to csv "$T/k.csv" 2>/dev/null
+    cmp -s "$T/one.csv" "$T/k.csv" && pass "mpi: rolling csv with a header, 3 ranks" || fail "mpi rolling csv" "differs"
+fi
