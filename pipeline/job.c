@@ -69,6 +69,11 @@ void gs_job_scan_start(const gs_job *j, gs_value *carry)
     }
 }
 
+const char *gs_job_name(const gs_job *j)
+{
+    return gs_op_name(j->op == GS_OP_MINMAX && j->minmax.nagg ? GS_OP_ROLLING : j->op);
+}
+
 int gs_chain_out_cols(const gs_chain *c) { return gs_job_out_cols(&c->stage[c->n - 1]); }
 
 int64_t gs_chain_out_rows(const gs_chain *c, int64_t n)
@@ -112,7 +117,7 @@ static int stage_fail(gs_status *st, const gs_chain *c, int k)
     const int code = st->code ? st->code : GS_EUSAGE;
     snprintf(msg, sizeof msg, "%s", st->msg);
     st->code = GS_OK; /* gs_fail keeps a first failure: this one rewrites it */
-    return gs_fail(st, code, "stage %d (%s): %.*s", k + 1, gs_op_name(c->stage[k].op), (int)(sizeof msg - 40), msg);
+    return gs_fail(st, code, "stage %d (%s): %.*s", k + 1, gs_job_name(&c->stage[k]), (int)(sizeof msg - 40), msg);
 }
 
 int gs_chain_resolve(const gs_chain *c, gs_where where, int threads, const gs_variant **v, gs_status *st)

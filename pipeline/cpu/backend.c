@@ -198,7 +198,7 @@ static void cpu_stats(gs_backend *b, gs_run_stats *r)
         at += (size_t)snprintf(r->algo_text + at, sizeof r->algo_text - at, "%s%s", k ? ", " : "", s->st[k].v->name);
     r->algo = r->algo_text;
     for (int k = 0; k < s->nst && r->nstages < (int)(sizeof r->stage / sizeof r->stage[0]); k++) {
-        snprintf(r->stage_label[k], sizeof r->stage_label[k], "%d %s", k + 1, gs_op_name(s->st[k].job->op));
+        snprintf(r->stage_label[k], sizeof r->stage_label[k], "%d %s", k + 1, gs_job_name(s->st[k].job));
         r->stage[r->nstages++] = (gs_stage_stat){r->stage_label[k], s->st[k].busy, s->st[k].elems_in * s->st[k].in_size};
         r->chain_in[k] = s->st[k].elems_in;
     }

@@ -137,7 +137,7 @@ else
     for spec in "f64 1" "f64 777 --partial" "f64 7000" "i32 30" "i32 25000 --partial"; do
         set -- $spec
         t=$1 w=$2 p=${3:-}
-        "$G" rolling -q -w "$w" $p --agg sum,mean,std,count,min,argmin,argmax -t "$t" "$T/r.$t" "$T/one.npy"
+        "$G" rolling -q -f -w "$w" $p --agg sum,mean,std,count,min,argmin,argmax -t "$t" "$T/r.$t" "$T/one.npy"
         ok=1
         for k in 2 3 4; do
             rm -f "$T/k.npy"
