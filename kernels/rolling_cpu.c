@@ -25,7 +25,6 @@
 #include "../common/pool.h"
 #include "rolling_ops.h"
 
-#define GS_ROLL_TILE ((size_t)1024)       /* outputs per suffix tile */
 #define GS_ROLL_MIN_PART ((size_t)1 << 16) /* fewest outputs worth handing to a thread */
 #define GS_ROLL_STATE_MAX 48              /* bytes of the largest state */
 
@@ -46,13 +45,14 @@ typedef struct roll_ctx {
 typedef struct roll_fam {
     size_t ssz;
     void (*init)(void *acc);
+    void (*merge)(void *r, const void *a, const void *b); /* r = a (+) b, a's values first */
     /* acc = x_i (+) acc for i = hi-1 down to lo; with buf, buf[i - lo] = acc after x_i */
     void (*suffix)(const roll_ctx *c, void *acc, size_t lo, size_t hi, void *buf);
     /* acc = acc (+) x_i for i = lo..hi-1 */
     void (*prefix)(const roll_ctx *c, void *acc, size_t lo, size_t hi);
-    /* for e = lo..hi-1: acc = acc (+) x_e, and row e - first from merge(sbuf[e - lo], acc) (acc alone
-     * without sbuf) */
-    void (*emit)(const roll_ctx *c, void *acc, size_t lo, size_t hi, const void *sbuf);
+    /* for e = lo..hi-1: acc and tot (+)= x_e, and row e - first from merge(sbuf[e - lo], acc) (acc
+     * alone without sbuf) */
+    void (*emit)(const roll_ctx *c, void *acc, void *tot, size_t lo, size_t hi, const void *sbuf);
 } roll_fam;
 
 /* ---- writing a value ------------------------------------------------------------------------- */
@@ -159,6 +159,7 @@ ROW_EXT(f64, double, UNKEY_F64)
  * ADDL(a, x, pos); MERGE(a, b); ROW(c, row, state). */
 #define ROLL_STEPS(F, S, T, ST, INIT, SKIP, ADD, ADDL, MERGE, ROW)                                        \
     static void init_##F##_##S(void *acc) { INIT((ST *)acc); }                                            \
+    static void merge_##F##_##S(void *r, const void *a, const void *b) { *(ST *)r = MERGE(*(const ST *)a, *(const ST *)b); } \
     static void suffix_##F##_##S(const roll_ctx *c, void *vacc, size_t lo, size_t hi, void *vbuf)        \
     {                                                                                                     \
         const T *in = c->in;                                                                              \
@@ -184,22 +185,24 @@ ROW_EXT(f64, double, UNKEY_F64)
         }                                                                                                 \
         *(ST *)vacc = a;                                                                                  \
     }                                                                                                     \
-    static void emit_##F##_##S(const roll_ctx *c, void *vacc, size_t lo, size_t hi, const void *vbuf)    \
+    static void emit_##F##_##S(const roll_ctx *c, void *vacc, void *vtot, size_t lo, size_t hi,          \
+                               const void *vbuf)                                                          \
     {                                                                                                     \
         const T *in = c->in;                                                                              \
         const ST *buf = vbuf;                                                                             \
-        ST a = *(ST *)vacc;                                                                               \
+        ST a = *(ST *)vacc, t = *(ST *)vtot;                                                              \
         const int skip = c->p->skip_nan;                                                                  \
         (void)skip;                                                                                       \
         for (size_t i = lo; i < hi; i++) {                                                                \
             const T x = in[i];                                                                            \
-            if (!(SKIP)) ADD(&a, x, c->base + i);                                                         \
+            if (!(SKIP)) ADD(&a, x, c->base + i), ADD(&t, x, c->base + i);                                \
             ROW(c, i - c->first, buf ? MERGE(buf[i - lo], a) : a);                                        \
         }                                                                                                 \
         *(ST *)vacc = a;                                                                                  \
+        *(ST *)vtot = t;                                                                                  \
     }                                                                                                     \
-    static const roll_fam fam_##F##_##S = {sizeof(ST), init_##F##_##S, suffix_##F##_##S, prefix_##F##_##S, \
-                                           emit_##F##_##S};
+    static const roll_fam fam_##F##_##S = {sizeof(ST), init_##F##_##S, merge_##F##_##S, suffix_##F##_##S, \
+                                           prefix_##F##_##S, emit_##F##_##S};
 
 #define NOSKIP 0
 #define NANSKIP (skip && x != x)
@@ -260,46 +263,93 @@ static int agg_family(gs_agg a)
 }
 
 /* ---- the sweep ----------------------------------------------------------------------------------
- * Outputs e in [e_lo, e_hi), block by block. In block j (absolute [jW, (j+1)W), local from jb) the
- * prefix is folded from jb; ends whose window starts in block j-1 take that block's suffix from
- * their start, built per tile: first one backward pass from the block's end records the suffix at
- * each tile's upper edge (r), then each tile's suffixes are built from there into sbuf. */
-static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi, char *sbuf, char *rbuf)
+ * The states every backend computes (rolling_ops.h, GS_ROLL_TILE): blocks of W at absolute
+ * positions, each cut into tiles of T from its start (the last one shorter). A tile's total is its
+ * values folded left to right from the identity. In block j the prefix to e (in tile k) is
+ * PT(k-1) with tile k's values up to e added left to right, PT(k) = PT(k-1) (+) total(k),
+ * PT(-1) = the identity. The suffix from q (in tile m of block j-1) is ST(m+1) with the values from
+ * tile m's end down to q added on the left, ST(m) = total(m) (+) ST(m+1), ST(past the block) = the
+ * identity. A window that starts inside block j-1 is suffix (+) prefix; one that starts on a block
+ * boundary (or clipped at the stream's start) is the prefix alone. */
+typedef struct roll_ws {
+    char *sbuf; /* T suffix states */
+    char *rbuf; /* ST at the tiles a part needs */
+    size_t nr;
+} roll_ws;
+
+/* Outputs e in [ea, eb), all in block j (local start jb), prefix tile by prefix tile; sbuf (or
+ * NULL) holds the suffix state of each end's window start, from sbuf_e0 on. pt, acc, tot: the
+ * prefix machinery, acc and tot at position ea (caller's). */
+static void emit_span(const roll_ctx *c, const roll_fam *f, size_t jb, size_t ea, size_t eb, const char *sbuf,
+                      size_t sbuf_e0, char *pt, char *acc, char *tot)
+{
+    const size_t T = GS_ROLL_TILE;
+    while (ea < eb) {
+        if (ea > jb && (ea - jb) % T == 0) { /* a new prefix tile: PT(k-1) from the tile just done */
+            f->merge(pt, pt, tot);
+            memcpy(acc, pt, f->ssz);
+            f->init(tot);
+        }
+        const size_t tend = jb + ((ea - jb) / T + 1) * T, e1 = eb < tend ? eb : tend;
+        f->emit(c, acc, tot, ea, e1, sbuf ? sbuf + (ea - sbuf_e0) * f->ssz : NULL);
+        ea = e1;
+    }
+}
+
+static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi, const roll_ws *ws)
 {
     const size_t W = c->w, T = GS_ROLL_TILE, ssz = f->ssz;
-    _Alignas(16) char accp[GS_ROLL_STATE_MAX], accs[GS_ROLL_STATE_MAX];
+    _Alignas(16) char pt[GS_ROLL_STATE_MAX], acc[GS_ROLL_STATE_MAX], tot[GS_ROLL_STATE_MAX], st[GS_ROLL_STATE_MAX];
     size_t e = e_lo;
     while (e < e_hi) {
         const uint64_t E = c->base + e, j = E / W;
-        const size_t jb = (size_t)(j * W - c->base);        /* >= 0: the window of e reaches back to it */
-        const size_t left = W - (e - jb);                    /* ends left in this block */
+        const size_t jb = (size_t)(j * W - c->base); /* >= 0: the window of e reaches back to it */
+        const size_t left = W - (e - jb);             /* ends left in this block */
         const size_t eb = e_hi - e < left ? e_hi : e + left;
-        f->init(accp);
-        f->prefix(c, accp, jb, e);
+        /* the prefix machinery at e: PT of the tiles before e's, then e's tile up to e */
+        const size_t k0 = (e - jb) / T;
+        f->init(pt);
+        for (size_t k = 0; k < k0; k++) {
+            f->init(tot);
+            f->prefix(c, tot, jb + k * T, jb + (k + 1) * T);
+            f->merge(pt, pt, tot);
+        }
+        memcpy(acc, pt, ssz);
+        f->init(tot);
+        f->prefix(c, acc, jb + k0 * T, e);
+        f->prefix(c, tot, jb + k0 * T, e);
         if (j == 0) { /* block 0: windows from the stream's start (clipped with --partial) are prefixes */
-            f->emit(c, accp, e, eb, NULL);
+            emit_span(c, f, jb, e, eb, NULL, 0, pt, acc, tot);
             e = eb;
             continue;
         }
         const size_t eB = eb - jb == W ? eb - 1 : eb; /* the block's last end is its whole prefix */
         if (e < eB) {
-            const size_t nt = (eB - e + T - 1) / T;
-            size_t q_hi = jb;
-            f->init(accs);
-            for (size_t t = nt; t-- > 0;) {
-                const size_t t1 = e + (t + 1) * T < eB ? e + (t + 1) * T : eB, q = t1 - W + 1;
-                f->suffix(c, accs, q, q_hi, NULL);
-                memcpy(rbuf + t * ssz, accs, ssz);
-                q_hi = q;
+            /* starts [sa, sb) in block j-1, as offsets from its start pb (which may lie before
+             * in[0]: local positions are pb + offset, modulo 2^64); ST(m+1) for their tiles m0..m1
+             * into rbuf */
+            const size_t pb = jb - W, oa = e + 1 - jb, ob = eB + 1 - jb; /* = sa - pb, sb - pb */
+            const size_t m0 = oa / T, m1 = (ob - 1) / T, M = (W + T - 1) / T;
+            f->init(st);
+            for (size_t m = M; m-- > m0;) {
+                if (m <= m1) memcpy(ws->rbuf + (m - m0) * ssz, st, ssz);
+                if (m == m0) break;
+                const size_t q1 = (m + 1) * T < W ? (m + 1) * T : W;
+                _Alignas(16) char t2[GS_ROLL_STATE_MAX];
+                f->init(t2);
+                f->prefix(c, t2, pb + m * T, pb + q1);
+                f->merge(st, t2, st);
             }
-            for (size_t t = 0; t < nt; t++) {
-                const size_t t0 = e + t * T, t1 = t0 + T < eB ? t0 + T : eB;
-                memcpy(accs, rbuf + t * ssz, ssz);
-                f->suffix(c, accs, t0 - W + 1, t1 - W + 1, sbuf);
-                f->emit(c, accp, t0, t1, sbuf);
+            for (size_t m = m0; m <= m1; m++) {
+                const size_t t1 = (m + 1) * T < W ? (m + 1) * T : W;
+                const size_t lo = pb + (oa > m * T ? oa : m * T), hi = pb + (ob < t1 ? ob : t1), q1 = pb + t1;
+                _Alignas(16) char s2[GS_ROLL_STATE_MAX];
+                memcpy(s2, ws->rbuf + (m - m0) * ssz, ssz);
+                f->suffix(c, s2, lo, q1, ws->sbuf);
+                emit_span(c, f, jb, lo + W - 1, hi + W - 1, ws->sbuf, lo + W - 1, pt, acc, tot);
             }
         }
-        if (eB < eb) f->emit(c, accp, eB, eb, NULL);
+        if (eB < eb) emit_span(c, f, jb, eB, eb, NULL, 0, pt, acc, tot);
         e = eb;
     }
 }
@@ -317,20 +367,21 @@ static void roll_part(void *vr, size_t part, size_t nparts)
     size_t b, e;
     gs_split(r->c.cnt, nparts, part, &b, &e);
     if (b == e) return;
-    char *ws = malloc((GS_ROLL_TILE + r->nr) * GS_ROLL_STATE_MAX);
-    if (!ws) {
+    roll_ws ws = {malloc((GS_ROLL_TILE + r->nr) * GS_ROLL_STATE_MAX), NULL, r->nr};
+    if (!ws.sbuf) {
         __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED); /* read after the join */
         return;
     }
+    ws.rbuf = ws.sbuf + GS_ROLL_TILE * GS_ROLL_STATE_MAX;
     for (int f = 0; f < NFAM; f++) {
         if (!r->fam_on[f]) continue;
         roll_ctx c = r->c;
         c.nf = 0;
         for (size_t k = 0; k < c.k; k++)
             if (agg_family((gs_agg)c.p->agg[k]) == f) c.fcol[c.nf] = (int)k, c.fagg[c.nf++] = (gs_agg)c.p->agg[k];
-        sweep(&c, fams[f][c.p->type], c.first + b, c.first + e, ws, ws + GS_ROLL_TILE * GS_ROLL_STATE_MAX);
+        sweep(&c, fams[f][c.p->type], c.first + b, c.first + e, &ws);
     }
-    free(ws);
+    free(ws.sbuf);
 }
 
 int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out, gs_status *st)

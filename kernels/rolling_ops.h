@@ -17,6 +17,11 @@
 
 #include "ops.h"
 
+/* Values per tile: block prefixes and suffixes are folded tile by tile, and tile totals merged in
+ * order (rolling_cpu.c says how), so that the GPU computes each tile on its own thread and still
+ * gives the CPU's bits. */
+#define GS_ROLL_TILE ((size_t)32)
+
 #ifdef __CUDACC__
 #define GS_DMUL(a, b) __dmul_rn((a), (b))
 #else
