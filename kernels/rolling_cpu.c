@@ -53,6 +53,8 @@ typedef struct roll_fam {
     /* for e = lo..hi-1: acc and tot (+)= x_e, and row e - first from merge(sbuf[e - lo], acc) (acc
      * alone without sbuf) */
     void (*emit)(const roll_ctx *c, void *acc, void *tot, size_t lo, size_t hi, const void *sbuf);
+    /* row e - first from merge(s, p), or p alone without s */
+    void (*emit1)(const roll_ctx *c, size_t e, const void *p, const void *s);
 } roll_fam;
 
 /* ---- writing a value ------------------------------------------------------------------------- */
@@ -201,8 +203,12 @@ ROW_EXT(f64, double, UNKEY_F64)
         *(ST *)vacc = a;                                                                                  \
         *(ST *)vtot = t;                                                                                  \
     }                                                                                                     \
+    static void emit1_##F##_##S(const roll_ctx *c, size_t e, const void *p, const void *sv)              \
+    {                                                                                                     \
+        ROW(c, e - c->first, sv ? MERGE(*(const ST *)sv, *(const ST *)p) : *(const ST *)p);               \
+    }                                                                                                     \
     static const roll_fam fam_##F##_##S = {sizeof(ST), init_##F##_##S, merge_##F##_##S, suffix_##F##_##S, \
-                                           prefix_##F##_##S, emit_##F##_##S};
+                                           prefix_##F##_##S, emit_##F##_##S, emit1_##F##_##S};
 
 #define NOSKIP 0
 #define NANSKIP (skip && x != x)
@@ -263,14 +269,16 @@ static int agg_family(gs_agg a)
 }
 
 /* ---- the sweep ----------------------------------------------------------------------------------
- * The states every backend computes (rolling_ops.h, GS_ROLL_TILE): blocks of W at absolute
+ * The states every backend computes (GS_ROLL_TILE in rolling_ops.h): blocks of W at absolute
  * positions, each cut into tiles of T from its start (the last one shorter). A tile's total is its
- * values folded left to right from the identity. In block j the prefix to e (in tile k) is
- * PT(k-1) with tile k's values up to e added left to right, PT(k) = PT(k-1) (+) total(k),
- * PT(-1) = the identity. The suffix from q (in tile m of block j-1) is ST(m+1) with the values from
- * tile m's end down to q added on the left, ST(m) = total(m) (+) ST(m+1), ST(past the block) = the
- * identity. A window that starts inside block j-1 is suffix (+) prefix; one that starts on a block
- * boundary (or clipped at the stream's start) is the prefix alone. */
+ * values folded left to right from the identity; PT(k) = PT(k-1) (+) total(k) over the tiles of a
+ * block (PT(-1) the identity) and ST(m) = total(m) (+) ST(m+1) (the identity past the block's
+ * end). The prefix of block j to e, in tile k: PT(k) where e is the tile's last value, else PT(k-1)
+ * with the tile's values up to e added left to right. The suffix of block j-1 from q, in tile m:
+ * ST(m) where q is the tile's first value, else ST(m+1) with the values from the tile's end down
+ * to q added on the left. A window that starts inside block j-1 is suffix (+) prefix; one that
+ * starts on a block boundary (or is clipped at the stream's start) is the prefix alone. Each
+ * output needs only its own tile of block j, the same tile of block j-1, and PT and ST there. */
 typedef struct roll_ws {
     char *sbuf; /* T suffix states */
     char *rbuf; /* ST at the tiles a part needs */
@@ -279,20 +287,27 @@ typedef struct roll_ws {
 
 /* Outputs e in [ea, eb), all in block j (local start jb), prefix tile by prefix tile; sbuf (or
  * NULL) holds the suffix state of each end's window start, from sbuf_e0 on. pt, acc, tot: the
- * prefix machinery, acc and tot at position ea (caller's). */
+ * prefix machinery (PT before e's tile, the prefix to e, e's tile's total so far), at ea. A tile's
+ * last end takes PT of its tile, PT (+) total. */
 static void emit_span(const roll_ctx *c, const roll_fam *f, size_t jb, size_t ea, size_t eb, const char *sbuf,
                       size_t sbuf_e0, char *pt, char *acc, char *tot)
 {
-    const size_t T = GS_ROLL_TILE;
+    const size_t T = GS_ROLL_TILE, W = c->w;
     while (ea < eb) {
-        if (ea > jb && (ea - jb) % T == 0) { /* a new prefix tile: PT(k-1) from the tile just done */
-            f->merge(pt, pt, tot);
+        const size_t k = (ea - jb) / T, tend = (k + 1) * T < W ? jb + (k + 1) * T : jb + W;
+        if (ea == jb + k * T && k) { /* a new prefix tile: pt is PT of the one before */
             memcpy(acc, pt, f->ssz);
             f->init(tot);
         }
-        const size_t tend = jb + ((ea - jb) / T + 1) * T, e1 = eb < tend ? eb : tend;
-        f->emit(c, acc, tot, ea, e1, sbuf ? sbuf + (ea - sbuf_e0) * f->ssz : NULL);
+        const size_t e1 = eb < tend - 1 ? eb : tend - 1;
+        if (ea < e1) f->emit(c, acc, tot, ea, e1, sbuf ? sbuf + (ea - sbuf_e0) * f->ssz : NULL);
         ea = e1;
+        if (ea == tend - 1 && ea < eb) { /* the tile's last end */
+            f->prefix(c, tot, ea, ea + 1);
+            f->merge(pt, pt, tot);
+            f->emit1(c, ea, pt, sbuf ? sbuf + (ea - sbuf_e0) * f->ssz : NULL);
+            ea++;
+        }
     }
 }
 
@@ -308,7 +323,7 @@ static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi
         const size_t eb = e_hi - e < left ? e_hi : e + left;
         /* the prefix machinery at e: PT of the tiles before e's, then e's tile up to e */
         const size_t k0 = (e - jb) / T;
-        f->init(pt);
+        f->init(pt); /* PT before tile k0 */
         for (size_t k = 0; k < k0; k++) {
             f->init(tot);
             f->prefix(c, tot, jb + k * T, jb + (k + 1) * T);
@@ -326,26 +341,30 @@ static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi
         const size_t eB = eb - jb == W ? eb - 1 : eb; /* the block's last end is its whole prefix */
         if (e < eB) {
             /* starts [sa, sb) in block j-1, as offsets from its start pb (which may lie before
-             * in[0]: local positions are pb + offset, modulo 2^64); ST(m+1) for their tiles m0..m1
-             * into rbuf */
+             * in[0]: local positions are pb + offset, modulo 2^64). For their tiles m0..m1: ST past
+             * tile m into rbuf[2(m - m0)], tile m's total into rbuf[2(m - m0) + 1]. */
             const size_t pb = jb - W, oa = e + 1 - jb, ob = eB + 1 - jb; /* = sa - pb, sb - pb */
             const size_t m0 = oa / T, m1 = (ob - 1) / T, M = (W + T - 1) / T;
             f->init(st);
             for (size_t m = M; m-- > m0;) {
-                if (m <= m1) memcpy(ws->rbuf + (m - m0) * ssz, st, ssz);
-                if (m == m0) break;
                 const size_t q1 = (m + 1) * T < W ? (m + 1) * T : W;
                 _Alignas(16) char t2[GS_ROLL_STATE_MAX];
                 f->init(t2);
-                f->prefix(c, t2, pb + m * T, pb + q1);
-                f->merge(st, t2, st);
+                if (m * T >= oa) f->prefix(c, t2, pb + m * T, pb + q1); /* a tile wholly in memory */
+                if (m <= m1) {
+                    memcpy(ws->rbuf + 2 * (m - m0) * ssz, st, ssz);
+                    memcpy(ws->rbuf + (2 * (m - m0) + 1) * ssz, t2, ssz);
+                }
+                if (m > m0) f->merge(st, t2, st);
             }
             for (size_t m = m0; m <= m1; m++) {
                 const size_t t1 = (m + 1) * T < W ? (m + 1) * T : W;
                 const size_t lo = pb + (oa > m * T ? oa : m * T), hi = pb + (ob < t1 ? ob : t1), q1 = pb + t1;
                 _Alignas(16) char s2[GS_ROLL_STATE_MAX];
-                memcpy(s2, ws->rbuf + (m - m0) * ssz, ssz);
+                const char *rst = ws->rbuf + 2 * (m - m0) * ssz;
+                memcpy(s2, rst, ssz);
                 f->suffix(c, s2, lo, q1, ws->sbuf);
+                if (lo == pb + m * T) f->merge(ws->sbuf, rst + ssz, rst); /* a tile's start: its total (+) ST past it */
                 emit_span(c, f, jb, lo + W - 1, hi + W - 1, ws->sbuf, lo + W - 1, pt, acc, tot);
             }
         }
@@ -367,7 +386,7 @@ static void roll_part(void *vr, size_t part, size_t nparts)
     size_t b, e;
     gs_split(r->c.cnt, nparts, part, &b, &e);
     if (b == e) return;
-    roll_ws ws = {malloc((GS_ROLL_TILE + r->nr) * GS_ROLL_STATE_MAX), NULL, r->nr};
+    roll_ws ws = {malloc((GS_ROLL_TILE + 2 * r->nr) * GS_ROLL_STATE_MAX), NULL, r->nr};
     if (!ws.sbuf) {
         __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED); /* read after the join */
         return;
