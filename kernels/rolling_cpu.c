@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "../common/pool.h"
-#include "rolling_ops.h"
+#include "rolling_rows.h"
 
 #define GS_ROLL_MIN_PART ((size_t)1 << 16) /* fewest outputs worth handing to a thread */
 #define GS_ROLL_STATE_MAX 48              /* bytes of the largest state */
@@ -31,14 +31,9 @@
 typedef struct roll_ctx {
     const gs_minmax_params *p;
     const void *in;
-    void *out;
-    size_t first, w, cnt, k, osz;
-    uint64_t base, mp;
-    gs_type otype;
-    gs_type ctype[GS_ROLL_COLS_MAX];
-    int fcol[GS_ROLL_COLS_MAX]; /* the current family's columns and aggregates */
-    gs_agg fagg[GS_ROLL_COLS_MAX];
-    int nf;
+    size_t first, w, cnt;
+    uint64_t base;
+    gs_rs_cols cols; /* the current family's columns */
 } roll_ctx;
 
 /* One family on one input type: its state size, and the batch steps of the sweep. */
@@ -56,105 +51,6 @@ typedef struct roll_fam {
     /* row e - first from merge(s, p), or p alone without s */
     void (*emit1)(const roll_ctx *c, size_t e, const void *p, const void *s);
 } roll_fam;
-
-/* ---- writing a value ------------------------------------------------------------------------- */
-static inline void put_raw(const roll_ctx *c, size_t row, int col, gs_type ct, gs_value v)
-{
-    char *dst = (char *)c->out + (row * c->k + (size_t)col) * c->osz;
-    if (ct == c->otype) memcpy(dst, &v, c->osz);
-    else gs_convert(&v, ct, dst, c->otype, 1);
-}
-/* a float-valued result in column col (f32 columns round it) */
-static inline void put_f(const roll_ctx *c, size_t row, int col, double d)
-{
-    gs_value v;
-    const gs_type ct = c->ctype[col];
-    if (ct == GS_F32) v.f32 = (float)d;
-    else v.f64 = d;
-    put_raw(c, row, col, ct == GS_F32 ? GS_F32 : GS_F64, v);
-}
-/* an integer-valued result; an f64 column (one that may hold NaN) takes it as a double */
-static inline void put_u(const roll_ctx *c, size_t row, int col, uint64_t u)
-{
-    gs_value v;
-    if (c->ctype[col] == GS_F64) put_f(c, row, col, (double)u);
-    else v.u64 = u, put_raw(c, row, col, GS_U64, v);
-}
-static inline void put_nan(const roll_ctx *c, size_t row, int col) { put_f(c, row, col, gs_rs_nan()); }
-
-/* ---- the families' rows ------------------------------------------------------------------------- */
-static inline void row_sumf(const roll_ctx *c, size_t row, gs_rs_sumf a)
-{
-    const int miss = a.n < c->mp;
-    const double s = gs_rs_sumf_value(a);
-    for (int i = 0; i < c->nf; i++) {
-        if (miss) put_nan(c, row, c->fcol[i]);
-        else put_f(c, row, c->fcol[i], c->fagg[i] == GS_AGG_SUM ? s : s / (double)a.n);
-    }
-}
-static inline void row_sumi(const roll_ctx *c, size_t row, gs_rs_sumi a)
-{
-    const int miss = a.n < c->mp;
-    for (int i = 0; i < c->nf; i++) {
-        const int col = c->fcol[i];
-        if (miss) put_nan(c, row, col);
-        else if (c->fagg[i] == GS_AGG_MEAN) put_f(c, row, col, (double)a.s / (double)a.n);
-        else if (c->ctype[col] == GS_F64) put_f(c, row, col, (double)a.s);
-        else {
-            gs_value v;
-            v.u64 = (uint64_t)a.s; /* wraps as integer sums do; i64 and u64 share the bits */
-            put_raw(c, row, col, c->ctype[col], v);
-        }
-    }
-}
-static inline void row_var(const roll_ctx *c, size_t row, gs_rs_var a)
-{
-    const int miss = a.n < c->mp;
-    const double v = gs_rs_var_value(a, c->p->ddof);
-    for (int i = 0; i < c->nf; i++) {
-        if (miss) put_nan(c, row, c->fcol[i]);
-        else put_f(c, row, c->fcol[i], c->fagg[i] == GS_AGG_VAR ? v : sqrt(v));
-    }
-}
-static inline void row_cnt(const roll_ctx *c, size_t row, gs_rs_cnt a)
-{
-    const int miss = a.all < c->mp; /* as pandas: the window's length, NaN included */
-    for (int i = 0; i < c->nf; i++) {
-        if (miss) put_nan(c, row, c->fcol[i]);
-        else put_u(c, row, c->fcol[i], a.valid);
-    }
-}
-/* min or max (the value from its key, in the input type) and argmin or argmax */
-#define ROW_EXT(S, T, UNKEY)                                                          \
-    static inline void row_ext_##S(const roll_ctx *c, size_t row, gs_rs_ext a)        \
-    {                                                                                 \
-        const int miss = a.n < c->mp || a.n == 0;                                     \
-        for (int i = 0; i < c->nf; i++) {                                             \
-            const int col = c->fcol[i];                                               \
-            if (miss) put_nan(c, row, col);                                           \
-            else if (c->fagg[i] == GS_AGG_ARGMIN || c->fagg[i] == GS_AGG_ARGMAX)      \
-                put_u(c, row, col, a.p);                                              \
-            else {                                                                    \
-                gs_value v;                                                           \
-                v.S = UNKEY(a.k);                                                     \
-                if (c->ctype[col] == GS_F64 && c->p->type != GS_F64)                  \
-                    put_f(c, row, col, (double)v.S);                                  \
-                else put_raw(c, row, col, c->p->type, v);                             \
-            }                                                                         \
-        }                                                                             \
-    }
-#define UNKEY_I32(k) ((int32_t)(k))
-#define UNKEY_I64(k) ((int64_t)(k))
-#define UNKEY_U32(k) ((uint32_t)(k))
-#define UNKEY_U64(k) ((uint64_t)(k) ^ (UINT64_C(1) << 63))
-#define UNKEY_F32(k) gs_funkey_f32((int32_t)(k))
-#define UNKEY_F64(k) gs_funkey_f64(k)
-ROW_EXT(i32, int32_t, UNKEY_I32)
-ROW_EXT(i64, int64_t, UNKEY_I64)
-ROW_EXT(u32, uint32_t, UNKEY_U32)
-ROW_EXT(u64, uint64_t, UNKEY_U64)
-ROW_EXT(f32, float, UNKEY_F32)
-ROW_EXT(f64, double, UNKEY_F64)
 
 /* ---- the batch steps of a family on a type ---------------------------------------------------
  * ST: the state; INIT(a); SKIP(x): the value is left out (--skip-nan on a NaN); ADD(a, x, pos),
@@ -198,14 +94,14 @@ ROW_EXT(f64, double, UNKEY_F64)
         for (size_t i = lo; i < hi; i++) {                                                                \
             const T x = in[i];                                                                            \
             if (!(SKIP)) ADD(&a, x, c->base + i), ADD(&t, x, c->base + i);                                \
-            ROW(c, i - c->first, buf ? MERGE(buf[i - lo], a) : a);                                        \
+            ROW(&c->cols, i - c->first, buf ? MERGE(buf[i - lo], a) : a);                                        \
         }                                                                                                 \
         *(ST *)vacc = a;                                                                                  \
         *(ST *)vtot = t;                                                                                  \
     }                                                                                                     \
     static void emit1_##F##_##S(const roll_ctx *c, size_t e, const void *p, const void *sv)              \
     {                                                                                                     \
-        ROW(c, e - c->first, sv ? MERGE(*(const ST *)sv, *(const ST *)p) : *(const ST *)p);               \
+        ROW(&c->cols, e - c->first, sv ? MERGE(*(const ST *)sv, *(const ST *)p) : *(const ST *)p);               \
     }                                                                                                     \
     static const roll_fam fam_##F##_##S = {sizeof(ST), init_##F##_##S, merge_##F##_##S, suffix_##F##_##S, \
                                            prefix_##F##_##S, emit_##F##_##S, emit1_##F##_##S};
@@ -221,22 +117,22 @@ ROW_EXT(f64, double, UNKEY_F64)
 #define KEY_U64(x) ((int64_t)((uint64_t)(x) ^ (UINT64_C(1) << 63)))
 
 #define FAMS_INT(S, T, KEY)                                                                                     \
-    ROLL_STEPS(sumi, S, T, gs_rs_sumi, gs_rs_sumi_init, NOSKIP, SUMI_ADD, SUMI_ADD, gs_rs_sumi_merge, row_sumi) \
-    ROLL_STEPS(var, S, T, gs_rs_var, gs_rs_var_init, NOSKIP, VAR_ADD, VAR_ADD, gs_rs_var_merge, row_var)        \
-    ROLL_STEPS(cnt, S, T, gs_rs_cnt, gs_rs_cnt_init, NOSKIP, CNT_ADD, CNT_ADD, gs_rs_cnt_merge, row_cnt)        \
+    ROLL_STEPS(sumi, S, T, gs_rs_sumi, gs_rs_sumi_init, NOSKIP, SUMI_ADD, SUMI_ADD, gs_rs_sumi_merge, gs_rs_row_sumi) \
+    ROLL_STEPS(var, S, T, gs_rs_var, gs_rs_var_init, NOSKIP, VAR_ADD, VAR_ADD, gs_rs_var_merge, gs_rs_row_var)        \
+    ROLL_STEPS(cnt, S, T, gs_rs_cnt, gs_rs_cnt_init, NOSKIP, CNT_ADD, CNT_ADD, gs_rs_cnt_merge, gs_rs_row_cnt)        \
     FAMS_EXT(S, T, KEY, KEY, NOSKIP)
 #define FAMS_FLOAT(S, T, KMIN, KMAX)                                                                            \
-    ROLL_STEPS(sumf, S, T, gs_rs_sumf, gs_rs_sumf_init, NANSKIP, SUMF_ADD, SUMF_ADD, gs_rs_sumf_merge, row_sumf) \
-    ROLL_STEPS(var, S, T, gs_rs_var, gs_rs_var_init, NANSKIP, VAR_ADD, VAR_ADD, gs_rs_var_merge, row_var)        \
-    ROLL_STEPS(cnt, S, T, gs_rs_cnt, gs_rs_cnt_init, NOSKIP, CNT_ADD, CNT_ADD, gs_rs_cnt_merge, row_cnt)         \
+    ROLL_STEPS(sumf, S, T, gs_rs_sumf, gs_rs_sumf_init, NANSKIP, SUMF_ADD, SUMF_ADD, gs_rs_sumf_merge, gs_rs_row_sumf) \
+    ROLL_STEPS(var, S, T, gs_rs_var, gs_rs_var_init, NANSKIP, VAR_ADD, VAR_ADD, gs_rs_var_merge, gs_rs_row_var)        \
+    ROLL_STEPS(cnt, S, T, gs_rs_cnt, gs_rs_cnt_init, NOSKIP, CNT_ADD, CNT_ADD, gs_rs_cnt_merge, gs_rs_row_cnt)         \
     FAMS_EXT(S, T, KMIN, KMAX, NANSKIP)
 #define FAMS_EXT(S, T, KMIN, KMAX, SK)                                                                          \
     static inline void mina_##S(gs_rs_ext *a, T x, uint64_t p) { gs_rs_min_add(a, KMIN(x), p); }               \
     static inline void minl_##S(gs_rs_ext *a, T x, uint64_t p) { gs_rs_min_addl(a, KMIN(x), p); }              \
     static inline void maxa_##S(gs_rs_ext *a, T x, uint64_t p) { gs_rs_max_add(a, KMAX(x), p); }               \
     static inline void maxl_##S(gs_rs_ext *a, T x, uint64_t p) { gs_rs_max_addl(a, KMAX(x), p); }              \
-    ROLL_STEPS(min, S, T, gs_rs_ext, gs_rs_ext_init, SK, mina_##S, minl_##S, gs_rs_min_merge, row_ext_##S)      \
-    ROLL_STEPS(max, S, T, gs_rs_ext, gs_rs_ext_init, SK, maxa_##S, maxl_##S, gs_rs_max_merge, row_ext_##S)
+    ROLL_STEPS(min, S, T, gs_rs_ext, gs_rs_ext_init, SK, mina_##S, minl_##S, gs_rs_min_merge, gs_rs_row_ext)      \
+    ROLL_STEPS(max, S, T, gs_rs_ext, gs_rs_ext_init, SK, maxa_##S, maxl_##S, gs_rs_max_merge, gs_rs_row_ext)
 
 FAMS_INT(i32, int32_t, KEY_INT)
 FAMS_INT(i64, int64_t, KEY_INT)
@@ -375,6 +271,7 @@ static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi
 
 typedef struct roll_run {
     roll_ctx c;
+    unsigned char ctype[GS_ROLL_COLS_MAX]; /* every column's type */
     int fam_on[NFAM];
     size_t nr; /* tile-edge states a part may need */
     int failed;
@@ -395,9 +292,13 @@ static void roll_part(void *vr, size_t part, size_t nparts)
     for (int f = 0; f < NFAM; f++) {
         if (!r->fam_on[f]) continue;
         roll_ctx c = r->c;
-        c.nf = 0;
-        for (size_t k = 0; k < c.k; k++)
-            if (agg_family((gs_agg)c.p->agg[k]) == f) c.fcol[c.nf] = (int)k, c.fagg[c.nf++] = (gs_agg)c.p->agg[k];
+        c.cols.nf = 0;
+        for (int k = 0; k < c.p->nagg; k++)
+            if (agg_family((gs_agg)c.p->agg[k]) == f) {
+                c.cols.col[c.cols.nf] = k;
+                c.cols.agg[c.cols.nf] = c.p->agg[k];
+                c.cols.ctype[c.cols.nf++] = r->ctype[k];
+            }
         sweep(&c, fams[f][c.p->type], c.first + b, c.first + e, &ws);
     }
     free(ws.sbuf);
@@ -415,21 +316,23 @@ int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t f
     roll_ctx *c = &r.c;
     c->p = p;
     c->in = in;
-    c->out = out;
     c->first = first;
     c->cnt = m - first;
     /* Windows longer than the input exist only at the stream's start (all clipped at 0): any
      * W >= m gives the same block 0 there, so size_t holds it. */
     c->w = p->window < (uint64_t)SIZE_MAX / 2 ? (size_t)p->window : SIZE_MAX / 2;
-    c->k = (size_t)p->nagg;
-    c->otype = p->out_type;
-    c->osz = gs_type_size(p->out_type);
     c->base = p->base;
-    c->mp = p->min_periods;
+    c->cols.out = out;
+    c->cols.k = (uint64_t)p->nagg;
+    c->cols.otype = p->out_type;
+    c->cols.osz = gs_type_size(p->out_type);
+    c->cols.in = p->type;
+    c->cols.mp = p->min_periods;
+    c->cols.ddof = p->ddof;
     const int missing = gs_roll_missing(p);
     for (int k = 0; k < p->nagg; k++) {
         if (p->agg[k] >= GS_NAGG) return gs_fail(st, GS_EUSAGE, "rolling: unknown aggregate %d", (int)p->agg[k]);
-        c->ctype[k] = gs_agg_type((gs_agg)p->agg[k], p->type, missing);
+        r.ctype[k] = (unsigned char)gs_agg_type((gs_agg)p->agg[k], p->type, missing);
         r.fam_on[agg_family((gs_agg)p->agg[k])] = 1;
     }
     if (c->cnt == 0) return GS_OK;
