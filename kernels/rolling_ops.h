@@ -22,11 +22,16 @@
  * gives the CPU's bits. */
 #define GS_ROLL_TILE ((size_t)32)
 
-#ifdef __CUDACC__
-#define GS_DMUL(a, b) __dmul_rn((a), (b))
+/* a product never contracted into an FMA with the sum it feeds */
+GS_HD double gs_rs_mul(double a, double b)
+{
+#ifdef __CUDA_ARCH__
+    return __dmul_rn(a, b);
 #else
-#define GS_DMUL(a, b) ((a) * (b))
+    return a * b;
 #endif
+}
+#define GS_DMUL(a, b) gs_rs_mul((a), (b))
 
 #ifdef __GNUC__
 __extension__ typedef __int128 gs_i128;
