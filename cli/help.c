@@ -87,7 +87,7 @@ static const gs_doc_values opt_values[] = {
     {"pred", ~0u, "@pred"},
     {"algo", ~0u, "@algo"},
     {"op", V_SCAN, "sum min max"},
-    {"op", V_BENCH, "scan compact minmax all"},
+    {"op", V_BENCH, "scan compact minmax rolling all"},
     {"backend", ~0u, "auto gpu cpu"},
     {"host-mem", ~0u, "pinned pageable registered mapped"},
     {"device-alloc", ~0u, "once per-chunk async"},
