@@ -11,6 +11,19 @@ cd "$(dirname "$0")/../.."
 # ---- the references ------------------------------------------------------------------------------
 python3 tests/rolling_oracle.py "$G" "$T" ${ROLLING_QUICK:+--quick}
 
+# ---- the GPU kernels run on the host, one thread index after another, against the CPU kernel ----
+B=${BUILD:-build/cpu}
+if command -v g++ >/dev/null && [ -f "$B/kernels/rolling_cpu.o" ]; then
+    if g++ -std=c++17 -O2 -I. tests/unit/rolling_gpu_emu.cpp "$B/kernels/rolling_cpu.o" "$B/kernels/rolling.o" \
+        "$B/common/gs.o" "$B/common/pool.o" -lm -pthread -o "$T/emu" 2>"$T/emu.err"; then
+        "$T/emu"
+    else
+        fail "gpu kernels on the host" "does not build: $(head -3 "$T/emu.err")"
+    fi
+else
+    skip "gpu kernels on the host" "no g++ or no CPU objects in $B"
+fi
+
 # ---- chunk boundaries and threads: bit-identical -------------------------------------------------
 python3 - "$T" <<'EOF'
 import sys, numpy as np
