@@ -75,7 +75,7 @@ static const gs_variant variants[] = {
     GPU_MINMAX("tiled", tiled, 0, GS_BUILT_BLOCKS(GS_BLOCKS_TPL), GS_GRID_THREADS, "shared-memory tiles, log-linear"),
     GPU_MINMAX_SHAPED("vhgw", vhgw, GS_V_DEFAULT, GS_BUILT_BLOCKS(GS_VHGW_BLOCKS_ALL), GS_MINMAX_VHGW_THREADS,
                "van Herk/Gil-Werman block prefix/suffix (64 threads for 4-byte types, 16 < W-1 <= 1024)"),
-    {"vhgw", GS_OP_ROLLING, GS_GPU, GS_ALL_TYPES, GS_V_DEFAULT, 0, 128,
+    {"vhgw", GS_OP_ROLLING, GS_GPU, GS_ALL_TYPES, GS_V_DEFAULT, 0, 0,
      "the CPU's merges tile by tile (a thread per tile of 32), the CPU backend's bits",
      {.minmax = NULL}, {.minmax = gs_rolling_gpu_vhgw}, {.minmax = gs_rolling_gpu_vhgw_scratch}, NULL},
 #endif
