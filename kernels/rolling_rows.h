@@ -85,7 +85,7 @@ GS_HD void gs_rs_put_u(const gs_rs_cols *c, uint64_t row, int i, uint64_t u)
 GS_HD void gs_rs_row_sumf(const gs_rs_cols *c, uint64_t row, gs_rs_sumf a)
 {
     const int miss = a.n < c->mp;
-    const double s = gs_rs_sumf_value(a);
+    const double s = a.n ? gs_rs_sumf_value(a) : 0.0; /* an empty sum (--min-periods 0) is +0, as pandas */
     for (int i = 0; i < c->nf; i++)
         gs_rs_put_f(c, row, i, miss ? gs_rs_nan() : c->agg[i] == GS_AGG_SUM ? s : s / (double)a.n);
 }
