@@ -37,7 +37,7 @@ _gpustream()
     --op)
         case $verb in
         scan) words='sum min max' ;;
-        bench) words='scan compact minmax all' ;;
+        bench) words='scan compact minmax rolling all' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
@@ -59,7 +59,7 @@ _gpustream()
         return ;;
     --agg)
         case $verb in
-        rolling) words='sum mean var std count min max argmin argmax' ;;
+        rolling|bench) words='sum mean var std count min max argmin argmax' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
@@ -148,7 +148,7 @@ _gpustream()
         rolling) words='-t --type --out-type -w --window --partial --agg --ddof --skip-nan --min-periods --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
         convert) words='-t --type --out-type --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --backend --device --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
         gen) words='-t --type -n --elements --dist --seed --to -z --zstd --level --frame-size --codec --chunk --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
-        bench) words='-t --type --op -w --window -n --elements --block --density --reps --stream --chain --csv --json --dist --seed -z --zstd --level --frame-size --backend --device --algo --chunk --buffers --host-mem --device-alloc --threads -h --help' ;;
+        bench) words='-t --type --op -w --window --agg -n --elements --block --density --reps --stream --chain --csv --json --dist --seed -z --zstd --level --frame-size --backend --device --algo --chunk --buffers --host-mem --device-alloc --threads -h --help' ;;
         info) words='--device -h --help' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
