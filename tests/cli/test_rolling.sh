@@ -13,8 +13,10 @@ python3 tests/rolling_oracle.py "$G" "$T" ${ROLLING_QUICK:+--quick}
 
 # ---- the GPU kernels run on the host, one thread index after another, against the CPU kernel ----
 B=${BUILD:-build/cpu}
+SANF= # the objects' sanitizer, for the link
+case $B in *tsan*) SANF=-fsanitize=thread ;; *san*) SANF=-fsanitize=address,undefined ;; esac
 if command -v g++ >/dev/null && [ -f "$B/kernels/rolling_cpu.o" ]; then
-    if g++ -std=c++17 -O2 -I. tests/unit/rolling_gpu_emu.cpp "$B/kernels/rolling_cpu.o" "$B/kernels/rolling.o" \
+    if g++ -std=c++17 -O2 $SANF -I. tests/unit/rolling_gpu_emu.cpp "$B/kernels/rolling_cpu.o" "$B/kernels/rolling.o" \
         "$B/common/gs.o" "$B/common/pool.o" -lm -pthread -o "$T/emu" 2>"$T/emu.err"; then
         "$T/emu"
     else
