@@ -157,7 +157,7 @@ GS_HD void gs_rs_var_add(gs_rs_var *a, double x)
 {
     a->n++;
     const double d = gs_rs_dd_diff(x, a->mean, a->ml);
-    gs_rs_dd_add(&a->mean, &a->ml, d / (double)a->n);
+    gs_rs_dd_add(&a->mean, &a->ml, GS_DMUL(d, 1.0 / (double)a->n)); /* 1/n is off the chain of means */
     a->m2 += GS_DMUL(d, gs_rs_dd_diff(x, a->mean, a->ml));
 }
 GS_HD gs_rs_var gs_rs_var_merge(gs_rs_var a, gs_rs_var b)

@@ -71,7 +71,12 @@ GS_HD char *gs_rs_at(const gs_rs_cols *c, uint64_t row, int i) { return c->out +
 GS_HD void gs_rs_put_f(const gs_rs_cols *c, uint64_t row, int i, double d)
 {
     union { float f; uint32_t u; } q;
-    if (d != d) d = gs_rs_nan(), q.u = 0x7fc00000u;
+    if (d != d) d = gs_rs_nan();
+    if (c->ctype[i] == GS_F64 && c->otype == GS_F64) { /* the common case, as gs_rs_store writes it */
+        *(double *)gs_rs_at(c, row, i) = d;
+        return;
+    }
+    if (d != d) q.u = 0x7fc00000u;
     else q.f = (float)d;
     gs_rs_store(gs_rs_at(c, row, i), c->otype, c->ctype[i] == GS_F32 ? GS_F32 : GS_F64, 0, 0, d, q.f);
 }

@@ -12,11 +12,15 @@ cd "$(dirname "$0")/../.."
 python3 tests/rolling_oracle.py "$G" "$T" ${ROLLING_QUICK:+--quick}
 
 # ---- the GPU kernels run on the host, one thread index after another, against the CPU kernel ----
+# clang++ -O2 where present, else g++ -O0: g++ 12.2 at -O1 and -O2 (not -O0, -Og, -O3, nor with
+# -fsanitize=undefined) drops the float sums' stores in this host build of the kernels
 B=${BUILD:-build/cpu}
 SANF= # the objects' sanitizer, for the link
 case $B in *tsan*) SANF=-fsanitize=thread ;; *san*) SANF=-fsanitize=address,undefined ;; esac
+CXX_EMU="g++ -O0"
+command -v clang++ >/dev/null && [ -z "$SANF" ] && CXX_EMU="clang++ -O2"
 if command -v g++ >/dev/null && [ -f "$B/kernels/rolling_cpu.o" ]; then
-    if g++ -std=c++17 -O2 $SANF -I. tests/unit/rolling_gpu_emu.cpp "$B/kernels/rolling_cpu.o" "$B/kernels/rolling.o" \
+    if $CXX_EMU -std=c++17 $SANF -I. tests/unit/rolling_gpu_emu.cpp "$B/kernels/rolling_cpu.o" "$B/kernels/rolling.o" \
         "$B/common/gs.o" "$B/common/pool.o" -lm -pthread -o "$T/emu" 2>"$T/emu.err"; then
         "$T/emu"
     else

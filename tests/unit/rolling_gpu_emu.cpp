@@ -3,7 +3,7 @@
  * every family, type, W (1 to larger than the chunk), first output, stream position (base) and
  * NaN mode. The index arithmetic and the order of the merges are what a machine without a GPU can
  * check; tests/gpu/test_rolling_gpu.sh checks the device itself. Built and run by
- * tests/cli/test_rolling.sh: g++ -std=c++17 -O2 -I. this file + the CPU objects.
+ * tests/cli/test_rolling.sh (clang++ -O2, or g++ -O0: see there) with the CPU objects.
  * Prints PASS/FAIL lines. */
 #define __global__
 #define __device__
