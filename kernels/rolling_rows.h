@@ -31,7 +31,7 @@ GS_HD void gs_rs_store(char *dst, int ot, int ct, int64_t si, uint64_t ui, doubl
         *(float *)dst = f32;
         return;
     }
-    if (ct == GS_F32) f = (double)f32;
+    if (ct == GS_F32) f = f32 != f32 ? gs_rs_nan() : (double)f32; /* one NaN on the host and the device */
     switch (ot) {
     case GS_I32:
         *(int32_t *)dst = kind == 0 ? (int32_t)(si < INT32_MIN ? INT32_MIN : si > INT32_MAX ? INT32_MAX : si)
@@ -144,7 +144,8 @@ GS_HD void gs_rs_row_ext(const gs_rs_cols *c, uint64_t row, gs_rs_ext a)
             const int ct = c->ctype[i];
             if (ct == GS_F64 && c->in != GS_F64) /* a column that may hold NaN */
                 gs_rs_store(gs_rs_at(c, row, i), c->otype, GS_F64, 0, 0,
-                            c->in == GS_I32 || c->in == GS_I64 ? (double)si : c->in == GS_F32 ? f : (double)ui, 0.0f);
+                            c->in == GS_I32 || c->in == GS_I64 ? (double)si
+                            : c->in == GS_F32 ? (f32 != f32 ? gs_rs_nan() : f) : (double)ui, 0.0f);
             else gs_rs_store(gs_rs_at(c, row, i), c->otype, c->in, si, ui, f, f32);
         }
     }
