@@ -30,6 +30,12 @@ const verb_def cli_verbs[] = {
      "  gpustream minmax -w 60 --partial prices.csv --col close envelope.csv\n"
      "  gpustream minmax -w 1000 --only max -t f32 signal.raw peaks.npy\n"
      "  gpustream minmax -w 100 --only min -t f32 then compact --pred lt:0 --indices sig.raw dips.raw\n"},
+    {"rolling", V_ROLLING, cmd_compute, "rolling window statistics: sum mean var std count min max argmin argmax",
+     "gpustream rolling -w W [--agg LIST] [--partial [--min-periods N]] [--ddof N] [--skip-nan] [OPTIONS] [IN [OUT]]",
+     "  gpustream rolling -w 500 --agg mean,std trades.csv --col price stats.csv\n"
+     "  gpustream rolling -w 100 --agg sum,count,argmax -t i64 ticks.raw out.npy\n"
+     "  gpustream rolling -w 20 --partial --min-periods 5 --skip-nan --agg mean prices.csv --col close ma.csv\n"
+     "  gpustream compact --pred finite then rolling -w 1000 --agg std -t f64 x.npy vol.npy\n"},
     {"convert", V_CONVERT, cmd_compute, "change format, type or compression; no compute",
      "gpustream convert [--out-type T] [--to FMT] [-z] [OPTIONS] [IN [OUT]]",
      "  gpustream convert data.csv --col 2 -t f32 data.npy\n"
@@ -115,7 +121,7 @@ int main(int argc, char **argv)
     cli c;
     memset(&c, 0, sizeof c);
     c.verb = find_verb(argv[1]);
-    if (!c.verb) return usage_error(NULL, "unknown verb '%s' (scan, compact, minmax, convert, gen, bench, info)", argv[1]);
+    if (!c.verb) return usage_error(NULL, "unknown verb '%s' (scan, compact, minmax, rolling, convert, gen, bench, info)", argv[1]);
     cli_defaults(&c);
     rc = parse_args(&c, argc, argv);
     if (rc == CLI_HELP_SHOWN) return check_stdout();

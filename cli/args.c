@@ -29,7 +29,7 @@ const verb_def *find_verb(const char *name)
 
 static int not_a_stage(const char *name)
 {
-    return usage_error(NULL, "%s is not a chain stage (chains take scan, compact and minmax)", name);
+    return usage_error(NULL, "%s is not a chain stage (chains take scan, compact, minmax and rolling)", name);
 }
 
 /* In a chain, a run-wide option may be given in any stage, once, or again with the same value
@@ -65,8 +65,10 @@ static void stage_begin(cli *c, const verb_def *v)
     c->verb = v;
     memset(&c->job, 0, sizeof c->job);
     c->job.minmax.only = GS_MM_BOTH;
+    c->job.minmax.ddof = 1;
+    c->job.minmax.min_periods = 1;
     c->pred = "nonzero";
-    c->out_type_given = c->window_given = 0;
+    c->out_type_given = c->window_given = c->min_periods_given = 0;
     if (c->chain) snprintf(err_stage, sizeof err_stage, "stage %d (%s): ", c->nstages + 1, v->name);
 }
 
@@ -115,12 +117,18 @@ static int stage_end(cli *c, given_list *l)
     char verb[32];
     snprintf(verb, sizeof verb, "%s ", c->verb->name);
     if (c->verb->bit == V_MINMAX && !c->window_given) return usage_error(verb, "minmax needs --window W (-w W)");
+    if (c->verb->bit == V_ROLLING && !c->window_given) return usage_error(verb, "rolling needs --window W (-w W)");
+    if (c->verb->bit == V_ROLLING && !c->job.minmax.nagg) c->job.minmax.agg[c->job.minmax.nagg++] = GS_AGG_MEAN;
+    if (c->verb->bit == V_ROLLING && c->job.minmax.min_periods > c->job.minmax.window)
+        return usage_error(verb, "--min-periods %llu is more than the window's %llu values",
+                           (unsigned long long)c->job.minmax.min_periods, (unsigned long long)c->job.minmax.window);
     cli_stage *k = &c->stages[c->nstages++];
     k->verb = c->verb;
     k->job = c->job;
     k->pred = c->pred;
     k->out_type_given = c->out_type_given;
     k->window_given = c->window_given;
+    k->min_periods_given = c->min_periods_given;
     size_t at = strlen(c->title);
     snprintf(c->title + at, sizeof c->title - at, "%s%s", at ? " then " : "", c->verb->name);
     return 0;
@@ -134,8 +142,8 @@ static int parse_then(cli *c, int argc, char **argv, int *i, given_list *l)
     const verb_def *v = *i + 1 < argc ? find_verb(argv[*i + 1]) : NULL;
     if (c->nstages == GS_CHAIN_MAX) return usage_error(NULL, "a chain has at most %d stages", GS_CHAIN_MAX);
     snprintf(err_stage, sizeof err_stage, "stage %d: ", c->nstages + 1);
-    if (*i + 1 >= argc) return usage_error(NULL, "'then' needs a verb after it (scan, compact or minmax)");
-    if (!v) return usage_error(NULL, "unknown verb '%s' after 'then' (scan, compact or minmax)", argv[*i + 1]);
+    if (*i + 1 >= argc) return usage_error(NULL, "'then' needs a verb after it (scan, compact, minmax or rolling)");
+    if (!v) return usage_error(NULL, "unknown verb '%s' after 'then' (scan, compact, minmax or rolling)", argv[*i + 1]);
     if (!(v->bit & V_STAGE)) return not_a_stage(v->name);
     (*i)++;
     stage_begin(c, v);

@@ -37,12 +37,12 @@ enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
 /* ---- verbs and options as data ------------------------------------------------------------- */
 enum verb_bit {
     V_SCAN = 1 << 0, V_COMPACT = 1 << 1, V_MINMAX = 1 << 2, V_CONVERT = 1 << 3, V_GEN = 1 << 4,
-    V_INFO = 1 << 5, V_BENCH = 1 << 6,
+    V_INFO = 1 << 5, V_BENCH = 1 << 6, V_ROLLING = 1 << 7,
 };
-#define V_COMPUTE (V_SCAN | V_COMPACT | V_MINMAX | V_CONVERT)
+#define V_COMPUTE (V_SCAN | V_COMPACT | V_MINMAX | V_CONVERT | V_ROLLING)
 #define V_OUTPUT (V_COMPUTE | V_GEN)
 #define V_ENGINE (V_COMPUTE | V_GEN)
-#define V_STAGE (V_SCAN | V_COMPACT | V_MINMAX) /* verbs a chain takes */
+#define V_STAGE (V_SCAN | V_COMPACT | V_MINMAX | V_ROLLING) /* verbs a chain takes */
 /* In opt_def.verbs: an option of the stage it is given in; every other option of a chain's verbs
  * describes the whole run (IN, OUT, -t, --chunk ...) and may be given once, in any stage. */
 #define S_STAGE (1u << 16)
@@ -52,6 +52,7 @@ enum opt_id {
     O_BACKEND, O_DEVICE, O_ALGO, O_CHUNK, O_BUFFERS, O_HOSTMEM, O_DEVALLOC, O_DEVLIMIT, O_THREADS,
     O_CODEC, O_FORCE, O_QUIET, O_VERBOSE, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
     O_OP, O_EXCLUSIVE, O_PRED, O_INVERT, O_INDICES, O_COUNT, O_WINDOW, O_PARTIAL, O_ONLY,
+    O_AGG, O_DDOF, O_SKIPNAN, O_MINPERIODS,
     O_N, O_DIST, O_SEED, O_HELP,
     O_BLOCK, O_DENSITY, O_REPS, O_STREAM, O_CHAIN, O_CSV, O_JSON,
 };
@@ -88,6 +89,7 @@ typedef struct cli_stage {
     gs_job job;
     const char *pred; /* --pred text: parsed once the input type is known (npy headers) */
     int out_type_given, window_given;
+    int min_periods_given;
 } cli_stage;
 
 /* Everything the options set. verb, job, pred and the *_given flags are the stage being parsed. */
@@ -108,6 +110,8 @@ struct cli {
     gs_gen_opts gen;
     int to_given, zstd, force, progress, stats, stats_json, out_type_given, n_given, window_given, device_given;
     int level_given, frame_given;
+    int min_periods_given;            /* rolling --min-periods (else 1) */
+    gs_type coltypes[GS_ROLL_COLS_MAX]; /* rolling: each column's own type, for csv and text */
     gs_codec_kind codec;
     gs_format to;
     gs_bench_opts bench;

@@ -27,6 +27,7 @@ static void plan_chain(const cli *c, gs_chain *ch)
         ch->stage[k].op = GS_OP_NONE;
         for (int op = GS_OP_SCAN; op < GS_OP_NONE; op++)
             if (!strcmp(gs_op_name((gs_op)op), c->stages[k].verb->name)) ch->stage[k].op = (gs_op)op;
+        if (c->stages[k].verb->bit == V_ROLLING) ch->stage[k].op = GS_OP_MINMAX; /* a minmax job with aggregates */
     }
 }
 

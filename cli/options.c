@@ -10,16 +10,20 @@
 
 const opt_def cli_opts[] = {
     {O_TYPE, "type", 't', 1, V_ENGINE | V_BENCH, "T", "element type: i32 i64 u32 u64 f32 f64 (raw default i32, csv/text f64)"},
-    {O_OUTTYPE, "out-type", 0, 1, V_SCAN | V_CONVERT | S_STAGE, "T", "output type (scan: i32->i64, u32->u64, f32->f64 widen; convert: narrowing saturates to the type's min/max, NaN -> 0)"},
-    {O_OP, "op", 0, 1, V_SCAN | V_BENCH | S_STAGE, "OP", "scan: sum (default), min or max; bench: scan, compact, minmax or all"},
+    {O_OUTTYPE, "out-type", 0, 1, V_SCAN | V_CONVERT | V_ROLLING | S_STAGE, "T", "output type (scan: i32->i64, u32->u64, f32->f64 widen; convert: narrowing saturates to the type's min/max, NaN -> 0; rolling: every column in T)"},
+    {O_OP, "op", 0, 1, V_SCAN | V_BENCH | S_STAGE, "OP", "scan: sum (default), min or max; bench: scan, compact, minmax, rolling or all"},
     {O_EXCLUSIVE, "exclusive", 0, 0, V_SCAN | S_STAGE, NULL, "exclusive scan: out[i] combines x[0..i-1]"},
     {O_PRED, "pred", 0, 1, V_COMPACT | S_STAGE, "P", "nonzero eq:V ne:V gt:V ge:V lt:V le:V range:A:B finite nan"},
     {O_INVERT, "invert", 0, 0, V_COMPACT | S_STAGE, NULL, "keep the elements the predicate rejects"},
     {O_INDICES, "indices", 0, 0, V_COMPACT | S_STAGE, NULL, "write the u64 positions of kept elements"},
     {O_COUNT, "count", 0, 0, V_COMPACT | S_STAGE, NULL, "print only the number of kept elements"},
-    {O_WINDOW, "window", 'w', 1, V_MINMAX | V_BENCH | S_STAGE, "W", "window length, at least 1 (minmax needs it); bench: a list (default 2,64,500,4096,1e6 on a GPU, 2,500,4096 on the CPU)"},
-    {O_PARTIAL, "partial", 0, 0, V_MINMAX | S_STAGE, NULL, "n outputs: the first W-1 over partial windows"},
+    {O_WINDOW, "window", 'w', 1, V_MINMAX | V_ROLLING | V_BENCH | S_STAGE, "W", "window length, at least 1 (minmax and rolling need it); bench: a list (default 2,64,500,4096,1e6 on a GPU, 2,500,4096 on the CPU)"},
+    {O_PARTIAL, "partial", 0, 0, V_MINMAX | V_ROLLING | S_STAGE, NULL, "n outputs: the first W-1 over partial windows"},
     {O_ONLY, "only", 0, 1, V_MINMAX | S_STAGE, "min|max", "write one of the two columns"},
+    {O_AGG, "agg", 0, 1, V_ROLLING | V_BENCH | S_STAGE, "LIST", "aggregates, one column each: sum mean var std count min max argmin argmax (default mean); bench: of the rolling rows"},
+    {O_DDOF, "ddof", 0, 1, V_ROLLING | S_STAGE, "N", "var and std divide by n - N (default 1, as pandas; 0 as numpy)"},
+    {O_SKIPNAN, "skip-nan", 0, 0, V_ROLLING | S_STAGE, NULL, "ignore NaN in windows, as pandas (default: a NaN makes its windows NaN)"},
+    {O_MINPERIODS, "min-periods", 0, 1, V_ROLLING | S_STAGE, "N", "a window with fewer values gives NaN (default 1)"},
     {O_N, "elements", 'n', 1, V_GEN | V_BENCH, "N", "number of elements (suffixes: 64M, 2^28, 4e9); bench: a list (default 2^28 on a GPU, 2^24 on the CPU, 2^30 with --stream)"},
     {O_BLOCK, "block", 0, 1, V_BENCH, "LIST", "GPU threads per block to sweep: powers of two, 32 to 1024 (default: tuned shapes)"},
     {O_DENSITY, "density", 0, 1, V_BENCH, "LIST", "compact: fractions kept (default 0.01,0.5,0.99)"},
@@ -120,6 +124,26 @@ static int parse_dev_alloc(const char *verb, const char *s, gs_dev_alloc *a)
             return 0;
         }
     return usage_error(verb, "unknown --device-alloc '%s' (once, per-chunk or async)", s);
+}
+
+/* rolling --agg: a comma list of aggregate words */
+static int parse_aggs(const char *verb, const char *list, gs_minmax_params *p)
+{
+    p->nagg = 0;
+    for (const char *s = list;;) {
+        const char *e = strchr(s, ',');
+        const size_t l = e ? (size_t)(e - s) : strlen(s);
+        char w[16];
+        gs_agg a;
+        snprintf(w, sizeof w, "%.*s", (int)(l < 15 ? l : 15), s);
+        if (l >= 15 || gs_agg_parse(w, &a))
+            return usage_error(verb, "unknown aggregate '%.*s' in --agg (sum, mean, var, std, count, min, max, argmin, "
+                                     "argmax)", (int)(l < 40 ? l : 40), s);
+        if (p->nagg == GS_ROLL_COLS_MAX) return usage_error(verb, "--agg takes at most %d aggregates", GS_ROLL_COLS_MAX);
+        p->agg[p->nagg++] = (unsigned char)a;
+        if (!e) return 0;
+        s = e + 1;
+    }
 }
 
 /* ---- bench's lists ----------------------------------------------------------------------------- */
@@ -223,12 +247,12 @@ static int bench_op(cli *c, const char *s)
         c->bench.ops = 7;
         return 0;
     }
-    for (int op = 0; op < GS_OP_NONE; op++)
-        if (!strcmp(s, gs_op_name((gs_op)op))) {
+    for (int op = 0; op <= GS_OP_ROLLING; op++)
+        if (op != GS_OP_NONE && !strcmp(s, gs_op_name((gs_op)op))) {
             c->bench.ops |= 1u << op;
             return 0;
         }
-    return usage_error("bench ", "unknown --op '%s' (scan, compact, minmax or all)", s);
+    return usage_error("bench ", "unknown --op '%s' (scan, compact, minmax, rolling or all)", s);
 }
 
 static int apply_bench_opt(cli *c, const opt_def *o, const char *val)
@@ -245,6 +269,14 @@ static int apply_bench_opt(cli *c, const opt_def *o, const char *val)
     case O_BUFFERS: return for_each_item(val, bench_buffers, c);
     case O_DEVALLOC: return for_each_item(val, bench_devalloc, c);
     case O_ALGO: c->bench.algos = val; return 0;
+    case O_AGG: {
+        gs_minmax_params p;
+        memset(&p, 0, sizeof p);
+        int rc = parse_aggs("bench ", val, &p);
+        c->bench.nagg = p.nagg;
+        memcpy(c->bench.agg, p.agg, sizeof p.agg);
+        return rc;
+    }
     case O_REPS:
         if (parse_int("bench ", "--reps", val, 1, 10000, &l)) return EXIT_USAGE;
         c->bench.reps = (int)l;
@@ -374,6 +406,7 @@ static int apply_run_opt(cli *c, enum opt_id id, const char *val, const char *ve
 static int apply_stage_opt(cli *c, enum opt_id id, const char *val, const char *verb)
 {
     uint64_t u = 0;
+    long l = 0;
     int rc = 0;
     switch (id) {
     case O_OUTTYPE:
@@ -399,6 +432,17 @@ static int apply_stage_opt(cli *c, enum opt_id id, const char *val, const char *
         c->window_given = 1;
         break;
     case O_PARTIAL: c->job.partial = 1; break;
+    case O_AGG: rc = parse_aggs(verb, val, &c->job.minmax); break;
+    case O_DDOF:
+        rc = parse_int(verb, "--ddof", val, 0, 1000000, &l);
+        c->job.minmax.ddof = (int)l;
+        break;
+    case O_SKIPNAN: c->job.minmax.skip_nan = 1; break;
+    case O_MINPERIODS:
+        rc = parse_size(verb, "--min-periods", val, &u);
+        c->job.minmax.min_periods = u;
+        c->min_periods_given = 1;
+        break;
     case O_ONLY:
         if (!strcmp(val, "min")) c->job.minmax.only = GS_MM_MIN;
         else if (!strcmp(val, "max")) c->job.minmax.only = GS_MM_MAX;

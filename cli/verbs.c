@@ -35,6 +35,15 @@ int stage_setup(cli *c, int k, gs_type t, gs_job *j)
             return rc;
         }
         break;
+    case V_ROLLING:
+        j->op = GS_OP_MINMAX;
+        j->minmax.type = t;
+        j->roll_out_type_given = s->out_type_given;
+        if (s->out_type_given) j->minmax.out_type = j->out_type;
+        /* Whole windows hold W values: there --min-periods only counts where NaN are skipped. */
+        if (!j->partial && !(j->minmax.skip_nan && gs_type_is_float(t))) j->minmax.min_periods = 1;
+        j->minmax.out_type = gs_job_out_type(j, t);
+        break;
     default:
         j->op = GS_OP_MINMAX;
         j->minmax.type = t;
@@ -43,10 +52,26 @@ int stage_setup(cli *c, int k, gs_type t, gs_job *j)
     return 0;
 }
 
+/* A rolling stage's column types for its input type t (csv and text print each in its own). */
+static void stage_coltypes(const gs_job *j, gs_type t, gs_type *ct)
+{
+    gs_minmax_params p = j->minmax;
+    p.type = t;
+    for (int k = 0; k < p.nagg; k++)
+        ct[k] = j->roll_out_type_given ? p.out_type : gs_agg_type((gs_agg)p.agg[k], t, gs_roll_missing(&p));
+}
+
 /* The CSV header of a stage's output, from its input's (a minmax pair gets "min,max"). */
 static void stage_colname(const gs_job *j, char *name, size_t len)
 {
-    if (j->op == GS_OP_MINMAX)
+    if (j->op == GS_OP_MINMAX && j->minmax.nagg) { /* "price_mean,price_std", or "mean,std" */
+        char in[128];
+        size_t at = 0;
+        snprintf(in, sizeof in, "%.*s", (int)sizeof in - 1, name);
+        for (int k = 0; k < j->minmax.nagg && at < len; k++)
+            at += (size_t)snprintf(name + at, len - at, "%s%s%s%s", k ? "," : "", in, in[0] ? "_" : "",
+                                   gs_agg_name((gs_agg)j->minmax.agg[k]));
+    } else if (j->op == GS_OP_MINMAX)
         snprintf(name, len, "%s", j->minmax.only == GS_MM_MIN ? "min" : j->minmax.only == GS_MM_MAX ? "max" : "min,max");
     else if (j->op == GS_OP_COMPACT && j->compact.indices)
         snprintf(name, len, "index");
@@ -108,8 +133,10 @@ static int build_chain(cli *c, gs_type in_type, gs_chain *ch, gs_type *out_type)
 static const char *chain_colnames(gs_reader *r, const gs_chain *ch, char *buf, size_t len)
 {
     const char *in_col = gs_reader_colname(r);
-    if (!in_col) return NULL;
-    snprintf(buf, len, "%s", in_col);
+    const gs_job *last = &ch->stage[ch->n - 1];
+    if (!in_col && !(last->op == GS_OP_MINMAX && last->minmax.nagg)) return NULL;
+    /* a rolling stage names its columns after the input's, or by their aggregates alone */
+    snprintf(buf, len, "%s", in_col ? in_col : "");
     for (int k = 0; k < ch->n; k++) stage_colname(&ch->stage[k], buf, len);
     return buf;
 }
@@ -185,6 +212,12 @@ int cmd_compute(cli *c)
     char colnames[256];
     const char *names = chain_colnames(r, &ch, colnames, sizeof colnames);
     const int cols = gs_chain_out_cols(&ch);
+    gs_type t = in_type;
+    for (int k = 0; k + 1 < ch.n; k++) t = gs_job_out_type(&ch.stage[k], t);
+    if (ch.stage[ch.n - 1].op == GS_OP_MINMAX && ch.stage[ch.n - 1].minmax.nagg) {
+        stage_coltypes(&ch.stage[ch.n - 1], t, c->coltypes);
+        c->wr.coltypes = c->coltypes;
+    }
     if (ranks.size > 1) {
         gs_format in_fmt = gs_reader_format(r);
         gs_reader_close(r);

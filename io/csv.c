@@ -383,6 +383,8 @@ typedef struct lenc {
     gs_type type;
     size_t esize;
     int ncols;
+    gs_type coltypes[GS_WRITE_COLS_MAX]; /* each column's printed type */
+    int mixed;                           /* some column is printed in another type than `type` */
     char sep;
     int nthreads;
     char **bufs;         /* one text buffer per part, each for buf_rows rows */
@@ -404,7 +406,13 @@ static void fmt_part(void *ctx, size_t p, size_t np)
     for (size_t r = r0; r < r1; r++) {
         const char *v = E->vals + r * stride;
         for (int c = 0; c < E->ncols; c++) {
-            o += gs_num_format(o, E->type, v + (size_t)c * E->esize);
+            if (E->mixed && E->coltypes[c] != E->type) {
+                gs_value x;
+                gs_convert(v + (size_t)c * E->esize, E->type, &x, E->coltypes[c], 1);
+                o += gs_num_format(o, E->coltypes[c], &x);
+            } else {
+                o += gs_num_format(o, E->type, v + (size_t)c * E->esize);
+            }
             *o++ = c + 1 < E->ncols ? E->sep : '\n';
         }
     }
@@ -498,7 +506,7 @@ int gs_lines_enc_open(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, char 
 {
     *e = NULL;
     if ((unsigned)o->type >= GS_NTYPES) return gs_fail(st, GS_EUSAGE, "%s: invalid element type", k->name);
-    if (o->ncols != 1 && o->ncols != 2)
+    if (o->ncols < 1 || o->ncols > GS_WRITE_COLS_MAX)
         return gs_fail(st, GS_EUSAGE, "%s: %d columns per row are not supported", k->name, o->ncols);
     lenc *E = calloc(1, sizeof *E);
     if (!E) return gs_fail(st, GS_ENOMEM, "%s: out of memory", k->name);
@@ -509,6 +517,10 @@ int gs_lines_enc_open(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, char 
     E->type = o->type;
     E->esize = gs_type_size(o->type);
     E->ncols = o->ncols;
+    for (int c = 0; c < o->ncols; c++) {
+        E->coltypes[c] = o->coltypes && (unsigned)o->coltypes[c] < GS_NTYPES ? o->coltypes[c] : o->type;
+        E->mixed |= E->coltypes[c] != o->type;
+    }
     E->sep = sep;
     E->nthreads = o->threads > 0 ? o->threads : gs_pool_threads();
     if (header) {
@@ -556,7 +568,7 @@ int gs_enc_open_csv(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_stat
     *e = NULL;
     if (delim == '"' || delim == '\n' || delim == '\r')
         return gs_fail(st, GS_EUSAGE, "invalid CSV delimiter (a quote or a line break)");
-    if (o->colnames && (o->ncols == 1 || o->ncols == 2) && !(h = csv_header(o->colnames, o->ncols, delim)))
+    if (o->colnames && o->ncols >= 1 && o->ncols <= GS_WRITE_COLS_MAX && !(h = csv_header(o->colnames, o->ncols, delim)))
         return gs_fail(st, GS_ENOMEM, "%s: out of memory", k->name);
     int r = gs_lines_enc_open(e, k, o, delim, h, st);
     free(h);

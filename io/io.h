@@ -173,13 +173,17 @@ uint64_t gs_reader_skipped(const gs_reader *r);   /* fields skipped with skip_ba
 uint64_t gs_reader_bytes(const gs_reader *r);     /* bytes consumed from the file or pipe so far */
 void gs_reader_close(gs_reader *r);
 
+#define GS_WRITE_COLS_MAX 16
 typedef struct gs_write_opts {
     gs_format format;    /* never AUTO here: the caller resolves it */
     gs_type type;
-    int ncols;           /* 1, or 2 for (min, max) rows: raw interleaved, npy shape (n,2), csv two columns */
+    int ncols;           /* values per row, 1 to GS_WRITE_COLS_MAX: raw interleaved, npy shape (n,ncols) (1-D for
+                            one), csv/text ncols columns */
     int64_t rows;        /* rows if known in advance (npy header); -1 if not */
-    const char *colnames;/* csv header: the column's name, or the two names separated by ',' ("min,max"),
+    const char *colnames;/* csv header: the column's name, or the ncols names separated by ',' ("min,max"),
                             written with the output's delimiter; NULL = no header */
+    const gs_type *coltypes; /* csv/text: column c printed as coltypes[c] (each value converted from
+                            `type`, e.g. a count held in f64 printed as an integer); NULL = all `type` */
     char delim;          /* csv delimiter; 0 = ',' */
     int zstd;            /* compress */
     int level;           /* zstd level (GS_ZSTD_LEVEL_DEFAULT; 0 is libzstd's default, the same) */

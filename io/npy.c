@@ -393,11 +393,12 @@ typedef struct gs_npyenc {
  * does not fit in total. */
 static size_t gs_npy_header(char *out, size_t cap, gs_type t, int64_t rows, int ncols, size_t total)
 {
-    char dict[160];
+    char dict[160], cols[16] = "";
+    if (ncols > 1) snprintf(cols, sizeof cols, " %d", ncols);
     int n = rows < 0 ? snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s,%s), }",
-                                gs_npy_descr[t], "99999999999999999999", ncols == 2 ? " 2" : "")
+                                gs_npy_descr[t], "99999999999999999999", cols)
                      : snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld,%s), }",
-                                gs_npy_descr[t], (long long)rows, ncols == 2 ? " 2" : "");
+                                gs_npy_descr[t], (long long)rows, cols);
     size_t need = 10 + (size_t)n + 1; /* prefix, dict, newline */
     if (!total) total = (need + 63) / 64 * 64;
     if (need > total || total > cap || total - 10 > 65535) return 0;
@@ -412,7 +413,7 @@ static size_t gs_npy_header(char *out, size_t cap, gs_type t, int64_t rows, int 
 
 size_t gs_npy_header_bytes(char *out, size_t cap, gs_type t, uint64_t rows, int ncols)
 {
-    return gs_npy_header(out, cap, t, (int64_t)rows, ncols == 2 ? 2 : 1, 0);
+    return gs_npy_header(out, cap, t, (int64_t)rows, ncols > 1 ? ncols : 1, 0);
 }
 
 static int gs_npyenc_write(gs_encoder *ee, const void *vals, size_t n, gs_status *st)
@@ -468,7 +469,7 @@ int gs_enc_open_npy(gs_encoder **out, gs_bsink *k, const gs_write_opts *o, gs_st
     e->base.plain = 1;
     e->type = o->type;
     e->esize = gs_type_size(o->type);
-    e->ncols = o->ncols == 2 ? 2 : 1;
+    e->ncols = o->ncols > 1 ? o->ncols : 1;
     e->rows = o->rows;
     /* An unknown count reserves room for the widest one, so the patch at close always fits. */
     char hdr[256];

@@ -27,7 +27,9 @@
 extern "C" {
 #endif
 
-typedef enum gs_op { GS_OP_SCAN = 0, GS_OP_COMPACT, GS_OP_MINMAX, GS_OP_NONE } gs_op;
+/* GS_OP_ROLLING names the registry's rolling rows; a rolling job is a GS_OP_MINMAX job whose
+ * minmax.nagg > 0 (the same windows, halo and carries), resolved to those rows. */
+typedef enum gs_op { GS_OP_SCAN = 0, GS_OP_COMPACT, GS_OP_MINMAX, GS_OP_NONE, GS_OP_ROLLING } gs_op;
 typedef enum gs_scan_op { GS_SCAN_SUM = 0, GS_SCAN_MIN, GS_SCAN_MAX } gs_scan_op;
 
 typedef struct gs_scan_params {
@@ -55,14 +57,42 @@ typedef struct gs_compact_params {
 
 typedef enum gs_mm_only { GS_MM_BOTH = 0, GS_MM_MIN, GS_MM_MAX } gs_mm_only;
 
+/* Rolling aggregates (the minmax job with nagg > 0: `rolling -w W --agg LIST`), one output column
+ * each, in the order given. */
+typedef enum gs_agg {
+    GS_AGG_SUM = 0, GS_AGG_MEAN, GS_AGG_VAR, GS_AGG_STD, GS_AGG_COUNT, GS_AGG_MIN, GS_AGG_MAX, GS_AGG_ARGMIN,
+    GS_AGG_ARGMAX, GS_NAGG
+} gs_agg;
+#define GS_ROLL_COLS_MAX 16 /* aggregates one rolling job may list */
+
 typedef struct gs_minmax_params {
     gs_type type;
     uint64_t window; /* W >= 1 */
     gs_mm_only only;
     int block;       /* GPU threads per block; 0 = the variant's tuned default */
+    /* rolling (nagg > 0; 0 = minmax's (min, max) or --only): */
+    int nagg;
+    unsigned char agg[GS_ROLL_COLS_MAX]; /* gs_agg, one per output column */
+    gs_type out_type;      /* the type of every value written (gs_roll_out_type unless --out-type) */
+    int ddof;              /* var = M2 / (n - ddof) */
+    int skip_nan;          /* NaN ignored (pandas) instead of propagated */
+    uint64_t min_periods;  /* a window with fewer values gives NaN */
+    uint64_t base;         /* absolute stream position of in[0]: set by the backend for each call */
 } gs_minmax_params;
 
-/* Names of the operations ("scan", "compact", "minmax"; "none" for GS_OP_NONE), the predicates
+/* Rolling aggregates (kernels/rolling.c): the --agg word of each ("sum", "mean", ...); the type an
+ * aggregate's column holds for input type `in` (`missing`: a window may give NaN, so integer-valued
+ * columns become f64); whether a window may have no value (min_periods above 1, which the caller
+ * sets only where some window can be shorter, or --skip-nan on floats); and the one type every
+ * column is written in (raw and npy): their common type if they share one, else f64 where any is
+ * float, else i64 where any is signed, else u64. */
+const char *gs_agg_name(gs_agg a);
+int gs_agg_parse(const char *s, gs_agg *a);
+gs_type gs_agg_type(gs_agg a, gs_type in, int missing);
+int gs_roll_missing(const gs_minmax_params *p);
+gs_type gs_roll_out_type(const gs_minmax_params *p);
+
+/* Names of the operations ("scan", "compact", "minmax", "rolling"; "none" for GS_OP_NONE), the predicates
  * ("nonzero", "eq", ..., the --pred words) and how many values each predicate takes (0, 1, 2). */
 const char *gs_op_name(gs_op op);
 const char *gs_pred_name(gs_pred_kind k);
@@ -204,6 +234,9 @@ int gs_minmax_cpu_lemire(const gs_minmax_params *p, const void *in, size_t m, si
                          gs_status *st);
 int gs_minmax_cpu_vhgw(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
                        gs_status *st);
+/* Rolling aggregates (kernels/rolling_cpu.c): the minmax chunked semantics with p->nagg columns of
+ * p->out_type per row; p->base is the absolute position of in[0]. */
+int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out, gs_status *st);
 
 #ifdef __cplusplus
 }

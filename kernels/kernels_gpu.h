@@ -45,6 +45,10 @@ GS_GPU_MINMAX(linear)
 GS_GPU_MINMAX(tiled)
 GS_GPU_MINMAX(vhgw)
 #undef GS_GPU_MINMAX
+/* rolling (kernels/rolling_vhgw.cu): the minmax launcher signature, rolling params (nagg > 0). */
+size_t gs_rolling_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t m_max);
+int gs_rolling_gpu_vhgw(const gs_minmax_params *p, const void *d_in, uint64_t m, uint64_t first, void *d_out,
+                        void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st);
 /* Threads per block of vhgw's default launch for these params (its shape depends on W and type). */
 int gs_minmax_gpu_vhgw_threads(const gs_minmax_params *p);
 

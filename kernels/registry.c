@@ -54,6 +54,9 @@ static const gs_variant variants[] = {
     CPU_MINMAX("cpu-lemire", gs_minmax_cpu_lemire, 0, "Lemire monotonic wedges, one thread, O(1) amortized"),
     CPU_MINMAX("cpu-vhgw", gs_minmax_cpu_vhgw, GS_V_DEFAULT | GS_V_DEFAULT_SEQ,
                "van Herk/Gil-Werman block prefix/suffix, threaded, min and max in one pass"),
+    {"cpu-vhgw", GS_OP_ROLLING, GS_CPU, GS_ALL_TYPES, GS_V_DEFAULT | GS_V_DEFAULT_SEQ | GS_V_REFERENCE, 0, 0,
+     "van Herk/Gil-Werman over merges (compensated sum, Chan's var, value+position), threaded",
+     {.minmax = gs_rolling_cpu}, {.minmax = NULL}, {.minmax = NULL}, NULL},
 #ifdef GS_HAVE_CUDA
     GPU_SCAN("naive", naive, 0, GS_BUILT_BLOCKS(GS_BLOCKS_ANY), GS_GRID_THREADS, "Hillis-Steele, double-buffered, one launch per step"),
     GPU_SCAN("blelloch", blelloch, 0, GS_BUILT_BLOCKS(GS_BLOCKS_ANY), GS_GRID_THREADS, "work-efficient up/down sweep, a grid per level"),
@@ -72,6 +75,9 @@ static const gs_variant variants[] = {
     GPU_MINMAX("tiled", tiled, 0, GS_BUILT_BLOCKS(GS_BLOCKS_TPL), GS_GRID_THREADS, "shared-memory tiles, log-linear"),
     GPU_MINMAX_SHAPED("vhgw", vhgw, GS_V_DEFAULT, GS_BUILT_BLOCKS(GS_VHGW_BLOCKS_ALL), GS_MINMAX_VHGW_THREADS,
                "van Herk/Gil-Werman block prefix/suffix (64 threads for 4-byte types, 16 < W-1 <= 1024)"),
+    {"vhgw", GS_OP_ROLLING, GS_GPU, GS_ALL_TYPES, GS_V_DEFAULT, 0, 0,
+     "the CPU's merges tile by tile (a thread per tile of 32), the CPU backend's bits",
+     {.minmax = NULL}, {.minmax = gs_rolling_gpu_vhgw}, {.minmax = gs_rolling_gpu_vhgw_scratch}, NULL},
 #endif
     {NULL, GS_OP_NONE, GS_CPU, 0, 0, 0, 0, NULL, {.scan = NULL}, {.scan = NULL}, {.scan = NULL}, NULL}, /* end mark */
 };
@@ -120,9 +126,9 @@ const gs_variant *gs_variant_default_for(gs_op op, gs_where where, int threads)
 
 static const char *const scan_op_names[] = {"sum", "min", "max"};
 
-static const char *const op_names[] = {"scan", "compact", "minmax", "none"};
+static const char *const op_names[] = {"scan", "compact", "minmax", "none", "rolling"};
 
-const char *gs_op_name(gs_op op) { return (unsigned)op <= GS_OP_NONE ? op_names[op] : "none"; }
+const char *gs_op_name(gs_op op) { return (unsigned)op <= GS_OP_ROLLING ? op_names[op] : "none"; }
 
 /* the --pred words, by gs_pred_kind, and how many values each takes */
 static const struct {

@@ -130,7 +130,7 @@ static int run_cpu(const gs_variant *v, const gs_job *j, const void *in, uint64_
     }
     default: {
         uint64_t w1 = j->minmax.window - 1;
-        *out_n = n > w1 ? (n - w1) * 2 : 0;
+        *out_n = n > w1 ? (n - w1) * (uint64_t)gs_job_out_cols(j) : 0;
         if (!*out_n) return GS_OK;
         return v->cpu.minmax(&j->minmax, in, (size_t)n, (size_t)w1, out, st);
     }
@@ -141,6 +141,7 @@ static uint64_t bytes_moved(const gs_job *j, gs_type t, uint64_t n, uint64_t out
 {
     size_t es = gs_type_size(t);
     size_t os = j->op == GS_OP_SCAN ? gs_type_size(j->scan.out_type) : j->op == GS_OP_COMPACT && j->compact.indices ? 8 : es;
+    if (j->op == GS_OP_MINMAX && j->minmax.nagg) os = gs_type_size(j->minmax.out_type);
     return n * es + out_n * os;
 }
 
@@ -151,6 +152,7 @@ static const gs_variant *reference_for(const gs_job *j)
 {
     if (j->op == GS_OP_SCAN) return gs_variant_find(GS_OP_SCAN, "cpu");
     if (j->op == GS_OP_COMPACT) return gs_variant_find(GS_OP_COMPACT, "cpu");
+    if (j->minmax.nagg) return gs_variant_default(GS_OP_ROLLING, GS_CPU); /* the GPU gives its bits */
     return gs_variant_find(GS_OP_MINMAX, j->minmax.window <= 16 ? "cpu-naive" : "cpu-lemire");
 }
 
@@ -204,7 +206,7 @@ static int check_row(const case_ctx *c, gs_bench_row *row, const gs_job *j, gs_t
         row->passed = 0;
         snprintf(row->why, sizeof row->why, "%s", vst->msg);
     } else
-        row->passed = outputs_match(j, j->op == GS_OP_SCAN ? j->scan.out_type : t, in, n, ref, ref_n, out, out_n,
+        row->passed = outputs_match(j, j->op == GS_OP_SCAN ? j->scan.out_type : j->op == GS_OP_MINMAX && j->minmax.nagg ? j->minmax.out_type : t, in, n, ref, ref_n, out, out_n,
                                     row->why, sizeof row->why);
     if (row->ms > 0) {
         row->gelem_s = n / row->ms / 1e6;
@@ -227,7 +229,7 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
     size_t os = 8; /* room for any output type */
     size_t in_bytes, out_bytes, out_cap;
     /* Sizes the machine cannot address are refused before anything is allocated or filled. */
-    if (gs_mul_size(n, j->op == GS_OP_MINMAX ? 2 : 1, &out_cap) || gs_mul_size(n, es, &in_bytes) ||
+    if (gs_mul_size(n, j->op == GS_OP_MINMAX ? (size_t)gs_job_out_cols(j) : 1, &out_cap) || gs_mul_size(n, es, &in_bytes) ||
         gs_add_size(in_bytes, 64, &in_bytes) || gs_mul_size(out_cap, os, &out_bytes) ||
         gs_add_size(out_bytes, 64, &out_bytes))
         return gs_fail(st, GS_ENOMEM, "bench: out of host memory for n = %llu", (unsigned long long)n);
@@ -263,7 +265,8 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
         for (size_t i = 0; i < nv; i++) {
             const gs_variant *v = &vs[i];
             int blocks[GS_BENCH_MAXBLOCKS];
-            const int nblocks = v->op == j->op ? gs_bench_plan(c->o, c->use_gpu, v, blocks) : 0;
+            const gs_op vop = j->op == GS_OP_MINMAX && j->minmax.nagg ? GS_OP_ROLLING : j->op; /* its rows */
+            const int nblocks = v->op == vop ? gs_bench_plan(c->o, c->use_gpu, v, blocks) : 0;
             if (!nblocks || (pass == 0) != !strcmp(v->name, "cub")) continue;
             if (!(v->types & GS_TYPE_BIT(t))) continue;
             /* The O(nW) teaching variants would take minutes on long windows. */
@@ -273,7 +276,7 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
             for (int bi = 0; bi < nblocks; bi++) {
                 const gs_job jb = with_block(j, blocks[bi]);
                 gs_bench_row row;
-                gs_bench_new_row(&row, v->where == GS_GPU ? "device" : "cpu", gs_op_name(j->op), v->name, t, n,
+                gs_bench_new_row(&row, v->where == GS_GPU ? "device" : "cpu", gs_job_name(j), v->name, t, n,
                                  param,
                                  j->op == GS_OP_MINMAX ? gs_variant_block_minmax(v, blocks[bi], &j->minmax)
                                                        : gs_variant_block(v, blocks[bi]));
@@ -447,9 +450,10 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
         }
         return rc;
     }
-    for (int opi = 0; opi < 3 && !rc; opi++) {
-        gs_op op = (gs_op)opi;
-        if (!(o->ops & (1u << op))) continue;
+    for (int opi = 0; opi < 4 && !rc; opi++) {
+        const int rolling = opi == 3;
+        gs_op op = rolling ? GS_OP_MINMAX : (gs_op)opi;
+        if (!(o->ops & (1u << (rolling ? GS_OP_ROLLING : op)))) continue;
         for (int ti = 0; ti < o->ntypes && !rc; ti++) {
             gs_type t = o->types[ti];
             for (int si = 0; si < o->nsizes && !rc; si++) {
@@ -471,11 +475,23 @@ int gs_bench_run(const gs_bench_opts *o, const gs_bench_env *env, gs_bench_cb cb
                 } else {
                     j.minmax.type = t;
                     j.minmax.only = GS_MM_BOTH;
+                    char aggs[96] = "";
+                    if (rolling) { /* --agg, else mean; pandas' defaults otherwise */
+                        j.minmax.nagg = o->nagg ? o->nagg : 1;
+                        j.minmax.agg[0] = GS_AGG_MEAN;
+                        for (int k = 0; k < o->nagg; k++) j.minmax.agg[k] = o->agg[k];
+                        j.minmax.ddof = 1;
+                        j.minmax.min_periods = 1;
+                        j.minmax.out_type = gs_roll_out_type(&j.minmax);
+                        for (int k = 0; k < j.minmax.nagg; k++)
+                            snprintf(aggs + strlen(aggs), sizeof aggs - strlen(aggs), "%s%s", k ? "," : " ",
+                                     gs_agg_name((gs_agg)j.minmax.agg[k]));
+                    }
                     for (int w = 0; w < o->nwindows && !rc; w++) {
-                        char p[48];
+                        char p[128];
                         j.minmax.window = o->windows[w];
                         if (j.minmax.window > n) continue;
-                        snprintf(p, sizeof p, "W=%llu", (unsigned long long)o->windows[w]);
+                        snprintf(p, sizeof p, "W=%llu%s", (unsigned long long)o->windows[w], aggs);
                         rc = run_case(&c, &j, t, n, 0, p, st);
                     }
                 }

@@ -18,7 +18,9 @@ extern "C" {
 #define GS_BENCH_MAXBLOCKS 6 /* 32 .. 1024 */
 
 typedef struct gs_bench_opts {
-    unsigned ops;           /* bit (1 << gs_op) for scan, compact, minmax */
+    unsigned ops;           /* bit (1 << gs_op) for scan, compact, minmax, rolling (GS_OP_ROLLING) */
+    int nagg;               /* rolling: --agg (none: mean) */
+    unsigned char agg[GS_ROLL_COLS_MAX];
     uint64_t sizes[16];
     int nsizes;
     gs_type types[GS_NTYPES];

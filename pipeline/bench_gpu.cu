@@ -180,8 +180,9 @@ static int dev_case_init(dev_case *d, int device, const gs_job *j, const void *h
     int rc = GS_OK, l2 = 0;
     gs_type t = j->op == GS_OP_SCAN ? j->scan.type : j->op == GS_OP_COMPACT ? j->compact.type : j->minmax.type;
     gs_type ot = j->op == GS_OP_SCAN ? j->scan.out_type : (j->op == GS_OP_COMPACT && j->compact.indices) ? GS_U64 : t;
+    if (j->op == GS_OP_MINMAX && j->minmax.nagg) ot = j->minmax.out_type;
     size_t es = gs_type_size(t);
-    uint64_t out_cap = j->op == GS_OP_MINMAX ? 2 * n : n;
+    uint64_t out_cap = j->op == GS_OP_MINMAX ? (uint64_t)gs_job_out_cols(j) * n : n;
     memset(d, 0, sizeof *d);
     d->os = gs_type_size(ot);
     d->scratch = scratch;
@@ -247,7 +248,7 @@ extern "C" int gs_bench_gpu_variant(int device, const gs_variant *v, const gs_jo
     } else if (j->op == GS_OP_SCAN)
         *out_n = n;
     else
-        *out_n = n > j->minmax.window - 1 ? (n - (j->minmax.window - 1)) * 2 : 0;
+        *out_n = n > j->minmax.window - 1 ? (n - (j->minmax.window - 1)) * (uint64_t)gs_job_out_cols(j) : 0;
     CK(cudaMemcpy(h_out, d.d_out, *out_n * d.os, cudaMemcpyDeviceToHost));
 out:
     dev_case_free(&d);

@@ -28,13 +28,20 @@ gs_type gs_job_out_type(const gs_job *j, gs_type in)
     switch (j->op) {
     case GS_OP_SCAN: return j->scan.out_type;
     case GS_OP_COMPACT: return j->compact.indices ? GS_U64 : in;
-    case GS_OP_MINMAX: return in;
+    case GS_OP_MINMAX: {
+        if (!j->minmax.nagg) return in;
+        if (j->roll_out_type_given) return j->minmax.out_type;
+        gs_minmax_params p = j->minmax;
+        p.type = in;
+        return gs_roll_out_type(&p);
+    }
     default: return j->out_type;
     }
 }
 
 int gs_job_out_cols(const gs_job *j)
 {
+    if (j->op == GS_OP_MINMAX && j->minmax.nagg) return j->minmax.nagg;
     return (j->op == GS_OP_MINMAX && j->minmax.only == GS_MM_BOTH) ? 2 : 1;
 }
 
@@ -62,6 +69,11 @@ void gs_job_scan_start(const gs_job *j, gs_value *carry)
     }
 }
 
+const char *gs_job_name(const gs_job *j)
+{
+    return gs_op_name(j->op == GS_OP_MINMAX && j->minmax.nagg ? GS_OP_ROLLING : j->op);
+}
+
 int gs_chain_out_cols(const gs_chain *c) { return gs_job_out_cols(&c->stage[c->n - 1]); }
 
 int64_t gs_chain_out_rows(const gs_chain *c, int64_t n)
@@ -78,15 +90,16 @@ int gs_job_resolve(const gs_job *j, gs_where where, int threads, const gs_varian
         *v = NULL;
         return GS_OK;
     }
+    const gs_op vop = j->op == GS_OP_MINMAX && j->minmax.nagg ? GS_OP_ROLLING : j->op; /* the registry's rows */
     if (j->algo) {
-        var = gs_variant_find(j->op, j->algo);
+        var = gs_variant_find(vop, j->algo);
         if (!var)
             return gs_fail(st, GS_EUSAGE, "unknown --algo '%s' for this verb (gpustream info lists them)", j->algo);
         if (var->where != where)
             return gs_fail(st, GS_EUSAGE, "--algo %s runs on the %s; it needs --backend %s", j->algo,
                            var->where == GS_GPU ? "GPU" : "CPU", var->where == GS_GPU ? "gpu" : "cpu");
     } else {
-        var = gs_variant_default_for(j->op, where, threads > 0 ? threads : gs_ncores());
+        var = gs_variant_default_for(vop, where, threads > 0 ? threads : gs_ncores());
         if (!var) return gs_fail(st, GS_EDATA, "no %s variant compiled in", where == GS_GPU ? "GPU" : "CPU");
     }
     int rc = j->op == GS_OP_SCAN      ? gs_variant_check_scan(var, &j->scan, st)
@@ -104,7 +117,7 @@ static int stage_fail(gs_status *st, const gs_chain *c, int k)
     const int code = st->code ? st->code : GS_EUSAGE;
     snprintf(msg, sizeof msg, "%s", st->msg);
     st->code = GS_OK; /* gs_fail keeps a first failure: this one rewrites it */
-    return gs_fail(st, code, "stage %d (%s): %.*s", k + 1, gs_op_name(c->stage[k].op), (int)(sizeof msg - 40), msg);
+    return gs_fail(st, code, "stage %d (%s): %.*s", k + 1, gs_job_name(&c->stage[k]), (int)(sizeof msg - 40), msg);
 }
 
 int gs_chain_resolve(const gs_chain *c, gs_where where, int threads, const gs_variant **v, gs_status *st)
@@ -122,10 +135,13 @@ int gs_chain_check(const gs_chain *c, gs_type in, gs_status *st)
         const gs_job *j = &c->stage[k];
         const int last = k == c->n - 1;
         if (j->op != GS_OP_SCAN && j->op != GS_OP_COMPACT && j->op != GS_OP_MINMAX)
-            gs_fail(st, GS_EUSAGE, "not a chain stage (chains take scan, compact and minmax)");
+            gs_fail(st, GS_EUSAGE, "not a chain stage (chains take scan, compact, minmax and rolling)");
         else if (!last && j->count_only)
             gs_fail(st, GS_EUSAGE, "--count ends a chain: make this the last stage, or drop --count");
-        else if (!last && j->op == GS_OP_MINMAX && j->minmax.only == GS_MM_BOTH)
+        else if (!last && j->op == GS_OP_MINMAX && j->minmax.nagg > 1)
+            gs_fail(st, GS_EUSAGE, "rolling writes %d columns, which no stage reads: give one --agg to pass one "
+                                   "column on", j->minmax.nagg);
+        else if (!last && j->op == GS_OP_MINMAX && !j->minmax.nagg && j->minmax.only == GS_MM_BOTH)
             gs_fail(st, GS_EUSAGE, "minmax writes (min, max) pairs, which no stage reads: add --only min or "
                                    "--only max to pass one column on");
         else {

@@ -31,6 +31,7 @@ typedef struct gs_job {
     gs_compact_params compact;
     gs_minmax_params minmax;
     int partial;     /* minmax --partial */
+    int roll_out_type_given; /* rolling: minmax.out_type is --out-type's (else gs_roll_out_type's) */
     int count_only;  /* compact --count: no output, count reported */
     const char *algo;/* --algo, NULL = default */
     gs_type out_type;/* convert: output type */
@@ -137,6 +138,8 @@ gs_source gs_source_from_reader(gs_reader *r);
 /* The output type and columns a job writes for an input type. */
 gs_type gs_job_out_type(const gs_job *j, gs_type in);
 int gs_job_out_cols(const gs_job *j);
+/* The verb a job is ("scan", ..., "rolling" for a minmax job with aggregates). */
+const char *gs_job_name(const gs_job *j);
 /* Rows the job will output for n inputs (n known), or -1 if it depends on the data. */
 int64_t gs_job_out_rows(const gs_job *j, int64_t n);
 

@@ -90,10 +90,16 @@ static int cpu_minmax(cpu_stage *s, const gs_chunk *in, gs_chunk *out, gs_status
     }
     if (s->halo_len) memcpy(start, s->halo, s->halo_len * s->in_size); /* W = 1: no halo buffer */
     size_t first = s->job->partial ? s->halo_len : (s->halo_len > w1 ? s->halo_len : w1);
-    size_t cols = p->only == GS_MM_BOTH ? 2 : 1;
+    size_t cols = (size_t)gs_job_out_cols(s->job);
+    /* rolling: the types of this stage, and where [halo | chunk] starts in the stream */
+    gs_minmax_params rp = *p;
+    rp.type = s->in_type;
+    rp.out_type = s->out_type;
+    rp.base = s->base - s->halo_len;
+    s->base += in->n;
     out->n = 0;
     if (first < m) {
-        int rc = s->v->cpu.minmax(p, start, m, first, out->data, st);
+        int rc = s->v->cpu.minmax(p->nagg ? &rp : p, start, m, first, out->data, st);
         if (rc) return rc;
         out->n = (m - first) * cols;
     }
@@ -192,7 +198,7 @@ static void cpu_stats(gs_backend *b, gs_run_stats *r)
         at += (size_t)snprintf(r->algo_text + at, sizeof r->algo_text - at, "%s%s", k ? ", " : "", s->st[k].v->name);
     r->algo = r->algo_text;
     for (int k = 0; k < s->nst && r->nstages < (int)(sizeof r->stage / sizeof r->stage[0]); k++) {
-        snprintf(r->stage_label[k], sizeof r->stage_label[k], "%d %s", k + 1, gs_op_name(s->st[k].job->op));
+        snprintf(r->stage_label[k], sizeof r->stage_label[k], "%d %s", k + 1, gs_job_name(s->st[k].job));
         r->stage[r->nstages++] = (gs_stage_stat){r->stage_label[k], s->st[k].busy, s->st[k].elems_in * s->st[k].in_size};
         r->chain_in[k] = s->st[k].elems_in;
     }

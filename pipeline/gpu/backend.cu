@@ -295,7 +295,7 @@ static void gpu_stats(gs_backend *b, gs_run_stats *s)
     if (g->b_zenc) gpu_add_stage(s, "zstd encode (gpu)", g->t_zenc, g->b_zenc);
     gpu_add_stage(s, "d2h", g->t_d2h, g->b_d2h);
     for (int k = 0; k < g->nst && g->nst > 1; k++) { /* a chain: each stage's kernel time */
-        snprintf(s->stage_label[k], sizeof s->stage_label[k], "%d %s", k + 1, gs_op_name(g->st[k]->op));
+        snprintf(s->stage_label[k], sizeof s->stage_label[k], "%d %s", k + 1, gs_job_name(&g->st[k]->job));
         gpu_add_stage(s, s->stage_label[k], g->t_st[k], g->st_in[k] * g->st[k]->isz);
         s->chain_in[k] = g->st_in[k];
     }

@@ -165,6 +165,11 @@ static int minmax_setup(gs_gpu *g, gs_type in, gs_status *st)
     g->job.minmax.type = in;
     g->osz = g->isz;
     g->cols = g->job.minmax.only == GS_MM_BOTH ? 2 : 1;
+    if (g->job.minmax.nagg) { /* rolling: nagg columns of one type */
+        g->job.minmax.out_type = gs_job_out_type(&g->job, in);
+        g->osz = gs_type_size(g->job.minmax.out_type);
+        g->cols = g->job.minmax.nagg;
+    }
     if (g->job.minmax.window == 0) return gs_fail(st, GS_EUSAGE, "minmax: window must be at least 1");
     if (g->job.minmax.window - 1 > (UINT64_C(1) << 56) / g->isz)
         return gs_fail(st, GS_EUSAGE, "minmax: window %llu is too large", (unsigned long long)g->job.minmax.window);
@@ -184,6 +189,7 @@ static uint64_t minmax_carry_bytes(const gs_gpu *g, uint64_t C)
 }
 static int minmax_carry_init(gs_gpu *g, gs_status *st)
 {
+    g->base = g->job.index_base; /* rolling: absolute positions (the backend moves it per chunk) */
     int rc = g->H ? gs_gpu_dmalloc(g, (void **)&g->d_halo, g->H * g->isz, GS_DEV_ONCE, 0, st) : GS_OK;
     if (rc || !g->job.halo_len) return rc;
     /* continuing a stream: its last inputs are the first chunk's halo */
@@ -211,9 +217,10 @@ static int minmax_carry_in(gs_gpu *g, char *kin, uint64_t hl, gs_status *st)
 static int minmax_launch(gs_gpu *g, const char *kin, char *kout, uint64_t n, uint64_t m, uint64_t first,
                          void *scratch, gs_status *st)
 {
-    (void)n;
     if (first >= m) return GS_OK; /* no whole window yet */
-    return g->v->gpu.minmax(&g->job.minmax, kin, m, first, kout, scratch, g->scratch_bytes, (void *)g->s_k, st);
+    gs_minmax_params p = g->job.minmax;
+    p.base = g->base - (m - n); /* rolling: where [halo | chunk] starts in the stream */
+    return g->v->gpu.minmax(&p, kin, m, first, kout, scratch, g->scratch_bytes, (void *)g->s_k, st);
 }
 /* halo out: the last min(W-1, m) inputs of [halo | chunk]; the next chunk's halo-in copy comes
  * after this on the k stream, so d_halo needs no second buffer. */

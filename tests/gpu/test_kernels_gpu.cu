@@ -720,7 +720,7 @@ static void test_minmax(void)
             gen(ty, h_in.data(), 0, m, g);
             for (uint64_t W : {1ull, 2ull, 3ull, 31ull, 32ull, 1000ull})
                 for (const minmax_v &v : minmax_vs) {
-                    gs_minmax_params p = {ty, W, GS_MM_BOTH, 0};
+                    gs_minmax_params p = {.type = ty, .window = W, .only = GS_MM_BOTH, .block = 0};
                     minmax_check(v, p, m, 0, {}, false, gen_name(g));
                     if (W - 1 <= m) minmax_check(v, p, m, (size_t)(W - 1), {}, false, gen_name(g));
                 }
@@ -732,7 +732,7 @@ static void test_minmax(void)
                 if (v.speed == 0 && W > 4096) continue;
                 for (int only = 0; only < 3; only++) {
                     if (only && (W != 500 && W != 100000)) continue;
-                    gs_minmax_params p = {ty, W, (gs_mm_only)only, 0};
+                    gs_minmax_params p = {.type = ty, .window = W, .only = (gs_mm_only)only, .block = 0};
                     minmax_check(v, p, N20, (size_t)std::min<uint64_t>(W - 1, N20), {}, false, gen_name(g));
                     if (!only && (v.speed > 0 || W <= 64)) minmax_check(v, p, N20, 0, {}, false, gen_name(g));
                     if (!only && v.speed == 2) minmax_check(v, p, N20, 12345, {}, false, gen_name(g));
@@ -740,7 +740,7 @@ static void test_minmax(void)
             }
         /* W > n */
         for (const minmax_v &v : minmax_vs) {
-            gs_minmax_params p = {ty, 3000000, GS_MM_BOTH, 0};
+            gs_minmax_params p = {.type = ty, .window = 3000000, .only = GS_MM_BOTH, .block = 0};
             if (v.speed > 0) minmax_check(v, p, N20, 0, {}, false, gen_name(g));
             minmax_check(v, p, N20, N20, {}, false, gen_name(g));
         }
@@ -761,7 +761,7 @@ static void test_minmax(void)
         gen(ty, h_in.data(), 0, N28, g);
         for (uint64_t W : {2ull, 500ull, 1000000ull}) {
             if (ty != GS_I32 && W == 2) continue;
-            gs_minmax_params p = {ty, W, GS_MM_BOTH, 0};
+            gs_minmax_params p = {.type = ty, .window = W, .only = GS_MM_BOTH, .block = 0};
             minmax_check(minmax_vs[2], p, N28, (size_t)(W - 1), {}, false, gen_name(g));
             if (ty == GS_I32 && W == 500) {
                 minmax_check(minmax_vs[2], p, N28, 0, {}, false, gen_name(g));
@@ -903,7 +903,7 @@ static void test_blocks(void)
                 d_scr.need(v->scratch.compact(&p, 1000));
                 rc = v->gpu.compact(&p, d_in.p, 1000, d_out.p, 0, (uint64_t *)d_small.p, d_scr.p, d_scr.bytes, 0, &st);
             } else {
-                const gs_minmax_params p = {GS_I32, 500, GS_MM_BOTH, b};
+                const gs_minmax_params p = {.type = GS_I32, .window = 500, .only = GS_MM_BOTH, .block = b};
                 d_scr.need(v->scratch.minmax(&p, 1000));
                 rc = v->gpu.minmax(&p, d_in.p, 1000, 499, d_out.p, d_scr.p, d_scr.bytes, 0, &st);
             }
@@ -1297,7 +1297,7 @@ static void bench(void)
     } mc[] = {{GS_I32, 2}, {GS_I32, 64}, {GS_I32, 500}, {GS_I32, 4096}, {GS_I32, 1000000}, {GS_F32, 500}, {GS_F64, 500}};
     for (auto &c : mc) {
         if (!want("minmax")) break;
-        const gs_minmax_params p = {c.t, c.W, GS_MM_BOTH, 0};
+        const gs_minmax_params p = {.type = c.t, .window = c.W, .only = GS_MM_BOTH, .block = 0};
         const size_t sz = gs_type_size(c.t), first = (size_t)(c.W - 1), R = n - first;
         gen_spec g = {G_FULL, 0, 0, g_seed + 3};
         gen(c.t, h_in.data(), 0, n, g);

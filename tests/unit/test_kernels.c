@@ -938,7 +938,7 @@ static void mm_case(gs_type t, const void *x, size_t n, uint64_t W, const mm_exp
                      all_only ? " (both, min, max)" : "");
             int ok = 1;
             for (int only = 0; only < (all_only ? 3 : 1) && ok; only++) {
-                const gs_minmax_params p = {t, W, (gs_mm_only)only, 0};
+                const gs_minmax_params p = {.type = t, .window = W, .only = (gs_mm_only)only, .block = 0};
                 size_t bad, got_rows = rows;
                 if (chunked) {
                     got_rows = mm_chunked(v, &p, partial, x, n, n > 100000 ? chunk_cycle + 2 : small_chunk_cycle,
@@ -1002,19 +1002,19 @@ static void test_minmax_edges(void)
     const float x[6] = {0.0f, -0.0f, 0.0f, -0.0f, NAN, 1.0f};
     for (size_t vi = 0; vi < 3; vi++) {
         float o[12];
-        gs_minmax_params p = {GS_F32, 2, GS_MM_BOTH, 0};
+        gs_minmax_params p = {.type = GS_F32, .window = 2, .only = GS_MM_BOTH, .block = 0};
         ok &= mm_variants[vi].fn(&p, x, 6, 1, o, &st) == GS_OK;
         for (int r = 0; r < 3; r++) ok &= o[2 * r] == 0 && signbit(o[2 * r]) && o[2 * r + 1] == 0 && !signbit(o[2 * r + 1]);
         ok &= isnan(o[6]) && isnan(o[7]) && isnan(o[8]) && isnan(o[9]);
         ok &= mm_variants[vi].fn(&p, x, 0, 0, o, &st) == GS_OK;
-        gs_minmax_params q = {GS_F32, 1000000000000ull, GS_MM_MIN, 0};
+        gs_minmax_params q = {.type = GS_F32, .window = 1000000000000ull, .only = GS_MM_MIN, .block = 0};
         ok &= mm_variants[vi].fn(&q, x, 4, 0, o, &st) == GS_OK && o[0] == 0 && !signbit(o[0]) && signbit(o[1]);
     }
     CHECK(ok, "minmax f32: -0.0 below +0.0 in ties, NaN windows, W far above m, m = 0", "wrong zero sign or NaN");
     ok = 1;
     for (size_t vi = 0; vi < 3; vi++) {
         gs_status s = {0};
-        gs_minmax_params p = {GS_I32, 0, GS_MM_BOTH, 0};
+        gs_minmax_params p = {.type = GS_I32, .window = 0, .only = GS_MM_BOTH, .block = 0};
         int32_t d = 0;
         ok &= mm_variants[vi].fn(&p, &d, 1, 0, &d, &s) == GS_EUSAGE && s.msg[0];
     }
@@ -1024,7 +1024,7 @@ static void test_minmax_edges(void)
     {
         const size_t n = 400003;
         double *a = gen(GS_F64, n), *o1 = xmalloc(2 * n * 8), *o2 = xmalloc(2 * n * 8);
-        gs_minmax_params p = {GS_F64, 1000, GS_MM_BOTH, 0};
+        gs_minmax_params p = {.type = GS_F64, .window = 1000, .only = GS_MM_BOTH, .block = 0};
         gs_pool_stop();
         gs_pool_start(1);
         ok &= gs_minmax_cpu_vhgw(&p, a, n, 0, o1, &st) == GS_OK;
@@ -1046,7 +1046,7 @@ static void test_minmax_edges(void)
             for (size_t wi = 0; wi < 5 && ok; wi++) {
                 void *a = gen(all_types[ti], n), *o = xmalloc(2 * n * 8);
                 mm_expect ex = mm_oracle(all_types[ti], a, n, wins[wi]);
-                gs_minmax_params p = {all_types[ti], wins[wi], GS_MM_BOTH, 0};
+                gs_minmax_params p = {.type = all_types[ti], .window = wins[wi], .only = GS_MM_BOTH, .block = 0};
                 ok &= gs_minmax_cpu_vhgw(&p, a, n, 0, o, &st) == GS_OK &&
                       mm_verify(all_types[ti], &ex, 0, n, GS_MM_BOTH, o) == SIZE_MAX;
                 ok &= gs_minmax_cpu_vhgw(&p, a, n, 12345, o, &st) == GS_OK &&
@@ -1070,7 +1070,7 @@ static void test_minmax_edges(void)
                 const size_t p2 = W + (pos - W + W / 3) % W;
                 for (size_t i = 0; i < n; i++) a[i] = 7;
                 a[pos] = -1, a[p2] = 99;
-                gs_minmax_params p = {GS_I32, W, GS_MM_BOTH, 0};
+                gs_minmax_params p = {.type = GS_I32, .window = W, .only = GS_MM_BOTH, .block = 0};
                 oks &= gs_minmax_cpu_vhgw(&p, a, n, 0, o, &st) == GS_OK;
                 for (size_t e = 0; e < n; e++) {
                     const size_t s0 = e + 1 > W ? e + 1 - W : 0;
@@ -1114,7 +1114,7 @@ static void test_minmax_edges(void)
                 const size_t firsts[3] = {0, (size_t)wins[wi] - 1, 54321};
                 for (size_t vi = 1; vi < 3; vi++) /* lemire (one alignment), vhgw */
                     for (size_t fi = 0; fi < (vi == 1 ? 1 : 3); fi++) {
-                        gs_minmax_params p = {t, wins[wi], GS_MM_BOTH, 0};
+                        gs_minmax_params p = {.type = t, .window = wins[wi], .only = GS_MM_BOTH, .block = 0};
                         okk &= mm_variants[vi].fn(&p, a, n, firsts[fi], o, &st) == GS_OK &&
                                mm_verify(t, &ex, firsts[fi], n - firsts[fi], GS_MM_BOTH, o) == SIZE_MAX;
                     }
@@ -1150,19 +1150,19 @@ static void test_registry(void)
     ok = gs_variant_default(GS_OP_SCAN, GS_CPU) == gs_variant_find(GS_OP_SCAN, "cpu-par") &&
          gs_variant_default(GS_OP_COMPACT, GS_CPU) == gs_variant_find(GS_OP_COMPACT, "cpu-par") &&
          gs_variant_default(GS_OP_MINMAX, GS_CPU) == gs_variant_find(GS_OP_MINMAX, "cpu-vhgw");
-    int refs = 0, defaults_per_op[3][2] = {{0}};
+    int refs = 0, defaults_per_op[GS_OP_ROLLING + 1][2] = {{0}};
     for (size_t i = 0; i < n; i++) {
         refs += (vs[i].flags & GS_V_REFERENCE) != 0;
         if (vs[i].flags & GS_V_DEFAULT) defaults_per_op[vs[i].op][vs[i].where]++;
     }
-    ok &= refs == 3;
+    ok &= refs == 4 && defaults_per_op[GS_OP_ROLLING][GS_CPU] == 1 && defaults_per_op[GS_OP_ROLLING][GS_GPU] <= 1;
     for (int o = 0; o < 3; o++) ok &= defaults_per_op[o][GS_CPU] == 1 && defaults_per_op[o][GS_GPU] <= 1;
 #ifdef GS_HAVE_CUDA
     ok &= gs_variant_default(GS_OP_SCAN, GS_GPU) == gs_variant_find(GS_OP_SCAN, "lookback") &&
           gs_variant_default(GS_OP_COMPACT, GS_GPU) == gs_variant_find(GS_OP_COMPACT, "lookback") &&
           gs_variant_default(GS_OP_MINMAX, GS_GPU) == gs_variant_find(GS_OP_MINMAX, "vhgw");
 #else
-    ok &= gs_variant_default(GS_OP_SCAN, GS_GPU) == NULL && n == 7;
+    ok &= gs_variant_default(GS_OP_SCAN, GS_GPU) == NULL && n == 8;
 #endif
     CHECK(ok, "registry: one default per op and backend, cpu-par/cpu-par/cpu-vhgw on CPU", "wrong defaults");
 
@@ -1174,7 +1174,7 @@ static void test_registry(void)
     ok &= gs_variant_check_scan(sc, &sp, &st) == GS_EUSAGE && strstr(st.msg, "f64") != NULL;
     gs_compact_params cp = {.type = GS_F32, .pred = GS_PRED_RANGE, .invert = 1, .indices = 1};
     ok &= gs_variant_check_compact(gs_variant_find(GS_OP_COMPACT, "cpu"), &cp, &st) == GS_OK;
-    gs_minmax_params mp = {GS_U64, 0, GS_MM_BOTH, 0};
+    gs_minmax_params mp = {.type = GS_U64, .window = 0, .only = GS_MM_BOTH, .block = 0};
     gs_status st2 = {0};
     ok &= gs_variant_check_minmax(gs_variant_find(GS_OP_MINMAX, "cpu-vhgw"), &mp, &st2) == GS_EUSAGE;
     mp.window = 5;
@@ -1199,7 +1199,7 @@ static int check_one_block(const gs_variant *v, int block, gs_status *st)
 {
     gs_scan_params sp = {GS_I32, GS_I32, GS_SCAN_SUM, 0, block};
     gs_compact_params cp = {.type = GS_I32, .pred = GS_PRED_NONZERO, .block = block};
-    gs_minmax_params mp = {GS_I32, 5, GS_MM_BOTH, block};
+    gs_minmax_params mp = {.type = GS_I32, .window = 5, .only = GS_MM_BOTH, .block = block};
     return v->op == GS_OP_SCAN      ? gs_variant_check_scan(v, &sp, st)
            : v->op == GS_OP_COMPACT ? gs_variant_check_compact(v, &cp, st)
                                     : gs_variant_check_minmax(v, &mp, st);

@@ -1,0 +1,348 @@
+/* rolling_cpu.c - rolling aggregates on the CPU (chunked semantics in kernels.h: in[0..m) is halo +
+ * chunk, outputs for window ends e = first..m-1 over in[max(0, e-W+1)..e], p->nagg columns a row).
+ *
+ *   gs_rolling_cpu   van Herk / Gil-Werman over a general merge (rolling_ops.h), threaded over output
+ *                    ranges. Blocks of W are aligned at absolute stream positions (p->base + i), not
+ *                    at in[0]: a window that starts inside block j-1 is merge(suffix of block j-1
+ *                    from its start, prefix of block j to its end); one that starts on a block
+ *                    boundary is that block's prefix. A prefix is folded left to right from its
+ *                    block's start, a suffix right to left from its block's end, so each value is a
+ *                    fixed sequence of operations on the data alone: results do not depend on chunk
+ *                    boundaries, --threads, MPI ranks, or how the work is tiled. O(1) work per
+ *                    element whatever W is; nothing is ever subtracted.
+ *
+ * The work is done per family of states (sumf, sumi, var, min, max, cnt), one pass each; a family
+ * writes its own columns (sum and mean from one sum state, var and std from one var state, ...).
+ * Suffixes are built per tile of GS_ROLL_TILE outputs into a buffer that stays in cache; the
+ * suffix state at each tile's upper edge comes from one backward pass over the block first, so
+ * memory per thread is O(tile + range/tile) whatever W is. */
+#include "kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/pool.h"
+#include "rolling_rows.h"
+
+#define GS_ROLL_MIN_PART ((size_t)1 << 16) /* fewest outputs worth handing to a thread */
+#define GS_ROLL_STATE_MAX 48              /* bytes of the largest state */
+
+typedef struct roll_ctx {
+    const gs_minmax_params *p;
+    const void *in;
+    size_t first, w, cnt;
+    uint64_t base;
+    gs_rs_cols cols; /* the current family's columns */
+} roll_ctx;
+
+/* One family on one input type: its state size, and the batch steps of the sweep. */
+typedef struct roll_fam {
+    size_t ssz;
+    void (*init)(void *acc);
+    void (*merge)(void *r, const void *a, const void *b); /* r = a (+) b, a's values first */
+    /* acc = x_i (+) acc for i = hi-1 down to lo; with buf, buf[i - lo] = acc after x_i */
+    void (*suffix)(const roll_ctx *c, void *acc, size_t lo, size_t hi, void *buf);
+    /* acc = acc (+) x_i for i = lo..hi-1 */
+    void (*prefix)(const roll_ctx *c, void *acc, size_t lo, size_t hi);
+    /* for e = lo..hi-1: acc and tot (+)= x_e, and row e - first from merge(sbuf[e - lo], acc) (acc
+     * alone without sbuf) */
+    void (*emit)(const roll_ctx *c, void *acc, void *tot, size_t lo, size_t hi, const void *sbuf);
+    /* row e - first from merge(s, p), or p alone without s */
+    void (*emit1)(const roll_ctx *c, size_t e, const void *p, const void *s);
+} roll_fam;
+
+/* ---- the batch steps of a family on a type ---------------------------------------------------
+ * ST: the state; INIT(a); SKIP(x): the value is left out (--skip-nan on a NaN); ADD(a, x, pos),
+ * ADDL(a, x, pos); MERGE(a, b); ROW(c, row, state). */
+#define ROLL_STEPS(F, S, T, ST, INIT, SKIP, ADD, ADDL, MERGE, ROW)                                        \
+    static void init_##F##_##S(void *acc) { INIT((ST *)acc); }                                            \
+    static void merge_##F##_##S(void *r, const void *a, const void *b) { *(ST *)r = MERGE(*(const ST *)a, *(const ST *)b); } \
+    static void suffix_##F##_##S(const roll_ctx *c, void *vacc, size_t lo, size_t hi, void *vbuf)        \
+    {                                                                                                     \
+        const T *in = c->in;                                                                              \
+        ST a = *(ST *)vacc, *buf = vbuf;                                                                  \
+        const int skip = c->p->skip_nan;                                                                  \
+        (void)skip;                                                                                       \
+        for (size_t i = hi; i-- > lo;) {                                                                  \
+            const T x = in[i];                                                                            \
+            if (!(SKIP)) ADDL(&a, x, c->base + i);                                                        \
+            if (buf) buf[i - lo] = a;                                                                     \
+        }                                                                                                 \
+        *(ST *)vacc = a;                                                                                  \
+    }                                                                                                     \
+    static void prefix_##F##_##S(const roll_ctx *c, void *vacc, size_t lo, size_t hi)                    \
+    {                                                                                                     \
+        const T *in = c->in;                                                                              \
+        ST a = *(ST *)vacc;                                                                               \
+        const int skip = c->p->skip_nan;                                                                  \
+        (void)skip;                                                                                       \
+        for (size_t i = lo; i < hi; i++) {                                                                \
+            const T x = in[i];                                                                            \
+            if (!(SKIP)) ADD(&a, x, c->base + i);                                                         \
+        }                                                                                                 \
+        *(ST *)vacc = a;                                                                                  \
+    }                                                                                                     \
+    static void emit_##F##_##S(const roll_ctx *c, void *vacc, void *vtot, size_t lo, size_t hi,          \
+                               const void *vbuf)                                                          \
+    {                                                                                                     \
+        const T *in = c->in;                                                                              \
+        const ST *buf = vbuf;                                                                             \
+        ST a = *(ST *)vacc, t = *(ST *)vtot;                                                              \
+        const int skip = c->p->skip_nan;                                                                  \
+        (void)skip;                                                                                       \
+        for (size_t i = lo; i < hi; i++) {                                                                \
+            const T x = in[i];                                                                            \
+            if (!(SKIP)) ADD(&a, x, c->base + i), ADD(&t, x, c->base + i);                                \
+            ROW(&c->cols, i - c->first, buf ? MERGE(buf[i - lo], a) : a);                                        \
+        }                                                                                                 \
+        *(ST *)vacc = a;                                                                                  \
+        *(ST *)vtot = t;                                                                                  \
+    }                                                                                                     \
+    static void emit1_##F##_##S(const roll_ctx *c, size_t e, const void *p, const void *sv)              \
+    {                                                                                                     \
+        ROW(&c->cols, e - c->first, sv ? MERGE(*(const ST *)sv, *(const ST *)p) : *(const ST *)p);               \
+    }                                                                                                     \
+    static const roll_fam fam_##F##_##S = {sizeof(ST), init_##F##_##S, merge_##F##_##S, suffix_##F##_##S, \
+                                           prefix_##F##_##S, emit_##F##_##S, emit1_##F##_##S};
+
+#define NOSKIP 0
+#define NANSKIP (skip && x != x)
+#define SUMF_ADD(a, x, pos) gs_rs_sumf_add((a), (double)(x))
+#define SUMI_ADD(a, x, pos) gs_rs_sumi_add((a), (gs_i128)(x))
+#define VAR_ADD(a, x, pos) gs_rs_var_add((a), (double)(x))
+#define CNT_ADD(a, x, pos) ((a)->all++, (a)->valid += (x) == (x))
+/* order keys: integers as themselves (u64 with the top bit flipped), floats as rolling_ops.h says */
+#define KEY_INT(x) ((int64_t)(x))
+#define KEY_U64(x) ((int64_t)((uint64_t)(x) ^ (UINT64_C(1) << 63)))
+
+#define FAMS_INT(S, T, KEY)                                                                                     \
+    ROLL_STEPS(sumi, S, T, gs_rs_sumi, gs_rs_sumi_init, NOSKIP, SUMI_ADD, SUMI_ADD, gs_rs_sumi_merge, gs_rs_row_sumi) \
+    ROLL_STEPS(var, S, T, gs_rs_var, gs_rs_var_init, NOSKIP, VAR_ADD, VAR_ADD, gs_rs_var_merge, gs_rs_row_var)        \
+    ROLL_STEPS(cnt, S, T, gs_rs_cnt, gs_rs_cnt_init, NOSKIP, CNT_ADD, CNT_ADD, gs_rs_cnt_merge, gs_rs_row_cnt)        \
+    FAMS_EXT(S, T, KEY, KEY, NOSKIP)
+#define FAMS_FLOAT(S, T, KMIN, KMAX)                                                                            \
+    ROLL_STEPS(sumf, S, T, gs_rs_sumf, gs_rs_sumf_init, NANSKIP, SUMF_ADD, SUMF_ADD, gs_rs_sumf_merge, gs_rs_row_sumf) \
+    ROLL_STEPS(var, S, T, gs_rs_var, gs_rs_var_init, NANSKIP, VAR_ADD, VAR_ADD, gs_rs_var_merge, gs_rs_row_var)        \
+    ROLL_STEPS(cnt, S, T, gs_rs_cnt, gs_rs_cnt_init, NOSKIP, CNT_ADD, CNT_ADD, gs_rs_cnt_merge, gs_rs_row_cnt)         \
+    FAMS_EXT(S, T, KMIN, KMAX, NANSKIP)
+#define FAMS_EXT(S, T, KMIN, KMAX, SK)                                                                          \
+    static inline void mina_##S(gs_rs_ext *a, T x, uint64_t p) { gs_rs_min_add(a, KMIN(x), p); }               \
+    static inline void minl_##S(gs_rs_ext *a, T x, uint64_t p) { gs_rs_min_addl(a, KMIN(x), p); }              \
+    static inline void maxa_##S(gs_rs_ext *a, T x, uint64_t p) { gs_rs_max_add(a, KMAX(x), p); }               \
+    static inline void maxl_##S(gs_rs_ext *a, T x, uint64_t p) { gs_rs_max_addl(a, KMAX(x), p); }              \
+    ROLL_STEPS(min, S, T, gs_rs_ext, gs_rs_ext_init, SK, mina_##S, minl_##S, gs_rs_min_merge, gs_rs_row_ext)      \
+    ROLL_STEPS(max, S, T, gs_rs_ext, gs_rs_ext_init, SK, maxa_##S, maxl_##S, gs_rs_max_merge, gs_rs_row_ext)
+
+FAMS_INT(i32, int32_t, KEY_INT)
+FAMS_INT(i64, int64_t, KEY_INT)
+FAMS_INT(u32, uint32_t, KEY_INT)
+FAMS_INT(u64, uint64_t, KEY_U64)
+FAMS_FLOAT(f32, float, gs_kmin_f32, gs_kmax_f32)
+FAMS_FLOAT(f64, double, gs_kmin_f64, gs_kmax_f64)
+
+/* Families by the aggregates they serve, then by type. */
+enum { FAM_SUM, FAM_VAR, FAM_CNT, FAM_MIN, FAM_MAX, NFAM };
+static const roll_fam *const fams[NFAM][GS_NTYPES] = {
+    {&fam_sumi_i32, &fam_sumi_i64, &fam_sumi_u32, &fam_sumi_u64, &fam_sumf_f32, &fam_sumf_f64},
+    {&fam_var_i32, &fam_var_i64, &fam_var_u32, &fam_var_u64, &fam_var_f32, &fam_var_f64},
+    {&fam_cnt_i32, &fam_cnt_i64, &fam_cnt_u32, &fam_cnt_u64, &fam_cnt_f32, &fam_cnt_f64},
+    {&fam_min_i32, &fam_min_i64, &fam_min_u32, &fam_min_u64, &fam_min_f32, &fam_min_f64},
+    {&fam_max_i32, &fam_max_i64, &fam_max_u32, &fam_max_u64, &fam_max_f32, &fam_max_f64},
+};
+static int agg_family(gs_agg a)
+{
+    switch (a) {
+    case GS_AGG_SUM:
+    case GS_AGG_MEAN: return FAM_SUM;
+    case GS_AGG_VAR:
+    case GS_AGG_STD: return FAM_VAR;
+    case GS_AGG_COUNT: return FAM_CNT;
+    case GS_AGG_MIN:
+    case GS_AGG_ARGMIN: return FAM_MIN;
+    default: return FAM_MAX;
+    }
+}
+
+/* ---- the sweep ----------------------------------------------------------------------------------
+ * The states every backend computes (GS_ROLL_TILE in rolling_ops.h): blocks of W at absolute
+ * positions, each cut into tiles of T from its start (the last one shorter). A tile's total is its
+ * values folded left to right from the identity; PT(k) = PT(k-1) (+) total(k) over the tiles of a
+ * block (PT(-1) the identity) and ST(m) = total(m) (+) ST(m+1) (the identity past the block's
+ * end). The prefix of block j to e, in tile k: PT(k) where e is the tile's last value, else PT(k-1)
+ * with the tile's values up to e added left to right. The suffix of block j-1 from q, in tile m:
+ * ST(m) where q is the tile's first value, else ST(m+1) with the values from the tile's end down
+ * to q added on the left. A window that starts inside block j-1 is suffix (+) prefix; one that
+ * starts on a block boundary (or is clipped at the stream's start) is the prefix alone. Each
+ * output needs only its own tile of block j, the same tile of block j-1, and PT and ST there. */
+typedef struct roll_ws {
+    char *sbuf; /* T suffix states */
+    char *rbuf; /* ST at the tiles a part needs */
+    size_t nr;
+} roll_ws;
+
+/* Outputs e in [ea, eb), all in block j (local start jb), prefix tile by prefix tile; sbuf (or
+ * NULL) holds the suffix state of each end's window start, from sbuf_e0 on. pt, acc, tot: the
+ * prefix machinery (PT before e's tile, the prefix to e, e's tile's total so far), at ea. A tile's
+ * last end takes PT of its tile, PT (+) total. */
+static void emit_span(const roll_ctx *c, const roll_fam *f, size_t jb, size_t ea, size_t eb, const char *sbuf,
+                      size_t sbuf_e0, char *pt, char *acc, char *tot)
+{
+    const size_t T = GS_ROLL_TILE, W = c->w;
+    while (ea < eb) {
+        const size_t k = (ea - jb) / T, tend = (k + 1) * T < W ? jb + (k + 1) * T : jb + W;
+        if (ea == jb + k * T && k) { /* a new prefix tile: pt is PT of the one before */
+            memcpy(acc, pt, f->ssz);
+            f->init(tot);
+        }
+        const size_t e1 = eb < tend - 1 ? eb : tend - 1;
+        if (ea < e1) f->emit(c, acc, tot, ea, e1, sbuf ? sbuf + (ea - sbuf_e0) * f->ssz : NULL);
+        ea = e1;
+        if (ea == tend - 1 && ea < eb) { /* the tile's last end */
+            f->prefix(c, tot, ea, ea + 1);
+            f->merge(pt, pt, tot);
+            f->emit1(c, ea, pt, sbuf ? sbuf + (ea - sbuf_e0) * f->ssz : NULL);
+            ea++;
+        }
+    }
+}
+
+static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi, const roll_ws *ws)
+{
+    const size_t W = c->w, T = GS_ROLL_TILE, ssz = f->ssz;
+    _Alignas(16) char pt[GS_ROLL_STATE_MAX], acc[GS_ROLL_STATE_MAX], tot[GS_ROLL_STATE_MAX], st[GS_ROLL_STATE_MAX];
+    size_t e = e_lo;
+    while (e < e_hi) {
+        const uint64_t E = c->base + e, j = E / W;
+        const size_t jb = (size_t)(j * W - c->base); /* >= 0: the window of e reaches back to it */
+        const size_t left = W - (e - jb);             /* ends left in this block */
+        const size_t eb = e_hi - e < left ? e_hi : e + left;
+        /* the prefix machinery at e: PT of the tiles before e's, then e's tile up to e */
+        const size_t k0 = (e - jb) / T;
+        f->init(pt); /* PT before tile k0 */
+        for (size_t k = 0; k < k0; k++) {
+            f->init(tot);
+            f->prefix(c, tot, jb + k * T, jb + (k + 1) * T);
+            f->merge(pt, pt, tot);
+        }
+        memcpy(acc, pt, ssz);
+        f->init(tot);
+        f->prefix(c, acc, jb + k0 * T, e);
+        f->prefix(c, tot, jb + k0 * T, e);
+        if (j == 0) { /* block 0: windows from the stream's start (clipped with --partial) are prefixes */
+            emit_span(c, f, jb, e, eb, NULL, 0, pt, acc, tot);
+            e = eb;
+            continue;
+        }
+        const size_t eB = eb - jb == W ? eb - 1 : eb; /* the block's last end is its whole prefix */
+        if (e < eB) {
+            /* starts [sa, sb) in block j-1, as offsets from its start pb (which may lie before
+             * in[0]: local positions are pb + offset, modulo 2^64). For their tiles m0..m1: ST past
+             * tile m into rbuf[2(m - m0)], tile m's total into rbuf[2(m - m0) + 1]. */
+            const size_t pb = jb - W, oa = e + 1 - jb, ob = eB + 1 - jb; /* = sa - pb, sb - pb */
+            const size_t m0 = oa / T, m1 = (ob - 1) / T, M = (W + T - 1) / T;
+            f->init(st);
+            for (size_t m = M; m-- > m0;) {
+                const size_t q1 = (m + 1) * T < W ? (m + 1) * T : W;
+                _Alignas(16) char t2[GS_ROLL_STATE_MAX];
+                f->init(t2);
+                if (m * T >= oa) f->prefix(c, t2, pb + m * T, pb + q1); /* a tile wholly in memory */
+                if (m <= m1) {
+                    memcpy(ws->rbuf + 2 * (m - m0) * ssz, st, ssz);
+                    memcpy(ws->rbuf + (2 * (m - m0) + 1) * ssz, t2, ssz);
+                }
+                if (m > m0) f->merge(st, t2, st);
+            }
+            for (size_t m = m0; m <= m1; m++) {
+                const size_t t1 = (m + 1) * T < W ? (m + 1) * T : W;
+                const size_t lo = pb + (oa > m * T ? oa : m * T), hi = pb + (ob < t1 ? ob : t1), q1 = pb + t1;
+                _Alignas(16) char s2[GS_ROLL_STATE_MAX];
+                const char *rst = ws->rbuf + 2 * (m - m0) * ssz;
+                memcpy(s2, rst, ssz);
+                f->suffix(c, s2, lo, q1, ws->sbuf);
+                if (lo == pb + m * T) f->merge(ws->sbuf, rst + ssz, rst); /* a tile's start: its total (+) ST past it */
+                emit_span(c, f, jb, lo + W - 1, hi + W - 1, ws->sbuf, lo + W - 1, pt, acc, tot);
+            }
+        }
+        if (eB < eb) emit_span(c, f, jb, eB, eb, NULL, 0, pt, acc, tot);
+        e = eb;
+    }
+}
+
+typedef struct roll_run {
+    roll_ctx c;
+    unsigned char ctype[GS_ROLL_COLS_MAX]; /* every column's type */
+    int fam_on[NFAM];
+    size_t nr; /* tile-edge states a part may need */
+    int failed;
+} roll_run;
+
+static void roll_part(void *vr, size_t part, size_t nparts)
+{
+    roll_run *r = vr;
+    size_t b, e;
+    gs_split(r->c.cnt, nparts, part, &b, &e);
+    if (b == e) return;
+    roll_ws ws = {malloc((GS_ROLL_TILE + 2 * r->nr) * GS_ROLL_STATE_MAX), NULL, r->nr};
+    if (!ws.sbuf) {
+        __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED); /* read after the join */
+        return;
+    }
+    ws.rbuf = ws.sbuf + GS_ROLL_TILE * GS_ROLL_STATE_MAX;
+    for (int f = 0; f < NFAM; f++) {
+        if (!r->fam_on[f]) continue;
+        roll_ctx c = r->c;
+        c.cols.nf = 0;
+        for (int k = 0; k < c.p->nagg; k++)
+            if (agg_family((gs_agg)c.p->agg[k]) == f) {
+                c.cols.col[c.cols.nf] = k;
+                c.cols.agg[c.cols.nf] = c.p->agg[k];
+                c.cols.ctype[c.cols.nf++] = r->ctype[k];
+            }
+        sweep(&c, fams[f][c.p->type], c.first + b, c.first + e, &ws);
+    }
+    free(ws.sbuf);
+}
+
+int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out, gs_status *st)
+{
+    if ((unsigned)p->type >= GS_NTYPES) return gs_fail(st, GS_EUSAGE, "rolling: unknown element type");
+    if (p->window < 1) return gs_fail(st, GS_EUSAGE, "rolling: window must be at least 1");
+    if (p->nagg < 1 || p->nagg > GS_ROLL_COLS_MAX)
+        return gs_fail(st, GS_EUSAGE, "rolling: 1 to %d aggregates, not %d", GS_ROLL_COLS_MAX, p->nagg);
+    if (first > m) return gs_fail(st, GS_EUSAGE, "rolling: first output %zu is past the %zu inputs", first, m);
+    roll_run r;
+    memset(&r, 0, sizeof r);
+    roll_ctx *c = &r.c;
+    c->p = p;
+    c->in = in;
+    c->first = first;
+    c->cnt = m - first;
+    /* Windows longer than the input exist only at the stream's start (all clipped at 0): any
+     * W >= m gives the same block 0 there, so size_t holds it. */
+    c->w = p->window < (uint64_t)SIZE_MAX / 2 ? (size_t)p->window : SIZE_MAX / 2;
+    c->base = p->base;
+    c->cols.out = out;
+    c->cols.k = (uint64_t)p->nagg;
+    c->cols.otype = p->out_type;
+    c->cols.osz = gs_type_size(p->out_type);
+    c->cols.in = p->type;
+    c->cols.mp = p->min_periods;
+    c->cols.ddof = p->ddof;
+    const int missing = gs_roll_missing(p);
+    for (int k = 0; k < p->nagg; k++) {
+        if (p->agg[k] >= GS_NAGG) return gs_fail(st, GS_EUSAGE, "rolling: unknown aggregate %d", (int)p->agg[k]);
+        r.ctype[k] = (unsigned char)gs_agg_type((gs_agg)p->agg[k], p->type, missing);
+        r.fam_on[agg_family((gs_agg)p->agg[k])] = 1;
+    }
+    if (c->cnt == 0) return GS_OK;
+    /* Each part re-reads up to two blocks before its range: worth it only with enough outputs. */
+    const size_t min_part = c->w > GS_ROLL_MIN_PART / 2 ? (c->w < SIZE_MAX / 4 ? 2 * c->w : SIZE_MAX) : GS_ROLL_MIN_PART;
+    size_t nparts = (size_t)gs_pool_threads();
+    if (nparts > c->cnt / min_part) nparts = c->cnt / min_part ? c->cnt / min_part : 1;
+    const size_t span = (c->cnt + nparts - 1) / nparts;
+    r.nr = (span < c->w ? span : c->w) / GS_ROLL_TILE + 2;
+    gs_parallel_for(nparts, roll_part, &r);
+    if (r.failed) return gs_fail(st, GS_ENOMEM, "rolling: out of host memory for a window of %zu", c->w);
+    return GS_OK;
+}

@@ -1,0 +1,212 @@
+/* rolling_vhgw.cuh - the device side of kernels/rolling_vhgw.cu (its header says what each kernel
+ * does): the families of states on the device, the tile grid, and the three kernels. Only CUDA
+ * keywords and rolling_rows.h: the kernels are plain loops over their index, so that a test can
+ * also run them on the host, one index after another (tests/unit/rolling_gpu_emu.cpp). */
+#ifndef GS_ROLLING_VHGW_CUH
+#define GS_ROLLING_VHGW_CUH
+
+#include "rolling_rows.h"
+
+#define RS_T ((uint64_t)GS_ROLL_TILE)
+
+/* ---- the families on the device (as rolling_cpu.c's ROLL_STEPS rows) ------------------------------ */
+template <class T> __device__ __forceinline__ int64_t rs_kmin(T x) { return (int64_t)x; }
+template <class T> __device__ __forceinline__ int64_t rs_kmax(T x) { return (int64_t)x; }
+template <> __device__ __forceinline__ int64_t rs_kmin<uint64_t>(uint64_t x) { return (int64_t)(x ^ (1ull << 63)); }
+template <> __device__ __forceinline__ int64_t rs_kmax<uint64_t>(uint64_t x) { return (int64_t)(x ^ (1ull << 63)); }
+template <> __device__ __forceinline__ int64_t rs_kmin<float>(float x) { return gs_kmin_f32(x); }
+template <> __device__ __forceinline__ int64_t rs_kmax<float>(float x) { return gs_kmax_f32(x); }
+template <> __device__ __forceinline__ int64_t rs_kmin<double>(double x) { return gs_kmin_f64(x); }
+template <> __device__ __forceinline__ int64_t rs_kmax<double>(double x) { return gs_kmax_f64(x); }
+
+struct RsSumF {
+    typedef gs_rs_sumf S;
+    static constexpr bool skips = true;
+    static __device__ void init(S *a) { gs_rs_sumf_init(a); }
+    template <class T> static __device__ void add(S *a, T x, uint64_t) { gs_rs_sumf_add(a, (double)x); }
+    template <class T> static __device__ void addl(S *a, T x, uint64_t) { gs_rs_sumf_add(a, (double)x); }
+    static __device__ S merge(S a, S b) { return gs_rs_sumf_merge(a, b); }
+    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_sumf(c, r, a); }
+};
+struct RsSumI {
+    typedef gs_rs_sumi S;
+    static constexpr bool skips = false;
+    static __device__ void init(S *a) { gs_rs_sumi_init(a); }
+    template <class T> static __device__ void add(S *a, T x, uint64_t) { gs_rs_sumi_add(a, (gs_i128)x); }
+    template <class T> static __device__ void addl(S *a, T x, uint64_t) { gs_rs_sumi_add(a, (gs_i128)x); }
+    static __device__ S merge(S a, S b) { return gs_rs_sumi_merge(a, b); }
+    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_sumi(c, r, a); }
+};
+struct RsVar {
+    typedef gs_rs_var S;
+    static constexpr bool skips = true;
+    static __device__ void init(S *a) { gs_rs_var_init(a); }
+    template <class T> static __device__ void add(S *a, T x, uint64_t) { gs_rs_var_add(a, (double)x); }
+    template <class T> static __device__ void addl(S *a, T x, uint64_t) { gs_rs_var_add(a, (double)x); }
+    static __device__ S merge(S a, S b) { return gs_rs_var_merge(a, b); }
+    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_var(c, r, a); }
+};
+struct RsCnt {
+    typedef gs_rs_cnt S;
+    static constexpr bool skips = false;
+    static __device__ void init(S *a) { gs_rs_cnt_init(a); }
+    template <class T> static __device__ void add(S *a, T x, uint64_t) { a->all++, a->valid += x == x; }
+    template <class T> static __device__ void addl(S *a, T x, uint64_t) { a->all++, a->valid += x == x; }
+    static __device__ S merge(S a, S b) { return gs_rs_cnt_merge(a, b); }
+    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_cnt(c, r, a); }
+};
+struct RsMin {
+    typedef gs_rs_ext S;
+    static constexpr bool skips = true;
+    static __device__ void init(S *a) { gs_rs_ext_init(a); }
+    template <class T> static __device__ void add(S *a, T x, uint64_t p) { gs_rs_min_add(a, rs_kmin(x), p); }
+    template <class T> static __device__ void addl(S *a, T x, uint64_t p) { gs_rs_min_addl(a, rs_kmin(x), p); }
+    static __device__ S merge(S a, S b) { return gs_rs_min_merge(a, b); }
+    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_ext(c, r, a); }
+};
+struct RsMax {
+    typedef gs_rs_ext S;
+    static constexpr bool skips = true;
+    static __device__ void init(S *a) { gs_rs_ext_init(a); }
+    template <class T> static __device__ void add(S *a, T x, uint64_t p) { gs_rs_max_add(a, rs_kmax(x), p); }
+    template <class T> static __device__ void addl(S *a, T x, uint64_t p) { gs_rs_max_addl(a, rs_kmax(x), p); }
+    static __device__ S merge(S a, S b) { return gs_rs_max_merge(a, b); }
+    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_ext(c, r, a); }
+};
+
+/* The tiles a chunk touches: blocks j_lo.. of W from absolute base, each with kspan tile slots
+ * starting at tile kb (kb0 in block j_lo, 0 in the others): slot (jj, k - kb). */
+struct RsGrid {
+    uint64_t base, W, M, m, first, j_lo, nb, kspan, kb0, nslots;
+    int skip;
+};
+__device__ __forceinline__ uint64_t rs_kb(const RsGrid &g, uint64_t jj) { return jj ? 0 : g.kb0; }
+/* local position of block j_lo + jj's start (negative where it lies before in[0]) */
+__device__ __forceinline__ int64_t rs_jb(const RsGrid &g, uint64_t jj) { return (int64_t)((g.j_lo + jj) * g.W - g.base); }
+__device__ __forceinline__ uint64_t rs_tile_end(const RsGrid &g, uint64_t k) { return (k + 1) * RS_T < g.W ? (k + 1) * RS_T : g.W; }
+
+template <class F, class T> __device__ __forceinline__ void rs_fold(const RsGrid &g, typename F::S *a, const T *in, int64_t lo, int64_t hi)
+{
+    for (int64_t i = lo; i < hi; i++) {
+        const T x = in[i];
+        if (!(F::skips && g.skip && x != x)) F::add(a, x, g.base + (uint64_t)i);
+    }
+}
+
+template <class F, class T> __global__ void rs_tot_k(RsGrid g, const T *in, typename F::S *tot)
+{
+    const uint64_t slot = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    if (slot >= g.nslots) return;
+    const uint64_t jj = slot / g.kspan, k = rs_kb(g, jj) + slot % g.kspan;
+    typename F::S a;
+    F::init(&a);
+    const int64_t jb = rs_jb(g, jj);
+    if (k < g.M) {
+        const int64_t lo = jb + (int64_t)(k * RS_T), hi = jb + (int64_t)rs_tile_end(g, k);
+        if (lo >= 0 && hi <= (int64_t)g.m) rs_fold<F>(g, &a, in, lo, hi); /* wholly in memory */
+    }
+    tot[slot] = a;
+}
+
+/* pt[slot(k)] = PT before tile k (block start in memory); st[slot(k)] = ST from tile k on (block end
+ * in memory, tile k wholly in memory) */
+template <class F> __global__ void rs_chain_k(RsGrid g, const typename F::S *tot, typename F::S *pt, typename F::S *st)
+{
+    const uint64_t jj = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    if (jj >= g.nb) return;
+    const int64_t jb = rs_jb(g, jj);
+    const uint64_t kb = rs_kb(g, jj), row = jj * g.kspan;
+    const uint64_t kend = kb + g.kspan < g.M ? kb + g.kspan : g.M; /* slots of this block */
+    typename F::S a;
+    if (jb >= 0) {
+        F::init(&a);
+        for (uint64_t k = 0; k < kend; k++) {
+            pt[row + k] = a;
+            a = F::merge(a, tot[row + k]);
+        }
+    }
+    if (jb + (int64_t)g.W <= (int64_t)g.m) {
+        F::init(&a);
+        for (uint64_t k = g.M; k-- > kb;) {
+            if (jb + (int64_t)(k * RS_T) < 0) break; /* not wholly in memory */
+            a = F::merge(tot[row + k - kb], a);
+            st[row + k - kb] = a;
+        }
+    }
+}
+
+template <class F, class T>
+__global__ void rs_out_k(RsGrid g, const T *in, const typename F::S *pt, const typename F::S *st, gs_rs_cols cols)
+{
+    typedef typename F::S S;
+    const uint64_t slot = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    if (slot >= g.nslots) return;
+    const uint64_t jj = slot / g.kspan, kb = rs_kb(g, jj), k = kb + slot % g.kspan;
+    if (k >= g.M) return;
+    const int64_t jb = rs_jb(g, jj), t0 = jb + (int64_t)(k * RS_T), t1 = jb + (int64_t)rs_tile_end(g, k);
+    const int64_t ea = t0 > (int64_t)g.first ? t0 : (int64_t)g.first, eb = t1 < (int64_t)g.m ? t1 : (int64_t)g.m;
+    if (ea >= eb) return;
+    const bool multi = g.M > 1, first_block = g.j_lo + jj == 0;
+    S acc, tot;
+    if (multi) acc = pt[slot];
+    else F::init(&acc);
+    F::init(&tot);
+    rs_fold<F>(g, &acc, in, t0, ea);
+    rs_fold<F>(g, &tot, in, t0, ea);
+    /* the suffixes of the same tile of the block before, from its end down to the first start */
+    S sbuf[GS_ROLL_TILE];
+    S stnext; /* ST from the next tile on: the fold's start, and a tile-last end's suffix */
+    const bool has_next = k + 1 < g.M;
+    if (!first_block) {
+        if (has_next) stnext = st[(jj - 1) * g.kspan + (k + 1 - rs_kb(g, jj - 1))];
+        else F::init(&stnext);
+        S a = stnext;
+        const int64_t pb = jb - (int64_t)g.W, q1 = pb + (int64_t)rs_tile_end(g, k);
+        /* down to the first end's start, and never to the tile's first value (a tile-last end's) */
+        const int64_t qt = pb + (int64_t)(k * RS_T), qe = ea - (int64_t)g.W + 1;
+        const int64_t lo = qe > qt + 1 ? qe : qt + 1;
+        for (int64_t q = q1 - 1; q >= lo; q--) {
+            const T x = in[q];
+            if (!(F::skips && g.skip && x != x)) F::addl(&a, x, g.base + (uint64_t)q);
+            sbuf[q - qt] = a;
+        }
+    }
+    for (int64_t e = ea; e < eb; e++) {
+        const T x = in[e];
+        const bool skip = F::skips && g.skip && x != x;
+        if (!skip) F::add(&acc, x, g.base + (uint64_t)e), F::add(&tot, x, g.base + (uint64_t)e);
+        const bool last = e == t1 - 1;
+        S p = acc;
+        if (last) { /* PT of the tile: PT before it (the identity in a block of one tile) (+) its total */
+            S before;
+            if (multi) before = pt[slot];
+            else F::init(&before);
+            p = F::merge(before, tot);
+        }
+        S w;
+        if (first_block) w = last ? p : acc;
+        else if (last) w = has_next ? F::merge(stnext, p) : p;
+        else w = F::merge(sbuf[e + 1 - t0], acc);
+        F::row(&cols, (uint64_t)(e - (int64_t)g.first), w);
+    }
+}
+
+/* the grid of the chunk in[0..m) for these params (host) */
+static inline void rs_grid(const gs_minmax_params *p, uint64_t m, uint64_t first, RsGrid *g)
+{
+    g->base = p->base;
+    g->W = p->window;
+    g->M = (g->W + RS_T - 1) / RS_T;
+    g->m = m;
+    g->first = first;
+    g->j_lo = p->base / g->W;
+    const uint64_t j_hi = (p->base + (m ? m - 1 : 0)) / g->W;
+    g->nb = j_hi - g->j_lo + 1;
+    g->kb0 = (p->base - g->j_lo * g->W) / RS_T;
+    const uint64_t span = m / RS_T + 2;
+    g->kspan = g->M < span ? g->M : span;
+    g->nslots = g->nb * g->kspan;
+    g->skip = p->skip_nan;
+}
+
+#endif

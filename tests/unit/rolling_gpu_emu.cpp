@@ -1,0 +1,161 @@
+/* tests/unit/rolling_gpu_emu.cpp - the GPU rolling kernels (kernels/rolling_vhgw.cuh) run on the
+ * host, one thread index after another, against the CPU kernel (gs_rolling_cpu), byte for byte:
+ * every family, type, W (1 to larger than the chunk), first output, stream position (base) and
+ * NaN mode. The index arithmetic and the order of the merges are what a machine without a GPU can
+ * check; tests/gpu/test_rolling_gpu.sh checks the device itself. Built and run by
+ * tests/cli/test_rolling.sh (clang++ -O2, or g++ -O0: see there) with the CPU objects.
+ * Prints PASS/FAIL lines. */
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#include <stdint.h>
+struct gs_emu_idx {
+    unsigned x;
+};
+static gs_emu_idx blockIdx, threadIdx, blockDim;
+
+#include "kernels/rolling_vhgw.cuh"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+static int npass, nfail;
+
+/* one launch: every index in turn */
+template <class K> static void launch(uint64_t n, K k)
+{
+    blockDim.x = 128;
+    for (uint64_t i = 0; i < n; i++) {
+        blockIdx.x = (unsigned)(i / 128);
+        threadIdx.x = (unsigned)(i % 128);
+        k();
+    }
+}
+
+/* rs_family of rolling_vhgw.cu, on the host */
+template <class F, class T>
+static void emu_family(const RsGrid &g, const T *in, const gs_rs_cols &cols)
+{
+    typedef typename F::S S;
+    std::vector<S> tot(g.nslots + 1), pt(g.nslots + 1), st(g.nslots + 1);
+    if (g.M > 1) {
+        launch(g.nslots, [&] { rs_tot_k<F, T>(g, in, tot.data()); });
+        launch(g.nb, [&] { rs_chain_k<F>(g, tot.data(), pt.data(), st.data()); });
+    }
+    launch(g.nslots, [&] { rs_out_k<F, T>(g, in, pt.data(), st.data(), cols); });
+}
+
+template <class T>
+static void emu_rolling(const gs_minmax_params *p, const T *in, uint64_t m, uint64_t first, void *out)
+{
+    RsGrid g;
+    rs_grid(p, m, first, &g);
+    const int missing = gs_roll_missing(p);
+    for (int fam = 0; fam < 5; fam++) {
+        gs_rs_cols c;
+        memset(&c, 0, sizeof c);
+        c.out = (char *)out;
+        c.k = (uint64_t)p->nagg;
+        c.osz = gs_type_size(p->out_type);
+        c.mp = p->min_periods;
+        c.otype = p->out_type;
+        c.in = p->type;
+        c.ddof = p->ddof;
+        for (int k = 0; k < p->nagg; k++) {
+            const int a = p->agg[k];
+            const int f = a == GS_AGG_SUM || a == GS_AGG_MEAN ? 0 : a == GS_AGG_VAR || a == GS_AGG_STD ? 1
+                          : a == GS_AGG_COUNT ? 2 : a == GS_AGG_MIN || a == GS_AGG_ARGMIN ? 3 : 4;
+            if (f != fam) continue;
+            c.col[c.nf] = k;
+            c.agg[c.nf] = (unsigned char)a;
+            c.ctype[c.nf++] = (unsigned char)gs_agg_type((gs_agg)a, p->type, missing);
+        }
+        if (!c.nf) continue;
+        switch (fam) {
+        case 0:
+            if (gs_type_is_float(p->type)) emu_family<RsSumF, T>(g, in, c);
+            else emu_family<RsSumI, T>(g, in, c);
+            break;
+        case 1: emu_family<RsVar, T>(g, in, c); break;
+        case 2: emu_family<RsCnt, T>(g, in, c); break;
+        case 3: emu_family<RsMin, T>(g, in, c); break;
+        default: emu_family<RsMax, T>(g, in, c); break;
+        }
+    }
+}
+
+template <class T> static void fill(T *x, size_t m, unsigned seed, int nans)
+{
+    srand(seed);
+    for (size_t i = 0; i < m; i++) {
+        double v = (rand() % 2001 - 1000) / 7.0;
+        if (i % 97 < 20) v = 3.0; /* runs of equal values: ties for argmin/argmax */
+        x[i] = (T)(gs_type_is_float(GS_F64) && (T)0.5 != 0 ? 1e6 + v : v);
+        if (nans && (T)0.5 != 0 && rand() % 50 == 0) x[i] = (T)NAN;
+    }
+}
+
+template <class T> static void one_type(gs_type t, const char *tn)
+{
+    const size_t m = 5003;
+    std::vector<T> x(m);
+    const int pass0 = npass;
+    const uint64_t windows[] = {1, 2, 31, 32, 33, 64, 65, 100, 1000, 3000, 5003, 9000};
+    const uint64_t bases[] = {0, 7, 1000000007};
+    for (int nans = 0; nans < 2; nans++) {
+        fill(x.data(), m, 17 + nans, nans);
+        for (uint64_t W : windows)
+            for (uint64_t base : bases)
+                for (int mode = 0; mode < 3; mode++) { /* whole windows; --partial at 0; --skip-nan */
+                    if (mode == 1 && base) continue; /* clipped windows exist at the stream's start only */
+                    gs_minmax_params p;
+                    memset(&p, 0, sizeof p);
+                    p.type = t;
+                    p.window = W;
+                    p.nagg = GS_NAGG;
+                    for (int k = 0; k < GS_NAGG; k++) p.agg[k] = (unsigned char)k;
+                    p.ddof = 1;
+                    p.skip_nan = mode == 2;
+                    p.min_periods = mode == 0 ? 1 : 3 < W ? 3 : W;
+                    p.out_type = gs_roll_out_type(&p);
+                    p.base = base;
+                    const uint64_t first = mode == 1 ? 0 : W - 1;
+                    if (first >= m) continue;
+                    const size_t bytes = (m - first) * GS_NAGG * gs_type_size(p.out_type);
+                    std::vector<char> a(bytes, 0x5a), b(bytes, 0x3c);
+                    gs_status st = {};
+                    if (gs_rolling_cpu(&p, x.data(), m, first, a.data(), &st)) {
+                        printf("FAIL emu %s: cpu: %s\n", tn, st.msg);
+                        nfail++;
+                        continue;
+                    }
+                    emu_rolling(&p, x.data(), m, first, b.data());
+                    if (memcmp(a.data(), b.data(), bytes)) {
+                        size_t i = 0;
+                        while (a[i] == b[i]) i++;
+                        printf("FAIL gpu kernels on the host = cpu: %s W=%llu base=%llu mode=%d nan=%d: byte %zu (row %zu)\n",
+                               tn, (unsigned long long)W, (unsigned long long)base, mode, nans, i,
+                               i / (GS_NAGG * gs_type_size(p.out_type)));
+                        nfail++;
+                    } else
+                        npass++;
+                }
+    }
+    printf("PASS gpu kernels on the host = cpu, byte for byte: %s (%d cases)\n", tn, npass - pass0);
+}
+
+int main()
+{
+    one_type<double>(GS_F64, "f64");
+    one_type<float>(GS_F32, "f32");
+    one_type<int32_t>(GS_I32, "i32");
+    one_type<int64_t>(GS_I64, "i64");
+    one_type<uint32_t>(GS_U32, "u32");
+    one_type<uint64_t>(GS_U64, "u64");
+    return nfail != 0;
+}
