@@ -40,7 +40,8 @@ const opt_def cli_opts[] = {
     {O_HEADER, "header", 0, 0, V_COMPUTE, NULL, "the first CSV row is a header"},
     {O_NOHEADER, "no-header", 0, 0, V_COMPUTE, NULL, "the first CSV row is data (default: detect)"},
     {O_DELIM, "delim", 0, 1, V_COMPUTE, "D", "CSV delimiter (default ','; 'tab' for tab)"},
-    {O_SKIPBAD, "skip-bad", 0, 0, V_COMPUTE, NULL, "skip unparsable CSV/text fields (counted in --stats)"},
+    {O_SKIPBAD, "skip-bad", 0, 0, V_COMPUTE, NULL, "drop the rows whose CSV/text field is unparsable (positions stay input rows; a warning gives the count)"},
+    {O_NA, "na", 0, 1, V_COMPUTE, "V|skip", "what a missing CSV/text value (empty, NA, N/A, NaN, null, ...: pandas' defaults) reads as: V, or skip to drop the row (positions stay input rows); default NaN for float types, an error for integer types"},
     {O_BACKEND, "backend", 0, 1, V_COMPUTE | V_BENCH, "B", "auto (default: the CPU for small inputs, else the GPU if usable; --stats says which and why), gpu or cpu"},
     {O_DEVICE, "device", 0, 1, V_COMPUTE | V_BENCH | V_INFO, "N", "GPU to use (default 0)"},
     {O_ALGO, "algo", 0, 1, (V_COMPUTE & ~V_CONVERT) | V_BENCH | S_STAGE, "NAME", "kernel variant (default: the fastest; see gpustream info)"},
@@ -313,6 +314,11 @@ static int apply_io_opt(cli *c, enum opt_id id, const char *val, const char *ver
         c->wr.delim = c->rd.delim;
         break;
     case O_SKIPBAD: c->rd.skip_bad = 1; break;
+    case O_NA:
+        if (!strcmp(val, "skip")) c->rd.na = GS_NA_SKIP;
+        else if (!*val) rc = usage_error(verb, "--na takes a value to read missing values as, or skip");
+        else c->rd.na = GS_NA_VALUE, c->rd.na_value = val;
+        break;
     default: return NOT_MINE;
     }
     return rc;

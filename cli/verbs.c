@@ -66,10 +66,12 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
         say_error("chains (then) do not run over MPI ranks; run each verb over the ranks in turn");
         return EXIT_USAGE;
     }
-    for (int k = 0; c->rd.skip_bad && k < c->nstages; k++)
+    const int drops = c->rd.skip_bad || c->rd.na == GS_NA_SKIP;
+    for (int k = 0; drops && k + 1 < c->nstages; k++)
         if (c->stages[k].verb->bit == V_COMPACT && c->stages[k].job.compact.indices) {
-            say_error("--skip-bad with --indices: positions would count the values kept, not the input's rows; "
-                      "clean the input or leave out --skip-bad");
+            say_error("stage %d (compact): --indices before another stage, with %s: positions are input rows only "
+                      "where they are written; make compact --indices the last stage",
+                      k + 1, c->rd.skip_bad ? "--skip-bad" : "--na skip");
             return EXIT_USAGE;
         }
     gs_type pre_t = c->rd.type_given ? c->rd.type : GS_F64;
@@ -124,8 +126,11 @@ static int compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *
         warn_short_window(ch->n > 1 ? k + 1 : 0, j->minmax.window, n_in);
     }
     if (stats->skipped)
-        say_warning("skipped %llu bad field%s (--skip-bad)", (unsigned long long)stats->skipped,
-                    stats->skipped == 1 ? "" : "s");
+        say_warning("skipped %llu row%s (%s)", (unsigned long long)stats->skipped,
+                    stats->skipped == 1 ? "" : "s",
+                    c->rd.na == GS_NA_SKIP && c->rd.skip_bad ? "--na skip, --skip-bad"
+                    : c->rd.na == GS_NA_SKIP               ? "missing values, --na skip"
+                                                           : "bad fields, --skip-bad");
     if (ch->stage[ch->n - 1].count_only && c->out) {
         gs_status st = {0};
         char line[32];

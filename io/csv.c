@@ -29,6 +29,7 @@
 
 #include "../common/pool.h"
 #include "csv_lines.h"
+#include "missing.h"
 
 /* libcsv's parser state "inside a field" (csv.h exposes struct csv_parser but not the state
  * names; the values have been fixed since libcsv 1.0). With p->quoted set, it means an open
@@ -94,10 +95,9 @@ static void seq_field(void *s, size_t len, void *data)
         C->stop = 1;
         return;
     }
-    int r = gs_num_parse(f, (size_t)(fe - f), c->type, slot);
+    int r = gs_field_parse(c, f, (size_t)(fe - f), slot);
     if (r == 0) C->pc->n++;
-    else if (gs_piece_bad(c, C->pc, r == -2 ? GS_PERR_RANGE : GS_PERR_INVALID, C->line, c->col, 0, f,
-                          (size_t)(fe - f)))
+    else if (r == GS_FIELD_SKIP ? gs_piece_skip(C->pc) : gs_piece_bad(c, C->pc, r, C->line, c->col, 0, f, (size_t)(fe - f)))
         C->stop = 1;
 }
 

@@ -12,6 +12,7 @@
  * any '\r', ' ' or '\t' around a field, is surrounding space, except the delimiter itself);
  * blank lines are skipped; fields beyond the selected one are not looked at. */
 #include "csv_lines.h"
+#include "missing.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "../common/pool.h"
+#include "../common/rowmap.h"
 
 #define DEFAULT_BLOCK ((size_t)32 << 20)
 #define MIN_PIECE 4096             /* smaller pieces are not worth a thread */
@@ -42,13 +44,25 @@ void *gs_piece_grow(gs_piece *pc, size_t esize)
     return pc->vals + pc->n * esize;
 }
 
+int gs_piece_skip(gs_piece *pc)
+{
+    pc->skipped++;
+    if (!pc->keep_skips) return 0;
+    if (pc->nskips == pc->skcap) {
+        size_t nc = pc->skcap ? pc->skcap * 2 : 256;
+        uint64_t *ns = realloc(pc->skips, nc * sizeof *ns);
+        if (!ns) return pc->nomem = 1;
+        pc->skips = ns;
+        pc->skcap = nc;
+    }
+    pc->skips[pc->nskips++] = pc->n;
+    return 0;
+}
+
 int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int field, int nfields,
                  const char *tok, size_t len)
 {
-    if (c->skip_bad) {
-        pc->skipped++;
-        return 0;
-    }
+    if (c->skip_bad) return gs_piece_skip(pc);
     pc->err = kind;
     pc->err_line = line;
     pc->err_field = field;
@@ -64,13 +78,17 @@ int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int 
     return 1;
 }
 
-static void piece_reset(gs_piece *pc, const char *b, const char *e)
+static void piece_reset(gs_piece *pc, const char *b, const char *e, int keep_skips)
 {
     char *vals = pc->vals;
-    size_t cap = pc->cap;
+    size_t cap = pc->cap, skcap = pc->skcap;
+    uint64_t *skips = pc->skips;
     memset(pc, 0, sizeof *pc);
-    pc->vals = vals; /* value arrays are reused */
+    pc->vals = vals; /* value and skip arrays are reused */
     pc->cap = cap;
+    pc->skips = skips;
+    pc->skcap = skcap;
+    pc->keep_skips = keep_skips;
     pc->begin = b;
     pc->end = e;
 }
@@ -119,10 +137,9 @@ void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
             if (f < fe || !is_blank(c, p, nl)) {
                 void *slot = gs_piece_slot(pc, c->esize);
                 if (!slot) return;
-                int r = gs_num_parse(f, (size_t)(fe - f), c->type, slot);
+                int r = gs_field_parse(c, f, (size_t)(fe - f), slot);
                 if (r == 0) pc->n++;
-                else if (gs_piece_bad(c, pc, r == -2 ? GS_PERR_RANGE : GS_PERR_INVALID, line, col, 0, f,
-                                      (size_t)(fe - f)))
+                else if (r == GS_FIELD_SKIP ? gs_piece_skip(pc) : gs_piece_bad(c, pc, r, line, col, 0, f, (size_t)(fe - f)))
                     return;
             }
         }
@@ -167,6 +184,7 @@ struct gs_ldec {
     size_t npieces_cap, npieces, cur, off;
     copy_seg *segs;      /* one per piece: read() copies out in parallel */
     gs_status fail;      /* a failure is sticky: later reads repeat it */
+    uint64_t stream_n;   /* values of the blocks before this one (row map positions) */
 };
 
 /* Fail and remember it: a failure is sticky. */
@@ -204,6 +222,12 @@ int gs_lines_fail(gs_ldec *L, const gs_piece *pc, uint64_t earlier, gs_status *s
         return dec_fail(L, st, GS_EDATA, "%s: %s: invalid number '%s'", name, where, pc->err_tok);
     case GS_PERR_RANGE:
         return dec_fail(L, st, GS_EDATA, "%s: %s: number '%s' out of range for %s", name, where, pc->err_tok,
+                        gs_type_name(L->cfg.type));
+    case GS_PERR_NA:
+        return dec_fail(L, st, GS_EDATA,
+                        "%s: %s: missing value%s%s%s in a column of type %s: read it as a float (-t f64), fill "
+                        "it (--na V) or drop the row (--na skip)",
+                        name, where, pc->err_tok[0] ? " '" : "", pc->err_tok, pc->err_tok[0] ? "'" : "",
                         gs_type_name(L->cfg.type));
     case GS_PERR_MISSING:
         return dec_fail(L, st, GS_EDATA, "%s: line %llu: missing column %d (the row has %d field%s)", name, line,
@@ -354,7 +378,7 @@ static int split_block(gs_ldec *L, const char *data, size_t cut, gs_status *st)
     for (size_t i = 0; i < np; i++) {
         size_t e = i + 1 == np ? cut : next_boundary(L, data, cut, cut / np * (i + 1));
         if (e < b) e = b;
-        piece_reset(&L->pieces[i], data + b, data + e);
+        piece_reset(&L->pieces[i], data + b, data + e, L->base.rows != NULL);
         b = e;
     }
     L->npieces = np;
@@ -384,6 +408,19 @@ static int take_ahead(gs_ldec *L, gs_status *st)
     L->buf = L->abuf, L->cap = L->acap, L->pos = L->apos, L->len = L->alen;
     L->abuf = tb, L->acap = tc;
     L->eof = L->rd_eof;
+    return GS_OK;
+}
+
+/* The block's skipped rows into the row map, at their stream positions. */
+static int record_skips(gs_ldec *L, gs_status *st)
+{
+    for (size_t i = 0; i < L->npieces; i++) {
+        const gs_piece *pc = &L->pieces[i];
+        for (size_t k = 0; k < pc->nskips; k++)
+            if (gs_rowmap_add(L->base.rows, L->stream_n + pc->skips[k], 1))
+                return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+        L->stream_n += pc->n;
+    }
     return GS_OK;
 }
 
@@ -423,6 +460,7 @@ static int next_block(gs_ldec *L, gs_status *st)
     }
     if (L->rd_rc) return gs_fail(st, src_fail(L, L->rd_rc, &L->rd_st), "%s", L->fail.msg); /* the source said why */
     L->base.skipped += skipped;
+    if (L->base.rows && (r = record_skips(L, st))) return r;
     L->line_base += lines;
     L->pos += cut;
     if (L->ahead && (r = take_ahead(L, st))) return r;
@@ -481,7 +519,8 @@ static void ldec_close(gs_decoder *d)
 {
     gs_ldec *L = (gs_ldec *)d;
     if (!L) return;
-    for (size_t i = 0; i < L->npieces_cap; i++) free(L->pieces[i].vals);
+    for (size_t i = 0; i < L->npieces_cap; i++) free(L->pieces[i].vals), free(L->pieces[i].skips);
+    gs_rowmap_free(L->base.rows);
     free(L->pieces);
     free(L->segs);
     free(L->buf);
@@ -552,13 +591,17 @@ int gs_lines_open(gs_ldec **out, gs_bsrc *src, const gs_read_opts *o, char delim
     L->cfg.trim_sp = delim != ' ';
     L->cfg.trim_tab = delim != '\t';
     L->cfg.skip_bad = o->skip_bad;
+    int r = (unsigned)o->type < GS_NTYPES ? gs_na_setup(&L->cfg, o, src->name, st) : GS_OK;
+    /* Rows dropped from the stream are recorded, so that positions stay input rows. */
+    if (!r && (o->skip_bad || o->na == GS_NA_SKIP) && !(L->base.rows = gs_rowmap_new()))
+        r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
     L->nthreads = o->threads > 0 ? o->threads : gs_pool_threads();
     L->block = o->block_size ? o->block_size : DEFAULT_BLOCK;
     L->headroom = L->block < HEADROOM ? L->block : HEADROOM;
     L->cap = L->headroom + L->block;
     L->line_base = o->line_offset;
-    int r = GS_OK;
-    if ((unsigned)o->type >= GS_NTYPES) r = gs_fail(st, GS_EUSAGE, "%s: invalid element type", src->name);
+    if (r) {
+    } else if ((unsigned)o->type >= GS_NTYPES) r = gs_fail(st, GS_EUSAGE, "%s: invalid element type", src->name);
     else if (!(L->buf = malloc(L->cap))) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
     /* Only what the format's first look needs (it reads more while it lacks a whole row): a
      * slow pipe must not hold up the open for a whole block. */

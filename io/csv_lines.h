@@ -25,6 +25,8 @@ typedef struct gs_lparse {
     int trim_sp;    /* csv: ' ' is surrounding space (not when it is the delimiter) */
     int trim_tab;   /* csv: '\t' is surrounding space (not when it is the delimiter); '\r' always is */
     int skip_bad;
+    gs_na_mode na;  /* what a missing value reads as (io/missing.c) */
+    char na_val[8]; /* GS_NA_VALUE: the value */
 } gs_lparse;
 
 /* csv: ch is surrounding space of a field. */
@@ -33,14 +35,17 @@ static inline int gs_lparse_trim(const gs_lparse *c, char ch)
     return ch == '\r' || (ch == ' ' && c->trim_sp) || (ch == '\t' && c->trim_tab);
 }
 
-enum { GS_PERR_NONE = 0, GS_PERR_INVALID, GS_PERR_RANGE, GS_PERR_MISSING, GS_PERR_TOOLONG, GS_PERR_QUOTE };
+enum { GS_PERR_NONE = 0, GS_PERR_INVALID, GS_PERR_RANGE, GS_PERR_MISSING, GS_PERR_TOOLONG, GS_PERR_QUOTE, GS_PERR_NA };
 
 typedef struct gs_piece {
     const char *begin, *end; /* the bytes to parse (whole lines; the last may lack its '\n') */
     char *vals;              /* output values (esize each) */
     size_t n, cap;
     uint64_t lines;          /* '\n' in [begin, end); complete when err == GS_PERR_NONE */
-    uint64_t skipped;        /* bad rows/tokens skipped (skip_bad) */
+    uint64_t skipped;        /* bad rows/tokens skipped (skip_bad, na skip) */
+    uint64_t *skips;         /* where: the piece's value count at each skip (when rows are recorded) */
+    size_t nskips, skcap;
+    int keep_skips;          /* record skips (the reader has a row map) */
     int err;                 /* first error: GS_PERR_* */
     int nomem;               /* ran out of memory */
     uint64_t err_line;       /* '\n' before the error, counted from begin */
@@ -62,6 +67,10 @@ static inline void *gs_piece_slot(gs_piece *pc, size_t esize)
  * parser must stop (no skip_bad), 0 after counting a skip. */
 int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int field, int nfields,
                  const char *tok, size_t len);
+
+/* A row dropped (a missing value under --na skip; gs_piece_bad under skip_bad): counted, and where
+ * the reader keeps a row map, recorded at the piece's value count. Returns 1 when out of memory. */
+int gs_piece_skip(gs_piece *pc);
 
 /* Parses a piece of whole lines; pieces run in parallel. */
 typedef void (*gs_piece_fn)(const gs_lparse *c, gs_piece *pc);

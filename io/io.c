@@ -208,6 +208,7 @@ int64_t gs_reader_count(const gs_reader *r) { return r->dec->count; }
 const char *gs_reader_colname(const gs_reader *r) { return r->dec->colname; }
 const char *gs_reader_name(const gs_reader *r) { return r->name; }
 uint64_t gs_reader_skipped(const gs_reader *r) { return r->dec->skipped; }
+const struct gs_rowmap *gs_reader_rows(const gs_reader *r) { return r->dec->rows; }
 uint64_t gs_reader_bytes(const gs_reader *r) { return r->dec->src ? r->dec->src->consumed : 0; }
 
 int gs_reader_read(gs_reader *r, void *buf, size_t cap, size_t *got, gs_status *st)

@@ -82,6 +82,15 @@ int gs_col_number(const char *col, long *index);
 
 typedef enum gs_header_mode { GS_HDR_AUTO = 0, GS_HDR_YES, GS_HDR_NO } gs_header_mode;
 
+/* What a missing csv/text value (an empty field, or one of pandas' default NA spellings: io/missing.c)
+ * reads as: NaN for float types and an error for integer types (DEFAULT), a given value (VALUE), or
+ * nothing: the row is dropped from the stream and recorded in the reader's row map (SKIP). Under
+ * VALUE and SKIP a float NaN counts as missing too (pandas' fillna and dropna). */
+typedef enum gs_na_mode { GS_NA_DEFAULT = 0, GS_NA_VALUE, GS_NA_SKIP } gs_na_mode;
+/* pandas' read_csv default NA spellings, NULL-terminated (io/missing.c), for docs and tests. */
+extern const char *const gs_na_spellings[];
+struct gs_rowmap;
+
 typedef struct gs_read_opts {
     gs_format format;   /* GS_FMT_AUTO: magic bytes (npy), then extension, else raw */
     gs_type type;       /* element type for raw/csv/text; for npy, checked against the header if type_given */
@@ -91,6 +100,8 @@ typedef struct gs_read_opts {
     gs_header_mode header;
     char delim;         /* 0 = ',' for csv */
     int skip_bad;       /* skip (and count) unparsable fields instead of failing */
+    gs_na_mode na;      /* csv/text: what a missing value reads as */
+    const char *na_value; /* GS_NA_VALUE: the value, as text in the element type */
     int threads;        /* decode workers; 0 = pool size */
     gs_zcodec *zcodec;  /* zstd frames through this codec; NULL = libzstd */
     int zframes;        /* the caller takes frames with gs_reader_frames: zstd is never decoded ahead */
@@ -159,7 +170,10 @@ int gs_zstd_frames_table_decode(const unsigned char *buf, const gs_zfref *t, siz
 size_t gs_zstd_frames_table_bound(size_t frame);
 int gs_zstd_frames_table_encode(const void *src, size_t len, size_t frame, unsigned char *dst, size_t cap, gs_zfref *t,
                                 size_t t_cap, size_t *nframes, size_t *bytes, gs_status *st);
-uint64_t gs_reader_skipped(const gs_reader *r);   /* fields skipped with skip_bad */
+uint64_t gs_reader_skipped(const gs_reader *r);   /* rows skipped (skip_bad, na skip) */
+/* The rows skipped so far, by stream position (common/rowmap.h): where skip_bad or na skip may drop
+ * rows (csv/text), else NULL. Owned by the reader. */
+const struct gs_rowmap *gs_reader_rows(const gs_reader *r);
 uint64_t gs_reader_bytes(const gs_reader *r);     /* bytes consumed from the file or pipe so far */
 void gs_reader_close(gs_reader *r);
 

@@ -81,7 +81,8 @@ struct gs_decoder {
     gs_type type;
     int64_t count;          /* elements if known, else -1 */
     const char *colname;    /* csv header of the selected column, or NULL */
-    uint64_t skipped;       /* skip_bad count */
+    uint64_t skipped;       /* rows skipped (skip_bad, na skip) */
+    struct gs_rowmap *rows; /* where they were skipped (csv/text when rows may be skipped), or NULL */
     gs_bsrc *src;
     /* Optional (NULL: none): gs_reader_frames for this format. */
     int (*frames)(gs_decoder *d, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st);

@@ -5,6 +5,7 @@
  * `read a b` in a shell and numpy.loadtxt both split it. */
 #include "csv.h"
 #include "csv_lines.h"
+#include "missing.h"
 
 static inline int is_space(char c)
 {
@@ -29,9 +30,9 @@ static void text_piece(const gs_lparse *c, gs_piece *pc)
         while (p < end && *p != '\n' && !is_space(*p)) p++;
         void *slot = gs_piece_slot(pc, c->esize);
         if (!slot) return;
-        int r = gs_num_parse(t, (size_t)(p - t), c->type, slot);
+        int r = gs_field_parse(c, t, (size_t)(p - t), slot);
         if (r == 0) pc->n++;
-        else if (gs_piece_bad(c, pc, r == -2 ? GS_PERR_RANGE : GS_PERR_INVALID, line, 0, 0, t, (size_t)(p - t)))
+        else if (r == GS_FIELD_SKIP ? gs_piece_skip(pc) : gs_piece_bad(c, pc, r, line, 0, 0, t, (size_t)(p - t)))
             return;
     }
     pc->lines = line;

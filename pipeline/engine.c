@@ -14,6 +14,7 @@
  * drains and exits. */
 #include "engine.h"
 #include "../common/pool.h"
+#include "../common/rowmap.h"
 #include "../common/trace.h"
 
 #include <stdlib.h>
@@ -35,7 +36,8 @@ static int reader_frames(void *ctx, const gs_zframes_req *q, size_t *nframes, si
 
 gs_source gs_source_from_reader(gs_reader *r)
 {
-    gs_source s = {reader_read, r, gs_reader_type(r), gs_reader_count(r), reader_bytes, reader_frames};
+    gs_source s = {reader_read, r, gs_reader_type(r), gs_reader_count(r), reader_bytes, reader_frames,
+                   gs_reader_rows(r)};
     return s;
 }
 
@@ -107,6 +109,15 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
+/* Positions of the stream as input rows: p -> row_base + the row of stream value p - index_base. */
+static void positions_to_rows(const gs_run *r, uint64_t *p, size_t n)
+{
+    const uint64_t base = r->chain->stage[0].index_base, row_base = r->chain->stage[0].row_base;
+    for (size_t i = 0; i < n; i++) p[i] -= base;
+    gs_rowmap_rows(r->rows, p, n);
+    for (size_t i = 0; i < n; i++) p[i] += row_base;
+}
+
 static void *writer_main(void *arg)
 {
     gs_run *r = arg;
@@ -114,6 +125,7 @@ static void *writer_main(void *arg)
     for (;;) {
         gs_chunk *c = gs_queue_pop(&r->written);
         if (!c) break;
+        if (r->rows && c->n && !c->zn) positions_to_rows(r, (uint64_t *)c->data, c->n);
         if (r->w && c->n) {
             double t0 = gs_now();
             gs_trace("writer: %zu %s", c->zn ? c->zn : c->n, c->zn ? "zstd frames" : "values");
@@ -323,6 +335,12 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
     r->o = *o;
     r->parts = o->parts ? o->parts : &gs_backend_parts_builtin;
     if (chain->n > 1 && gs_chain_check(chain, src->type, st)) return st->code;
+    for (int k = 0; src->rows && k + 1 < chain->n; k++)
+        if (chain->stage[k].op == GS_OP_COMPACT && chain->stage[k].compact.indices)
+            return gs_fail(st, GS_EUSAGE, "stage %d (compact): --indices before another stage, on an input that "
+                                          "drops rows (--na skip, --skip-bad): make it the last stage", k + 1);
+    /* positions written as input rows, by the writer (never as frames a device compressed) */
+    r->rows = gs_chain_writes_positions(chain) ? src->rows : NULL;
     r->types[0] = src->type;
     for (int k = 0; k < chain->n; k++) r->types[k + 1] = gs_job_out_type(&chain->stage[k], r->types[k]);
     r->cols = gs_chain_out_cols(chain);
@@ -335,7 +353,7 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
         int rc = gs_plan_make(&in, NULL, NULL, &r->plan, st);
         if (rc) return rc;
     }
-    gs_plan_settle(&r->plan, chain, src->count, src->type, w && gs_writer_takes_frames(w));
+    gs_plan_settle(&r->plan, chain, src->count, src->type, w && gs_writer_takes_frames(w) && !r->rows);
     r->o.plan = r->plan; /* the backends read their zstd work there */
     r->o.buffers = r->plan.buffers;
     r->o.chunk_bytes = r->plan.chunk_bytes;

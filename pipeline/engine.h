@@ -49,6 +49,7 @@ typedef struct gs_run {
     const gs_backend_parts *parts;
     gs_source *src;
     gs_writer *w;
+    const struct gs_rowmap *rows; /* positions are written as input rows through this (NULL: as they are) */
     gs_type types[GS_CHAIN_MAX + 1];
     int cols;
     gs_backend_cfg cfg;

@@ -318,7 +318,7 @@ static int first_pass(rank_run *k, gs_status *st)
     gs_shard *h = &k->h;
     gs_job *job = &k->job;
     k->tc = MPI_Wtime();
-    uint64_t nelem = 0;
+    uint64_t nelem = 0, dropped = 0; /* dropped: csv/text rows the shard's reader skipped (compact) */
     gs_value total;
     if (job->op == GS_OP_SCAN) gs_shard_total(m, L, h, &total, &nelem, st);
     else if (job->op == GS_OP_COMPACT && !L->compressed && !h->text) {
@@ -336,6 +336,7 @@ static int first_pass(rank_run *k, gs_status *st)
             gs_source src = gs_source_from_reader(r);
             rank_device(m);
             gs_engine_run(&cj, &m->eng, &src, NULL, &k->kept, &cs, st);
+            dropped = gs_reader_skipped(r);
             gs_reader_close(r);
         }
         nelem = cs.elems_in;
@@ -349,7 +350,12 @@ static int first_pass(rank_run *k, gs_status *st)
         if (x->rank == 0) h->s = 0; /* undefined there */
         h->e = h->s + nelem;
     }
-    job->index_base = h->s;
+    job->index_base = job->row_base = h->s;
+    if (h->text && job->op == GS_OP_COMPACT) { /* positions are input rows: the rows dropped before count */
+        uint64_t before = 0;
+        MPI_Exscan(&dropped, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        if (x->rank) job->row_base += before;
+    }
     if (job->op == GS_OP_SCAN) {
         gs_value carry;
         MPI_Op op;

@@ -39,6 +39,9 @@ typedef struct gs_job {
     int has_carry;
     gs_value carry;
     uint64_t index_base;
+    /* The input row of that first element (index_base plus the rows the stream dropped before it):
+     * positions written as input rows (gs_source.rows) are row_base + the row within this run. */
+    uint64_t row_base;
     /* minmax continuing a stream: the halo_len (<= W-1) inputs just before this start, read by
      * the backend when it is created */
     const void *halo;
@@ -125,6 +128,11 @@ typedef struct gs_source {
     uint64_t (*bytes)(void *ctx); /* bytes consumed so far, or NULL */
     /* Optional (NULL: none): the next chunk as compressed frames (gs_reader_frames). */
     int (*frames)(void *ctx, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st);
+    /* Optional (NULL: the stream is the input's rows): the rows the source dropped, by stream
+     * position (common/rowmap.h). The engine writes positions (compact --indices, last in a chain
+     * whose earlier stages keep positions) as input rows through it, on the host, whatever backend
+     * computed them. */
+    const struct gs_rowmap *rows;
 } gs_source;
 
 gs_source gs_source_from_reader(gs_reader *r);
@@ -138,6 +146,9 @@ int64_t gs_job_out_rows(const gs_job *j, int64_t n);
 /* The same for a chain (the last stage's columns, rows through every stage). */
 int gs_chain_out_cols(const gs_chain *c);
 int64_t gs_chain_out_rows(const gs_chain *c, int64_t n);
+/* 1 where the chain writes positions of its input stream: its last stage is compact --indices and
+ * no stage before it filters (scan and minmax keep positions). */
+int gs_chain_writes_positions(const gs_chain *c);
 /* Check a chain of two or more stages whose stage parameters are filled in for the input type
  * `in`: the shape rules (one column between stages, --count last, no convert) and that each
  * stage's variant accepts its parameters. GS_EUSAGE with "stage K (VERB): ..." otherwise. */
