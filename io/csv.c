@@ -329,8 +329,22 @@ static int header_stage(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status
     if (!r && h.rows) {
         int is_header = by_name || o->header == GS_HDR_YES;
         double x;
-        if (!is_header)
-            is_header = cfg->col <= h.n && gs_num_parse(h.f[cfg->col - 1], strlen(h.f[cfg->col - 1]), GS_F64, &x) != 0;
+        if (!is_header && cfg->col <= h.n) {
+            /* A header when the field is a name: not a number, not missing. A missing one (an empty
+             * header cell, as pandas writes over its index) decides by the row: a header where some
+             * field is a name and none a number. */
+            const char *f = h.f[cfg->col - 1];
+            if (gs_num_parse(f, strlen(f), GS_F64, &x) == 0) is_header = 0;
+            else if (!gs_na_spelling(f, strlen(f))) is_header = 1;
+            else {
+                int names = 0, numbers = 0;
+                for (int i = 0; i < h.n; i++) {
+                    if (gs_num_parse(h.f[i], strlen(h.f[i]), GS_F64, &x) == 0) numbers++;
+                    else if (!gs_na_spelling(h.f[i], strlen(h.f[i]))) names++;
+                }
+                is_header = names && !numbers;
+            }
+        }
         if (by_name) {
             int i;
             for (i = 0; i < h.n && strcmp(h.f[i], o->col) != 0; i++) {}
