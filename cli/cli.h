@@ -170,6 +170,8 @@ void resolve_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_
 int cmd_compute_ranks(cli *c, const gs_job *job, gs_format in_fmt, gs_type out_type, int cols, const char *names);
 
 /* ---- codecs.c -------------------------------------------------------------------------------- */
+/* OUT named with the extension of a format gpustream does not write, and no --to: a usage error. */
+int check_output_name(const cli *c, const char *verb);
 int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_status *st);
 int run_engine(cli *c, const gs_chain *ch, gs_source *src, gs_writer *w, gs_run_stats *stats, uint64_t *count,
                gs_status *st);

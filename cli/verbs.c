@@ -57,6 +57,9 @@ static void stage_colname(const gs_job *j, char *name, size_t len)
  * for the input's type once it is open). minmax's window was checked while parsing. */
 static int compute_precheck(cli *c, const gs_ranks *ranks)
 {
+    char verb[32];
+    snprintf(verb, sizeof verb, "%s ", c->verb->name);
+    if (check_output_name(c, verb)) return EXIT_USAGE;
     if (ranks->size > 1 && (!c->in || (!c->out && !c->stages[c->nstages - 1].job.count_only))) {
         say_error("with %d MPI ranks, IN and OUT must be files (ranks read shards of IN and write parts of OUT)",
                   ranks->size);
@@ -207,6 +210,7 @@ int cmd_gen(cli *c)
     gs_run_stats stats;
     memset(&stats, 0, sizeof stats);
     if (!c->n_given) return usage_error("gen ", "gen needs -n N");
+    if (check_output_name(c, "gen ")) return EXIT_USAGE;
     if (!c->rd.type_given) c->gen.type = GS_I32;
     const uint64_t gen_bytes = c->gen.n * gs_type_size(c->rd.type_given ? c->gen.type : GS_I32);
     if (setup_codecs(c, 0, 1, gen_bytes > INT64_MAX ? INT64_MAX : (int64_t)gen_bytes, &st)) return finish_status(&st);

@@ -20,6 +20,10 @@ int gs_format_parse(const char *s, gs_format *f); /* raw, npy, csv, text (txt) *
 /* Format implied by a file name's extension, after stripping one ".zst"; GS_FMT_AUTO if none.
  * *zst set to 1 when the name ends in .zst. */
 gs_format gs_format_from_name(const char *path, int *zst);
+/* '\t' where the name says tab-delimited (.tsv, .tab, after one .zst), else 0. */
+char gs_delim_from_name(const char *path);
+/* The extension of a format gpustream neither reads nor writes ("parquet", "npz", "json" ...), or NULL. */
+const char *gs_foreign_ext(const char *path);
 
 /* A zstd codec for whole frames in batches (the device codec, pipeline/gpu/codec_host.cu); readers and
  * writers use libzstd on the thread pool when none is given. io/ only calls it: frames handed to

@@ -45,6 +45,10 @@ int gs_bsrc_unpeek(gs_bsrc *s, size_t len);
  * nothing is decoded ahead of the caller). */
 int gs_bsrc_open_zstd(gs_bsrc **s, gs_bsrc *in, const gs_read_opts *o, gs_status *st);
 
+/* Is [p, p+n) the start of a text input (io/sniff.c)? 1 with *fmt GS_FMT_CSV (and *delim the delimiter
+ * found, or 0 for one column) or GS_FMT_TEXT; 0 where it is not text. whole: p holds the whole input. */
+int gs_sniff_text(const unsigned char *p, size_t n, int whole, gs_format *fmt, char *delim);
+
 /* ---- byte sinks -------------------------------------------------------------------------- */
 typedef struct gs_bsink gs_bsink;
 struct gs_bsink {

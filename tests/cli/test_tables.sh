@@ -9,3 +9,63 @@ cd "$(dirname "$0")/../.."
 . tests/common.sh
 
 python3 tests/tables.py "$G" "$T/tables" ${TABLES_QUICK:+--quick}
+
+# ---- input recognised by content, and names --------------------------------------------------
+# same NAME WANT_FILE CMD...: the command's stdout equals the file
+same() {
+    local name=$1 want=$2; shift 2
+    "$@" >"$T/got" 2>"$T/err"
+    local rc=$?
+    if [ $rc -ne 0 ]; then fail "$name" "exit $rc: $(head -c 300 "$T/err")"
+    elif cmp -s "$want" "$T/got"; then pass "$name"
+    else fail "$name" "got [$(head -c 200 "$T/got")] want [$(head -c 200 "$want")]"; fi
+}
+# refused NAME CODE PATTERN CMD...: exits CODE, one error line matching PATTERN, no OUT left
+refused() {
+    local name=$1 code=$2 pat=$3; shift 3
+    "$@" >"$T/got" 2>"$T/err"
+    local rc=$?
+    if [ $rc -ne "$code" ]; then fail "$name" "exit $rc, want $code: $(head -c 300 "$T/err")"
+    elif ! grep -q -- "$pat" "$T/err"; then fail "$name" "stderr lacks [$pat]: $(head -c 300 "$T/err")"
+    elif [ "$(grep -c '^gpustream: error' "$T/err")" != 1 ]; then fail "$name" "not one error line: $(cat "$T/err")"
+    else pass "$name"; fi
+}
+printf '1\n3\n6\n10\n15\n' >"$T/seq.want"
+same stdin_seq_is_text "$T/seq.want" sh -c "seq 1 5 | $G scan -q"
+same stdin_seq_devstdin "$T/seq.want" sh -c "seq 1 5 | $G scan -q /dev/stdin"
+same procsub_seq "$T/seq.want" bash -c "$G scan -q <(seq 1 5)"
+$G scan -q --col price data/prices.csv - >"$T/prices.want"
+same stdin_csv_col "$T/prices.want" sh -c "cat data/prices.csv | $G scan -q --col price"
+cp data/prices.csv "$T/prices.dat"; cp data/prices.csv "$T/prices"
+same csv_under_dat "$T/prices.want" $G scan -q --col price "$T/prices.dat"
+same csv_no_extension "$T/prices.want" $G scan -q --col price "$T/prices"
+# a large CSV on a pipe loses nothing to the sniffing (several peeks' worth)
+seq 1 200000 | awk '{print $1 "," $1 * 2}' >"$T/big.csv"
+$G scan -q --col 2 "$T/big.csv" - >"$T/big.want"
+same stdin_big_csv "$T/big.want" sh -c "cat '$T/big.csv' | $G scan -q --col 2 --chunk 4K"
+same fifo_big_csv "$T/big.want" bash -c "rm -f '$T/ff'; mkfifo '$T/ff'; (cat '$T/big.csv' >'$T/ff' &); timeout 60 $G scan -q --col 2 '$T/ff'"
+# whitespace-separated numbers: text
+printf '1 2 3\n4 5\n' | $G scan -q >"$T/got" 2>&1 && [ "$(tr '\n' ' ' <"$T/got")" = "1 3 6 10 15 " ] && pass stdin_text_tokens || fail stdin_text_tokens "$(head -c 200 "$T/got")"
+# .tsv and .tab: tab-delimited, on input and output
+printf 'a\tb\n1\t2.5\n3\t\n5\t"x\ty"\n' >"$T/t.tsv"
+printf 'b\n2.5\nnan\n' >"$T/tsv.want"
+same tsv_input "$T/tsv.want" $G convert -q --col b --skip-bad "$T/t.tsv" --to csv
+cp "$T/t.tsv" "$T/t.tab"
+same tab_input "$T/tsv.want" $G convert -q --col b --skip-bad "$T/t.tab" --to csv
+printf 'a\tb\n1\t2.5\n' >"$T/t2.tsv"
+$G convert -q --col 2 "$T/t2.tsv" "$T/o.tsv" -f && printf 'b\n2.5\n' | cmp -s - "$T/o.tsv" && pass tsv_output || fail tsv_output "$(cat -A "$T/o.tsv" | head -3)"
+# binary stays raw: values, and an error naming --from where raw was assumed
+$G gen -q -n 1000 -t i32 "$T/g.raw"
+$G scan -q -t i32 "$T/g.raw" "$T/g.want" -f
+same stdin_raw_still_raw "$T/g.want" sh -c "cat '$T/g.raw' | $G scan -q -t i32 -f"
+refused raw_assumed_names_from 1 "--from csv" sh -c "printf 'abcdef' | $G scan -q -f"
+refused raw_assumed_col_names_from 2 "--from csv" sh -c "printf 'ab\0def' | $G scan -q --col 2 -f"
+# output formats gpustream does not write: a usage error naming those it writes (--to overrides)
+for ext in parquet npz json xlsx feather; do
+    refused "out_ext_$ext" 2 "does not write .$ext.*raw, npy.*csv.*text" $G scan -q "$T/seq.want" "$T/out.$ext"
+    [ -e "$T/out.$ext" ] && fail "out_ext_${ext}_left" "OUT exists" || pass "out_ext_${ext}_none_left"
+done
+refused gen_out_npz 2 "does not write .npz" $G gen -q -n 3 "$T/o.npz"
+$G convert -q "$T/seq.want" "$T/out.parquet" --to csv && cmp -s "$T/out.parquet" "$T/seq.want" && pass out_ext_with_to || fail out_ext_with_to "$(head -c 100 "$T/out.parquet")"
+# --col given twice: a usage error, never last-wins
+refused col_twice 2 "--col given twice ('a' and 'b')" $G scan -q --col a --col b "$T/t2.tsv"
