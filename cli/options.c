@@ -17,6 +17,7 @@ const opt_def cli_opts[] = {
     {O_INVERT, "invert", 0, 0, V_COMPACT | S_STAGE, NULL, "keep the elements the predicate rejects"},
     {O_INDICES, "indices", 0, 0, V_COMPACT | S_STAGE, NULL, "write the u64 positions of kept elements"},
     {O_COUNT, "count", 0, 0, V_COMPACT | S_STAGE, NULL, "print only the number of kept elements"},
+    {O_ROWS, "rows", 0, 0, V_COMPACT | S_STAGE, NULL, "write the whole input rows whose value passes, as in the input (quotes, CRLF, the header): a row filter of CSV/text"},
     {O_WINDOW, "window", 'w', 1, V_MINMAX | V_BENCH | S_STAGE, "W", "window length, at least 1 (minmax needs it); bench: a list (default 2,64,500,4096,1e6 on a GPU, 2,500,4096 on the CPU)"},
     {O_PARTIAL, "partial", 0, 0, V_MINMAX | S_STAGE, NULL, "n outputs: the first W-1 over partial windows"},
     {O_ONLY, "only", 0, 1, V_MINMAX | S_STAGE, "min|max", "write one of the two columns"},
@@ -398,6 +399,7 @@ static int apply_stage_opt(cli *c, enum opt_id id, const char *val, const char *
     case O_INVERT: c->job.compact.invert = 1; break;
     case O_INDICES: c->job.compact.indices = 1; break;
     case O_COUNT: c->job.count_only = 1; break;
+    case O_ROWS: c->job.rows = 1; break;
     case O_WINDOW:
         rc = parse_size(verb, "--window", val, &u);
         if (!rc && u == 0) rc = usage_error(verb, "--window must be at least 1");

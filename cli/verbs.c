@@ -28,6 +28,7 @@ int stage_setup(cli *c, int k, gs_type t, gs_job *j)
     case V_COMPACT:
         j->op = GS_OP_COMPACT;
         j->compact.type = t;
+        if (j->rows) j->compact.indices = 1; /* the positions, which the writer turns into rows */
         if (gs_pred_parse(s->pred, t, &j->compact, &st)) {
             if (c->chain) snprintf(err_stage, sizeof err_stage, "stage %d (compact): ", k + 1);
             int rc = usage_error("compact ", "%s", st.msg);
@@ -68,6 +69,25 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
     if (ranks->size > 1 && c->chain) {
         say_error("chains (then) do not run over MPI ranks; run each verb over the ranks in turn");
         return EXIT_USAGE;
+    }
+    for (int k = 0; k < c->nstages; k++) {
+        const gs_job *j = &c->stages[k].job;
+        const char *why = !j->rows ? NULL
+                          : j->compact.indices ? "--rows writes rows, --indices positions: choose one"
+                          : j->count_only ? "--count prints a count, --rows writes rows: choose one"
+                          : k + 1 < c->nstages ? "--rows writes the input's rows: make it the last stage"
+                          : ranks->size > 1 ? "--rows does not run over MPI ranks"
+                          : c->to_given && c->to != GS_FMT_CSV && c->to != GS_FMT_TEXT
+                              ? "--rows writes the input's rows as text: --to csv or --to text"
+                              : NULL;
+        for (int e = 0; j->rows && !why && e < k; e++)
+            if (c->stages[e].verb->bit == V_COMPACT) why = "--rows after a compact stage: its positions are no input rows";
+        if (why) {
+            if (c->chain) snprintf(err_stage, sizeof err_stage, "stage %d (compact): ", k + 1);
+            int rc = usage_error("compact ", "%s", why);
+            err_stage[0] = 0;
+            return rc;
+        }
     }
     const int drops = c->rd.skip_bad || c->rd.na == GS_NA_SKIP;
     for (int k = 0; drops && k + 1 < c->nstages; k++)
@@ -157,8 +177,27 @@ static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_typ
     gs_source src = gs_source_from_reader(r);
     const int64_t rows = gs_chain_out_rows(ch, gs_reader_count(r));
     int rc = 0;
+    gs_rowtext *text = ch->stage[ch->n - 1].rows ? gs_reader_rowtext(r) : NULL;
+    if (ch->stage[ch->n - 1].rows && !text) { /* the reader keeps rows for csv and text alone */
+        say_error("compact --rows writes the input's rows, which needs CSV or text input (this input is %s)",
+                  gs_format_name(gs_reader_format(r)));
+        gs_reader_close(r);
+        return EXIT_USAGE;
+    }
+    if (text) { /* rows as in the input: the header row first, nothing formatted */
+        if (!c->to_given) c->to = gs_reader_format(r), c->to_given = 1;
+        names = NULL;
+    }
     if (!ch->stage[ch->n - 1].count_only)
         rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st);
+    size_t hlen = 0;
+    const char *head = text ? gs_rowtext_header(text, &hlen) : NULL;
+    if (!rc && head) rc = gs_writer_write_bytes(w, head, hlen, &st);
+    if (rc && w) {
+        gs_writer_abort(w);
+        gs_reader_close(r);
+        return finish_status(&st);
+    }
     if (!rc) {
         rc = run_engine(c, ch, &src, w, &stats, &count, &st);
         stats.skipped = gs_reader_skipped(r);
@@ -178,6 +217,7 @@ int cmd_compute(cli *c)
     int rc;
     gs_ranks ranks = gs_ranks_detect();
     if ((rc = compute_precheck(c, &ranks))) return rc;
+    c->rd.keep_rows = c->stages[c->nstages ? c->nstages - 1 : 0].job.rows;
     if ((rc = setup_codecs(c, 1, 1, ranks.size == 1 ? -1 : 0, &st))) return finish_status(&st);
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r), out_type;

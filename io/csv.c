@@ -77,6 +77,12 @@ typedef struct csv_seq {
     uint64_t line;       /* '\n' fed so far in this block */
     int stop;
     char *colname;       /* the header's name of the column */
+    /* keep_rows: bytes from the block's begin (negative: in the row carried over) */
+    int64_t row_start_b; /* where the current row began */
+    int64_t line_end_b;  /* the end of the line being fed */
+    size_t pending;      /* 1 + the value whose row has not ended yet; 0: none */
+    char held[8];        /* that value, held back to the next block when its row goes on there */
+    int has_held;
 } csv_seq;
 
 static void seq_field(void *s, size_t len, void *data)
@@ -96,8 +102,13 @@ static void seq_field(void *s, size_t len, void *data)
         return;
     }
     int r = gs_field_parse(c, f, (size_t)(fe - f), slot);
-    if (r == 0) C->pc->n++;
-    else if (r == GS_FIELD_SKIP ? gs_piece_skip(C->pc) : gs_piece_bad(c, C->pc, r, C->line, c->col, 0, f, (size_t)(fe - f)))
+    if (r == 0) {
+        C->pc->n++;
+        if (C->pc->keep_rows) {
+            C->pending = C->pc->n;
+            if (gs_piece_span(C->pc, C->row_start_b, -1)) C->stop = 1;
+        }
+    } else if (r == GS_FIELD_SKIP ? gs_piece_skip(C->pc) : gs_piece_bad(c, C->pc, r, C->line, c->col, 0, f, (size_t)(fe - f)))
         C->stop = 1;
 }
 
@@ -110,6 +121,37 @@ static void seq_row(int ch, void *data)
         C->stop = 1;
     C->field = 0;
     C->row_open = 0;
+    if (C->pending) { /* the value's row ends here */
+        int64_t *sp = C->pc->spans + 2 * (C->pending - 1);
+        sp[1] = C->line_end_b - sp[0];
+        C->pending = 0;
+    }
+}
+
+/* keep_rows, before a block: a value held back from the block before joins this one first. */
+static void seq_unhold(csv_seq *C, gs_piece *pc)
+{
+    void *slot = gs_piece_slot(pc, C->cfg->esize);
+    if (!slot) {
+        C->stop = 1;
+        return;
+    }
+    memcpy(slot, C->held, C->cfg->esize);
+    pc->n++;
+    C->has_held = 0;
+    C->pending = pc->n;
+    if (gs_piece_span(pc, C->row_start_b, -1)) C->stop = 1;
+}
+
+/* keep_rows, after a block that ends inside a row: a value of that row waits for the row's end. */
+static void seq_hold(csv_seq *C, gs_piece *pc)
+{
+    pc->open_row = C->row_start_b;
+    if (!C->pending) return;
+    pc->n--;
+    memcpy(C->held, pc->vals + pc->n * C->cfg->esize, C->cfg->esize);
+    C->has_held = 1;
+    C->pending = 0;
 }
 
 /* An error of the row that began at row_start, which may lie in an earlier block. */
@@ -129,9 +171,13 @@ static void csv_seq_block(void *ctx, const gs_lparse *c, gs_piece *pc, uint64_t 
     C->pc = pc;
     C->line = 0;
     C->stop = 0;
+    C->row_start_b = *midrow ? pc->open_row : 0; /* open_row: -(bytes carried over) */
+    C->line_end_b = 0;
+    if (C->has_held) seq_unhold(C, pc);
     while (p < end && !C->stop) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+        C->line_end_b = (p + len) - pc->begin;
         if (csv_parse(&C->cp, p, len, seq_field, seq_row, C) != len) pc->nomem = C->stop = 1;
         if (C->stop) break;
         if (C->cp.entry_pos > GS_LINES_MAX_FIELD) {
@@ -140,7 +186,7 @@ static void csv_seq_block(void *ctx, const gs_lparse *c, gs_piece *pc, uint64_t 
         }
         if (nl) C->line++;
         /* Between rows (no field in progress): the next row starts on the next line. */
-        if (C->cp.entry_pos == 0 && !C->row_open) C->row_start = line_base + C->line;
+        if (C->cp.entry_pos == 0 && !C->row_open) C->row_start = line_base + C->line, C->row_start_b = C->line_end_b;
         p += len;
     }
     if (at_eof && !C->stop) {
@@ -149,6 +195,7 @@ static void csv_seq_block(void *ctx, const gs_lparse *c, gs_piece *pc, uint64_t 
     }
     pc->lines = C->line;
     *midrow = C->cp.entry_pos != 0 || C->row_open;
+    if (pc->keep_rows && *midrow && !C->stop) seq_hold(C, pc);
 }
 
 static void csv_seq_free(void *ctx)

@@ -44,6 +44,22 @@ void *gs_piece_grow(gs_piece *pc, size_t esize)
     return pc->vals + pc->n * esize;
 }
 
+int gs_piece_span(gs_piece *pc, int64_t start, int64_t len)
+{
+    const size_t i = pc->n - 1;
+    if (2 * i + 2 > pc->spcap) {
+        size_t nc = pc->spcap ? pc->spcap * 2 : 8192;
+        while (nc < 2 * i + 2) nc *= 2;
+        int64_t *ns = realloc(pc->spans, nc * sizeof *ns);
+        if (!ns) return pc->nomem = 1;
+        pc->spans = ns;
+        pc->spcap = nc;
+    }
+    pc->spans[2 * i] = start;
+    pc->spans[2 * i + 1] = len;
+    return 0;
+}
+
 int gs_piece_skip(gs_piece *pc)
 {
     pc->skipped++;
@@ -78,17 +94,21 @@ int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int 
     return 1;
 }
 
-static void piece_reset(gs_piece *pc, const char *b, const char *e, int keep_skips)
+static void piece_reset(gs_piece *pc, const char *b, const char *e, int keep_skips, int keep_rows)
 {
     char *vals = pc->vals;
-    size_t cap = pc->cap, skcap = pc->skcap;
+    size_t cap = pc->cap, skcap = pc->skcap, spcap = pc->spcap;
     uint64_t *skips = pc->skips;
+    int64_t *spans = pc->spans;
     memset(pc, 0, sizeof *pc);
-    pc->vals = vals; /* value and skip arrays are reused */
+    pc->vals = vals; /* value, skip and span arrays are reused (spans until the row store takes them) */
     pc->cap = cap;
     pc->skips = skips;
     pc->skcap = skcap;
     pc->keep_skips = keep_skips;
+    pc->spans = spans;
+    pc->spcap = spcap;
+    pc->keep_rows = keep_rows;
     pc->begin = b;
     pc->end = e;
 }
@@ -138,8 +158,10 @@ void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
                 void *slot = gs_piece_slot(pc, c->esize);
                 if (!slot) return;
                 int r = gs_field_parse(c, f, (size_t)(fe - f), slot);
-                if (r == 0) pc->n++;
-                else if (r == GS_FIELD_SKIP ? gs_piece_skip(pc) : gs_piece_bad(c, pc, r, line, col, 0, f, (size_t)(fe - f)))
+                if (r == 0) {
+                    pc->n++;
+                    if (pc->keep_rows && gs_piece_span(pc, p - pc->begin, (nl < end ? nl + 1 : end) - p)) return;
+                } else if (r == GS_FIELD_SKIP ? gs_piece_skip(pc) : gs_piece_bad(c, pc, r, line, col, 0, f, (size_t)(fe - f)))
                     return;
             }
         }
@@ -185,6 +207,8 @@ struct gs_ldec {
     copy_seg *segs;      /* one per piece: read() copies out in parallel */
     gs_status fail;      /* a failure is sticky: later reads repeat it */
     uint64_t stream_n;   /* values of the blocks before this one (row map positions) */
+    char *carry;         /* keep_rows: the bytes of a quoted row still open at the last block's end */
+    size_t carry_len;
 };
 
 /* Fail and remember it: a failure is sticky. */
@@ -345,6 +369,36 @@ static void read_ahead(gs_ldec *L)
     }
 }
 
+/* keep_rows, after a piece's parse: its bytes for the row store (a sequential block's after the row
+ * carried into it), and the bytes of a row it leaves open, carried into the next. */
+static void piece_text(gs_ldec *L, gs_piece *pc)
+{
+    const size_t c = L->seq_mode ? L->carry_len : 0, n = (size_t)(pc->end - pc->begin);
+    if (pc->err || pc->nomem) return;
+    if (!(pc->text = malloc(c + n + 1))) {
+        pc->nomem = 1;
+        return;
+    }
+    if (c) memcpy(pc->text, L->carry, c);
+    memcpy(pc->text + c, pc->begin, n);
+    for (size_t i = 0; c && i < pc->n; i++) pc->spans[2 * i] += (int64_t)c;
+    if (!L->seq_mode) return;
+    size_t keep = 0;
+    if (L->midrow) { /* the open row: from where it began (maybe in the carry) to the block's end */
+        const size_t at = (size_t)((int64_t)c + pc->open_row);
+        keep = c + n - at;
+        char *nc = malloc(keep + 1);
+        if (!nc) {
+            pc->nomem = 1;
+            return;
+        }
+        memcpy(nc, pc->text + at, keep);
+        free(L->carry);
+        L->carry = nc;
+    }
+    L->carry_len = keep;
+}
+
 /* One part of a block's job: part 0 reads ahead (when ahead), the others parse. */
 static void run_part(void *ctx, size_t p, size_t np)
 {
@@ -359,6 +413,7 @@ static void run_part(void *ctx, size_t p, size_t np)
     }
     if (L->seq_mode) L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
     else L->dl.piece(&L->cfg, &L->pieces[p]);
+    if (L->base.text) piece_text(L, &L->pieces[p]);
 }
 
 /* Split the block [data, data+cut) into pieces: one for the sequential parser, else one per
@@ -378,7 +433,8 @@ static int split_block(gs_ldec *L, const char *data, size_t cut, gs_status *st)
     for (size_t i = 0; i < np; i++) {
         size_t e = i + 1 == np ? cut : next_boundary(L, data, cut, cut / np * (i + 1));
         if (e < b) e = b;
-        piece_reset(&L->pieces[i], data + b, data + e, L->base.rows != NULL);
+        piece_reset(&L->pieces[i], data + b, data + e, L->base.rows != NULL, L->base.text != NULL);
+    if (L->seq_mode && np) L->pieces[0].open_row = -(int64_t)L->carry_len;
         b = e;
     }
     L->npieces = np;
@@ -461,6 +517,14 @@ static int next_block(gs_ldec *L, gs_status *st)
     if (L->rd_rc) return gs_fail(st, src_fail(L, L->rd_rc, &L->rd_st), "%s", L->fail.msg); /* the source said why */
     L->base.skipped += skipped;
     if (L->base.rows && (r = record_skips(L, st))) return r;
+    for (size_t i = 0; L->base.text && i < L->npieces; i++) {
+        gs_piece *pc = &L->pieces[i];
+        int fail = gs_rowtext_append(L->base.text, pc->text, pc->spans, pc->n);
+        pc->text = NULL; /* the store took them (or freed them) */
+        pc->spans = NULL;
+        pc->spcap = 0;
+        if (fail) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+    }
     L->line_base += lines;
     L->pos += cut;
     if (L->ahead && (r = take_ahead(L, st))) return r;
@@ -519,8 +583,11 @@ static void ldec_close(gs_decoder *d)
 {
     gs_ldec *L = (gs_ldec *)d;
     if (!L) return;
-    for (size_t i = 0; i < L->npieces_cap; i++) free(L->pieces[i].vals), free(L->pieces[i].skips);
+    for (size_t i = 0; i < L->npieces_cap; i++)
+        free(L->pieces[i].vals), free(L->pieces[i].skips), free(L->pieces[i].spans), free(L->pieces[i].text);
     gs_rowmap_free(L->base.rows);
+    gs_rowtext_free(L->base.text);
+    free(L->carry);
     free(L->pieces);
     free(L->segs);
     free(L->buf);
@@ -559,6 +626,12 @@ int gs_lines_more(gs_ldec *L, gs_status *st)
 
 void gs_lines_take(gs_ldec *L, size_t n, uint64_t lines)
 {
+    if (L->base.text) { /* the header row, as in the input (blank lines before it dropped) */
+        size_t b = 0;
+        while (b < n && (L->buf[L->pos + b] == '\n' || L->buf[L->pos + b] == '\r')) b++;
+        if (gs_rowtext_set_header(L->base.text, L->buf + L->pos + b, n - b)) L->fail.code = GS_ENOMEM,
+            snprintf(L->fail.msg, sizeof L->fail.msg, "%s: out of memory", L->base.src->name);
+    }
     L->pos += n;
     L->line_base += lines;
 }
@@ -595,6 +668,7 @@ int gs_lines_open(gs_ldec **out, gs_bsrc *src, const gs_read_opts *o, char delim
     /* Rows dropped from the stream are recorded, so that positions stay input rows. */
     if (!r && (o->skip_bad || o->na == GS_NA_SKIP) && !(L->base.rows = gs_rowmap_new()))
         r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
+    if (!r && o->keep_rows && !(L->base.text = gs_rowtext_new())) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
     L->nthreads = o->threads > 0 ? o->threads : gs_pool_threads();
     L->block = o->block_size ? o->block_size : DEFAULT_BLOCK;
     L->headroom = L->block < HEADROOM ? L->block : HEADROOM;

@@ -46,6 +46,14 @@ typedef struct gs_piece {
     uint64_t *skips;         /* where: the piece's value count at each skip (when rows are recorded) */
     size_t nskips, skcap;
     int keep_skips;          /* record skips (the reader has a row map) */
+    /* keep_rows (compact --rows): value i's row is spans[2i] bytes from begin (negative: in the
+     * row carried over from the block before), spans[2i+1] bytes long (-1 until the row ends);
+     * text: the piece's bytes (the carried row first), for the row store */
+    int keep_rows;
+    int64_t *spans;
+    size_t spcap;
+    char *text;
+    int64_t open_row;        /* seq: in, -(carried bytes); out: where a row open at the end began */
     int err;                 /* first error: GS_PERR_* */
     int nomem;               /* ran out of memory */
     uint64_t err_line;       /* '\n' before the error, counted from begin */
@@ -67,6 +75,10 @@ static inline void *gs_piece_slot(gs_piece *pc, size_t esize)
  * parser must stop (no skip_bad), 0 after counting a skip. */
 int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int field, int nfields,
                  const char *tok, size_t len);
+
+/* keep_rows: the row of the value just counted (pc->n - 1) starts `start` bytes from pc->begin and
+ * is len bytes long (-1: not known yet). Returns 1 when out of memory. */
+int gs_piece_span(gs_piece *pc, int64_t start, int64_t len);
 
 /* A row dropped (a missing value under --na skip; gs_piece_bad under skip_bad): counted, and where
  * the reader keeps a row map, recorded at the piece's value count. Returns 1 when out of memory. */

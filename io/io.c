@@ -236,6 +236,7 @@ const char *gs_reader_colname(const gs_reader *r) { return r->dec->colname; }
 const char *gs_reader_name(const gs_reader *r) { return r->name; }
 uint64_t gs_reader_skipped(const gs_reader *r) { return r->dec->skipped; }
 const struct gs_rowmap *gs_reader_rows(const gs_reader *r) { return r->dec->rows; }
+gs_rowtext *gs_reader_rowtext(const gs_reader *r) { return r->dec->text; }
 uint64_t gs_reader_bytes(const gs_reader *r) { return r->dec->src ? r->dec->src->consumed : 0; }
 
 int gs_reader_read(gs_reader *r, void *buf, size_t cap, size_t *got, gs_status *st)
@@ -315,6 +316,11 @@ int gs_writer_from_sink(gs_writer **out, gs_bsink *k, const gs_write_opts *o, gs
 int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st)
 {
     return n ? w->enc->write(w->enc, vals, n, st) : GS_OK;
+}
+
+int gs_writer_write_bytes(gs_writer *w, const void *buf, size_t n, gs_status *st)
+{
+    return n ? w->enc->sink->write(w->enc->sink, buf, n, st) : GS_OK;
 }
 
 int gs_writer_takes_frames(const gs_writer *w) { return w->enc->plain && w->enc->sink->frames != NULL; }

@@ -112,6 +112,7 @@ typedef struct gs_read_opts {
     uint64_t line_offset; /* csv/text: lines before the first line read (a range of a file), for messages */
     size_t zstd_window; /* zstd: the compressed read-ahead window in bytes; 0 = by thread count */
     int zstd_sync;      /* zstd: decode on the reading thread only (no decoder thread working ahead) */
+    int keep_rows;      /* csv/text: keep each value's input row (gs_reader_rowtext) */
     size_t block_size;  /* csv/text: bytes parsed per block; 0 = 32 MiB (tests lower it to cross block and
                            piece edges on small inputs) */
 } gs_read_opts;
@@ -175,6 +176,18 @@ size_t gs_zstd_frames_table_bound(size_t frame);
 int gs_zstd_frames_table_encode(const void *src, size_t len, size_t frame, unsigned char *dst, size_t cap, gs_zfref *t,
                                 size_t t_cap, size_t *nframes, size_t *bytes, gs_status *st);
 uint64_t gs_reader_skipped(const gs_reader *r);   /* rows skipped (skip_bad, na skip) */
+/* compact --rows: the input rows of the values (io/rowtext.c), where o->keep_rows asked for them
+ * (csv/text), else NULL. Owned by the reader. */
+typedef struct gs_rowtext gs_rowtext;
+gs_rowtext *gs_reader_rowtext(const gs_reader *r);
+/* The header row's bytes as in the input, line end included (NULL: none). */
+const char *gs_rowtext_header(const gs_rowtext *t, size_t *len);
+/* The rows of the n ascending stream positions pos[] (values the reader handed out and not yet
+ * released), each as in the input (a last row without a line end gets '\n'), through put. */
+int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
+                     int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st);
+/* The rows of stream positions before upto are no longer needed. */
+void gs_rowtext_release(gs_rowtext *t, uint64_t upto);
 /* The rows skipped so far, by stream position (common/rowmap.h): where skip_bad or na skip may drop
  * rows (csv/text), else NULL. Owned by the reader. */
 const struct gs_rowmap *gs_reader_rows(const gs_reader *r);
@@ -204,6 +217,8 @@ typedef struct gs_writer gs_writer;
 /* path NULL or "-" = stdout. A file is written to a temp name beside it and renamed by
  * gs_writer_close; refuses an existing file without force, binary to a terminal without force. */
 int gs_writer_open(gs_writer **w, const char *path, const gs_write_opts *o, gs_status *st);
+/* Raw bytes into the output (rows of compact --rows, a header), through its compression if any. */
+int gs_writer_write_bytes(gs_writer *w, const void *buf, size_t n, gs_status *st);
 /* Write n values (n = rows * ncols). */
 int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st);
 /* 1 where the output is raw or npy values in zstd frames: gs_writer_write_frames may be used. */

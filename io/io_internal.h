@@ -49,6 +49,13 @@ int gs_bsrc_open_zstd(gs_bsrc **s, gs_bsrc *in, const gs_read_opts *o, gs_status
  * found, or 0 for one column) or GS_FMT_TEXT; 0 where it is not text. whole: p holds the whole input. */
 int gs_sniff_text(const unsigned char *p, size_t n, int whole, gs_format *fmt, char *delim);
 
+/* The row store (io/rowtext.c): made and fed by the line decoder. append takes text and spans
+ * (freed here, also on failure); -1 where memory is short. */
+gs_rowtext *gs_rowtext_new(void);
+void gs_rowtext_free(gs_rowtext *t);
+int gs_rowtext_set_header(gs_rowtext *t, const char *row, size_t len);
+int gs_rowtext_append(gs_rowtext *t, char *text, int64_t *spans, size_t n);
+
 /* ---- byte sinks -------------------------------------------------------------------------- */
 typedef struct gs_bsink gs_bsink;
 struct gs_bsink {
@@ -87,6 +94,7 @@ struct gs_decoder {
     const char *colname;    /* csv header of the selected column, or NULL */
     uint64_t skipped;       /* rows skipped (skip_bad, na skip) */
     struct gs_rowmap *rows; /* where they were skipped (csv/text when rows may be skipped), or NULL */
+    gs_rowtext *text;       /* the values' rows (csv/text with keep_rows), or NULL */
     gs_bsrc *src;
     /* Optional (NULL: none): gs_reader_frames for this format. */
     int (*frames)(gs_decoder *d, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st);

@@ -37,7 +37,7 @@ static int reader_frames(void *ctx, const gs_zframes_req *q, size_t *nframes, si
 gs_source gs_source_from_reader(gs_reader *r)
 {
     gs_source s = {reader_read, r, gs_reader_type(r), gs_reader_count(r), reader_bytes, reader_frames,
-                   gs_reader_rows(r)};
+                   gs_reader_rows(r), gs_reader_rowtext(r)};
     return s;
 }
 
@@ -118,6 +118,23 @@ static void positions_to_rows(const gs_run *r, uint64_t *p, size_t n)
     for (size_t i = 0; i < n; i++) p[i] += row_base;
 }
 
+static int put_bytes(void *ctx, const char *p, size_t len, gs_status *st)
+{
+    return gs_writer_write_bytes((gs_writer *)ctx, p, len, st);
+}
+
+/* compact --rows: the input rows of the chunk's positions, then the rows before its input's end
+ * are let go. */
+static int write_rows(gs_run *r, gs_chunk *c, gs_status *st)
+{
+    uint64_t *p = c->data;
+    const uint64_t base = r->chain->stage[0].index_base;
+    for (size_t i = 0; i < c->n; i++) p[i] -= base;
+    int rc = r->w && c->n ? gs_rowtext_write(r->text, p, c->n, put_bytes, r->w, st) : GS_OK;
+    gs_rowtext_release(r->text, c->in_end);
+    return rc;
+}
+
 static void *writer_main(void *arg)
 {
     gs_run *r = arg;
@@ -125,6 +142,16 @@ static void *writer_main(void *arg)
     for (;;) {
         gs_chunk *c = gs_queue_pop(&r->written);
         if (!c) break;
+        if (r->text) {
+            double t0 = gs_now();
+            if (write_rows(r, c, &st)) {
+                gs_run_fail(r, &st);
+                break;
+            }
+            r->write_busy += gs_now() - t0;
+            gs_queue_push(&r->free_out, c);
+            continue;
+        }
         if (r->rows && c->n && !c->zn) positions_to_rows(r, (uint64_t *)c->data, c->n);
         if (r->w && c->n) {
             double t0 = gs_now();
@@ -192,6 +219,8 @@ static gs_chunk *piece_view(gs_run *r, gs_chunk *whole, size_t off, size_t n, in
 static void retired(gs_run *r, gs_chunk *rin, gs_chunk *rout)
 {
     r->values_out += rout->n;
+    r->in_done += rin->n;
+    rout->in_end = r->in_done;
     gs_queue_push(&r->written, rout);
     for (int i = 0; i < r->npieces; i++)
         if (rin == &r->pieces[i].view) {
@@ -341,6 +370,12 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
                                           "drops rows (--na skip, --skip-bad): make it the last stage", k + 1);
     /* positions written as input rows, by the writer (never as frames a device compressed) */
     r->rows = gs_chain_writes_positions(chain) ? src->rows : NULL;
+    if (chain->stage[chain->n - 1].rows) {
+        if (!gs_chain_writes_positions(chain) || !src->text)
+            return gs_fail(st, GS_EUSAGE, "compact --rows needs CSV or text input and no filtering stage before it");
+        r->text = src->text;
+        r->rows = NULL;
+    }
     r->types[0] = src->type;
     for (int k = 0; k < chain->n; k++) r->types[k + 1] = gs_job_out_type(&chain->stage[k], r->types[k]);
     r->cols = gs_chain_out_cols(chain);
@@ -353,7 +388,7 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
         int rc = gs_plan_make(&in, NULL, NULL, &r->plan, st);
         if (rc) return rc;
     }
-    gs_plan_settle(&r->plan, chain, src->count, src->type, w && gs_writer_takes_frames(w) && !r->rows);
+    gs_plan_settle(&r->plan, chain, src->count, src->type, w && gs_writer_takes_frames(w) && !r->rows && !r->text);
     r->o.plan = r->plan; /* the backends read their zstd work there */
     r->o.buffers = r->plan.buffers;
     r->o.chunk_bytes = r->plan.chunk_bytes;

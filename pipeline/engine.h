@@ -50,6 +50,8 @@ typedef struct gs_run {
     gs_source *src;
     gs_writer *w;
     const struct gs_rowmap *rows; /* positions are written as input rows through this (NULL: as they are) */
+    gs_rowtext *text;          /* compact --rows: positions are written as these input rows */
+    uint64_t in_done;          /* input elements of the chunks retired so far */
     gs_type types[GS_CHAIN_MAX + 1];
     int cols;
     gs_backend_cfg cfg;

@@ -9,6 +9,7 @@ position, every default NA spelling of pandas, quoted fields holding the delimit
 a text column, bad tokens, LF and CRLF line ends. Each case runs over several --chunk and --threads
 values; the answer must not change."""
 import os
+import shutil
 import subprocess
 import sys
 
@@ -59,6 +60,7 @@ def make_table(path, n, seed, crlf):
         lines.append(",".join([idv, sym, price, vol, bad, last]))
     with open(path, "w", newline="") as f:
         f.write(eol.join(lines) + eol)
+    return [l + eol for l in lines]
 
 
 def frame(path):
@@ -102,7 +104,7 @@ def main():
     for crlf in (False, True):
         tag = "crlf" if crlf else "lf"
         path = os.path.join(D, f"t_{tag}.csv")
-        make_table(path, 3000 if QUICK else 6000, 5 + crlf, crlf)
+        raw = make_table(path, 3000 if QUICK else 6000, 5 + crlf, crlf)
         df = frame(path)
         # values: missing values are NaN (every column, default f64)
         for col in ["id", "price", "vol", "last"]:
@@ -144,6 +146,38 @@ def main():
             data = f.read()
         across(f"{tag}_stdin_indices", ["compact", "--pred", "gt:4000", "--indices", "--col", "price", "--na", "skip",
                                         "--to", "text"], np.flatnonzero(df["price"] > 4000), positions, stdin=data)
+        # compact --rows: the rows pandas keeps, byte for byte as in the input (header first)
+        def rows_of(mask):
+            return (raw[0] + "".join(raw[1 + i] for i in np.flatnonzero(mask))).encode()
+        for name, args, mask in [
+            ("gt", ["--pred", "gt:4000", "--col", "price"], df["price"] > 4000),
+            ("nan", ["--pred", "nan", "--col", "price"], df["price"].isna()),
+            ("invert", ["--pred", "gt:4000", "--invert", "--col", "price"], ~(df["price"] > 4000)),
+            ("na_skip", ["--pred", "lt:100", "--col", "vol", "--na", "skip"], df["vol"] < 100),
+            ("skip_bad_int", ["--pred", "ge:0", "-t", "i32", "--col", "bad", "--skip-bad"], df["bad"] >= 0),
+            ("first_col", ["--pred", "range:100:200", "--col", "1"], (df["id"] >= 100) & (df["id"] <= 200)),
+        ]:
+            want = rows_of(mask)
+            for ch in CHUNKS:
+                for th in THREADS:
+                    rc, out, err = run(["compact", "--rows"] + args + [path, "--chunk", ch, "--threads", th, "-q",
+                                                                       "--backend", "cpu"])
+                    check(rc == 0 and out == want, f"{tag}_rows_{name}_c{ch}_t{th}",
+                          f"exit {rc} {err}; {len(out)} bytes, want {len(want)}")
+        rc, out, err = run(["scan", "--col", "vol", "--na", "skip", "then", "compact", "--pred", "gt:1e6", "--rows",
+                            path, "-q"])
+        keep = np.zeros(len(df), bool)
+        keep[np.flatnonzero(df["vol"].notna())[np.flatnonzero(df["vol"].dropna().cumsum() > 1e6)]] = True
+        check(rc == 0 and out == rows_of(keep), f"{tag}_rows_after_scan", f"exit {rc} {err}")
+        rc, out, err = run(["compact", "--pred", "gt:4000", "--col", "price", "--rows", "-q"], stdin=data)
+        check(rc == 0 and out == rows_of(df["price"] > 4000), f"{tag}_rows_stdin", f"exit {rc} {err}")
+        zpath = os.path.join(D, f"rows_{tag}.csv.zst")
+        rc, out, err = run(["compact", "--pred", "gt:4000", "--col", "price", "--rows", "-q", path, zpath, "-f"])
+        dz = subprocess.run(["zstd", "-dc", zpath], capture_output=True) if rc == 0 and shutil.which("zstd") else None
+        if dz is None and rc == 0:
+            print(f"SKIP {tag}_rows_zstd: no zstd CLI")
+        else:
+            check(rc == 0 and dz.stdout == rows_of(df["price"] > 4000), f"{tag}_rows_zstd", f"exit {rc} {err}")
     # every NA spelling alone in a column, as the first, a middle and the last field
     for pos in range(3):
         rows = []

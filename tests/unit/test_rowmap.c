@@ -96,6 +96,8 @@ static void test_rowmap(void)
 /* A csv of `rows` data rows (header "id,v,w"): column v holds numbers, empty fields, NA spellings and
  * bad fields; some rows quote a field holding the delimiter or a line break. want[] gets the values
  * kept and rows[] their input rows, for --na skip with skip_bad. */
+static size_t row_off[8192]; /* make_csv: where data row i starts; row_off[rows] = the end */
+
 static char *make_csv(size_t rows, unsigned seed, double *want, uint64_t *wrow, size_t *nwant, int crlf)
 {
     size_t cap = rows * 48 + 64, len = 0;
@@ -106,6 +108,7 @@ static char *make_csv(size_t rows, unsigned seed, double *want, uint64_t *wrow, 
     *nwant = 0;
     for (size_t i = 0; i < rows; i++) {
         int k = rand() % 20;
+        row_off[i] = len;
         const char *na[] = {"", "NA", "N/A", "null", "NaN", "#N/A", "<NA>", "None", "nan", "-1.#IND"};
         if (k < 3) len += (size_t)sprintf(s + len, "%zu,%s,1%s", i, na[rand() % 10], eol);
         else if (k == 3) len += (size_t)sprintf(s + len, "%zu,x%d,1%s", i, rand() % 9, eol);
@@ -117,7 +120,82 @@ static char *make_csv(size_t rows, unsigned seed, double *want, uint64_t *wrow, 
         }
     }
     s[len] = 0;
+    row_off[rows] = len;
     return s;
+}
+
+typedef struct membuf {
+    char *p;
+    size_t n;
+} membuf;
+
+static int put_mem(void *ctx, const char *p, size_t len, gs_status *st)
+{
+    membuf *m = ctx;
+    (void)st;
+    m->p = realloc(m->p, m->n + len + 1);
+    memcpy(m->p + m->n, p, len);
+    m->n += len;
+    return GS_OK;
+}
+
+/* keep_rows: every value's row as in the input, read back from the row store chunk by chunk (the
+ * rows of a chunk released once written), across blocks that end inside quoted rows. */
+static void test_reader_rowtext(void)
+{
+    const size_t rows = 3000;
+    double *want = malloc(rows * sizeof *want);
+    uint64_t *wrow = malloc(rows * sizeof *wrow);
+    const size_t blocks[] = {64, 100, 4096, 0};
+    for (int crlf = 0; crlf < 2; crlf++)
+        for (int b = 0; b < 4; b++)
+            for (int threads = 1; threads <= 3; threads += 2) {
+                size_t nwant;
+                char *csv = make_csv(rows, 21u + (unsigned)b, want, wrow, &nwant, crlf);
+                gs_read_opts o;
+                memset(&o, 0, sizeof o);
+                o.format = GS_FMT_CSV;
+                o.type = GS_F64;
+                o.col = "v";
+                o.threads = threads;
+                o.block_size = blocks[b];
+                o.skip_bad = 1;
+                o.na = GS_NA_SKIP;
+                o.keep_rows = 1;
+                gs_status st = {0};
+                gs_decoder *d = NULL;
+                gs_bsrc *src = src_new(csv, strlen(csv), (size_t)(b * 37 + 5));
+                int rc = gs_dec_open_csv(&d, src, &o, &st);
+                double *got = malloc(rows * sizeof *got);
+                uint64_t pos[1024];
+                membuf out = {0}, exp = {0};
+                size_t n = 0, hl = 0;
+                const char *h = rc ? NULL : gs_rowtext_header(d->text, &hl);
+                int ok = !rc && h && hl == (size_t)(crlf ? 8 : 7) && !memcmp(h, csv, hl);
+                for (size_t want_n = 3; ok; want_n = want_n * 7 % 1001 + 1) {
+                    size_t g = 0;
+                    rc = d->read(d, got + n, want_n < rows - n ? want_n : rows - n, &g, &st);
+                    if (rc || !g) break;
+                    size_t m = 0; /* every other value of the chunk, as a compaction keeps some */
+                    for (size_t i = n; i < n + g; i++)
+                        if (i % 2 == 0) {
+                            pos[m++] = i;
+                            put_mem(&exp, csv + row_off[wrow[i]], row_off[wrow[i] + 1] - row_off[wrow[i]], &st);
+                        }
+                    rc = gs_rowtext_write(d->text, pos, m, put_mem, &out, &st);
+                    n += g;
+                    gs_rowtext_release(d->text, n);
+                    if (rc) break;
+                }
+                ok = ok && !rc && n == nwant && out.n == exp.n && !memcmp(out.p, exp.p, out.n);
+                char name[80];
+                snprintf(name, sizeof name, "rowtext_%s_block%zu_t%d", crlf ? "crlf" : "lf", blocks[b], threads);
+                CHECK(ok, name, "rc=%d (%s) n=%zu want %zu, %zu bytes want %zu", rc, st.msg, n, nwant, out.n, exp.n);
+                if (d) d->close(d);
+                else src->close(src);
+                free(got), free(csv), free(out.p), free(exp.p);
+            }
+    free(want), free(wrow);
 }
 
 static void test_reader_rows(void)
@@ -252,6 +330,7 @@ int main(void)
     gs_pool_start(4);
     test_rowmap();
     test_reader_rows();
+    test_reader_rowtext();
     test_missing();
     return CHECK_DONE();
 }
