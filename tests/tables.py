@@ -2,7 +2,7 @@
 """tests/tables.py - real CSV tables against pandas: gpustream's reading of missing values, and the
 positions it writes when rows are dropped, checked against pandas.read_csv on the whole frame.
 
-    python3 tests/tables.py GPUSTREAM SCRATCH_DIR [--quick]
+    python3 tests/tables.py GPUSTREAM SCRATCH_DIR [--quick] [--backend cpu|gpu|auto]
 
 Prints PASS/FAIL/SKIP lines (tests/run.sh counts them). The tables hold empty fields in every column
 position, every default NA spelling of pandas, quoted fields holding the delimiter and line breaks,
@@ -23,6 +23,7 @@ except ImportError as e:  # a tool this machine lacks: skipped, never failed
 
 G, D = sys.argv[1], sys.argv[2]
 QUICK = "--quick" in sys.argv
+BACKEND = sys.argv[sys.argv.index("--backend") + 1] if "--backend" in sys.argv else "cpu"
 NA = sorted(STR_NA_VALUES)
 npass = nfail = 0
 
@@ -85,7 +86,7 @@ def across(name, args, want, parse, stdin=None):
     """The same command over every chunk and thread count: each output equals want."""
     for ch in CHUNKS:
         for th in THREADS:
-            rc, out, err = run(args + ["--chunk", ch, "--threads", th, "-q", "--backend", "cpu"], stdin)
+            rc, out, err = run(args + ["--chunk", ch, "--threads", th, "-q", "--backend", BACKEND], stdin)
             if rc != 0:
                 check(False, f"{name}_c{ch}_t{th}", f"exit {rc}: {err}")
                 continue
@@ -161,7 +162,7 @@ def main():
             for ch in CHUNKS:
                 for th in THREADS:
                     rc, out, err = run(["compact", "--rows"] + args + [path, "--chunk", ch, "--threads", th, "-q",
-                                                                       "--backend", "cpu"])
+                                                                       "--backend", BACKEND])
                     check(rc == 0 and out == want, f"{tag}_rows_{name}_c{ch}_t{th}",
                           f"exit {rc} {err}; {len(out)} bytes, want {len(want)}")
         rc, out, err = run(["scan", "--col", "vol", "--na", "skip", "then", "compact", "--pred", "gt:1e6", "--rows",

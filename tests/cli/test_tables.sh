@@ -69,3 +69,37 @@ refused gen_out_npz 2 "does not write .npz" $G gen -q -n 3 "$T/o.npz"
 $G convert -q "$T/seq.want" "$T/out.parquet" --to csv && cmp -s "$T/out.parquet" "$T/seq.want" && pass out_ext_with_to || fail out_ext_with_to "$(head -c 100 "$T/out.parquet")"
 # --col given twice: a usage error, never last-wins
 refused col_twice 2 "--col given twice ('a' and 'b')" $G scan -q --col a --col b "$T/t2.tsv"
+
+# ---- MPI ranks: positions under --na skip and --skip-bad start at each shard's input row ----------
+MPIRUN=$(command -v mpirun)
+if [ -z "$MPIRUN" ] || $G info | grep -q '^mpi  *not built'; then
+    skip tables_mpi "no mpirun, or gpustream built without MPI"
+else
+    awk 'BEGIN { srand(9); print "id,price,bad"; for (i = 0; i < 60000; i++) { r = rand();
+        p = r < 0.1 ? (r < 0.05 ? "" : "NA") : sprintf("%.2f", rand() * 8000);
+        b = (r > 0.97) ? "x" : int(rand() * 100); printf "%d,%s,%s\n", i, p, b } }' >"$T/m.csv"
+    for args in "--col bad -t i32 --skip-bad --pred lt:10" "--col price --na skip --skip-bad --pred le:100" \
+        "--col price --na skip --pred gt:4000"; do
+        # shellcheck disable=SC2086
+        $G compact -q --indices $args --threads 1 "$T/m.csv" "$T/m1.txt" --to text -f
+        for k in 2 3; do
+            # shellcheck disable=SC2086
+            timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root -n $k $G compact -q --indices $args --threads 1 \
+                "$T/m.csv" "$T/mk.txt" --to text -f >"$T/mpi.err" 2>&1
+            rc=$?
+            if [ $rc = 0 ] && [ -s "$T/m1.txt" ] && cmp -s "$T/m1.txt" "$T/mk.txt"; then pass "tables_mpi_$k ($args)"
+            else fail "tables_mpi_$k ($args)" "exit $rc: $(head -c 300 "$T/mpi.err") $(cmp "$T/m1.txt" "$T/mk.txt" 2>&1)"; fi
+        done
+    done
+    python3 - "$T/m.csv" "$T/m1.txt" <<'PY' && pass tables_mpi_reference || fail tables_mpi_reference "single process differs from pandas"
+import sys
+try:
+    import numpy as np, pandas as pd
+except ImportError:
+    sys.exit(0)
+df = pd.read_csv(sys.argv[1])
+got = np.loadtxt(sys.argv[2], dtype=np.int64, ndmin=1)
+want = np.flatnonzero(df.price > 4000)
+sys.exit(0 if len(got) == len(want) and (got == want).all() else 1)
+PY
+fi
