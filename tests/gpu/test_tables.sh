@@ -14,7 +14,7 @@ timeout -k 5 900 python3 tests/tables.py "$G" "$T/tables" --backend gpu ||
     { rc=$?; [ $rc = 124 ] && fail gpu_tables "tests/tables.py --backend gpu ran past 900 s"; }
 
 # 3 million rows, a twentieth of the prices missing: positions and rows, GPU and auto against the CPU
-awk 'BEGIN { srand(3); print "t,\"sym\",price,vol";
+awk 'BEGIN { srand(3); printf "t,\"sym\",price,vol\r\n";
     for (i = 0; i < 3000000; i++) { r = rand(); p = r < 0.05 ? "" : sprintf("%.2f", rand() * 8000);
         printf "%d,\"S,%d\",%s,%d\r\n", i, i % 97, p, int(rand() * 9000) } }' >"$T/big.csv"
 for args in "--pred gt:4000 --indices --na skip" "--pred gt:4000 --rows --na skip" "--pred nan --indices" \
