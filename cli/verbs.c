@@ -24,11 +24,13 @@ int stage_setup(cli *c, int k, gs_type t, gs_job *j)
         j->op = GS_OP_SCAN;
         j->scan.type = t;
         j->scan.out_type = s->out_type_given ? j->out_type : t;
+        j->keep = c->rd.keep != NULL;
         break;
     case V_COMPACT:
         j->op = GS_OP_COMPACT;
         j->compact.type = t;
-        if (j->rows) j->compact.indices = 1; /* the positions, which the writer turns into rows */
+        j->keep = c->rd.keep != NULL;
+        if (j->rows || j->keep) j->compact.indices = 1; /* the positions, which the writer turns into rows */
         if (gs_pred_parse(s->pred, t, &j->compact, &st)) {
             if (c->chain) snprintf(err_stage, sizeof err_stage, "stage %d (compact): ", k + 1);
             int rc = usage_error("compact ", "%s", st.msg);
@@ -49,7 +51,7 @@ static void stage_colname(const gs_job *j, char *name, size_t len)
 {
     if (j->op == GS_OP_MINMAX)
         snprintf(name, len, "%s", j->minmax.only == GS_MM_MIN ? "min" : j->minmax.only == GS_MM_MAX ? "max" : "min,max");
-    else if (j->op == GS_OP_COMPACT && j->compact.indices)
+    else if (j->op == GS_OP_COMPACT && j->compact.indices && !j->keep)
         snprintf(name, len, "index");
 }
 
@@ -89,6 +91,15 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
             return rc;
         }
     }
+    const gs_job *last = &c->stages[c->nstages ? c->nstages - 1 : 0].job;
+    const char *keep_why = !c->rd.keep ? NULL
+                           : c->nstages != 1 ? "--keep takes scan or compact alone, not a chain"
+                           : last->compact.indices || last->count_only || last->rows
+                               ? "--keep writes columns beside the values: not with --indices, --count or --rows"
+                           : ranks->size > 1 ? "--keep does not run over MPI ranks"
+                           : c->to_given && c->to != GS_FMT_CSV ? "--keep writes CSV rows: --to csv"
+                                                                : NULL;
+    if (keep_why) return usage_error(verb, "%s", keep_why);
     const int drops = c->rd.skip_bad || c->rd.na == GS_NA_SKIP;
     for (int k = 0; drops && k + 1 < c->nstages; k++)
         if (c->stages[k].verb->bit == V_COMPACT && c->stages[k].job.compact.indices) {
@@ -166,6 +177,11 @@ static int compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *
     return EXIT_OK;
 }
 
+static int put_writer(void *ctx, const char *p, size_t len, gs_status *st)
+{
+    return gs_writer_write_bytes((gs_writer *)ctx, p, len, st);
+}
+
 /* The chain in this process, from r (closed here) to OUT. */
 static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_type, int cols, const char *names)
 {
@@ -177,22 +193,25 @@ static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_typ
     gs_source src = gs_source_from_reader(r);
     const int64_t rows = gs_chain_out_rows(ch, gs_reader_count(r));
     int rc = 0;
-    gs_rowtext *text = ch->stage[ch->n - 1].rows ? gs_reader_rowtext(r) : NULL;
-    if (ch->stage[ch->n - 1].rows && !text) { /* the reader keeps rows for csv and text alone */
-        say_error("compact --rows writes the input's rows, which needs CSV or text input (this input is %s)",
-                  gs_format_name(gs_reader_format(r)));
+    const gs_job *last = &ch->stage[ch->n - 1];
+    gs_rowtext *text = last->rows || last->keep ? gs_reader_rowtext(r) : NULL;
+    if ((last->rows || last->keep) && (!text || (last->keep && gs_reader_format(r) != GS_FMT_CSV))) {
+        say_error("%s, which needs CSV%s input (this input is %s)",
+                  last->rows ? "compact --rows writes the input's rows" : "--keep writes input columns",
+                  last->rows ? " or text" : "", gs_format_name(gs_reader_format(r)));
         gs_reader_close(r);
         return EXIT_USAGE;
     }
-    if (text) { /* rows as in the input: the header row first, nothing formatted */
-        if (!c->to_given) c->to = gs_reader_format(r), c->to_given = 1;
+    const char *result = names;
+    if (text) { /* rows or columns as in the input: the header first, then text rows */
+        if (!c->to_given) c->to = last->keep ? GS_FMT_CSV : gs_reader_format(r), c->to_given = 1;
         names = NULL;
     }
-    if (!ch->stage[ch->n - 1].count_only)
-        rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st);
+    if (!last->count_only) rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st);
     size_t hlen = 0;
-    const char *head = text ? gs_rowtext_header(text, &hlen) : NULL;
+    const char *head = text && last->rows ? gs_rowtext_header(text, &hlen) : NULL;
     if (!rc && head) rc = gs_writer_write_bytes(w, head, hlen, &st);
+    if (!rc && text && last->keep) rc = gs_rowtext_keep_header(text, result, put_writer, w, &st);
     if (rc && w) {
         gs_writer_abort(w);
         gs_reader_close(r);
@@ -217,7 +236,7 @@ int cmd_compute(cli *c)
     int rc;
     gs_ranks ranks = gs_ranks_detect();
     if ((rc = compute_precheck(c, &ranks))) return rc;
-    c->rd.keep_rows = c->stages[c->nstages ? c->nstages - 1 : 0].job.rows;
+    c->rd.keep_rows = c->stages[c->nstages ? c->nstages - 1 : 0].job.rows || c->rd.keep;
     if ((rc = setup_codecs(c, 1, 1, ranks.size == 1 ? -1 : 0, &st))) return finish_status(&st);
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r), out_type;

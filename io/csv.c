@@ -352,6 +352,40 @@ int gs_col_number(const char *col, long *index)
     return 1;
 }
 
+/* --keep's columns, by 1-based index or by name in the header (names: its cells, n of them; NULL
+ * where the input has no header), for the row store. */
+static int keep_stage(gs_ldec *L, const gs_read_opts *o, char **names, int n, gs_status *st)
+{
+    gs_rowtext *t = gs_lines_decoder(L)->text;
+    const gs_lparse *cfg = gs_lines_cfg(L);
+    if (!o->keep || !t) return GS_OK;
+    int all = !strcmp(o->keep, "all"), nk = 0, *cols = calloc(strlen(o->keep) / 2 + 2, sizeof *cols), r = GS_OK;
+    if (!cols) return gs_fail(st, GS_ENOMEM, "out of memory");
+    for (const char *p = o->keep; !all && *p && !r;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char item[256];
+        snprintf(item, sizeof item, "%.*s", (int)(len < 255 ? len : 255), p);
+        long v = 0;
+        if (gs_col_number(item, &v)) {
+            if (v < 1 || v > INT_MAX - 1) r = gs_fail(st, GS_EUSAGE, "invalid --keep column '%s' (columns are counted from 1)", item);
+            cols[nk++] = (int)v - 1;
+        } else if (!names) {
+            r = gs_fail(st, GS_EUSAGE, "--keep column '%s' is given by name, which needs a header line", item);
+        } else {
+            int i;
+            for (i = 0; i < n && strcmp(names[i], item); i++) {}
+            if (i == n) r = gs_fail(st, GS_EDATA, "%s: no column named '%s' in the header (--keep)",
+                                    gs_lines_decoder(L)->src->name, item);
+            cols[nk++] = i;
+        }
+        p = e ? e + 1 : p + len;
+    }
+    if (!r && gs_rowtext_set_keep(t, cols, nk, all, cfg->col - 1, cfg->delim)) r = gs_fail(st, GS_ENOMEM, "out of memory");
+    free(cols);
+    return r;
+}
+
 /* Resolve the column, decide on the header from the first row, consume it if it is one. */
 static int header_stage(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status *st)
 {
@@ -367,7 +401,7 @@ static int header_stage(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status
     if (by_name && o->header == GS_HDR_NO)
         return gs_fail(st, GS_EUSAGE, "column '%s' is given by name, which needs a header line (drop --no-header)",
                        o->col);
-    if (!by_name && o->header == GS_HDR_NO) return GS_OK;
+    if (!by_name && o->header == GS_HDR_NO) return keep_stage(L, o, NULL, 0, st);
 
     hdr_row h = {.cfg = cfg};
     size_t off = 0;
@@ -404,7 +438,9 @@ static int header_stage(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status
             gs_lines_decoder(L)->colname = C->colname;
             gs_lines_take(L, off, nl);
         }
-    }
+        if (!r) r = keep_stage(L, o, is_header ? h.f : NULL, h.n, st);
+    } else if (!r)
+        r = keep_stage(L, o, NULL, 0, st);
     for (int i = 0; i < h.n; i++) free(h.f[i]);
     free(h.f);
     return r;

@@ -668,7 +668,7 @@ int gs_lines_open(gs_ldec **out, gs_bsrc *src, const gs_read_opts *o, char delim
     /* Rows dropped from the stream are recorded, so that positions stay input rows. */
     if (!r && (o->skip_bad || o->na == GS_NA_SKIP) && !(L->base.rows = gs_rowmap_new()))
         r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
-    if (!r && o->keep_rows && !(L->base.text = gs_rowtext_new())) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
+    if (!r && (o->keep_rows || o->keep) && !(L->base.text = gs_rowtext_new())) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
     L->nthreads = o->threads > 0 ? o->threads : gs_pool_threads();
     L->block = o->block_size ? o->block_size : DEFAULT_BLOCK;
     L->headroom = L->block < HEADROOM ? L->block : HEADROOM;

@@ -113,6 +113,8 @@ typedef struct gs_read_opts {
     size_t zstd_window; /* zstd: the compressed read-ahead window in bytes; 0 = by thread count */
     int zstd_sync;      /* zstd: decode on the reading thread only (no decoder thread working ahead) */
     int keep_rows;      /* csv/text: keep each value's input row (gs_reader_rowtext) */
+    const char *keep;   /* csv: --keep, the columns written before the results ("c1,c2" names or 1-based
+                           indices, or "all"); implies keep_rows */
     size_t block_size;  /* csv/text: bytes parsed per block; 0 = 32 MiB (tests lower it to cross block and
                            piece edges on small inputs) */
 } gs_read_opts;
@@ -186,6 +188,14 @@ const char *gs_rowtext_header(const gs_rowtext *t, size_t *len);
  * released), each as in the input (a last row without a line end gets '\n'), through put. */
 int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
                      int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st);
+/* --keep (the reader's o->keep): for each of the n ascending stream positions, the row's kept
+ * columns as in the input, then vals[i] of type `type` formatted (vals NULL: the value's own field
+ * as in the input), a line per row, joined by the input's delimiter. The header line of that: the
+ * kept columns' header cells and `result` (nothing where the input had no header). */
+int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type type, const void *vals,
+                          int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st);
+int gs_rowtext_keep_header(gs_rowtext *t, const char *result,
+                           int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st);
 /* The rows of stream positions before upto are no longer needed. */
 void gs_rowtext_release(gs_rowtext *t, uint64_t upto);
 /* The rows skipped so far, by stream position (common/rowmap.h): where skip_bad or na skip may drop

@@ -55,6 +55,9 @@ gs_rowtext *gs_rowtext_new(void);
 void gs_rowtext_free(gs_rowtext *t);
 int gs_rowtext_set_header(gs_rowtext *t, const char *row, size_t len);
 int gs_rowtext_append(gs_rowtext *t, char *text, int64_t *spans, size_t n);
+/* --keep: the n columns cols[] (0-based; all: every field of each row), the value's column vcol
+ * (0-based), the delimiter. */
+int gs_rowtext_set_keep(gs_rowtext *t, const int *cols, int n, int all, int vcol, char delim);
 
 /* ---- byte sinks -------------------------------------------------------------------------- */
 typedef struct gs_bsink gs_bsink;

@@ -135,6 +135,34 @@ static int write_rows(gs_run *r, gs_chunk *c, gs_status *st)
     return rc;
 }
 
+/* --keep: each result after its input row's kept columns (compact: the kept rows, from the
+ * positions; scan: one result per input element, the chunk's), then those rows are let go. */
+static int write_keep(gs_run *r, gs_chunk *c, gs_status *st)
+{
+    const gs_job *j = &r->chain->stage[r->chain->n - 1];
+    int rc = GS_OK;
+    if (r->w && c->n) {
+        uint64_t *pos = c->data;
+        const void *vals = NULL;
+        if (j->op == GS_OP_COMPACT)
+            for (size_t i = 0; i < c->n; i++) pos[i] -= j->index_base;
+        else {
+            if (c->n > r->kpos_cap) {
+                uint64_t *np = realloc(r->kpos, c->n * sizeof *np);
+                if (!np) return gs_fail(st, GS_ENOMEM, "out of host memory");
+                r->kpos = np;
+                r->kpos_cap = c->n;
+            }
+            pos = r->kpos;
+            for (size_t i = 0; i < c->n; i++) pos[i] = c->in_end - c->n + i;
+            vals = c->data;
+        }
+        rc = gs_rowtext_write_keep(r->text, pos, c->n, r->types[r->chain->n], vals, put_bytes, r->w, st);
+    }
+    gs_rowtext_release(r->text, c->in_end);
+    return rc;
+}
+
 static void *writer_main(void *arg)
 {
     gs_run *r = arg;
@@ -144,7 +172,7 @@ static void *writer_main(void *arg)
         if (!c) break;
         if (r->text) {
             double t0 = gs_now();
-            if (write_rows(r, c, &st)) {
+            if (r->keep ? write_keep(r, c, &st) : write_rows(r, c, &st)) {
                 gs_run_fail(r, &st);
                 break;
             }
@@ -370,7 +398,14 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
                                           "drops rows (--na skip, --skip-bad): make it the last stage", k + 1);
     /* positions written as input rows, by the writer (never as frames a device compressed) */
     r->rows = gs_chain_writes_positions(chain) ? src->rows : NULL;
-    if (chain->stage[chain->n - 1].rows) {
+    if (chain->stage[chain->n - 1].keep) {
+        const gs_job *j = &chain->stage[0];
+        if (chain->n != 1 || !src->text || (j->op != GS_OP_SCAN && !(j->op == GS_OP_COMPACT && j->compact.indices)))
+            return gs_fail(st, GS_EUSAGE, "--keep needs CSV input and scan or compact alone");
+        r->text = src->text;
+        r->keep = 1;
+        r->rows = NULL;
+    } else if (chain->stage[chain->n - 1].rows) {
         if (!gs_chain_writes_positions(chain) || !src->text)
             return gs_fail(st, GS_EUSAGE, "compact --rows needs CSV or text input and no filtering stage before it");
         r->text = src->text;
@@ -466,6 +501,7 @@ static void run_stats(const gs_run *r, gs_run_stats *s, double t_start)
 
 static void run_free(gs_run *r)
 {
+    free(r->kpos);
     free(r->pieces);
     gs_queue_free(&r->free_in);
     gs_queue_free(&r->ready);

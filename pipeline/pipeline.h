@@ -42,6 +42,9 @@ typedef struct gs_job {
     /* compact --rows (with compact.indices set): the writer writes the input rows of the positions
      * (gs_source.text) instead of the positions */
     int rows;
+    /* --keep (scan; compact with compact.indices set): the writer writes the kept columns of each
+     * result's input row before it (gs_source.text), as CSV rows */
+    int keep;
     /* The input row of that first element (index_base plus the rows the stream dropped before it):
      * positions written as input rows (gs_source.rows) are row_base + the row within this run. */
     uint64_t row_base;

@@ -179,6 +179,40 @@ def main():
             print(f"SKIP {tag}_rows_zstd: no zstd CLI")
         else:
             check(rc == 0 and dz.stdout == rows_of(df["price"] > 4000), f"{tag}_rows_zstd", f"exit {rc} {err}")
+        # --keep: input columns as in the input before each result
+        import io
+        def keep_check(name, args, want):
+            for ch in CHUNKS:
+                for th in THREADS:
+                    rc, out, err = run(args + [path, "--chunk", ch, "--threads", th, "-q", "--backend", BACKEND])
+                    if rc != 0:
+                        check(False, f"{tag}_keep_{name}_c{ch}_t{th}", f"exit {rc}: {err}")
+                        continue
+                    got = pd.read_csv(io.BytesIO(out))
+                    ok = list(got.columns) == list(want.columns) and len(got) == len(want)
+                    for col in want.columns if ok else []:
+                        a, b = got[col].to_numpy(), want[col].to_numpy()
+                        ok = ok and all((x == y) or (pd.isna(x) and pd.isna(y)) for x, y in zip(a, b))
+                    check(ok, f"{tag}_keep_{name}_c{ch}_t{th}", f"{len(got)} rows, want {len(want)}; "
+                          f"columns {list(got.columns)} want {list(want.columns)}")
+        m = df["vol"].notna()
+        want = df.loc[m, ["id", "sym"]].reset_index(drop=True)
+        want["vol"] = df.loc[m, "vol"].astype(np.int64).cumsum().to_numpy()
+        keep_check("scan_int", ["scan", "--col", "vol", "-t", "i64", "--na", "skip", "--keep", "id,sym"], want)
+        m = df["price"] > 4000
+        want = df.loc[m, ["last", "sym", "price"]].reset_index(drop=True)
+        keep_check("compact", ["compact", "--pred", "gt:4000", "--col", "price", "--keep", "last,2"], want)
+        plain = pd.read_csv(path)  # bad tokens kept as text: --keep writes them as they are
+        want = plain.loc[m].reset_index(drop=True).assign(price_=plain.loc[m, "price"].to_numpy())
+        want.columns = list(df.columns) + ["price.1"]  # pandas names a repeated header this way
+        keep_check("compact_all", ["compact", "--pred", "gt:4000", "--col", "price", "--keep", "all"], want)
+        # the kept text is the input's: quoted fields stay quoted
+        rc, out, err = run(["compact", "--pred", "gt:4000", "--col", "price", "--keep", "sym", path, "-q"])
+        lines = out.decode().split("\n")
+        want_sym = [raw[1 + i].split(",", 2)[1] for i in np.flatnonzero(m)[:50] if '"MS,FT"' not in raw[1 + i]
+                    and "multi" not in raw[1 + i] and "uote" not in raw[1 + i]]
+        check(rc == 0 and lines[0] == '"sym",price' and all(any(l.startswith(w + ",") for l in lines) for w in want_sym)
+              and ('"MS,FT",' in out.decode()), f"{tag}_keep_bytes", f"exit {rc} {err} {lines[:3]}")
     # every NA spelling alone in a column, as the first, a middle and the last field
     for pos in range(3):
         rows = []

@@ -103,3 +103,19 @@ want = np.flatnonzero(df.price > 4000)
 sys.exit(0 if len(got) == len(want) and (got == want).all() else 1)
 PY
 fi
+
+# ---- --keep and --rows: what they refuse ----------------------------------------------------------
+refused keep_chain 2 "--keep takes scan or compact alone" $G scan -q --keep 1 --col 2 data/prices.csv then scan
+refused keep_indices 2 "not with --indices, --count or --rows" $G compact -q --keep 1 --indices --col 2 data/prices.csv
+refused keep_to_npy 2 "--keep writes CSV rows: --to csv" $G scan -q --keep 1 --col 2 data/prices.csv --to npy
+refused keep_unknown_name 1 "no column named 'nosuch' in the header (--keep)" $G scan -q --keep nosuch --col 2 data/prices.csv
+refused keep_raw 2 "needs CSV input (this input is raw)" $G scan -q --keep 1 -t i32 "$T/g.raw"
+refused rows_indices 2 "--rows writes rows, --indices positions" $G compact -q --rows --indices --col 2 data/prices.csv
+refused rows_mid_chain 2 "make it the last stage" $G compact -q --rows --col 2 data/prices.csv then scan
+refused rows_after_compact 2 "its positions are no input rows" $G compact -q --col 2 data/prices.csv then compact --rows
+refused rows_to_raw 2 "--to csv or --to text" $G compact -q --rows --col 2 data/prices.csv --to raw
+refused rows_raw_input 2 "needs CSV or text input (this input is raw)" $G compact -q --rows -t i32 "$T/g.raw"
+# --keep without a header: columns by index, no header line
+printf '1,"a,b",5\n2,c,7\n' >"$T/nh.csv"
+printf '"a,b",1,5\nc,2,12\n' >"$T/nh.want"
+same keep_no_header "$T/nh.want" $G scan -q --keep 2,1 --col 3 "$T/nh.csv"
