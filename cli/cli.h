@@ -162,6 +162,8 @@ int cmd_bench(cli *c);
 int stage_setup(cli *c, int k, gs_type t, gs_job *j);
 /* The engine's notes (a fallback to the CPU): shown with -v or --stats. */
 void on_note(void *ctx, const char *msg);
+/* The one warning line of a run that dropped n rows (--na skip, --skip-bad); nothing for 0. */
+void warn_skipped(const cli *c, uint64_t n);
 /* "window W is longer than the input": stage 0 for a single verb, else the chain's stage number. */
 void warn_short_window(int stage, uint64_t window, uint64_t n);
 /* The output's format and compression into c->wr. */

@@ -150,6 +150,15 @@ static const char *chain_colnames(gs_reader *r, const gs_chain *ch, char *buf, s
     return buf;
 }
 
+void warn_skipped(const cli *c, uint64_t n)
+{
+    if (n)
+        say_warning("skipped %llu row%s (%s)", (unsigned long long)n, n == 1 ? "" : "s",
+                    c->rd.na == GS_NA_SKIP && c->rd.skip_bad ? "--na skip, --skip-bad"
+                    : c->rd.na == GS_NA_SKIP               ? "missing values, --na skip"
+                                                           : "bad fields, --skip-bad");
+}
+
 /* After a run: the windows no output filled, the count (to OUT where one is named), --stats. */
 static int compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *stats, uint64_t count)
 {
@@ -159,12 +168,7 @@ static int compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *
         if (j->op != GS_OP_MINMAX || j->partial || n_in >= j->minmax.window) continue;
         warn_short_window(ch->n > 1 ? k + 1 : 0, j->minmax.window, n_in);
     }
-    if (stats->skipped)
-        say_warning("skipped %llu row%s (%s)", (unsigned long long)stats->skipped,
-                    stats->skipped == 1 ? "" : "s",
-                    c->rd.na == GS_NA_SKIP && c->rd.skip_bad ? "--na skip, --skip-bad"
-                    : c->rd.na == GS_NA_SKIP               ? "missing values, --na skip"
-                                                           : "bad fields, --skip-bad");
+    warn_skipped(c, stats->skipped);
     if (ch->stage[ch->n - 1].count_only && c->out) {
         gs_status st = {0};
         char line[32];

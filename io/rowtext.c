@@ -8,9 +8,20 @@
  * reads: both lock (once a segment, once an output chunk). */
 #include "io_internal.h"
 
+#include "../common/pool.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Text being put together for the output, and one row's field spans (--keep). */
+typedef struct kbuf {
+    char *out;
+    size_t len, cap;
+    size_t *fs;
+    size_t fs_cap;
+    int nomem;
+} kbuf;
 
 typedef struct seg {
     uint64_t first;  /* stream position of its first value */
@@ -30,11 +41,8 @@ struct gs_rowtext {
      * column (0-based) and the delimiter */
     int *keep, nkeep, keep_all, vcol;
     char delim;
-    /* the writer's scratch: one row's field spans, and the text of a batch of rows */
-    size_t *fs;
-    size_t fs_cap;
-    char *out;
-    size_t out_len, out_cap;
+    kbuf *parts;     /* the writer's scratch: one per part of a batch of rows */
+    size_t nparts;
 };
 
 gs_rowtext *gs_rowtext_new(void)
@@ -57,8 +65,8 @@ void gs_rowtext_free(gs_rowtext *t)
     for (seg *s = t->head, *nx; s; s = nx) nx = s->next, seg_free(s);
     free(t->header);
     free(t->keep);
-    free(t->fs);
-    free(t->out);
+    for (size_t i = 0; i < t->nparts; i++) free(t->parts[i].out), free(t->parts[i].fs);
+    free(t->parts);
     pthread_mutex_destroy(&t->mu);
     free(t);
 }
@@ -114,6 +122,53 @@ int gs_rowtext_append(gs_rowtext *t, char *text, int64_t *spans, size_t n)
     return 0;
 }
 
+/* Bytes onto a text buffer (nomem set where memory is short). */
+static void out_add(kbuf *b, const char *p, size_t n)
+{
+    if (b->nomem) return;
+    if (b->len + n > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 65536;
+        while (nc < b->len + n) nc *= 2;
+        char *no = realloc(b->out, nc);
+        if (!no) {
+            b->nomem = 1;
+            return;
+        }
+        b->out = no;
+        b->cap = nc;
+    }
+    memcpy(b->out + b->len, p, n);
+    b->len += n;
+}
+
+/* The row of stream position p in the segments from *s on (positions ascend): its bytes, or NULL
+ * where it is not held. */
+static const char *row_at(seg **s, uint64_t p, size_t *len)
+{
+    while (*s && p >= (*s)->first + (*s)->n) *s = (*s)->next;
+    if (!*s || p < (*s)->first) return NULL;
+    const size_t k = (size_t)(p - (*s)->first);
+    *len = (size_t)(*s)->spans[2 * k + 1];
+    return (*s)->text + (*s)->spans[2 * k];
+}
+
+static int not_held(uint64_t p, gs_status *st)
+{
+    return gs_fail(st, GS_EDATA, "row of position %llu is not held (internal error)", (unsigned long long)p);
+}
+
+/* Scratch for np parts of a batch. */
+static int parts_room(gs_rowtext *t, size_t np)
+{
+    if (np <= t->nparts) return 0;
+    kbuf *nb = realloc(t->parts, np * sizeof *nb);
+    if (!nb) return -1;
+    memset(nb + t->nparts, 0, (np - t->nparts) * sizeof *nb);
+    t->parts = nb;
+    t->nparts = np;
+    return 0;
+}
+
 /* The rows of the n ascending stream positions pos[] through put(ctx, bytes, len); a row without
  * its line end gets '\n'. */
 int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
@@ -121,18 +176,23 @@ int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
 {
     pthread_mutex_lock(&t->mu);
     seg *s = t->head;
-    int rc = GS_OK;
+    int rc = parts_room(t, 1) ? gs_fail(st, GS_ENOMEM, "out of memory") : GS_OK;
+    kbuf *b = rc ? NULL : &t->parts[0];
+    if (b) b->len = b->nomem = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        while (s && pos[i] >= s->first + s->n) s = s->next;
-        if (!s || pos[i] < s->first) {
-            rc = gs_fail(st, GS_EDATA, "row of position %llu is not held (internal error)", (unsigned long long)pos[i]);
+        size_t len;
+        const char *row = row_at(&s, pos[i], &len);
+        if (!row) {
+            rc = not_held(pos[i], st);
             break;
         }
-        const size_t k = (size_t)(pos[i] - s->first);
-        const char *row = s->text + s->spans[2 * k];
-        const size_t len = (size_t)s->spans[2 * k + 1];
-        rc = put(ctx, row, len, st);
-        if (!rc && (len == 0 || (row[len - 1] != '\n' && row[len - 1] != '\r'))) rc = put(ctx, "\n", 1, st);
+        out_add(b, row, len);
+        if (len == 0 || (row[len - 1] != '\n' && row[len - 1] != '\r')) out_add(b, "\n", 1);
+        if (b->nomem) rc = gs_fail(st, GS_ENOMEM, "out of memory");
+        else if (b->len >= ((size_t)1 << 20) || i + 1 == n) { /* rows go out in batches */
+            rc = put(ctx, b->out, b->len, st);
+            b->len = 0;
+        }
     }
     pthread_mutex_unlock(&t->mu);
     return rc;
@@ -152,100 +212,128 @@ void gs_rowtext_release(gs_rowtext *t, uint64_t upto)
 
 /* ---- --keep: columns of the rows before the results ---------------------------------------------- */
 
-/* The fields of row [p, p+len) as in the input (quotes kept, the line end dropped) into t->fs: field
+/* The fields of row [p, p+len) as in the input (quotes kept, the line end dropped) into b->fs: field
  * k is [fs[2k], fs[2k+1]) from p. Returns the count, or -1 where memory is short. */
-static long row_fields(gs_rowtext *t, const char *p, size_t len)
+static long row_fields(kbuf *b, char delim, const char *p, size_t len)
 {
     while (len && (p[len - 1] == '\n' || p[len - 1] == '\r')) len--;
-    size_t n = 0, b = 0;
+    size_t n = 0, f = 0;
     int inq = 0;
     for (size_t i = 0; i <= len; i++) {
         if (i < len && p[i] == '"') inq = !inq;
-        if (i < len && (inq || p[i] != t->delim)) continue;
-        if (2 * n + 2 > t->fs_cap) {
-            size_t nc = t->fs_cap ? t->fs_cap * 2 : 64;
-            size_t *nf = realloc(t->fs, nc * sizeof *nf);
+        if (i < len && (inq || p[i] != delim)) continue;
+        if (2 * n + 2 > b->fs_cap) {
+            size_t nc = b->fs_cap ? b->fs_cap * 2 : 64;
+            size_t *nf = realloc(b->fs, nc * sizeof *nf);
             if (!nf) return -1;
-            t->fs = nf;
-            t->fs_cap = nc;
+            b->fs = nf;
+            b->fs_cap = nc;
         }
-        t->fs[2 * n] = b;
-        t->fs[2 * n + 1] = i;
+        b->fs[2 * n] = f;
+        b->fs[2 * n + 1] = i;
         n++;
-        b = i + 1;
+        f = i + 1;
     }
     return (long)n;
 }
 
-static int out_add(gs_rowtext *t, const char *p, size_t n)
+/* The kept fields of row [p, p+len), each followed by the delimiter where more follows; the value's
+ * field after them where value_field. */
+static void keep_row(const gs_rowtext *t, kbuf *b, const char *p, size_t len, int value_field)
 {
-    if (t->out_len + n > t->out_cap) {
-        size_t nc = t->out_cap ? t->out_cap * 2 : 65536;
-        while (nc < t->out_len + n) nc *= 2;
-        char *no = realloc(t->out, nc);
-        if (!no) return -1;
-        t->out = no;
-        t->out_cap = nc;
+    long nf = row_fields(b, t->delim, p, len);
+    if (nf < 0) {
+        b->nomem = 1;
+        return;
     }
-    memcpy(t->out + t->out_len, p, n);
-    t->out_len += n;
-    return 0;
-}
-
-/* The kept fields of row [p, p+len), each followed by the delimiter; the value's field after them
- * where value_field. */
-static int keep_row(gs_rowtext *t, const char *p, size_t len, int value_field)
-{
-    long nf = row_fields(t, p, len);
-    if (nf < 0) return -1;
     const int n = t->keep_all ? (int)nf : t->nkeep;
     for (int k = 0; k < n; k++) {
         const long c = t->keep_all ? k : t->keep[k];
-        if (c < nf && out_add(t, p + t->fs[2 * c], t->fs[2 * c + 1] - t->fs[2 * c])) return -1;
-        if ((k + 1 < n || value_field) && out_add(t, &t->delim, 1)) return -1;
+        if (c < nf) out_add(b, p + b->fs[2 * c], b->fs[2 * c + 1] - b->fs[2 * c]);
+        if (k + 1 < n || value_field) out_add(b, &t->delim, 1);
     }
-    if (value_field && t->vcol < nf && out_add(t, p + t->fs[2 * t->vcol], t->fs[2 * t->vcol + 1] - t->fs[2 * t->vcol]))
-        return -1;
-    return 0;
+    if (value_field && t->vcol < nf) out_add(b, p + b->fs[2 * t->vcol], b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol]);
 }
 
 int gs_rowtext_keep_header(gs_rowtext *t, const char *result, int (*put)(void *ctx, const char *p, size_t len, gs_status *st),
                            void *ctx, gs_status *st)
 {
     if (!t->header) return GS_OK;
-    t->out_len = 0;
-    int fail = keep_row(t, t->header, t->header_len, 0);
-    if (!fail && result) fail = out_add(t, &t->delim, 1) || out_add(t, result, strlen(result));
-    if (!fail) fail = out_add(t, "\n", 1);
-    if (fail) return gs_fail(st, GS_ENOMEM, "out of memory");
-    return put(ctx, t->out, t->out_len, st);
+    if (parts_room(t, 1)) return gs_fail(st, GS_ENOMEM, "out of memory");
+    kbuf *b = &t->parts[0];
+    b->len = b->nomem = 0;
+    keep_row(t, b, t->header, t->header_len, 0);
+    if (result) out_add(b, &t->delim, 1), out_add(b, result, strlen(result));
+    out_add(b, "\n", 1);
+    if (b->nomem) return gs_fail(st, GS_ENOMEM, "out of memory");
+    return put(ctx, b->out, b->len, st);
+}
+
+/* A batch of --keep rows, formatted in parts on the pool. */
+typedef struct keep_job {
+    gs_rowtext *t;
+    const uint64_t *pos;
+    size_t n, per;
+    gs_type type;
+    const void *vals;
+    int missing;    /* a position not held */
+} keep_job;
+
+static void keep_part(void *ctx, size_t p, size_t np)
+{
+    keep_job *J = ctx;
+    gs_rowtext *t = J->t;
+    kbuf *b = &t->parts[p];
+    const size_t es = gs_type_size(J->type), i1 = (p + 1) * J->per < J->n ? (p + 1) * J->per : J->n;
+    seg *s = t->head;
+    (void)np;
+    b->len = 0;
+    for (size_t i = p * J->per; i < i1 && !b->nomem; i++) {
+        size_t len;
+        const char *row = row_at(&s, J->pos[i], &len);
+        if (!row) {
+            J->missing = 1;
+            return;
+        }
+        keep_row(t, b, row, len, !J->vals);
+        if (J->vals) {
+            char num[40];
+            out_add(b, &t->delim, 1);
+            out_add(b, num, (size_t)gs_num_format(num, J->type, (const char *)J->vals + i * es));
+        }
+        out_add(b, "\n", 1);
+    }
 }
 
 int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type type, const void *vals,
                           int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st)
 {
-    const size_t es = gs_type_size(type);
+    const size_t per_max = 65536; /* rows a part: bounds its text */
     int rc = GS_OK;
     pthread_mutex_lock(&t->mu);
-    seg *s = t->head;
-    t->out_len = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        while (s && pos[i] >= s->first + s->n) s = s->next;
-        if (!s || pos[i] < s->first) {
-            rc = gs_fail(st, GS_EDATA, "row of position %llu is not held (internal error)", (unsigned long long)pos[i]);
+    for (size_t done = 0; done < n && !rc;) {
+        size_t np = (size_t)gs_pool_threads(), left = n - done;
+        size_t per = (left + np - 1) / np;
+        if (per < 4096) per = 4096;
+        if (per > per_max) per = per_max;
+        np = (left + per - 1) / per;
+        if (np > (size_t)gs_pool_threads()) np = (size_t)gs_pool_threads();
+        if (np < 1) np = 1;
+        const size_t batch = np * per < left ? np * per : left;
+        if (parts_room(t, np)) {
+            rc = gs_fail(st, GS_ENOMEM, "out of memory");
             break;
         }
-        const size_t k = (size_t)(pos[i] - s->first);
-        char num[40];
-        int fail = keep_row(t, s->text + s->spans[2 * k], (size_t)s->spans[2 * k + 1], !vals);
-        if (!fail && vals) fail = out_add(t, &t->delim, 1) ||
-                                  out_add(t, num, (size_t)gs_num_format(num, type, (const char *)vals + i * es));
-        if (!fail) fail = out_add(t, "\n", 1);
-        if (fail) rc = gs_fail(st, GS_ENOMEM, "out of memory");
-        else if (t->out_len >= ((size_t)1 << 20) || i + 1 == n) {
-            rc = put(ctx, t->out, t->out_len, st);
-            t->out_len = 0;
+        keep_job J = {t, pos + done, batch, per, type, vals ? (const char *)vals + done * gs_type_size(type) : NULL, 0};
+        for (size_t p = 0; p < np; p++) t->parts[p].nomem = 0;
+        if (np > 1) gs_parallel_for(np, keep_part, &J);
+        else keep_part(&J, 0, 1);
+        for (size_t p = 0; p < np && !rc; p++) {
+            if (t->parts[p].nomem) rc = gs_fail(st, GS_ENOMEM, "out of memory");
+            else if (J.missing) rc = not_held(pos[done], st);
+            else rc = put(ctx, t->parts[p].out, t->parts[p].len, st);
         }
+        done += batch;
     }
     pthread_mutex_unlock(&t->mu);
     return rc;

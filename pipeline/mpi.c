@@ -432,6 +432,7 @@ static void main_pass(rank_run *k, MPI_File fh, gs_run_stats *stats, gs_status *
         memset(stats, 0, sizeof *stats);
         rank_device(m);
         rc = gs_engine_run(&k->job, &m->eng, &src, w, &done, stats, st);
+        stats->skipped = gs_reader_skipped(r);
         gs_trace("mpi: rank %d: the main pass done", x->rank);
         if (!rc && done != k->rows)
             rc = gs_fail(st, GS_EDATA, "%s: %llu rows computed where %llu were planned (did the input change?)", m->in,

@@ -91,6 +91,13 @@ else
             else fail "tables_mpi_$k ($args)" "exit $rc: $(head -c 300 "$T/mpi.err") $(cmp "$T/m1.txt" "$T/mk.txt" 2>&1)"; fi
         done
     done
+    # the warning: one line, the count of every rank's dropped rows
+    $G compact --indices --col price --na skip --pred gt:4000 --threads 1 "$T/m.csv" "$T/m1.txt" --to text -f \
+        2>"$T/w1.err"
+    timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root -n 3 $G compact --indices --col price --na skip \
+        --pred gt:4000 --threads 1 "$T/m.csv" "$T/mk.txt" --to text -f 2>"$T/wk.err" >/dev/null
+    if [ -s "$T/w1.err" ] && cmp -s "$T/w1.err" "$T/wk.err" && [ "$(wc -l <"$T/wk.err")" = 1 ]; then pass tables_mpi_warning
+    else fail tables_mpi_warning "[$(cat "$T/w1.err")] vs [$(head -c 300 "$T/wk.err")]"; fi
     python3 - "$T/m.csv" "$T/m1.txt" <<'PY' && pass tables_mpi_reference || fail tables_mpi_reference "single process differs from pandas"
 import sys
 try:
