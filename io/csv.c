@@ -352,38 +352,13 @@ int gs_col_number(const char *col, long *index)
     return 1;
 }
 
-/* --keep's columns, by 1-based index or by name in the header (names: its cells, n of them; NULL
- * where the input has no header), for the row store. */
+/* --keep's columns for the row store (names: the header's cells, n of them; NULL without a header). */
 static int keep_stage(gs_ldec *L, const gs_read_opts *o, char **names, int n, gs_status *st)
 {
     gs_rowtext *t = gs_lines_decoder(L)->text;
     const gs_lparse *cfg = gs_lines_cfg(L);
     if (!o->keep || !t) return GS_OK;
-    int all = !strcmp(o->keep, "all"), nk = 0, *cols = calloc(strlen(o->keep) / 2 + 2, sizeof *cols), r = GS_OK;
-    if (!cols) return gs_fail(st, GS_ENOMEM, "out of memory");
-    for (const char *p = o->keep; !all && *p && !r;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        char item[256];
-        snprintf(item, sizeof item, "%.*s", (int)(len < 255 ? len : 255), p);
-        long v = 0;
-        if (gs_col_number(item, &v)) {
-            if (v < 1 || v > INT_MAX - 1) r = gs_fail(st, GS_EUSAGE, "invalid --keep column '%s' (columns are counted from 1)", item);
-            cols[nk++] = (int)v - 1;
-        } else if (!names) {
-            r = gs_fail(st, GS_EUSAGE, "--keep column '%s' is given by name, which needs a header line", item);
-        } else {
-            int i;
-            for (i = 0; i < n && strcmp(names[i], item); i++) {}
-            if (i == n) r = gs_fail(st, GS_EDATA, "%s: no column named '%s' in the header (--keep)",
-                                    gs_lines_decoder(L)->src->name, item);
-            cols[nk++] = i;
-        }
-        p = e ? e + 1 : p + len;
-    }
-    if (!r && gs_rowtext_set_keep(t, cols, nk, all, cfg->col - 1, cfg->delim)) r = gs_fail(st, GS_ENOMEM, "out of memory");
-    free(cols);
-    return r;
+    return gs_rowtext_keep_resolve(t, o->keep, names, n, cfg->col - 1, cfg->delim, gs_lines_decoder(L)->src->name, st);
 }
 
 /* Resolve the column, decide on the header from the first row, consume it if it is one. */
@@ -409,23 +384,7 @@ static int header_stage(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status
     int r = first_row(L, &h, &off, &nl, st);
     if (!r && h.rows) {
         int is_header = by_name || o->header == GS_HDR_YES;
-        double x;
-        if (!is_header && cfg->col <= h.n) {
-            /* A header when the field is a name: not a number, not missing. A missing one (an empty
-             * header cell, as pandas writes over its index) decides by the row: a header where some
-             * field is a name and none a number. */
-            const char *f = h.f[cfg->col - 1];
-            if (gs_num_parse(f, strlen(f), GS_F64, &x) == 0) is_header = 0;
-            else if (!gs_na_spelling(f, strlen(f))) is_header = 1;
-            else {
-                int names = 0, numbers = 0;
-                for (int i = 0; i < h.n; i++) {
-                    if (gs_num_parse(h.f[i], strlen(h.f[i]), GS_F64, &x) == 0) numbers++;
-                    else if (!gs_na_spelling(h.f[i], strlen(h.f[i]))) names++;
-                }
-                is_header = names && !numbers;
-            }
-        }
+        if (!is_header && cfg->col <= h.n) is_header = gs_row_is_header((const char *const *)h.f, h.n, cfg->col - 1);
         if (by_name) {
             int i;
             for (i = 0; i < h.n && strcmp(h.f[i], o->col) != 0; i++) {}

@@ -44,37 +44,6 @@ void *gs_piece_grow(gs_piece *pc, size_t esize)
     return pc->vals + pc->n * esize;
 }
 
-int gs_piece_span(gs_piece *pc, int64_t start, int64_t len)
-{
-    const size_t i = pc->n - 1;
-    if (2 * i + 2 > pc->spcap) {
-        size_t nc = pc->spcap ? pc->spcap * 2 : 8192;
-        while (nc < 2 * i + 2) nc *= 2;
-        int64_t *ns = realloc(pc->spans, nc * sizeof *ns);
-        if (!ns) return pc->nomem = 1;
-        pc->spans = ns;
-        pc->spcap = nc;
-    }
-    pc->spans[2 * i] = start;
-    pc->spans[2 * i + 1] = len;
-    return 0;
-}
-
-int gs_piece_skip(gs_piece *pc)
-{
-    pc->skipped++;
-    if (!pc->keep_skips) return 0;
-    if (pc->nskips == pc->skcap) {
-        size_t nc = pc->skcap ? pc->skcap * 2 : 256;
-        uint64_t *ns = realloc(pc->skips, nc * sizeof *ns);
-        if (!ns) return pc->nomem = 1;
-        pc->skips = ns;
-        pc->skcap = nc;
-    }
-    pc->skips[pc->nskips++] = pc->n;
-    return 0;
-}
-
 int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int field, int nfields,
                  const char *tok, size_t len)
 {
@@ -369,36 +338,6 @@ static void read_ahead(gs_ldec *L)
     }
 }
 
-/* keep_rows, after a piece's parse: its bytes for the row store (a sequential block's after the row
- * carried into it), and the bytes of a row it leaves open, carried into the next. */
-static void piece_text(gs_ldec *L, gs_piece *pc)
-{
-    const size_t c = L->seq_mode ? L->carry_len : 0, n = (size_t)(pc->end - pc->begin);
-    if (pc->err || pc->nomem) return;
-    if (!(pc->text = malloc(c + n + 1))) {
-        pc->nomem = 1;
-        return;
-    }
-    if (c) memcpy(pc->text, L->carry, c);
-    memcpy(pc->text + c, pc->begin, n);
-    for (size_t i = 0; c && i < pc->n; i++) pc->spans[2 * i] += (int64_t)c;
-    if (!L->seq_mode) return;
-    size_t keep = 0;
-    if (L->midrow) { /* the open row: from where it began (maybe in the carry) to the block's end */
-        const size_t at = (size_t)((int64_t)c + pc->open_row);
-        keep = c + n - at;
-        char *nc = malloc(keep + 1);
-        if (!nc) {
-            pc->nomem = 1;
-            return;
-        }
-        memcpy(nc, pc->text + at, keep);
-        free(L->carry);
-        L->carry = nc;
-    }
-    L->carry_len = keep;
-}
-
 /* One part of a block's job: part 0 reads ahead (when ahead), the others parse. */
 static void run_part(void *ctx, size_t p, size_t np)
 {
@@ -413,7 +352,7 @@ static void run_part(void *ctx, size_t p, size_t np)
     }
     if (L->seq_mode) L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
     else L->dl.piece(&L->cfg, &L->pieces[p]);
-    if (L->base.text) piece_text(L, &L->pieces[p]);
+    if (L->base.text) gs_piece_text(&L->pieces[p], L->seq_mode, L->midrow, &L->carry, &L->carry_len);
 }
 
 /* Split the block [data, data+cut) into pieces: one for the sequential parser, else one per
@@ -467,19 +406,6 @@ static int take_ahead(gs_ldec *L, gs_status *st)
     return GS_OK;
 }
 
-/* The block's skipped rows into the row map, at their stream positions. */
-static int record_skips(gs_ldec *L, gs_status *st)
-{
-    for (size_t i = 0; i < L->npieces; i++) {
-        const gs_piece *pc = &L->pieces[i];
-        for (size_t k = 0; k < pc->nskips; k++)
-            if (gs_rowmap_add(L->base.rows, L->stream_n + pc->skips[k], 1))
-                return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
-        L->stream_n += pc->n;
-    }
-    return GS_OK;
-}
-
 /* Read, cut and parse the next block. Sets L->done at the end of the input. */
 static int next_block(gs_ldec *L, gs_status *st)
 {
@@ -516,15 +442,9 @@ static int next_block(gs_ldec *L, gs_status *st)
     }
     if (L->rd_rc) return gs_fail(st, src_fail(L, L->rd_rc, &L->rd_st), "%s", L->fail.msg); /* the source said why */
     L->base.skipped += skipped;
-    if (L->base.rows && (r = record_skips(L, st))) return r;
-    for (size_t i = 0; L->base.text && i < L->npieces; i++) {
-        gs_piece *pc = &L->pieces[i];
-        int fail = gs_rowtext_append(L->base.text, pc->text, pc->spans, pc->n);
-        pc->text = NULL; /* the store took them (or freed them) */
-        pc->spans = NULL;
-        pc->spcap = 0;
-        if (fail) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
-    }
+    if ((L->base.rows || L->base.text) &&
+        gs_pieces_keep(L->pieces, L->npieces, L->base.rows, L->base.text, &L->stream_n))
+        return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
     L->line_base += lines;
     L->pos += cut;
     if (L->ahead && (r = take_ahead(L, st))) return r;

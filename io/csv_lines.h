@@ -84,6 +84,15 @@ int gs_piece_span(gs_piece *pc, int64_t start, int64_t len);
  * the reader keeps a row map, recorded at the piece's value count. Returns 1 when out of memory. */
 int gs_piece_skip(gs_piece *pc);
 
+/* keep_rows, after a piece's parse (io/csv_rows.c): its bytes for the row store, after the row carried
+ * into a sequential block (seq), and the bytes of a row it leaves open (midrow) carried on. */
+void gs_piece_text(gs_piece *pc, int seq, int midrow, char **carry, size_t *carry_len);
+/* After a block, its np pieces in order: their skips into the row map at stream positions from
+ * *stream_n on, their row text into the store (either may be NULL); *stream_n advances by their
+ * values. -1 where memory is short. */
+struct gs_rowmap;
+int gs_pieces_keep(gs_piece *pieces, size_t np, struct gs_rowmap *rows, gs_rowtext *text, uint64_t *stream_n);
+
 /* Parses a piece of whole lines; pieces run in parallel. */
 typedef void (*gs_piece_fn)(const gs_lparse *c, gs_piece *pc);
 /* csv: the fast splitter of a piece without quote characters (csv_lines.c). */

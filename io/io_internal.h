@@ -58,6 +58,10 @@ int gs_rowtext_append(gs_rowtext *t, char *text, int64_t *spans, size_t n);
 /* --keep: the n columns cols[] (0-based; all: every field of each row), the value's column vcol
  * (0-based), the delimiter. */
 int gs_rowtext_set_keep(gs_rowtext *t, const int *cols, int n, int all, int vcol, char delim);
+/* --keep's spec ("all", or names and 1-based indices separated by ','), names resolved against the
+ * header's nnames cells (names NULL: the input has none), as gs_rowtext_set_keep's columns. */
+int gs_rowtext_keep_resolve(gs_rowtext *t, const char *spec, char **names, int nnames, int vcol, char delim,
+                            const char *src, gs_status *st);
 
 /* ---- byte sinks -------------------------------------------------------------------------- */
 typedef struct gs_bsink gs_bsink;

@@ -80,3 +80,16 @@ int gs_na_setup(gs_lparse *c, const gs_read_opts *o, const char *name, gs_status
                        gs_type_name(c->type));
     return GS_OK;
 }
+
+int gs_row_is_header(const char *const *f, int n, int col)
+{
+    double x;
+    if (gs_num_parse(f[col], strlen(f[col]), GS_F64, &x) == 0) return 0;
+    if (!gs_na_spelling(f[col], strlen(f[col]))) return 1;
+    int names = 0, numbers = 0;
+    for (int i = 0; i < n; i++) {
+        if (gs_num_parse(f[i], strlen(f[i]), GS_F64, &x) == 0) numbers++;
+        else if (!gs_na_spelling(f[i], strlen(f[i]))) names++;
+    }
+    return names && !numbers;
+}

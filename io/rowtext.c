@@ -10,7 +10,9 @@
 
 #include "../common/pool.h"
 
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +71,35 @@ void gs_rowtext_free(gs_rowtext *t)
     free(t->parts);
     pthread_mutex_destroy(&t->mu);
     free(t);
+}
+
+int gs_rowtext_keep_resolve(gs_rowtext *t, const char *spec, char **names, int nnames, int vcol, char delim,
+                            const char *src, gs_status *st)
+{
+    int all = !strcmp(spec, "all"), nk = 0, *cols = calloc(strlen(spec) / 2 + 2, sizeof *cols), r = GS_OK;
+    if (!cols) return gs_fail(st, GS_ENOMEM, "out of memory");
+    for (const char *p = spec; !all && *p && !r;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char item[256];
+        snprintf(item, sizeof item, "%.*s", (int)(len < 255 ? len : 255), p);
+        long v = 0;
+        if (gs_col_number(item, &v)) {
+            if (v < 1 || v > INT_MAX - 1) r = gs_fail(st, GS_EUSAGE, "invalid --keep column '%s' (columns are counted from 1)", item);
+            cols[nk++] = (int)v - 1;
+        } else if (!names) {
+            r = gs_fail(st, GS_EUSAGE, "--keep column '%s' is given by name, which needs a header line", item);
+        } else {
+            int i;
+            for (i = 0; i < nnames && strcmp(names[i], item); i++) {}
+            if (i == nnames) r = gs_fail(st, GS_EDATA, "%s: no column named '%s' in the header (--keep)", src, item);
+            cols[nk++] = i;
+        }
+        p = e ? e + 1 : p + len;
+    }
+    if (!r && gs_rowtext_set_keep(t, cols, nk, all, vcol, delim)) r = gs_fail(st, GS_ENOMEM, "out of memory");
+    free(cols);
+    return r;
 }
 
 int gs_rowtext_set_keep(gs_rowtext *t, const int *cols, int n, int all, int vcol, char delim)
