@@ -72,6 +72,7 @@ struct gs_reader {
     gs_format format;
     int compressed;
     int raw_assumed; /* no format given and the bytes are not text: errors name --from */
+    char delim;      /* csv: the delimiter in use */
     char *name;
 };
 
@@ -194,6 +195,7 @@ int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_
         gs_read_opts to = *o;
         if (!o->type_given && (f == GS_FMT_CSV || f == GS_FMT_TEXT)) to.type = GS_F64;
         to.delim = delim;
+        r->delim = delim ? delim : ',';
         r->format = f;
         switch (f) {
         case GS_FMT_NPY: rc = gs_dec_open_npy(&r->dec, src, o, st); break;
@@ -230,6 +232,7 @@ int gs_reader_from_decoder(gs_reader **out, gs_decoder *dec, gs_format f, int co
 
 gs_type gs_reader_type(const gs_reader *r) { return r->dec->type; }
 gs_format gs_reader_format(const gs_reader *r) { return r->format; }
+char gs_reader_delim(const gs_reader *r) { return r->delim; }
 int gs_reader_compressed(const gs_reader *r) { return r->compressed; }
 int64_t gs_reader_count(const gs_reader *r) { return r->dec->count; }
 const char *gs_reader_colname(const gs_reader *r) { return r->dec->colname; }

@@ -128,6 +128,7 @@ int gs_reader_open(gs_reader **r, const char *path, const gs_read_opts *o, gs_st
 int gs_write_text_out(const char *path, int force, const char *text, gs_status *st);
 gs_type gs_reader_type(const gs_reader *r);
 gs_format gs_reader_format(const gs_reader *r);   /* the format detected (never AUTO) */
+char gs_reader_delim(const gs_reader *r);         /* csv: the delimiter in use (given, by name or found) */
 int gs_reader_compressed(const gs_reader *r);     /* input was zstd */
 /* libzstd's version ("1.5.4") and its highest compression level (for --level) */
 const char *gs_zstd_version(void);
@@ -263,6 +264,7 @@ typedef struct gs_layout {
     uint64_t n;          /* elements (raw, npy) */
     uint64_t size;       /* csv/text: file bytes */
     uint64_t head_len;   /* csv: bytes of the header line (0 if none), read before any range */
+    char delim;          /* csv: the delimiter the whole file is read with (given, by name or found) */
     uint64_t data_off;   /* element 0: byte offset in the file, or in the decompressed stream */
     size_t nframes;      /* zstd frames (skippable ones included) */
     uint64_t *frame_off; /* file offset of frame f */

@@ -91,6 +91,16 @@ else
             else fail "tables_mpi_$k ($args)" "exit $rc: $(head -c 300 "$T/mpi.err") $(cmp "$T/m1.txt" "$T/mk.txt" 2>&1)"; fi
         done
     done
+    # a .tsv and a ';' file found by content: every rank reads with the file's delimiter
+    tr ',' '\t' <"$T/m.csv" >"$T/m.tsv"
+    tr ',' ';' <"$T/m.csv" >"$T/m_semi"
+    for f in m.tsv m_semi; do
+        $G scan -q --col price --threads 1 "$T/$f" "$T/d1.csv" -f
+        timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root -n 3 $G scan -q --col price --threads 1 "$T/$f" \
+            "$T/d3.csv" -f >"$T/mpi.err" 2>&1
+        if [ -s "$T/d1.csv" ] && cmp -s "$T/d1.csv" "$T/d3.csv"; then pass "tables_mpi_delim_$f"
+        else fail "tables_mpi_delim_$f" "$(head -c 300 "$T/mpi.err") $(cmp "$T/d1.csv" "$T/d3.csv" 2>&1)"; fi
+    done
     # the warning: one line, the count of every rank's dropped rows
     $G compact --indices --col price --na skip --pred gt:4000 --threads 1 "$T/m.csv" "$T/m1.txt" --to text -f \
         2>"$T/w1.err"
