@@ -94,8 +94,14 @@ static void give(given_list *l, const opt_def *o, const char *val)
 static int apply_given(cli *c, const given_opt *g, int n)
 {
     for (int i = 0; i < n; i++) {
-        int later = 0;
-        for (int k = i + 1; k < n && !later; k++) later = opt_setting(g[k].o) == opt_setting(g[i].o);
+        int later = 0, k;
+        for (k = i + 1; k < n && !later; k++) later = opt_setting(g[k].o) == opt_setting(g[i].o);
+        /* one column a run: a second --col is a mistake, never last-wins */
+        char verb[32];
+        snprintf(verb, sizeof verb, "%s ", c->verb->name);
+        if (later && g[i].o->id == O_COL && strcmp(g[i].val, g[k - 1].val))
+            return usage_error(verb, "--col given twice ('%s' and '%s'): a run reads one column; run once "
+                                              "per column", g[i].val, g[k - 1].val);
         if (later) continue;
         if (c->chain && !(g[i].o->verbs & S_STAGE) && g[i].o->id != O_HELP) {
             int crc = chain_once(c, g[i].o, g[i].val);

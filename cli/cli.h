@@ -48,10 +48,10 @@ enum verb_bit {
 #define S_STAGE (1u << 16)
 
 enum opt_id {
-    O_TYPE, O_FROM, O_TO, O_ZSTD, O_LEVEL, O_FRAME, O_COL, O_HEADER, O_NOHEADER, O_DELIM, O_SKIPBAD,
+    O_TYPE, O_FROM, O_TO, O_ZSTD, O_LEVEL, O_FRAME, O_COL, O_HEADER, O_NOHEADER, O_DELIM, O_SKIPBAD, O_NA,
     O_BACKEND, O_DEVICE, O_ALGO, O_CHUNK, O_BUFFERS, O_HOSTMEM, O_DEVALLOC, O_DEVLIMIT, O_THREADS,
     O_CODEC, O_FORCE, O_QUIET, O_VERBOSE, O_PROGRESS, O_NOPROGRESS, O_STATS, O_OUTTYPE,
-    O_OP, O_EXCLUSIVE, O_PRED, O_INVERT, O_INDICES, O_COUNT, O_WINDOW, O_PARTIAL, O_ONLY,
+    O_OP, O_EXCLUSIVE, O_PRED, O_INVERT, O_INDICES, O_COUNT, O_ROWS, O_KEEP, O_WINDOW, O_PARTIAL, O_ONLY,
     O_AGG, O_DDOF, O_SKIPNAN, O_MINPERIODS,
     O_N, O_DIST, O_SEED, O_HELP,
     O_BLOCK, O_DENSITY, O_REPS, O_STREAM, O_CHAIN, O_CSV, O_JSON,
@@ -166,6 +166,8 @@ int cmd_bench(cli *c);
 int stage_setup(cli *c, int k, gs_type t, gs_job *j);
 /* The engine's notes (a fallback to the CPU): shown with -v or --stats. */
 void on_note(void *ctx, const char *msg);
+/* The one warning line of a run that dropped n rows (--na skip, --skip-bad); nothing for 0. */
+void warn_skipped(const cli *c, uint64_t n);
 /* "window W is longer than the input": stage 0 for a single verb, else the chain's stage number. */
 void warn_short_window(int stage, uint64_t window, uint64_t n);
 /* The output's format and compression into c->wr. */
@@ -177,6 +179,8 @@ int cmd_compute_ranks(cli *c, const gs_job *job, gs_format in_fmt, gs_type out_t
 void exec_mpi_binary(char **argv);
 
 /* ---- codecs.c -------------------------------------------------------------------------------- */
+/* OUT named with the extension of a format gpustream does not write, and no --to: a usage error. */
+int check_output_name(const cli *c, const char *verb);
 int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_status *st);
 int run_engine(cli *c, const gs_chain *ch, gs_source *src, gs_writer *w, gs_run_stats *stats, uint64_t *count,
                gs_status *st);

@@ -90,6 +90,15 @@ int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_status *st
 }
 
 /* The output's format and compression into c->wr. */
+int check_output_name(const cli *c, const char *verb)
+{
+    const char *ext = c->out && !c->to_given ? gs_foreign_ext(c->out) : NULL;
+    if (!ext) return 0;
+    return usage_error(verb, "%s: gpustream does not write .%s; it writes raw, npy (.npy), csv (.csv, .tsv) and text "
+                             "(.txt), each optionally zstd-compressed (.zst); --to FMT writes one of them under this name",
+                       c->out, ext);
+}
+
 void resolve_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_t rows, const char *colnames)
 {
     int ext_zst = 0;
@@ -102,6 +111,7 @@ void resolve_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_
     c->wr.colnames = (fmt == GS_FMT_CSV || fmt == GS_FMT_TEXT) ? colnames : NULL;
     c->wr.zstd = c->zstd || ext_zst;
     c->wr.force = c->force;
+    if (!c->wr.delim && fmt == GS_FMT_CSV && !c->to_given) c->wr.delim = gs_delim_from_name(c->out); /* .tsv */
 }
 
 /* The plan's reasons, one line each (-v, --stats), once the reader and the writer settled it. */

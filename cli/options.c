@@ -17,6 +17,8 @@ const opt_def cli_opts[] = {
     {O_INVERT, "invert", 0, 0, V_COMPACT | S_STAGE, NULL, "keep the elements the predicate rejects"},
     {O_INDICES, "indices", 0, 0, V_COMPACT | S_STAGE, NULL, "write the u64 positions of kept elements"},
     {O_COUNT, "count", 0, 0, V_COMPACT | S_STAGE, NULL, "print only the number of kept elements"},
+    {O_KEEP, "keep", 0, 1, V_SCAN | V_COMPACT, "C1,C2|all", "write these input CSV columns (names or 1-based indices, or all) unchanged before each result, row by row: scan's every row, compact's kept rows (CSV output)"},
+    {O_ROWS, "rows", 0, 0, V_COMPACT | S_STAGE, NULL, "write the whole input rows whose value passes, as in the input (quotes, CRLF, the header): a row filter of CSV/text"},
     {O_WINDOW, "window", 'w', 1, V_MINMAX | V_ROLLING | V_BENCH | S_STAGE, "W", "window length, at least 1 (minmax and rolling need it); bench: a list (default 2,64,500,4096,1e6 on a GPU, 2,500,4096 on the CPU)"},
     {O_PARTIAL, "partial", 0, 0, V_MINMAX | V_ROLLING | S_STAGE, NULL, "n outputs: the first W-1 over partial windows"},
     {O_ONLY, "only", 0, 1, V_MINMAX | S_STAGE, "min|max", "write one of the two columns"},
@@ -44,7 +46,8 @@ const opt_def cli_opts[] = {
     {O_HEADER, "header", 0, 0, V_COMPUTE, NULL, "the first CSV row is a header"},
     {O_NOHEADER, "no-header", 0, 0, V_COMPUTE, NULL, "the first CSV row is data (default: detect)"},
     {O_DELIM, "delim", 0, 1, V_COMPUTE, "D", "CSV delimiter (default ','; 'tab' for tab)"},
-    {O_SKIPBAD, "skip-bad", 0, 0, V_COMPUTE, NULL, "skip unparsable CSV/text fields (counted in --stats)"},
+    {O_SKIPBAD, "skip-bad", 0, 0, V_COMPUTE, NULL, "drop the rows whose CSV/text field is unparsable (positions stay input rows; a warning gives the count)"},
+    {O_NA, "na", 0, 1, V_COMPUTE, "V|skip", "what a missing CSV/text value (empty, NA, N/A, NaN, null, ...: pandas' defaults) reads as: V, or skip to drop the row (positions stay input rows); default NaN for float types, an error for integer types"},
     {O_BACKEND, "backend", 0, 1, V_COMPUTE | V_BENCH, "B", "auto (default: the CPU for small inputs, else the GPU if usable; --stats says which and why), gpu or cpu"},
     {O_DEVICE, "device", 0, 1, V_COMPUTE | V_BENCH | V_INFO, "N", "GPU to use (default 0)"},
     {O_ALGO, "algo", 0, 1, (V_COMPUTE & ~V_CONVERT) | V_BENCH | S_STAGE, "NAME", "kernel variant (default: the fastest; see gpustream info)"},
@@ -345,6 +348,15 @@ static int apply_io_opt(cli *c, enum opt_id id, const char *val, const char *ver
         c->wr.delim = c->rd.delim;
         break;
     case O_SKIPBAD: c->rd.skip_bad = 1; break;
+    case O_KEEP:
+        if (!*val) return usage_error(verb, "--keep takes columns (names or 1-based indices, comma-separated) or all");
+        c->rd.keep = val;
+        break;
+    case O_NA:
+        if (!strcmp(val, "skip")) c->rd.na = GS_NA_SKIP;
+        else if (!*val) rc = usage_error(verb, "--na takes a value to read missing values as, or skip");
+        else c->rd.na = GS_NA_VALUE, c->rd.na_value = val;
+        break;
     default: return NOT_MINE;
     }
     return rc;
@@ -425,6 +437,7 @@ static int apply_stage_opt(cli *c, enum opt_id id, const char *val, const char *
     case O_INVERT: c->job.compact.invert = 1; break;
     case O_INDICES: c->job.compact.indices = 1; break;
     case O_COUNT: c->job.count_only = 1; break;
+    case O_ROWS: c->job.rows = 1; break;
     case O_WINDOW:
         rc = parse_size(verb, "--window", val, &u);
         if (!rc && u == 0) rc = usage_error(verb, "--window must be at least 1");

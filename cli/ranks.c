@@ -43,6 +43,7 @@ int cmd_compute_ranks(cli *c, const gs_job *job, gs_format in_fmt, gs_type out_t
         if (rep.note[0]) say_note("%s", rep.note);
         if (job->op == GS_OP_MINMAX && !job->partial && rep.n < job->minmax.window)
             warn_short_window(0, job->minmax.window, rep.n);
+        warn_skipped(c, stats.skipped);
         if (job->count_only) printf("%llu\n", (unsigned long long)rep.count);
         fflush(stdout);
     }

@@ -167,7 +167,7 @@ static void print_stats_text(const cli *c, const gs_run_stats *s, const stats_vi
     print_codec_rows(c);
     fprintf(stderr, "  overlap    %.2f (stage busy time / wall time)\n", v->overlap);
     fprintf(stderr, "  memory     peak RSS %s, device %s\n", rss, dev);
-    if (s->skipped) fprintf(stderr, "  skipped    %llu bad fields\n", (unsigned long long)s->skipped);
+    if (s->skipped) fprintf(stderr, "  skipped    %llu rows (--na skip, --skip-bad)\n", (unsigned long long)s->skipped);
 }
 
 void print_stats(const cli *c, const gs_run_stats *s)

@@ -24,10 +24,13 @@ int stage_setup(cli *c, int k, gs_type t, gs_job *j)
         j->op = GS_OP_SCAN;
         j->scan.type = t;
         j->scan.out_type = s->out_type_given ? j->out_type : t;
+        j->keep = c->rd.keep != NULL;
         break;
     case V_COMPACT:
         j->op = GS_OP_COMPACT;
         j->compact.type = t;
+        j->keep = c->rd.keep != NULL;
+        if (j->rows || j->keep) j->compact.indices = 1; /* the positions, which the writer turns into rows */
         if (gs_pred_parse(s->pred, t, &j->compact, &st)) {
             if (c->chain) snprintf(err_stage, sizeof err_stage, "stage %d (compact): ", k + 1);
             int rc = usage_error("compact ", "%s", st.msg);
@@ -73,7 +76,7 @@ static void stage_colname(const gs_job *j, char *name, size_t len)
                                    gs_agg_name((gs_agg)j->minmax.agg[k]));
     } else if (j->op == GS_OP_MINMAX)
         snprintf(name, len, "%s", j->minmax.only == GS_MM_MIN ? "min" : j->minmax.only == GS_MM_MAX ? "max" : "min,max");
-    else if (j->op == GS_OP_COMPACT && j->compact.indices)
+    else if (j->op == GS_OP_COMPACT && j->compact.indices && !j->keep)
         snprintf(name, len, "index");
 }
 
@@ -82,6 +85,9 @@ static void stage_colname(const gs_job *j, char *name, size_t len)
  * for the input's type once it is open). minmax's window was checked while parsing. */
 static int compute_precheck(cli *c, const gs_ranks *ranks)
 {
+    char verb[32];
+    snprintf(verb, sizeof verb, "%s ", c->verb->name);
+    if (check_output_name(c, verb)) return EXIT_USAGE;
     if (ranks->size > 1 && (!c->in || (!c->out && !c->stages[c->nstages - 1].job.count_only))) {
         say_error("with %d MPI ranks, IN and OUT must be files (ranks read shards of IN and write parts of OUT)",
                   ranks->size);
@@ -91,10 +97,40 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
         say_error("chains (then) do not run over MPI ranks; run each verb over the ranks in turn");
         return EXIT_USAGE;
     }
-    for (int k = 0; c->rd.skip_bad && k < c->nstages; k++)
+    for (int k = 0; k < c->nstages; k++) {
+        const gs_job *j = &c->stages[k].job;
+        const char *why = !j->rows ? NULL
+                          : j->compact.indices ? "--rows writes rows, --indices positions: choose one"
+                          : j->count_only ? "--count prints a count, --rows writes rows: choose one"
+                          : k + 1 < c->nstages ? "--rows writes the input's rows: make it the last stage"
+                          : ranks->size > 1 ? "--rows does not run over MPI ranks"
+                          : c->to_given && c->to != GS_FMT_CSV && c->to != GS_FMT_TEXT
+                              ? "--rows writes the input's rows as text: --to csv or --to text"
+                              : NULL;
+        for (int e = 0; j->rows && !why && e < k; e++)
+            if (c->stages[e].verb->bit == V_COMPACT) why = "--rows after a compact stage: its positions are no input rows";
+        if (why) {
+            if (c->chain) snprintf(err_stage, sizeof err_stage, "stage %d (compact): ", k + 1);
+            int rc = usage_error("compact ", "%s", why);
+            err_stage[0] = 0;
+            return rc;
+        }
+    }
+    const gs_job *last = &c->stages[c->nstages ? c->nstages - 1 : 0].job;
+    const char *keep_why = !c->rd.keep ? NULL
+                           : c->nstages != 1 ? "--keep takes scan or compact alone, not a chain"
+                           : last->compact.indices || last->count_only || last->rows
+                               ? "--keep writes columns beside the values: not with --indices, --count or --rows"
+                           : ranks->size > 1 ? "--keep does not run over MPI ranks"
+                           : c->to_given && c->to != GS_FMT_CSV ? "--keep writes CSV rows: --to csv"
+                                                                : NULL;
+    if (keep_why) return usage_error(verb, "%s", keep_why);
+    const int drops = c->rd.skip_bad || c->rd.na == GS_NA_SKIP;
+    for (int k = 0; drops && k + 1 < c->nstages; k++)
         if (c->stages[k].verb->bit == V_COMPACT && c->stages[k].job.compact.indices) {
-            say_error("--skip-bad with --indices: positions would count the values kept, not the input's rows; "
-                      "clean the input or leave out --skip-bad");
+            say_error("stage %d (compact): --indices before another stage, with %s: positions are input rows only "
+                      "where they are written; make compact --indices the last stage",
+                      k + 1, c->rd.skip_bad ? "--skip-bad" : "--na skip");
             return EXIT_USAGE;
         }
     gs_type pre_t = c->rd.type_given ? c->rd.type : GS_F64;
@@ -141,6 +177,15 @@ static const char *chain_colnames(gs_reader *r, const gs_chain *ch, char *buf, s
     return buf;
 }
 
+void warn_skipped(const cli *c, uint64_t n)
+{
+    if (n)
+        say_warning("skipped %llu row%s (%s)", (unsigned long long)n, n == 1 ? "" : "s",
+                    c->rd.na == GS_NA_SKIP && c->rd.skip_bad ? "--na skip, --skip-bad"
+                    : c->rd.na == GS_NA_SKIP               ? "missing values, --na skip"
+                                                           : "bad fields, --skip-bad");
+}
+
 /* After a run: the windows no output filled, the count (to OUT where one is named), --stats. */
 static int compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *stats, uint64_t count)
 {
@@ -150,9 +195,7 @@ static int compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *
         if (j->op != GS_OP_MINMAX || j->partial || n_in >= j->minmax.window) continue;
         warn_short_window(ch->n > 1 ? k + 1 : 0, j->minmax.window, n_in);
     }
-    if (stats->skipped)
-        say_warning("skipped %llu bad field%s (--skip-bad)", (unsigned long long)stats->skipped,
-                    stats->skipped == 1 ? "" : "s");
+    warn_skipped(c, stats->skipped);
     if (ch->stage[ch->n - 1].count_only && c->out) {
         gs_status st = {0};
         char line[32];
@@ -163,6 +206,11 @@ static int compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *
     }
     if (c->stats) print_stats(c, stats);
     return EXIT_OK;
+}
+
+static int put_writer(void *ctx, const char *p, size_t len, gs_status *st)
+{
+    return gs_writer_write_bytes((gs_writer *)ctx, p, len, st);
 }
 
 /* The chain in this process, from r (closed here) to OUT. */
@@ -176,8 +224,30 @@ static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_typ
     gs_source src = gs_source_from_reader(r);
     const int64_t rows = gs_chain_out_rows(ch, gs_reader_count(r));
     int rc = 0;
-    if (!ch->stage[ch->n - 1].count_only)
-        rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st);
+    const gs_job *last = &ch->stage[ch->n - 1];
+    gs_rowtext *text = last->rows || last->keep ? gs_reader_rowtext(r) : NULL;
+    if ((last->rows || last->keep) && (!text || (last->keep && gs_reader_format(r) != GS_FMT_CSV))) {
+        say_error("%s, which needs CSV%s input (this input is %s)",
+                  last->rows ? "compact --rows writes the input's rows" : "--keep writes input columns",
+                  last->rows ? " or text" : "", gs_format_name(gs_reader_format(r)));
+        gs_reader_close(r);
+        return EXIT_USAGE;
+    }
+    const char *result = names;
+    if (text) { /* rows or columns as in the input: the header first, then text rows */
+        if (!c->to_given) c->to = last->keep ? GS_FMT_CSV : gs_reader_format(r), c->to_given = 1;
+        names = NULL;
+    }
+    if (!last->count_only) rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st);
+    size_t hlen = 0;
+    const char *head = text && last->rows ? gs_rowtext_header(text, &hlen) : NULL;
+    if (!rc && head) rc = gs_writer_write_bytes(w, head, hlen, &st);
+    if (!rc && text && last->keep) rc = gs_rowtext_keep_header(text, result, put_writer, w, &st);
+    if (rc && w) {
+        gs_writer_abort(w);
+        gs_reader_close(r);
+        return finish_status(&st);
+    }
     if (!rc) {
         rc = run_engine(c, ch, &src, w, &stats, &count, &st);
         stats.skipped = gs_reader_skipped(r);
@@ -197,6 +267,7 @@ int cmd_compute(cli *c)
     int rc;
     gs_ranks ranks = gs_ranks_detect();
     if ((rc = compute_precheck(c, &ranks))) return rc;
+    c->rd.keep_rows = c->stages[c->nstages ? c->nstages - 1 : 0].job.rows || c->rd.keep;
     if ((rc = setup_codecs(c, 1, 1, ranks.size == 1 ? -1 : 0, &st))) return finish_status(&st);
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r), out_type;
@@ -234,6 +305,7 @@ int cmd_gen(cli *c)
     gs_run_stats stats;
     memset(&stats, 0, sizeof stats);
     if (!c->n_given) return usage_error("gen ", "gen needs -n N");
+    if (check_output_name(c, "gen ")) return EXIT_USAGE;
     if (!c->rd.type_given) c->gen.type = GS_I32;
     const uint64_t gen_bytes = c->gen.n * gs_type_size(c->rd.type_given ? c->gen.type : GS_I32);
     if (setup_codecs(c, 0, 1, gen_bytes > INT64_MAX ? INT64_MAX : (int64_t)gen_bytes, &st)) return finish_status(&st);

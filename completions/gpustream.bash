@@ -49,6 +49,7 @@ _gpustream()
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
         return ;;
+    --keep) return ;;
     -w|--window) return ;;
     --only)
         case $verb in
@@ -96,6 +97,7 @@ _gpustream()
     --codec) return ;;
     --col) return ;;
     --delim) return ;;
+    --na) return ;;
     --backend)
         case $verb in
         scan|compact|minmax|convert|bench) words='auto gpu cpu' ;;
@@ -133,10 +135,10 @@ _gpustream()
     esac
     if [[ $cur == -* ]]; then
         case $verb in
-        scan) words='-t --type --out-type --op --exclusive --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
-        compact) words='-t --type --pred --invert --indices --count --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
-        minmax) words='-t --type -w --window --partial --only --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
-        convert) words='-t --type --out-type --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --backend --device --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        scan) words='-t --type --out-type --op --exclusive --keep --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --na --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        compact) words='-t --type --pred --invert --indices --count --keep --rows --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --na --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        minmax) words='-t --type -w --window --partial --only --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --na --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        convert) words='-t --type --out-type --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --na --backend --device --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
         gen) words='-t --type -n --elements --dist --seed --to -z --zstd --level --frame-size --codec --chunk --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
         bench) words='-t --type --op -w --window -n --elements --block --density --reps --stream --chain --csv --json --dist --seed -z --zstd --level --frame-size --backend --device --algo --chunk --buffers --host-mem --device-alloc --threads -h --help' ;;
         info) words='--device -h --help' ;;

@@ -29,6 +29,7 @@
 
 #include "../common/pool.h"
 #include "csv_lines.h"
+#include "missing.h"
 
 /* libcsv's parser state "inside a field" (csv.h exposes struct csv_parser but not the state
  * names; the values have been fixed since libcsv 1.0). With p->quoted set, it means an open
@@ -76,6 +77,12 @@ typedef struct csv_seq {
     uint64_t line;       /* '\n' fed so far in this block */
     int stop;
     char *colname;       /* the header's name of the column */
+    /* keep_rows: bytes from the block's begin (negative: in the row carried over) */
+    int64_t row_start_b; /* where the current row began */
+    int64_t line_end_b;  /* the end of the line being fed */
+    size_t pending;      /* 1 + the value whose row has not ended yet; 0: none */
+    char held[8];        /* that value, held back to the next block when its row goes on there */
+    int has_held;
 } csv_seq;
 
 static void seq_field(void *s, size_t len, void *data)
@@ -94,10 +101,14 @@ static void seq_field(void *s, size_t len, void *data)
         C->stop = 1;
         return;
     }
-    int r = gs_num_parse(f, (size_t)(fe - f), c->type, slot);
-    if (r == 0) C->pc->n++;
-    else if (gs_piece_bad(c, C->pc, r == -2 ? GS_PERR_RANGE : GS_PERR_INVALID, C->line, c->col, 0, f,
-                          (size_t)(fe - f)))
+    int r = gs_field_parse(c, f, (size_t)(fe - f), slot);
+    if (r == 0) {
+        C->pc->n++;
+        if (C->pc->keep_rows) {
+            C->pending = C->pc->n;
+            if (gs_piece_span(C->pc, C->row_start_b, -1)) C->stop = 1;
+        }
+    } else if (r == GS_FIELD_SKIP ? gs_piece_skip(C->pc) : gs_piece_bad(c, C->pc, r, C->line, c->col, 0, f, (size_t)(fe - f)))
         C->stop = 1;
 }
 
@@ -110,6 +121,37 @@ static void seq_row(int ch, void *data)
         C->stop = 1;
     C->field = 0;
     C->row_open = 0;
+    if (C->pending) { /* the value's row ends here */
+        int64_t *sp = C->pc->spans + 2 * (C->pending - 1);
+        sp[1] = C->line_end_b - sp[0];
+        C->pending = 0;
+    }
+}
+
+/* keep_rows, before a block: a value held back from the block before joins this one first. */
+static void seq_unhold(csv_seq *C, gs_piece *pc)
+{
+    void *slot = gs_piece_slot(pc, C->cfg->esize);
+    if (!slot) {
+        C->stop = 1;
+        return;
+    }
+    memcpy(slot, C->held, C->cfg->esize);
+    pc->n++;
+    C->has_held = 0;
+    C->pending = pc->n;
+    if (gs_piece_span(pc, C->row_start_b, -1)) C->stop = 1;
+}
+
+/* keep_rows, after a block that ends inside a row: a value of that row waits for the row's end. */
+static void seq_hold(csv_seq *C, gs_piece *pc)
+{
+    pc->open_row = C->row_start_b;
+    if (!C->pending) return;
+    pc->n--;
+    memcpy(C->held, pc->vals + pc->n * C->cfg->esize, C->cfg->esize);
+    C->has_held = 1;
+    C->pending = 0;
 }
 
 /* An error of the row that began at row_start, which may lie in an earlier block. */
@@ -129,9 +171,13 @@ static void csv_seq_block(void *ctx, const gs_lparse *c, gs_piece *pc, uint64_t 
     C->pc = pc;
     C->line = 0;
     C->stop = 0;
+    C->row_start_b = *midrow ? pc->open_row : 0; /* open_row: -(bytes carried over) */
+    C->line_end_b = 0;
+    if (C->has_held) seq_unhold(C, pc);
     while (p < end && !C->stop) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+        C->line_end_b = (p + len) - pc->begin;
         if (csv_parse(&C->cp, p, len, seq_field, seq_row, C) != len) pc->nomem = C->stop = 1;
         if (C->stop) break;
         if (C->cp.entry_pos > GS_LINES_MAX_FIELD) {
@@ -140,7 +186,7 @@ static void csv_seq_block(void *ctx, const gs_lparse *c, gs_piece *pc, uint64_t 
         }
         if (nl) C->line++;
         /* Between rows (no field in progress): the next row starts on the next line. */
-        if (C->cp.entry_pos == 0 && !C->row_open) C->row_start = line_base + C->line;
+        if (C->cp.entry_pos == 0 && !C->row_open) C->row_start = line_base + C->line, C->row_start_b = C->line_end_b;
         p += len;
     }
     if (at_eof && !C->stop) {
@@ -149,6 +195,7 @@ static void csv_seq_block(void *ctx, const gs_lparse *c, gs_piece *pc, uint64_t 
     }
     pc->lines = C->line;
     *midrow = C->cp.entry_pos != 0 || C->row_open;
+    if (pc->keep_rows && *midrow && !C->stop) seq_hold(C, pc);
 }
 
 static void csv_seq_free(void *ctx)
@@ -305,6 +352,15 @@ int gs_col_number(const char *col, long *index)
     return 1;
 }
 
+/* --keep's columns for the row store (names: the header's cells, n of them; NULL without a header). */
+static int keep_stage(gs_ldec *L, const gs_read_opts *o, char **names, int n, gs_status *st)
+{
+    gs_rowtext *t = gs_lines_decoder(L)->text;
+    const gs_lparse *cfg = gs_lines_cfg(L);
+    if (!o->keep || !t) return GS_OK;
+    return gs_rowtext_keep_resolve(t, o->keep, names, n, cfg->col - 1, cfg->delim, gs_lines_decoder(L)->src->name, st);
+}
+
 /* Resolve the column, decide on the header from the first row, consume it if it is one. */
 static int header_stage(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status *st)
 {
@@ -320,7 +376,7 @@ static int header_stage(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status
     if (by_name && o->header == GS_HDR_NO)
         return gs_fail(st, GS_EUSAGE, "column '%s' is given by name, which needs a header line (drop --no-header)",
                        o->col);
-    if (!by_name && o->header == GS_HDR_NO) return GS_OK;
+    if (!by_name && o->header == GS_HDR_NO) return keep_stage(L, o, NULL, 0, st);
 
     hdr_row h = {.cfg = cfg};
     size_t off = 0;
@@ -328,9 +384,7 @@ static int header_stage(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status
     int r = first_row(L, &h, &off, &nl, st);
     if (!r && h.rows) {
         int is_header = by_name || o->header == GS_HDR_YES;
-        double x;
-        if (!is_header)
-            is_header = cfg->col <= h.n && gs_num_parse(h.f[cfg->col - 1], strlen(h.f[cfg->col - 1]), GS_F64, &x) != 0;
+        if (!is_header && cfg->col <= h.n) is_header = gs_row_is_header((const char *const *)h.f, h.n, cfg->col - 1);
         if (by_name) {
             int i;
             for (i = 0; i < h.n && strcmp(h.f[i], o->col) != 0; i++) {}
@@ -343,7 +397,9 @@ static int header_stage(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status
             gs_lines_decoder(L)->colname = C->colname;
             gs_lines_take(L, off, nl);
         }
-    }
+        if (!r) r = keep_stage(L, o, is_header ? h.f : NULL, h.n, st);
+    } else if (!r)
+        r = keep_stage(L, o, NULL, 0, st);
     for (int i = 0; i < h.n; i++) free(h.f[i]);
     free(h.f);
     return r;

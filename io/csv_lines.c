@@ -12,6 +12,7 @@
  * any '\r', ' ' or '\t' around a field, is surrounding space, except the delimiter itself);
  * blank lines are skipped; fields beyond the selected one are not looked at. */
 #include "csv_lines.h"
+#include "missing.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "../common/pool.h"
+#include "../common/rowmap.h"
 
 #define DEFAULT_BLOCK ((size_t)32 << 20)
 #define MIN_PIECE 4096             /* smaller pieces are not worth a thread */
@@ -45,10 +47,7 @@ void *gs_piece_grow(gs_piece *pc, size_t esize)
 int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int field, int nfields,
                  const char *tok, size_t len)
 {
-    if (c->skip_bad) {
-        pc->skipped++;
-        return 0;
-    }
+    if (c->skip_bad) return gs_piece_skip(pc);
     pc->err = kind;
     pc->err_line = line;
     pc->err_field = field;
@@ -64,13 +63,21 @@ int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int 
     return 1;
 }
 
-static void piece_reset(gs_piece *pc, const char *b, const char *e)
+static void piece_reset(gs_piece *pc, const char *b, const char *e, int keep_skips, int keep_rows)
 {
     char *vals = pc->vals;
-    size_t cap = pc->cap;
+    size_t cap = pc->cap, skcap = pc->skcap, spcap = pc->spcap;
+    uint64_t *skips = pc->skips;
+    int64_t *spans = pc->spans;
     memset(pc, 0, sizeof *pc);
-    pc->vals = vals; /* value arrays are reused */
+    pc->vals = vals; /* value, skip and span arrays are reused (spans until the row store takes them) */
     pc->cap = cap;
+    pc->skips = skips;
+    pc->skcap = skcap;
+    pc->keep_skips = keep_skips;
+    pc->spans = spans;
+    pc->spcap = spcap;
+    pc->keep_rows = keep_rows;
     pc->begin = b;
     pc->end = e;
 }
@@ -119,10 +126,11 @@ void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
             if (f < fe || !is_blank(c, p, nl)) {
                 void *slot = gs_piece_slot(pc, c->esize);
                 if (!slot) return;
-                int r = gs_num_parse(f, (size_t)(fe - f), c->type, slot);
-                if (r == 0) pc->n++;
-                else if (gs_piece_bad(c, pc, r == -2 ? GS_PERR_RANGE : GS_PERR_INVALID, line, col, 0, f,
-                                      (size_t)(fe - f)))
+                int r = gs_field_parse(c, f, (size_t)(fe - f), slot);
+                if (r == 0) {
+                    pc->n++;
+                    if (pc->keep_rows && gs_piece_span(pc, p - pc->begin, (nl < end ? nl + 1 : end) - p)) return;
+                } else if (r == GS_FIELD_SKIP ? gs_piece_skip(pc) : gs_piece_bad(c, pc, r, line, col, 0, f, (size_t)(fe - f)))
                     return;
             }
         }
@@ -167,6 +175,9 @@ struct gs_ldec {
     size_t npieces_cap, npieces, cur, off;
     copy_seg *segs;      /* one per piece: read() copies out in parallel */
     gs_status fail;      /* a failure is sticky: later reads repeat it */
+    uint64_t stream_n;   /* values of the blocks before this one (row map positions) */
+    char *carry;         /* keep_rows: the bytes of a quoted row still open at the last block's end */
+    size_t carry_len;
 };
 
 /* Fail and remember it: a failure is sticky. */
@@ -204,6 +215,12 @@ int gs_lines_fail(gs_ldec *L, const gs_piece *pc, uint64_t earlier, gs_status *s
         return dec_fail(L, st, GS_EDATA, "%s: %s: invalid number '%s'", name, where, pc->err_tok);
     case GS_PERR_RANGE:
         return dec_fail(L, st, GS_EDATA, "%s: %s: number '%s' out of range for %s", name, where, pc->err_tok,
+                        gs_type_name(L->cfg.type));
+    case GS_PERR_NA:
+        return dec_fail(L, st, GS_EDATA,
+                        "%s: %s: missing value%s%s%s in a column of type %s: read it as a float (-t f64), fill "
+                        "it (--na V) or drop the row (--na skip)",
+                        name, where, pc->err_tok[0] ? " '" : "", pc->err_tok, pc->err_tok[0] ? "'" : "",
                         gs_type_name(L->cfg.type));
     case GS_PERR_MISSING:
         return dec_fail(L, st, GS_EDATA, "%s: line %llu: missing column %d (the row has %d field%s)", name, line,
@@ -335,6 +352,7 @@ static void run_part(void *ctx, size_t p, size_t np)
     }
     if (L->seq_mode) L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
     else L->dl.piece(&L->cfg, &L->pieces[p]);
+    if (L->base.text) gs_piece_text(&L->pieces[p], L->seq_mode, L->midrow, &L->carry, &L->carry_len);
 }
 
 /* Split the block [data, data+cut) into pieces: one for the sequential parser, else one per
@@ -354,7 +372,8 @@ static int split_block(gs_ldec *L, const char *data, size_t cut, gs_status *st)
     for (size_t i = 0; i < np; i++) {
         size_t e = i + 1 == np ? cut : next_boundary(L, data, cut, cut / np * (i + 1));
         if (e < b) e = b;
-        piece_reset(&L->pieces[i], data + b, data + e);
+        piece_reset(&L->pieces[i], data + b, data + e, L->base.rows != NULL, L->base.text != NULL);
+    if (L->seq_mode && np) L->pieces[0].open_row = -(int64_t)L->carry_len;
         b = e;
     }
     L->npieces = np;
@@ -423,6 +442,9 @@ static int next_block(gs_ldec *L, gs_status *st)
     }
     if (L->rd_rc) return gs_fail(st, src_fail(L, L->rd_rc, &L->rd_st), "%s", L->fail.msg); /* the source said why */
     L->base.skipped += skipped;
+    if ((L->base.rows || L->base.text) &&
+        gs_pieces_keep(L->pieces, L->npieces, L->base.rows, L->base.text, &L->stream_n))
+        return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
     L->line_base += lines;
     L->pos += cut;
     if (L->ahead && (r = take_ahead(L, st))) return r;
@@ -481,7 +503,11 @@ static void ldec_close(gs_decoder *d)
 {
     gs_ldec *L = (gs_ldec *)d;
     if (!L) return;
-    for (size_t i = 0; i < L->npieces_cap; i++) free(L->pieces[i].vals);
+    for (size_t i = 0; i < L->npieces_cap; i++)
+        free(L->pieces[i].vals), free(L->pieces[i].skips), free(L->pieces[i].spans), free(L->pieces[i].text);
+    gs_rowmap_free(L->base.rows);
+    gs_rowtext_free(L->base.text);
+    free(L->carry);
     free(L->pieces);
     free(L->segs);
     free(L->buf);
@@ -520,6 +546,12 @@ int gs_lines_more(gs_ldec *L, gs_status *st)
 
 void gs_lines_take(gs_ldec *L, size_t n, uint64_t lines)
 {
+    if (L->base.text) { /* the header row, as in the input (blank lines before it dropped) */
+        size_t b = 0;
+        while (b < n && (L->buf[L->pos + b] == '\n' || L->buf[L->pos + b] == '\r')) b++;
+        if (gs_rowtext_set_header(L->base.text, L->buf + L->pos + b, n - b)) L->fail.code = GS_ENOMEM,
+            snprintf(L->fail.msg, sizeof L->fail.msg, "%s: out of memory", L->base.src->name);
+    }
     L->pos += n;
     L->line_base += lines;
 }
@@ -552,13 +584,18 @@ int gs_lines_open(gs_ldec **out, gs_bsrc *src, const gs_read_opts *o, char delim
     L->cfg.trim_sp = delim != ' ';
     L->cfg.trim_tab = delim != '\t';
     L->cfg.skip_bad = o->skip_bad;
+    int r = (unsigned)o->type < GS_NTYPES ? gs_na_setup(&L->cfg, o, src->name, st) : GS_OK;
+    /* Rows dropped from the stream are recorded, so that positions stay input rows. */
+    if (!r && (o->skip_bad || o->na == GS_NA_SKIP) && !(L->base.rows = gs_rowmap_new()))
+        r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
+    if (!r && (o->keep_rows || o->keep) && !(L->base.text = gs_rowtext_new())) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
     L->nthreads = o->threads > 0 ? o->threads : gs_pool_threads();
     L->block = o->block_size ? o->block_size : DEFAULT_BLOCK;
     L->headroom = L->block < HEADROOM ? L->block : HEADROOM;
     L->cap = L->headroom + L->block;
     L->line_base = o->line_offset;
-    int r = GS_OK;
-    if ((unsigned)o->type >= GS_NTYPES) r = gs_fail(st, GS_EUSAGE, "%s: invalid element type", src->name);
+    if (r) {
+    } else if ((unsigned)o->type >= GS_NTYPES) r = gs_fail(st, GS_EUSAGE, "%s: invalid element type", src->name);
     else if (!(L->buf = malloc(L->cap))) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
     /* Only what the format's first look needs (it reads more while it lacks a whole row): a
      * slow pipe must not hold up the open for a whole block. */

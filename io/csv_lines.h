@@ -25,6 +25,8 @@ typedef struct gs_lparse {
     int trim_sp;    /* csv: ' ' is surrounding space (not when it is the delimiter) */
     int trim_tab;   /* csv: '\t' is surrounding space (not when it is the delimiter); '\r' always is */
     int skip_bad;
+    gs_na_mode na;  /* what a missing value reads as (io/missing.c) */
+    char na_val[8]; /* GS_NA_VALUE: the value */
 } gs_lparse;
 
 /* csv: ch is surrounding space of a field. */
@@ -33,14 +35,25 @@ static inline int gs_lparse_trim(const gs_lparse *c, char ch)
     return ch == '\r' || (ch == ' ' && c->trim_sp) || (ch == '\t' && c->trim_tab);
 }
 
-enum { GS_PERR_NONE = 0, GS_PERR_INVALID, GS_PERR_RANGE, GS_PERR_MISSING, GS_PERR_TOOLONG, GS_PERR_QUOTE };
+enum { GS_PERR_NONE = 0, GS_PERR_INVALID, GS_PERR_RANGE, GS_PERR_MISSING, GS_PERR_TOOLONG, GS_PERR_QUOTE, GS_PERR_NA };
 
 typedef struct gs_piece {
     const char *begin, *end; /* the bytes to parse (whole lines; the last may lack its '\n') */
     char *vals;              /* output values (esize each) */
     size_t n, cap;
     uint64_t lines;          /* '\n' in [begin, end); complete when err == GS_PERR_NONE */
-    uint64_t skipped;        /* bad rows/tokens skipped (skip_bad) */
+    uint64_t skipped;        /* bad rows/tokens skipped (skip_bad, na skip) */
+    uint64_t *skips;         /* where: the piece's value count at each skip (when rows are recorded) */
+    size_t nskips, skcap;
+    int keep_skips;          /* record skips (the reader has a row map) */
+    /* keep_rows (compact --rows): value i's row is spans[2i] bytes from begin (negative: in the
+     * row carried over from the block before), spans[2i+1] bytes long (-1 until the row ends);
+     * text: the piece's bytes (the carried row first), for the row store */
+    int keep_rows;
+    int64_t *spans;
+    size_t spcap;
+    char *text;
+    int64_t open_row;        /* seq: in, -(carried bytes); out: where a row open at the end began */
     int err;                 /* first error: GS_PERR_* */
     int nomem;               /* ran out of memory */
     uint64_t err_line;       /* '\n' before the error, counted from begin */
@@ -62,6 +75,23 @@ static inline void *gs_piece_slot(gs_piece *pc, size_t esize)
  * parser must stop (no skip_bad), 0 after counting a skip. */
 int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int field, int nfields,
                  const char *tok, size_t len);
+
+/* keep_rows: the row of the value just counted (pc->n - 1) starts `start` bytes from pc->begin and
+ * is len bytes long (-1: not known yet). Returns 1 when out of memory. */
+int gs_piece_span(gs_piece *pc, int64_t start, int64_t len);
+
+/* A row dropped (a missing value under --na skip; gs_piece_bad under skip_bad): counted, and where
+ * the reader keeps a row map, recorded at the piece's value count. Returns 1 when out of memory. */
+int gs_piece_skip(gs_piece *pc);
+
+/* keep_rows, after a piece's parse (io/csv_rows.c): its bytes for the row store, after the row carried
+ * into a sequential block (seq), and the bytes of a row it leaves open (midrow) carried on. */
+void gs_piece_text(gs_piece *pc, int seq, int midrow, char **carry, size_t *carry_len);
+/* After a block, its np pieces in order: their skips into the row map at stream positions from
+ * *stream_n on, their row text into the store (either may be NULL); *stream_n advances by their
+ * values. -1 where memory is short. */
+struct gs_rowmap;
+int gs_pieces_keep(gs_piece *pieces, size_t np, struct gs_rowmap *rows, gs_rowtext *text, uint64_t *stream_n);
 
 /* Parses a piece of whole lines; pieces run in parallel. */
 typedef void (*gs_piece_fn)(const gs_lparse *c, gs_piece *pc);

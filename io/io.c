@@ -41,7 +41,7 @@ gs_format gs_format_from_name(const char *path, int *zst)
     static const struct {
         const char *ext;
         gs_format f;
-    } exts[] = {{".npy", GS_FMT_NPY}, {".csv", GS_FMT_CSV}, {".txt", GS_FMT_TEXT}, {".text", GS_FMT_TEXT},
+    } exts[] = {{".npy", GS_FMT_NPY}, {".csv", GS_FMT_CSV}, {".tsv", GS_FMT_CSV}, {".tab", GS_FMT_CSV}, {".txt", GS_FMT_TEXT}, {".text", GS_FMT_TEXT},
                 {".raw", GS_FMT_RAW}, {".bin", GS_FMT_RAW}, {".i32", GS_FMT_RAW}, {".i64", GS_FMT_RAW},
                 {".u32", GS_FMT_RAW}, {".u64", GS_FMT_RAW}, {".f32", GS_FMT_RAW}, {".f64", GS_FMT_RAW}};
     int z = 0;
@@ -71,8 +71,31 @@ struct gs_reader {
     gs_decoder *dec;
     gs_format format;
     int compressed;
+    int raw_assumed; /* no format given and the bytes are not text: errors name --from */
+    char delim;      /* csv: the delimiter in use */
     char *name;
 };
+
+#define GS_SNIFF_BLOCK ((size_t)4 << 10)  /* the first block sniffed for text */
+#define GS_SNIFF_MAX ((size_t)64 << 10)   /* ... or up to this much, for a first line longer than it */
+
+/* An input of no format known by magic or name: text (csv or text, with its delimiter) or raw.
+ * Everything looked at stays in the source's peek buffer (a pipe loses nothing). */
+static int gs_detect_text(gs_bsrc *src, gs_format *f, char *delim, gs_status *st)
+{
+    unsigned char *buf = malloc(GS_SNIFF_MAX);
+    size_t got = 0, want = GS_SNIFF_BLOCK;
+    int rc = buf ? GS_OK : gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
+    *f = GS_FMT_AUTO;
+    while (!rc) {
+        rc = gs_bsrc_peek(src, buf, want, &got, st);
+        if (rc || got < want || memchr(buf, '\n', got) || memchr(buf, '\r', got) || want == GS_SNIFF_MAX) break;
+        want = GS_SNIFF_MAX;
+    }
+    if (!rc) gs_sniff_text(buf, got, got < want, f, delim);
+    free(buf);
+    return rc;
+}
 
 #define GS_SKIP_PEEK ((size_t)64 << 10) /* how far detection looks past skippable frames */
 
@@ -157,18 +180,24 @@ int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_
         if (rc) src = NULL; /* closed by the zstd layer */
     }
     gs_format f = o->format;
+    char delim = o->delim ? o->delim : gs_delim_from_name(path);
     if (!rc && f == GS_FMT_AUTO) {
         rc = gs_bsrc_peek(src, magic, 6, &got, st);
         if (!rc) f = got == 6 && !memcmp(magic, "\x93NUMPY", 6) ? GS_FMT_NPY : gs_format_from_name(path, NULL);
-        if (f == GS_FMT_AUTO) f = GS_FMT_RAW;
+        char sniffed = 0;
+        if (!rc && f == GS_FMT_AUTO) rc = gs_detect_text(src, &f, &sniffed, st);
+        if (!delim) delim = sniffed;
+        if (f == GS_FMT_AUTO) f = GS_FMT_RAW, r->raw_assumed = 1;
     }
     if (!rc && o->col && f != GS_FMT_CSV)
-        rc = gs_fail(st, GS_EUSAGE, "%s: --col applies to CSV input, and this input is %s", r->name,
-                     gs_format_name(f));
+        rc = gs_fail(st, GS_EUSAGE, "%s: --col applies to CSV input, and this input is %s%s", r->name, gs_format_name(f),
+                     r->raw_assumed ? " (no format given, and it does not start as text; --from csv reads it as CSV)" : "");
     if (!rc) {
         /* Text columns are usually decimals: without -t they are read as f64 (raw stays i32). */
         gs_read_opts to = *o;
         if (!o->type_given && (f == GS_FMT_CSV || f == GS_FMT_TEXT)) to.type = GS_F64;
+        to.delim = delim;
+        r->delim = delim ? delim : ',';
         r->format = f;
         switch (f) {
         case GS_FMT_NPY: rc = gs_dec_open_npy(&r->dec, src, o, st); break;
@@ -205,16 +234,24 @@ int gs_reader_from_decoder(gs_reader **out, gs_decoder *dec, gs_format f, int co
 
 gs_type gs_reader_type(const gs_reader *r) { return r->dec->type; }
 gs_format gs_reader_format(const gs_reader *r) { return r->format; }
+char gs_reader_delim(const gs_reader *r) { return r->delim; }
 int gs_reader_compressed(const gs_reader *r) { return r->compressed; }
 int64_t gs_reader_count(const gs_reader *r) { return r->dec->count; }
 const char *gs_reader_colname(const gs_reader *r) { return r->dec->colname; }
 const char *gs_reader_name(const gs_reader *r) { return r->name; }
 uint64_t gs_reader_skipped(const gs_reader *r) { return r->dec->skipped; }
+const struct gs_rowmap *gs_reader_rows(const gs_reader *r) { return r->dec->rows; }
+gs_rowtext *gs_reader_rowtext(const gs_reader *r) { return r->dec->text; }
 uint64_t gs_reader_bytes(const gs_reader *r) { return r->dec->src ? r->dec->src->consumed : 0; }
 
 int gs_reader_read(gs_reader *r, void *buf, size_t cap, size_t *got, gs_status *st)
 {
-    return r->dec->read(r->dec, buf, cap, got, st);
+    int rc = r->dec->read(r->dec, buf, cap, got, st);
+    if (rc == GS_EDATA && r->raw_assumed && !strstr(st->msg, "--from")) { /* a raw error of a format assumed */
+        const size_t n = strlen(st->msg);
+        snprintf(st->msg + n, sizeof st->msg - n, " (read as raw: no format given; --from csv or --from text reads text)");
+    }
+    return rc;
 }
 
 int gs_reader_frames(gs_reader *r, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st)
@@ -296,6 +333,11 @@ int gs_writer_from_sink(gs_writer **out, gs_bsink *k, const gs_write_opts *o, gs
 int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st)
 {
     return n ? w->enc->write(w->enc, vals, n, st) : GS_OK;
+}
+
+int gs_writer_write_bytes(gs_writer *w, const void *buf, size_t n, gs_status *st)
+{
+    return n ? w->enc->sink->write(w->enc->sink, buf, n, st) : GS_OK;
 }
 
 int gs_writer_takes_frames(const gs_writer *w) { return w->enc->plain && w->enc->sink->frames != NULL; }

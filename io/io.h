@@ -20,6 +20,10 @@ int gs_format_parse(const char *s, gs_format *f); /* raw, npy, csv, text (txt) *
 /* Format implied by a file name's extension, after stripping one ".zst"; GS_FMT_AUTO if none.
  * *zst set to 1 when the name ends in .zst. */
 gs_format gs_format_from_name(const char *path, int *zst);
+/* '\t' where the name says tab-delimited (.tsv, .tab, after one .zst), else 0. */
+char gs_delim_from_name(const char *path);
+/* The extension of a format gpustream neither reads nor writes ("parquet", "npz", "json" ...), or NULL. */
+const char *gs_foreign_ext(const char *path);
 
 /* A zstd codec for whole frames in batches (the device codec, pipeline/gpu/codec_host.cu); readers and
  * writers use libzstd on the thread pool when none is given. io/ only calls it: frames handed to
@@ -82,6 +86,15 @@ int gs_col_number(const char *col, long *index);
 
 typedef enum gs_header_mode { GS_HDR_AUTO = 0, GS_HDR_YES, GS_HDR_NO } gs_header_mode;
 
+/* What a missing csv/text value (an empty field, or one of pandas' default NA spellings: io/missing.c)
+ * reads as: NaN for float types and an error for integer types (DEFAULT), a given value (VALUE), or
+ * nothing: the row is dropped from the stream and recorded in the reader's row map (SKIP). Under
+ * VALUE and SKIP a float NaN counts as missing too (pandas' fillna and dropna). */
+typedef enum gs_na_mode { GS_NA_DEFAULT = 0, GS_NA_VALUE, GS_NA_SKIP } gs_na_mode;
+/* pandas' read_csv default NA spellings, NULL-terminated (io/missing.c), for docs and tests. */
+extern const char *const gs_na_spellings[];
+struct gs_rowmap;
+
 typedef struct gs_read_opts {
     gs_format format;   /* GS_FMT_AUTO: magic bytes (npy), then extension, else raw */
     gs_type type;       /* element type for raw/csv/text; for npy, checked against the header if type_given */
@@ -91,12 +104,17 @@ typedef struct gs_read_opts {
     gs_header_mode header;
     char delim;         /* 0 = ',' for csv */
     int skip_bad;       /* skip (and count) unparsable fields instead of failing */
+    gs_na_mode na;      /* csv/text: what a missing value reads as */
+    const char *na_value; /* GS_NA_VALUE: the value, as text in the element type */
     int threads;        /* decode workers; 0 = pool size */
     gs_zcodec *zcodec;  /* zstd frames through this codec; NULL = libzstd */
     int zframes;        /* the caller takes frames with gs_reader_frames: zstd is never decoded ahead */
     uint64_t line_offset; /* csv/text: lines before the first line read (a range of a file), for messages */
     size_t zstd_window; /* zstd: the compressed read-ahead window in bytes; 0 = by thread count */
     int zstd_sync;      /* zstd: decode on the reading thread only (no decoder thread working ahead) */
+    int keep_rows;      /* csv/text: keep each value's input row (gs_reader_rowtext) */
+    const char *keep;   /* csv: --keep, the columns written before the results ("c1,c2" names or 1-based
+                           indices, or "all"); implies keep_rows */
     size_t block_size;  /* csv/text: bytes parsed per block; 0 = 32 MiB (tests lower it to cross block and
                            piece edges on small inputs) */
 } gs_read_opts;
@@ -110,6 +128,7 @@ int gs_reader_open(gs_reader **r, const char *path, const gs_read_opts *o, gs_st
 int gs_write_text_out(const char *path, int force, const char *text, gs_status *st);
 gs_type gs_reader_type(const gs_reader *r);
 gs_format gs_reader_format(const gs_reader *r);   /* the format detected (never AUTO) */
+char gs_reader_delim(const gs_reader *r);         /* csv: the delimiter in use (given, by name or found) */
 int gs_reader_compressed(const gs_reader *r);     /* input was zstd */
 /* libzstd's version ("1.5.4") and its highest compression level (for --level) */
 const char *gs_zstd_version(void);
@@ -169,7 +188,30 @@ int gs_zstd_frames_table_encode(const void *src, size_t len, size_t frame, unsig
 int gs_reader_view(gs_reader *r, size_t cap, int take, const void **p, size_t *got, gs_status *st);
 /* 1 where gs_reader_view may give elements: a regular, uncompressed, non-empty raw or npy file. */
 int gs_reader_maps(const gs_reader *r);
-uint64_t gs_reader_skipped(const gs_reader *r);   /* fields skipped with skip_bad */
+uint64_t gs_reader_skipped(const gs_reader *r);   /* rows skipped (skip_bad, na skip) */
+/* compact --rows: the input rows of the values (io/rowtext.c), where o->keep_rows asked for them
+ * (csv/text), else NULL. Owned by the reader. */
+typedef struct gs_rowtext gs_rowtext;
+gs_rowtext *gs_reader_rowtext(const gs_reader *r);
+/* The header row's bytes as in the input, line end included (NULL: none). */
+const char *gs_rowtext_header(const gs_rowtext *t, size_t *len);
+/* The rows of the n ascending stream positions pos[] (values the reader handed out and not yet
+ * released), each as in the input (a last row without a line end gets '\n'), through put. */
+int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
+                     int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st);
+/* --keep (the reader's o->keep): for each of the n ascending stream positions, the row's kept
+ * columns as in the input, then vals[i] of type `type` formatted (vals NULL: the value's own field
+ * as in the input), a line per row, joined by the input's delimiter. The header line of that: the
+ * kept columns' header cells and `result` (nothing where the input had no header). */
+int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type type, const void *vals,
+                          int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st);
+int gs_rowtext_keep_header(gs_rowtext *t, const char *result,
+                           int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st);
+/* The rows of stream positions before upto are no longer needed. */
+void gs_rowtext_release(gs_rowtext *t, uint64_t upto);
+/* The rows skipped so far, by stream position (common/rowmap.h): where skip_bad or na skip may drop
+ * rows (csv/text), else NULL. Owned by the reader. */
+const struct gs_rowmap *gs_reader_rows(const gs_reader *r);
 uint64_t gs_reader_bytes(const gs_reader *r);     /* bytes consumed from the file or pipe so far */
 void gs_reader_close(gs_reader *r);
 
@@ -200,6 +242,8 @@ typedef struct gs_writer gs_writer;
 /* path NULL or "-" = stdout. A file is written to a temp name beside it and renamed by
  * gs_writer_close; refuses an existing file without force, binary to a terminal without force. */
 int gs_writer_open(gs_writer **w, const char *path, const gs_write_opts *o, gs_status *st);
+/* Raw bytes into the output (rows of compact --rows, a header), through its compression if any. */
+int gs_writer_write_bytes(gs_writer *w, const void *buf, size_t n, gs_status *st);
 /* Write n values (n = rows * ncols). */
 int gs_writer_write(gs_writer *w, const void *vals, size_t n, gs_status *st);
 /* 1 where the output is raw or npy values in zstd frames: gs_writer_write_frames may be used. */
@@ -234,6 +278,7 @@ typedef struct gs_layout {
     uint64_t n;          /* elements (raw, npy) */
     uint64_t size;       /* csv/text: file bytes */
     uint64_t head_len;   /* csv: bytes of the header line (0 if none), read before any range */
+    char delim;          /* csv: the delimiter the whole file is read with (given, by name or found) */
     uint64_t data_off;   /* element 0: byte offset in the file, or in the decompressed stream */
     size_t nframes;      /* zstd frames (skippable ones included) */
     uint64_t *frame_off; /* file offset of frame f */

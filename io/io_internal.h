@@ -49,6 +49,24 @@ int gs_bsrc_unpeek(gs_bsrc *s, size_t len);
  * nothing is decoded ahead of the caller). */
 int gs_bsrc_open_zstd(gs_bsrc **s, gs_bsrc *in, const gs_read_opts *o, gs_status *st);
 
+/* Is [p, p+n) the start of a text input (io/sniff.c)? 1 with *fmt GS_FMT_CSV (and *delim the delimiter
+ * found, or 0 for one column) or GS_FMT_TEXT; 0 where it is not text. whole: p holds the whole input. */
+int gs_sniff_text(const unsigned char *p, size_t n, int whole, gs_format *fmt, char *delim);
+
+/* The row store (io/rowtext.c): made and fed by the line decoder. append takes text and spans
+ * (freed here, also on failure); -1 where memory is short. */
+gs_rowtext *gs_rowtext_new(void);
+void gs_rowtext_free(gs_rowtext *t);
+int gs_rowtext_set_header(gs_rowtext *t, const char *row, size_t len);
+int gs_rowtext_append(gs_rowtext *t, char *text, int64_t *spans, size_t n);
+/* --keep: the n columns cols[] (0-based; all: every field of each row), the value's column vcol
+ * (0-based), the delimiter. */
+int gs_rowtext_set_keep(gs_rowtext *t, const int *cols, int n, int all, int vcol, char delim);
+/* --keep's spec ("all", or names and 1-based indices separated by ','), names resolved against the
+ * header's nnames cells (names NULL: the input has none), as gs_rowtext_set_keep's columns. */
+int gs_rowtext_keep_resolve(gs_rowtext *t, const char *spec, char **names, int nnames, int vcol, char delim,
+                            const char *src, gs_status *st);
+
 /* ---- byte sinks -------------------------------------------------------------------------- */
 typedef struct gs_bsink gs_bsink;
 struct gs_bsink {
@@ -89,7 +107,9 @@ struct gs_decoder {
     gs_type type;
     int64_t count;          /* elements if known, else -1 */
     const char *colname;    /* csv header of the selected column, or NULL */
-    uint64_t skipped;       /* skip_bad count */
+    uint64_t skipped;       /* rows skipped (skip_bad, na skip) */
+    struct gs_rowmap *rows; /* where they were skipped (csv/text when rows may be skipped), or NULL */
+    gs_rowtext *text;       /* the values' rows (csv/text with keep_rows), or NULL */
     gs_bsrc *src;
     /* Optional (NULL: none): gs_reader_frames for this format. */
     int (*frames)(gs_decoder *d, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st);

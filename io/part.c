@@ -70,6 +70,7 @@ int gs_layout_read(gs_layout *L, const char *path, const gs_read_opts *o, gs_sta
     L->format = gs_reader_format(r);
     L->compressed = gs_reader_compressed(r);
     L->type = gs_reader_type(r);
+    L->delim = gs_reader_delim(r);
     int64_t count = gs_reader_count(r);
     int has_header = gs_reader_colname(r) != NULL;
     gs_reader_close(r);
@@ -356,6 +357,7 @@ int gs_reader_open_lines(gs_reader **r, const char *path, const gs_read_opts *o,
     w->to_end = 1;
     gs_read_opts ro = *o;
     ro.type = L->type;
+    if (L->delim) ro.delim = L->delim; /* as the whole file was read (a .tsv, a delimiter found) */
     gs_decoder *dec = NULL;
     rc = L->format == GS_FMT_CSV ? gs_dec_open_csv(&dec, &w->base, &ro, st) : gs_dec_open_text(&dec, &w->base, &ro, st);
     if (rc) {

@@ -5,6 +5,9 @@
  * `read a b` in a shell and numpy.loadtxt both split it. */
 #include "csv.h"
 #include "csv_lines.h"
+#include "missing.h"
+
+#include <string.h>
 
 static inline int is_space(char c)
 {
@@ -13,12 +16,12 @@ static inline int is_space(char c)
 
 static void text_piece(const gs_lparse *c, gs_piece *pc)
 {
-    const char *p = pc->begin, *end = pc->end;
+    const char *p = pc->begin, *end = pc->end, *ls = p; /* ls: the line's start */
     uint64_t line = 0;
     while (p < end) {
         if (*p == '\n') {
             line++;
-            p++;
+            ls = ++p;
             continue;
         }
         if (is_space(*p)) {
@@ -29,9 +32,14 @@ static void text_piece(const gs_lparse *c, gs_piece *pc)
         while (p < end && *p != '\n' && !is_space(*p)) p++;
         void *slot = gs_piece_slot(pc, c->esize);
         if (!slot) return;
-        int r = gs_num_parse(t, (size_t)(p - t), c->type, slot);
-        if (r == 0) pc->n++;
-        else if (gs_piece_bad(c, pc, r == -2 ? GS_PERR_RANGE : GS_PERR_INVALID, line, 0, 0, t, (size_t)(p - t)))
+        int r = gs_field_parse(c, t, (size_t)(p - t), slot);
+        if (r == 0) {
+            pc->n++;
+            if (pc->keep_rows) { /* a token's row is its line */
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                if (gs_piece_span(pc, ls - pc->begin, (nl ? nl + 1 : end) - ls)) return;
+            }
+        } else if (r == GS_FIELD_SKIP ? gs_piece_skip(pc) : gs_piece_bad(c, pc, r, line, 0, 0, t, (size_t)(p - t)))
             return;
     }
     pc->lines = line;

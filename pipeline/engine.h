@@ -91,6 +91,12 @@ typedef struct gs_run {
     const gs_backend_parts *parts;
     gs_source *src;
     gs_writer *w;
+    const struct gs_rowmap *rows; /* positions are written as input rows through this (NULL: as they are) */
+    gs_rowtext *text;          /* compact --rows: positions are written as these input rows */
+    int keep;                  /* --keep: each result after its row's kept columns (text) */
+    uint64_t *kpos;            /* --keep on scan: the stream positions of an output chunk */
+    size_t kpos_cap;
+    uint64_t in_done;          /* input elements of the chunks retired so far */
     gs_type types[GS_CHAIN_MAX + 1];
     int cols;
     gs_backend_cfg cfg;

@@ -82,6 +82,15 @@ int64_t gs_chain_out_rows(const gs_chain *c, int64_t n)
     return n;
 }
 
+int gs_chain_writes_positions(const gs_chain *c)
+{
+    const gs_job *last = &c->stage[c->n - 1];
+    if (last->op != GS_OP_COMPACT || !last->compact.indices || last->count_only) return 0;
+    for (int k = 0; k + 1 < c->n; k++)
+        if (c->stage[k].op == GS_OP_COMPACT) return 0;
+    return 1;
+}
+
 /* ---- variants ---------------------------------------------------------------------------------- */
 int gs_job_resolve(const gs_job *j, gs_where where, int threads, const gs_variant **v, gs_status *st)
 {

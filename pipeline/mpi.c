@@ -360,7 +360,7 @@ static int first_pass(rank_run *k, gs_status *st)
     gs_shard *h = &k->h;
     gs_job *job = &k->job;
     k->tc = MPI_Wtime();
-    uint64_t nelem = 0;
+    uint64_t nelem = 0, dropped = 0; /* dropped: csv/text rows the shard's reader skipped (compact) */
     gs_value total;
     if (job->op == GS_OP_SCAN) gs_shard_total(m, L, h, &total, &nelem, st);
     else if (job->op == GS_OP_COMPACT && !L->compressed && !h->text) {
@@ -378,6 +378,7 @@ static int first_pass(rank_run *k, gs_status *st)
             gs_source src = gs_source_from_reader(r);
             rank_device(m);
             gs_engine_run(&cj, &m->eng, &src, NULL, &k->kept, &cs, st);
+            dropped = gs_reader_skipped(r);
             gs_reader_close(r);
         }
         nelem = cs.elems_in;
@@ -391,7 +392,12 @@ static int first_pass(rank_run *k, gs_status *st)
         if (x->rank == 0) h->s = 0; /* undefined there */
         h->e = h->s + nelem;
     }
-    job->index_base = h->s;
+    job->index_base = job->row_base = h->s;
+    if (h->text && job->op == GS_OP_COMPACT) { /* positions are input rows: the rows dropped before count */
+        uint64_t before = 0;
+        MPI_Exscan(&dropped, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        if (x->rank) job->row_base += before;
+    }
     if (job->op == GS_OP_SCAN) {
         gs_value carry;
         MPI_Op op;
@@ -468,6 +474,7 @@ static void main_pass(rank_run *k, MPI_File fh, gs_run_stats *stats, gs_status *
         memset(stats, 0, sizeof *stats);
         rank_device(m);
         rc = gs_engine_run(&k->job, &m->eng, &src, w, &done, stats, st);
+        stats->skipped = gs_reader_skipped(r);
         gs_trace("mpi: rank %d: the main pass done", x->rank);
         if (!rc && done != k->rows)
             rc = gs_fail(st, GS_EDATA, "%s: %llu rows computed where %llu were planned (did the input change?)", m->in,

@@ -40,6 +40,15 @@ typedef struct gs_job {
     int has_carry;
     gs_value carry;
     uint64_t index_base;
+    /* compact --rows (with compact.indices set): the writer writes the input rows of the positions
+     * (gs_source.text) instead of the positions */
+    int rows;
+    /* --keep (scan; compact with compact.indices set): the writer writes the kept columns of each
+     * result's input row before it (gs_source.text), as CSV rows */
+    int keep;
+    /* The input row of that first element (index_base plus the rows the stream dropped before it):
+     * positions written as input rows (gs_source.rows) are row_base + the row within this run. */
+    uint64_t row_base;
     /* minmax continuing a stream: the halo_len (<= W-1) inputs just before this start, read by
      * the backend when it is created */
     const void *halo;
@@ -131,6 +140,13 @@ typedef struct gs_source {
     /* Optional (NULL: none, the source is no mapped file): the next up to cap elements where they
      * lie (gs_reader_view), consumed only where take is set; *got = 0 where not now (read instead). */
     int (*view)(void *ctx, size_t cap, int take, const void **p, size_t *got, gs_status *st);
+    /* Optional (NULL: the stream is the input's rows): the rows the source dropped, by stream
+     * position (common/rowmap.h). The engine writes positions (compact --indices, last in a chain
+     * whose earlier stages keep positions) as input rows through it, on the host, whatever backend
+     * computed them. */
+    const struct gs_rowmap *rows;
+    /* Optional (NULL: none): the input rows of the values (compact --rows), by stream position. */
+    gs_rowtext *text;
 } gs_source;
 
 gs_source gs_source_from_reader(gs_reader *r);
@@ -146,6 +162,9 @@ int64_t gs_job_out_rows(const gs_job *j, int64_t n);
 /* The same for a chain (the last stage's columns, rows through every stage). */
 int gs_chain_out_cols(const gs_chain *c);
 int64_t gs_chain_out_rows(const gs_chain *c, int64_t n);
+/* 1 where the chain writes positions of its input stream: its last stage is compact --indices (or
+ * --rows) and no stage before it filters (scan and minmax keep positions). */
+int gs_chain_writes_positions(const gs_chain *c);
 /* Check a chain of two or more stages whose stage parameters are filled in for the input type
  * `in`: the shape rules (one column between stages, --count last, no convert) and that each
  * stage's variant accepts its parameters. GS_EUSAGE with "stage K (VERB): ..." otherwise. */
@@ -190,6 +209,7 @@ typedef struct gs_chunk {
     gs_zfref *zt;
     size_t zn, zbytes;
     size_t zcap; /* an output chunk: bytes its buffer holds for frames (0: values only) */
+    uint64_t in_end; /* an output chunk, once retired: the input elements up to the end of its input */
 } gs_chunk;
 
 typedef struct gs_backend gs_backend;

@@ -67,14 +67,16 @@ for v in "PMI_SIZE=4 PMI_RANK=0" "OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_RANK=1"
     if [ $rc = 0 ] && cmp -s "$T/alone" "$T/got"; then pass "rank_vars_without_launcher_${v%%=*}"
     else fail "rank_vars_without_launcher_${v%%=*}" "exit $rc: $(head -c 200 "$T/err")"; fi
 done
-# --skip-bad says what it skipped (one warning line; -q silences it) and refuses --indices, whose
-# positions would count the values kept instead of the input's rows
+# --skip-bad says what it skipped (one warning line; -q silences it); --indices count input data
+# rows (a blank line is none), as pandas does; --indices before another stage is refused
 printf 'a\n1\n\n5\nx\n7\n' >"$D/sb.csv"
 (cd "$D" && $G scan --skip-bad sb.csv -) >"$T/out" 2>"$T/err"
-[ "$(cat "$T/err")" = "gpustream: warning: skipped 1 bad field (--skip-bad)" ] && pass skip_bad_warns || fail skip_bad_warns "stderr: $(head -c 200 "$T/err")"
+[ "$(cat "$T/err")" = "gpustream: warning: skipped 1 row (bad fields, --skip-bad)" ] && pass skip_bad_warns || fail skip_bad_warns "stderr: $(head -c 200 "$T/err")"
 (cd "$D" && $G scan -q --skip-bad sb.csv -) >"$T/out" 2>"$T/err"
 [ ! -s "$T/err" ] && pass skip_bad_quiet || fail skip_bad_quiet "stderr: $(head -c 200 "$T/err")"
-err skip_bad_indices 2 "--skip-bad with --indices: positions would count the values kept, not the input's rows; clean the input or leave out --skip-bad" -- $G compact -q --pred gt:2 --indices --skip-bad sb.csv -
+(cd "$D" && $G compact -q --pred gt:2 --indices --skip-bad sb.csv --to text -) >"$T/out" 2>"$T/err"
+[ "$(tr '\n' ' ' <"$T/out")" = "1 3 " ] && pass skip_bad_indices_rows || fail skip_bad_indices_rows "got [$(cat "$T/out")] $(head -c 200 "$T/err")"
+err skip_bad_indices_mid_chain 2 "stage 1 (compact): --indices before another stage, with --skip-bad: positions are input rows only where they are written; make compact --indices the last stage" -- $G compact -q --pred gt:2 --indices --skip-bad then scan sb.csv -
 rm -f "$D/sb.csv"
 # a predicate's value that is no number: no type named (none was given)
 err pred_not_a_number 2 "invalid value in predicate 'gt:' (not a number)" -- sh -c "$G compact -q --pred gt: in.raw - 2>&1 >/dev/null | grep -v '^Try ' >&2; exit 2"

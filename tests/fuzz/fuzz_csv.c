@@ -9,21 +9,23 @@
  *   - the same input decoded with 1 thread and with 3 threads gives the same values, the same
  *     status and the same message.
  *
- * Build and run (corpus in tests/fuzz/corpus_csv/):
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -o build/fuzz_csv \
- *       tests/fuzz/fuzz_csv.c io/numfmt.c io/csv.c io/csv_lines.c io/text.c common/gs.c common/pool.c -lcsv -lm
+ * Build and run (corpus in tests/fuzz/corpus_csv/): tests/fuzz/run.sh builds it with every io/ and common/ source
  *   build/fuzz_csv -max_total_time=60 -max_len=4096 tests/fuzz/corpus_csv
  *
  * Option byte: bits 0-1 header mode (auto, yes, no, auto); bits 2-3 delimiter (',', ';', tab,
  * space); bits 4-6 the type (mod 6: i32 i64 u32 u64 f32 f64); bit 6 also skip_bad; bit 7 text
  * format instead of csv; the low 6 bits also set the block size (64..568 bytes). For csv, the
- * second byte picks --col: (none), 1, 2, 3, the header name "b". */
+ * second byte picks --col: (none), 1, 2, 3, the header name "b" (bits 0-2), the missing values (bits
+ * 3-4: NaN/error, --na skip, --na 7) and whether rows are kept beside the values (bit 5: compact
+ * --rows' row store, every value's row asked for as it is read; the row map, where rows drop, must
+ * translate positions to strictly increasing input rows). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../common/pool.h"
+#include "../../common/rowmap.h"
 #include "../../io/csv_lines.h"
 
 typedef struct mem_src {
@@ -81,6 +83,30 @@ typedef struct result {
     size_t n;
 } result;
 
+static int put_none(void *ctx, const char *p, size_t len, gs_status *st)
+{
+    (void)ctx, (void)st;
+    if (len && !p) abort();
+    return GS_OK;
+}
+
+/* The row store and the row map after a read of got values from position `at`. */
+static void check_rows(gs_decoder *d, uint64_t at, size_t got)
+{
+    uint64_t *pos = malloc((got ? got : 1) * sizeof *pos);
+    gs_status st = {0};
+    if (!pos) abort();
+    for (size_t i = 0; i < got; i++) pos[i] = at + i;
+    if (d->text && (gs_rowtext_write(d->text, pos, got, put_none, NULL, &st) != GS_OK)) abort();
+    if (d->text) gs_rowtext_release(d->text, at + got);
+    if (d->rows) {
+        gs_rowmap_rows(d->rows, pos, got);
+        for (size_t i = 0; i < got; i++)
+            if (pos[i] < at + i || (i && pos[i] <= pos[i - 1])) abort();
+    }
+    free(pos);
+}
+
 static result decode(const uint8_t *data, size_t len, const gs_read_opts *o, int text, size_t step)
 {
     result r;
@@ -110,6 +136,7 @@ static result decode(const uint8_t *data, size_t len, const gs_read_opts *o, int
         }
         r.rc = d->read(d, r.vals + r.n * es, want, &got, &r.st);
         if (r.rc || got == 0) break;
+        check_rows(d, r.n, got);
         r.n += got;
     }
     d->close(d);
@@ -152,6 +179,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = size - 1;
     if (!text && len > 0) {
         o.col = cols[in[0] & 7];
+        o.na = (gs_na_mode)(((in[0] >> 3) & 3) % 3);
+        o.na_value = "7";
+        o.keep_rows = (in[0] >> 5) & 1;
         in++, len--;
     }
     /* Small blocks so that block cuts, read-ahead and piece splits happen on small inputs. */

@@ -710,13 +710,14 @@ static void test_csv_dialect(void)
     free(r.vals);
 
     o.delim = '\t';
+    /* a row of spaces is two empty fields, not a blank line: a missing value (NaN) */
     r = decode_s("a\tb\n1\t2\n \t \n", &o);
-    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 3 field 2: invalid number ''"), "csv_tab_row_not_blank",
-          "msg %s", r.st.msg);
+    CHECK(!r.rc && r.n == 2 && ((double *)r.vals)[0] == 2 && isnan(((double *)r.vals)[1]), "csv_tab_row_not_blank",
+          "rc %d n %zu msg %s", r.rc, r.n, r.st.msg);
     free(r.vals);
     r = decode_s("a\tb\n 1 \t 2.5 \n3\t\t\n\n", &o);
-    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 3 field 2: invalid number ''"), "csv_delim_tab_empty",
-          "msg %s", r.st.msg);
+    CHECK(!r.rc && r.n == 2 && ((double *)r.vals)[0] == 2.5 && isnan(((double *)r.vals)[1]), "csv_delim_tab_empty",
+          "rc %d n %zu msg %s", r.rc, r.n, r.st.msg);
     free(r.vals);
     r = decode_s("a\tb\n 1 \t 2.5 \n3\t4\n", &o);
     CHECK(same_f64(&r, (double[]){2.5, 4}, 2), "csv_delim_tab", "rc %d %s", r.rc, r.st.msg);

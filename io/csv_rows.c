@@ -1,0 +1,86 @@
+/* csv_rows.c - what the line engine keeps of the rows beside their values: the rows dropped
+ * (--na skip, skip_bad) for the reader's row map, and each value's row text for the row store
+ * (compact --rows, --keep). Pieces record both as they parse; after a block, its pieces hand them
+ * over in stream order (csv_lines.h). */
+#include "csv_lines.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/rowmap.h"
+
+int gs_piece_span(gs_piece *pc, int64_t start, int64_t len)
+{
+    const size_t i = pc->n - 1;
+    if (2 * i + 2 > pc->spcap) {
+        size_t nc = pc->spcap ? pc->spcap * 2 : 8192;
+        while (nc < 2 * i + 2) nc *= 2;
+        int64_t *ns = realloc(pc->spans, nc * sizeof *ns);
+        if (!ns) return pc->nomem = 1;
+        pc->spans = ns;
+        pc->spcap = nc;
+    }
+    pc->spans[2 * i] = start;
+    pc->spans[2 * i + 1] = len;
+    return 0;
+}
+
+int gs_piece_skip(gs_piece *pc)
+{
+    pc->skipped++;
+    if (!pc->keep_skips) return 0;
+    if (pc->nskips == pc->skcap) {
+        size_t nc = pc->skcap ? pc->skcap * 2 : 256;
+        uint64_t *ns = realloc(pc->skips, nc * sizeof *ns);
+        if (!ns) return pc->nomem = 1;
+        pc->skips = ns;
+        pc->skcap = nc;
+    }
+    pc->skips[pc->nskips++] = pc->n;
+    return 0;
+}
+
+void gs_piece_text(gs_piece *pc, int seq, int midrow, char **carry, size_t *carry_len)
+{
+    const size_t c = seq ? *carry_len : 0, n = (size_t)(pc->end - pc->begin);
+    if (pc->err || pc->nomem) return;
+    if (!(pc->text = malloc(c + n + 1))) {
+        pc->nomem = 1;
+        return;
+    }
+    if (c) memcpy(pc->text, *carry, c);
+    memcpy(pc->text + c, pc->begin, n);
+    for (size_t i = 0; c && i < pc->n; i++) pc->spans[2 * i] += (int64_t)c;
+    if (!seq) return;
+    size_t keep = 0;
+    if (midrow) { /* the open row: from where it began (maybe in the carry) to the block's end */
+        const size_t at = (size_t)((int64_t)c + pc->open_row);
+        keep = c + n - at;
+        char *nc = malloc(keep + 1);
+        if (!nc) {
+            pc->nomem = 1;
+            return;
+        }
+        memcpy(nc, pc->text + at, keep);
+        free(*carry);
+        *carry = nc;
+    }
+    *carry_len = keep;
+}
+
+int gs_pieces_keep(gs_piece *pieces, size_t np, struct gs_rowmap *rows, gs_rowtext *text, uint64_t *stream_n)
+{
+    int fail = 0;
+    for (size_t i = 0; i < np; i++) {
+        gs_piece *pc = &pieces[i];
+        for (size_t k = 0; rows && k < pc->nskips && !fail; k++) fail = gs_rowmap_add(rows, *stream_n + pc->skips[k], 1);
+        *stream_n += pc->n;
+        if (text && !fail) {
+            fail = gs_rowtext_append(text, pc->text, pc->spans, pc->n);
+            pc->text = NULL; /* the store took them (or freed them) */
+            pc->spans = NULL;
+            pc->spcap = 0;
+        }
+    }
+    return fail ? -1 : 0;
+}

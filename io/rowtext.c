@@ -1,0 +1,371 @@
+/* rowtext.c - the input rows of a csv/text stream kept beside its values (compact --rows).
+ *
+ * The line decoder hands the store one segment per parsed piece: the piece's bytes (with the part
+ * of a quoted row carried over from the block before) and, for each value it gave, where its row
+ * lies in them. Segments queue in stream order; the writer asks for the rows of ascending stream
+ * positions and releases the segments every position before a point is done with, so the store
+ * holds the rows of the chunks in flight only. The reader's thread appends while the writer's
+ * reads: both lock (once a segment, once an output chunk). */
+#include "io_internal.h"
+
+#include "../common/pool.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Text being put together for the output, and one row's field spans (--keep). */
+typedef struct kbuf {
+    char *out;
+    size_t len, cap;
+    size_t *fs;
+    size_t fs_cap;
+    int nomem;
+} kbuf;
+
+typedef struct seg {
+    uint64_t first;  /* stream position of its first value */
+    size_t n;        /* values */
+    char *text;
+    int64_t *spans;  /* value i's row: text + spans[2i], spans[2i+1] bytes */
+    struct seg *next;
+} seg;
+
+struct gs_rowtext {
+    pthread_mutex_t mu;
+    seg *head, *tail;
+    uint64_t end;    /* stream position after the last value appended */
+    char *header;    /* the header row's bytes (NULL: none) */
+    size_t header_len;
+    /* --keep: the columns written before each result (0-based; all: every field), the value's
+     * column (0-based) and the delimiter */
+    int *keep, nkeep, keep_all, vcol;
+    char delim;
+    kbuf *parts;     /* the writer's scratch: one per part of a batch of rows */
+    size_t nparts;
+};
+
+gs_rowtext *gs_rowtext_new(void)
+{
+    gs_rowtext *t = calloc(1, sizeof *t);
+    if (t) pthread_mutex_init(&t->mu, NULL);
+    return t;
+}
+
+static void seg_free(seg *s)
+{
+    free(s->text);
+    free(s->spans);
+    free(s);
+}
+
+void gs_rowtext_free(gs_rowtext *t)
+{
+    if (!t) return;
+    for (seg *s = t->head, *nx; s; s = nx) nx = s->next, seg_free(s);
+    free(t->header);
+    free(t->keep);
+    for (size_t i = 0; i < t->nparts; i++) free(t->parts[i].out), free(t->parts[i].fs);
+    free(t->parts);
+    pthread_mutex_destroy(&t->mu);
+    free(t);
+}
+
+int gs_rowtext_keep_resolve(gs_rowtext *t, const char *spec, char **names, int nnames, int vcol, char delim,
+                            const char *src, gs_status *st)
+{
+    int all = !strcmp(spec, "all"), nk = 0, *cols = calloc(strlen(spec) / 2 + 2, sizeof *cols), r = GS_OK;
+    if (!cols) return gs_fail(st, GS_ENOMEM, "out of memory");
+    for (const char *p = spec; !all && *p && !r;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char item[256];
+        snprintf(item, sizeof item, "%.*s", (int)(len < 255 ? len : 255), p);
+        long v = 0;
+        if (gs_col_number(item, &v)) {
+            if (v < 1 || v > INT_MAX - 1) r = gs_fail(st, GS_EUSAGE, "invalid --keep column '%s' (columns are counted from 1)", item);
+            cols[nk++] = (int)v - 1;
+        } else if (!names) {
+            r = gs_fail(st, GS_EUSAGE, "--keep column '%s' is given by name, which needs a header line", item);
+        } else {
+            int i;
+            for (i = 0; i < nnames && strcmp(names[i], item); i++) {}
+            if (i == nnames) r = gs_fail(st, GS_EDATA, "%s: no column named '%s' in the header (--keep)", src, item);
+            cols[nk++] = i;
+        }
+        p = e ? e + 1 : p + len;
+    }
+    if (!r && gs_rowtext_set_keep(t, cols, nk, all, vcol, delim)) r = gs_fail(st, GS_ENOMEM, "out of memory");
+    free(cols);
+    return r;
+}
+
+int gs_rowtext_set_keep(gs_rowtext *t, const int *cols, int n, int all, int vcol, char delim)
+{
+    free(t->keep);
+    t->keep = NULL;
+    if (n && !(t->keep = malloc((size_t)n * sizeof *t->keep))) return -1;
+    if (n) memcpy(t->keep, cols, (size_t)n * sizeof *cols);
+    t->nkeep = n;
+    t->keep_all = all;
+    t->vcol = vcol;
+    t->delim = delim;
+    return 0;
+}
+
+int gs_rowtext_set_header(gs_rowtext *t, const char *row, size_t len)
+{
+    free(t->header);
+    t->header = malloc(len + 1);
+    if (!t->header) return -1;
+    memcpy(t->header, row, len);
+    t->header_len = len;
+    return 0;
+}
+
+const char *gs_rowtext_header(const gs_rowtext *t, size_t *len)
+{
+    *len = t->header_len;
+    return t->header;
+}
+
+int gs_rowtext_append(gs_rowtext *t, char *text, int64_t *spans, size_t n)
+{
+    if (!n) {
+        free(text), free(spans);
+        return 0;
+    }
+    seg *s = malloc(sizeof *s);
+    if (!s) {
+        free(text), free(spans);
+        return -1;
+    }
+    *s = (seg){0, n, text, spans, NULL};
+    pthread_mutex_lock(&t->mu);
+    s->first = t->end;
+    t->end += n;
+    if (t->tail) t->tail->next = s;
+    else t->head = s;
+    t->tail = s;
+    pthread_mutex_unlock(&t->mu);
+    return 0;
+}
+
+/* Bytes onto a text buffer (nomem set where memory is short). */
+static void out_add(kbuf *b, const char *p, size_t n)
+{
+    if (b->nomem) return;
+    if (b->len + n > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 65536;
+        while (nc < b->len + n) nc *= 2;
+        char *no = realloc(b->out, nc);
+        if (!no) {
+            b->nomem = 1;
+            return;
+        }
+        b->out = no;
+        b->cap = nc;
+    }
+    memcpy(b->out + b->len, p, n);
+    b->len += n;
+}
+
+/* The row of stream position p in the segments from *s on (positions ascend): its bytes, or NULL
+ * where it is not held. */
+static const char *row_at(seg **s, uint64_t p, size_t *len)
+{
+    while (*s && p >= (*s)->first + (*s)->n) *s = (*s)->next;
+    if (!*s || p < (*s)->first) return NULL;
+    const size_t k = (size_t)(p - (*s)->first);
+    *len = (size_t)(*s)->spans[2 * k + 1];
+    return (*s)->text + (*s)->spans[2 * k];
+}
+
+static int not_held(uint64_t p, gs_status *st)
+{
+    return gs_fail(st, GS_EDATA, "row of position %llu is not held (internal error)", (unsigned long long)p);
+}
+
+/* Scratch for np parts of a batch. */
+static int parts_room(gs_rowtext *t, size_t np)
+{
+    if (np <= t->nparts) return 0;
+    kbuf *nb = realloc(t->parts, np * sizeof *nb);
+    if (!nb) return -1;
+    memset(nb + t->nparts, 0, (np - t->nparts) * sizeof *nb);
+    t->parts = nb;
+    t->nparts = np;
+    return 0;
+}
+
+/* The rows of the n ascending stream positions pos[] through put(ctx, bytes, len); a row without
+ * its line end gets '\n'. */
+int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
+                     int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st)
+{
+    pthread_mutex_lock(&t->mu);
+    seg *s = t->head;
+    int rc = parts_room(t, 1) ? gs_fail(st, GS_ENOMEM, "out of memory") : GS_OK;
+    kbuf *b = rc ? NULL : &t->parts[0];
+    if (b) b->len = b->nomem = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        size_t len;
+        const char *row = row_at(&s, pos[i], &len);
+        if (!row) {
+            rc = not_held(pos[i], st);
+            break;
+        }
+        out_add(b, row, len);
+        if (len == 0 || (row[len - 1] != '\n' && row[len - 1] != '\r')) out_add(b, "\n", 1);
+        if (b->nomem) rc = gs_fail(st, GS_ENOMEM, "out of memory");
+        else if (b->len >= ((size_t)1 << 20) || i + 1 == n) { /* rows go out in batches */
+            rc = put(ctx, b->out, b->len, st);
+            b->len = 0;
+        }
+    }
+    pthread_mutex_unlock(&t->mu);
+    return rc;
+}
+
+void gs_rowtext_release(gs_rowtext *t, uint64_t upto)
+{
+    pthread_mutex_lock(&t->mu);
+    while (t->head && t->head->first + t->head->n <= upto) {
+        seg *s = t->head;
+        t->head = s->next;
+        if (!t->head) t->tail = NULL;
+        seg_free(s);
+    }
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* ---- --keep: columns of the rows before the results ---------------------------------------------- */
+
+/* The fields of row [p, p+len) as in the input (quotes kept, the line end dropped) into b->fs: field
+ * k is [fs[2k], fs[2k+1]) from p. Returns the count, or -1 where memory is short. */
+static long row_fields(kbuf *b, char delim, const char *p, size_t len)
+{
+    while (len && (p[len - 1] == '\n' || p[len - 1] == '\r')) len--;
+    size_t n = 0, f = 0;
+    int inq = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && p[i] == '"') inq = !inq;
+        if (i < len && (inq || p[i] != delim)) continue;
+        if (2 * n + 2 > b->fs_cap) {
+            size_t nc = b->fs_cap ? b->fs_cap * 2 : 64;
+            size_t *nf = realloc(b->fs, nc * sizeof *nf);
+            if (!nf) return -1;
+            b->fs = nf;
+            b->fs_cap = nc;
+        }
+        b->fs[2 * n] = f;
+        b->fs[2 * n + 1] = i;
+        n++;
+        f = i + 1;
+    }
+    return (long)n;
+}
+
+/* The kept fields of row [p, p+len), each followed by the delimiter where more follows; the value's
+ * field after them where value_field. */
+static void keep_row(const gs_rowtext *t, kbuf *b, const char *p, size_t len, int value_field)
+{
+    long nf = row_fields(b, t->delim, p, len);
+    if (nf < 0) {
+        b->nomem = 1;
+        return;
+    }
+    const int n = t->keep_all ? (int)nf : t->nkeep;
+    for (int k = 0; k < n; k++) {
+        const long c = t->keep_all ? k : t->keep[k];
+        if (c < nf) out_add(b, p + b->fs[2 * c], b->fs[2 * c + 1] - b->fs[2 * c]);
+        if (k + 1 < n || value_field) out_add(b, &t->delim, 1);
+    }
+    if (value_field && t->vcol < nf) out_add(b, p + b->fs[2 * t->vcol], b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol]);
+}
+
+int gs_rowtext_keep_header(gs_rowtext *t, const char *result, int (*put)(void *ctx, const char *p, size_t len, gs_status *st),
+                           void *ctx, gs_status *st)
+{
+    if (!t->header) return GS_OK;
+    if (parts_room(t, 1)) return gs_fail(st, GS_ENOMEM, "out of memory");
+    kbuf *b = &t->parts[0];
+    b->len = b->nomem = 0;
+    keep_row(t, b, t->header, t->header_len, 0);
+    if (result) out_add(b, &t->delim, 1), out_add(b, result, strlen(result));
+    out_add(b, "\n", 1);
+    if (b->nomem) return gs_fail(st, GS_ENOMEM, "out of memory");
+    return put(ctx, b->out, b->len, st);
+}
+
+/* A batch of --keep rows, formatted in parts on the pool. */
+typedef struct keep_job {
+    gs_rowtext *t;
+    const uint64_t *pos;
+    size_t n, per;
+    gs_type type;
+    const void *vals;
+    int missing;    /* a position not held */
+} keep_job;
+
+static void keep_part(void *ctx, size_t p, size_t np)
+{
+    keep_job *J = ctx;
+    gs_rowtext *t = J->t;
+    kbuf *b = &t->parts[p];
+    const size_t es = gs_type_size(J->type), i1 = (p + 1) * J->per < J->n ? (p + 1) * J->per : J->n;
+    seg *s = t->head;
+    (void)np;
+    b->len = 0;
+    for (size_t i = p * J->per; i < i1 && !b->nomem; i++) {
+        size_t len;
+        const char *row = row_at(&s, J->pos[i], &len);
+        if (!row) {
+            J->missing = 1;
+            return;
+        }
+        keep_row(t, b, row, len, !J->vals);
+        if (J->vals) {
+            char num[40];
+            out_add(b, &t->delim, 1);
+            out_add(b, num, (size_t)gs_num_format(num, J->type, (const char *)J->vals + i * es));
+        }
+        out_add(b, "\n", 1);
+    }
+}
+
+int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type type, const void *vals,
+                          int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st)
+{
+    const size_t per_max = 65536; /* rows a part: bounds its text */
+    int rc = GS_OK;
+    pthread_mutex_lock(&t->mu);
+    for (size_t done = 0; done < n && !rc;) {
+        size_t np = (size_t)gs_pool_threads(), left = n - done;
+        size_t per = (left + np - 1) / np;
+        if (per < 4096) per = 4096;
+        if (per > per_max) per = per_max;
+        np = (left + per - 1) / per;
+        if (np > (size_t)gs_pool_threads()) np = (size_t)gs_pool_threads();
+        if (np < 1) np = 1;
+        const size_t batch = np * per < left ? np * per : left;
+        if (parts_room(t, np)) {
+            rc = gs_fail(st, GS_ENOMEM, "out of memory");
+            break;
+        }
+        keep_job J = {t, pos + done, batch, per, type, vals ? (const char *)vals + done * gs_type_size(type) : NULL, 0};
+        for (size_t p = 0; p < np; p++) t->parts[p].nomem = 0;
+        if (np > 1) gs_parallel_for(np, keep_part, &J);
+        else keep_part(&J, 0, 1);
+        for (size_t p = 0; p < np && !rc; p++) {
+            if (t->parts[p].nomem) rc = gs_fail(st, GS_ENOMEM, "out of memory");
+            else if (J.missing) rc = not_held(pos[done], st);
+            else rc = put(ctx, t->parts[p].out, t->parts[p].len, st);
+        }
+        done += batch;
+    }
+    pthread_mutex_unlock(&t->mu);
+    return rc;
+}
