@@ -6,7 +6,7 @@
 #   make bench        gpustream bench (benchmarks are never part of make test)
 #   make difftest     random cases against a numpy oracle for DIFF_SECONDS (default 600; 60 s in make test)
 #   make deps         install missing -dev packages with apt-get (root), else print the command
-#   make deps-local   unpack Debian's libcsv-dev/libzstd-dev/libxxhash-dev into .deps/ (machines without apt)
+#   make deps-local   unpack Debian's libcsv-dev/libzstd-dev/libxxhash-dev/libfast-float-dev/libfmt-dev into .deps/ (machines without apt)
 #   make deps-nvcomp  pip-install nvCOMP (nvidia-libnvcomp-cu13): GPU zstd in CUDA builds
 #   make deps-nvcomp-local  its headers and libnvcomp.so.6 only, into .deps/nvcomp (to carry offline)
 #   make man          regenerate gpustream.1 and completions/gpustream.bash from the command line's tables
@@ -114,7 +114,18 @@ ifeq ($(CUDA),1)
   endif
 endif
 
-OBJ := $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC)) $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) $(MPI_OBJ)
+# C++: io/numconv.cpp alone (fast_float and {fmt}, header-only), with the C flags' warnings and
+# sanitizers. Without exceptions, and in sections: fmt's header emits its format_error vtable,
+# which refers to libstdc++; the CPU build drops those unused sections at the link instead of
+# linking libstdc++ (the CUDA build links it anyway).
+CXX_SRC  := $(wildcard io/*.cpp)
+CXXFLAGS_GS = $(filter-out -std=c11,$(CFLAGS)) -std=c++17 -fno-exceptions -fno-rtti -ffunction-sections -fdata-sections
+ifneq ($(CUDA),1)
+  LDFLAGS += -Wl,--gc-sections
+endif
+
+OBJ := $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC)) $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) \
+       $(patsubst %.cpp,$(BUILD)/%.cpp.o,$(CXX_SRC)) $(MPI_OBJ)
 # The test programs link the library, not the command line (cli/ calls gpustream.c's verb table).
 LIB_OBJ := $(filter-out $(BUILD)/cli/%,$(OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -130,7 +141,7 @@ all: gpustream
 # Stamps, rewritten only when their text changes: $(BUILD)/flags holds the flags its objects were
 # built with (a change rebuilds them); build/linked names the build ./gpustream comes from, so that
 # switching CUDA=0/1, SANITIZE or TUNING relinks it and a repeated make does not.
-BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS) | $(NVCC) $(NVFLAGS) | $(LDFLAGS) $(LIBS)
+BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS) | $(NVCC) $(NVFLAGS) | $(CXX) $(CXXFLAGS_GS) | $(LDFLAGS) $(LIBS)
 $(shell mkdir -p $(BUILD) && { echo '$(BUILD_FLAGS)' | cmp -s - $(BUILD)/flags || echo '$(BUILD_FLAGS)' >$(BUILD)/flags; })
 $(shell echo '$(BUILD)' | cmp -s - build/linked || echo '$(BUILD)' >build/linked)
 
@@ -141,6 +152,10 @@ gpustream: $(BUILD)/gpustream.o $(OBJ) build/linked
 $(BUILD)/%.o: %.c $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.cpp.o: %.cpp $(BUILD)/flags | check-deps
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS_GS) -MMD -MP -c $< -o $@
 
 $(MPI_OBJ): pipeline/mpi.c $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
@@ -204,23 +219,25 @@ clean:
 	rm -rf build gpustream tests/out
 
 # Libraries: present (system or .deps) or installed here when root.
-HAVE_HDRS = $(shell printf '\#include <zstd.h>\n\#include <csv.h>\n\#include <xxhash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
+HAVE_HDRS = $(shell printf '\#include <zstd.h>\n\#include <csv.h>\n\#include <xxhash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && \
+  printf '\#include <fast_float/fast_float.h>\n\#include <fmt/format.h>\n' | $(CXX) $(CPPFLAGS) -std=c++17 -E -x c++ - >/dev/null 2>&1 && echo yes)
 check-deps:
 	@if [ "$(HAVE_HDRS)" != yes ]; then $(MAKE) --no-print-directory deps; fi
 
 deps:
-	@if printf '#include <zstd.h>\n#include <csv.h>\n#include <xxhash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1; then \
-	  echo "deps: libzstd-dev, libcsv-dev and libxxhash-dev are present"; \
+	@if printf '#include <zstd.h>\n#include <csv.h>\n#include <xxhash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && \
+	   printf '#include <fast_float/fast_float.h>\n#include <fmt/format.h>\n' | $(CXX) $(CPPFLAGS) -std=c++17 -E -x c++ - >/dev/null 2>&1; then \
+	  echo "deps: libzstd-dev, libcsv-dev, libxxhash-dev, libfast-float-dev and libfmt-dev are present"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  echo "deps: installing libzstd-dev libcsv-dev libxxhash-dev zstd with apt-get"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libzstd-dev libcsv-dev libxxhash-dev zstd >/dev/null; \
+	  echo "deps: installing libzstd-dev libcsv-dev libxxhash-dev libfast-float-dev libfmt-dev zstd with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libzstd-dev libcsv-dev libxxhash-dev libfast-float-dev libfmt-dev zstd >/dev/null; \
 	else \
-	  echo "deps: missing libzstd-dev/libcsv-dev/libxxhash-dev; run: sudo apt-get install libzstd-dev libcsv-dev libxxhash-dev zstd (or make deps-local)"; exit 1; \
+	  echo "deps: missing libzstd-dev/libcsv-dev/libxxhash-dev/libfast-float-dev/libfmt-dev; run: sudo apt-get install libzstd-dev libcsv-dev libxxhash-dev libfast-float-dev libfmt-dev zstd (or make deps-local)"; exit 1; \
 	fi
 
 deps-local:
 	@rm -rf .deps/usr .deps/debs && mkdir -p .deps/debs
-	@cd .deps/debs && apt-get download libcsv-dev libcsv3 libzstd-dev libxxhash-dev >/dev/null
+	@cd .deps/debs && apt-get download libcsv-dev libcsv3 libzstd-dev libxxhash-dev libfast-float-dev libfmt-dev >/dev/null
 	@for f in .deps/debs/*.deb; do dpkg -x $$f .deps; done
 	@rm -rf .deps/debs
 	@echo "deps-local: unpacked into .deps/ ($$(ls .deps/usr/include | tr '\n' ' '))"
