@@ -39,6 +39,15 @@ static int parse_digits_u64(const char *p, const char *end, uint64_t *v)
     uint64_t x = 0;
     int over = 0;
     if (p == end) return -1;
+    if (end - p <= 19) { /* 19 digits never overflow: no checks a digit */
+        for (; p < end; p++) {
+            unsigned d = (unsigned)(*p - '0');
+            if (d > 9) return -1;
+            x = x * 10 + d;
+        }
+        *v = x;
+        return 0;
+    }
     for (; p < end; p++) {
         unsigned d = (unsigned)(*p - '0');
         if (d > 9) return -1;
