@@ -166,6 +166,12 @@ void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
     const char delim = c->delim;
     const int col = c->col;
     uint64_t line = 0;
+    /* A quote sends the block to the sequential parser: looked for here, in every piece at
+     * once, rather than in the whole block before it is split. */
+    if (memchr(p, '"', (size_t)(end - p))) {
+        pc->quoted = 1;
+        return;
+    }
     while (p < end) {
         const char *f = p, *fe = field_end(p, end, delim);
         int k = 1;
@@ -225,6 +231,7 @@ struct gs_ldec {
     int ahead, rd_eof, rd_rc;
     gs_status rd_st;
     int seq_mode;        /* this block goes to dl.seq */
+    int quotes_seen;     /* an earlier block held a quote character */
     int midrow;          /* the last sequential block ended inside a row (a quoted line break) */
     int done;            /* and every byte is parsed */
     uint64_t line_base;  /* '\n' before buf[pos] */
@@ -408,7 +415,10 @@ static int split_block(gs_ldec *L, const char *data, size_t cut, gs_status *st)
 {
     size_t np = 0, b = 0;
     int r;
-    L->seq_mode = L->dl.seq && (L->midrow || memchr(data, '"', cut));
+    /* A block with a quote goes to the sequential parser. The pieces find quotes as they split
+     * (in parallel); once a quote was seen, each block is searched for one first, so that the
+     * sequential parse of a quoted file still overlaps the read-ahead. */
+    L->seq_mode = L->dl.seq && (L->midrow || (L->quotes_seen && memchr(data, '"', cut)));
     if (L->seq_mode) np = 1;
     else if (cut) {
         np = (size_t)L->nthreads;
@@ -424,6 +434,14 @@ static int split_block(gs_ldec *L, const char *data, size_t cut, gs_status *st)
     }
     L->npieces = np;
     return GS_OK;
+}
+
+/* Whether a piece of the block found a quote character. */
+static int block_quoted(const gs_ldec *L)
+{
+    for (size_t i = 0; i < L->npieces; i++)
+        if (L->pieces[i].quoted) return 1;
+    return 0;
 }
 
 /* After a block's job: the carried tail (part of a line) goes in front of the block read ahead,
@@ -479,6 +497,12 @@ static int next_block(gs_ldec *L, gs_status *st)
     }
     L->rd_rc = GS_OK;
     if (L->npieces || L->ahead) gs_parallel_for(L->npieces + (size_t)L->ahead, run_part, L);
+    if (!L->seq_mode && L->dl.seq && block_quoted(L)) { /* the pieces met a quote: start again */
+        L->seq_mode = L->quotes_seen = 1;
+        L->npieces = 1;
+        piece_reset(&L->pieces[0], L->buf + L->pos, L->buf + L->pos + cut);
+        L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
+    }
     uint64_t lines = 0, skipped = 0;
     for (size_t i = 0; i < L->npieces; i++) {
         const gs_piece *pc = &L->pieces[i];

@@ -2,7 +2,8 @@
  * byte-at-a-time reference on random pieces: fields and lines of every length across the 8- and
  * 16-byte steps, the delimiter and the line end in the last bytes of a piece (the tail loop),
  * bytes with the high bit set next to the delimiter's and '\n''s codes (0x8a, 0xac), every
- * delimiter, surrounding spaces, blank lines, short rows and bad values with skip_bad. */
+ * delimiter, surrounding spaces, blank lines, short rows, bad values with skip_bad, and a quote
+ * character anywhere (such pieces are libcsv's: the splitter only reports them). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +106,7 @@ int main(void)
     static const char delims[] = {',', ';', '\t', '|', ' '};
     char *buf = malloc(1 << 20);
     double *ref = malloc(sizeof(double) * 20000);
-    int bad = 0, cases = 0, errors = 0;
+    int bad = 0, cases = 0, errors = 0, quoted = 0;
     for (int it = 0; it < 3000; it++) {
         gs_lparse c;
         memset(&c, 0, sizeof c);
@@ -120,6 +121,10 @@ int main(void)
         /* the piece may end anywhere inside the buffer: cut at a random point (past the last
          * line end, as the engine never does, only shortens the last line) */
         size_t cut = rnd() % 4 ? len : len - rnd() % (len + 1);
+        /* now and then a quote character anywhere: the splitter parses nothing and says so (the
+         * engine then gives the block to libcsv) */
+        int quote = rnd() % 8 == 0 && cut > 0;
+        if (quote) buf[rnd() % cut] = '"';
         uint64_t lines, skipped, err_line = 0;
         long n = reference(&c, buf, buf + cut, ref, &lines, &skipped, &err_line);
         gs_piece pc;
@@ -128,7 +133,10 @@ int main(void)
         pc.end = buf + cut;
         gs_csv_piece(&c, &pc);
         int ok;
-        if (n < 0) {
+        if (quote) {
+            quoted++;
+            ok = pc.quoted && pc.n == 0 && !pc.err;
+        } else if (n < 0) {
             errors++;
             ok = pc.err != GS_PERR_NONE && pc.err_line == err_line;
         } else
@@ -144,6 +152,7 @@ int main(void)
     }
     CHECK(bad == 0, "csv_split_against_reference", "%d of %d pieces differ (%d with an error)", bad, cases, errors);
     CHECK(errors > 100 && errors < cases, "csv_split_cases_cover_errors", "%d of %d with an error", errors, cases);
+    CHECK(quoted > 100, "csv_split_cases_cover_quotes", "%d of %d with a quote", quoted, cases);
     free(buf);
     free(ref);
     return CHECK_DONE();
