@@ -35,16 +35,14 @@ extern "C" int gs_numconv_parse_f64(const char *s, size_t len, double *out) { re
 
 extern "C" int gs_numconv_parse_f32(const char *s, size_t len, float *out) { return parse(s, len, out); }
 
-extern "C" void gs_numconv_shortest_f64(double x, uint64_t *digits, int *e10)
+extern "C" gs_decimal gs_numconv_shortest_f64(double x)
 {
     auto d = fmt::detail::dragonbox::to_decimal(x);
-    *digits = d.significand;
-    *e10 = d.exponent;
+    return {d.significand, d.exponent};
 }
 
-extern "C" void gs_numconv_shortest_f32(float x, uint64_t *digits, int *e10)
+extern "C" gs_decimal gs_numconv_shortest_f32(float x)
 {
     auto d = fmt::detail::dragonbox::to_decimal(x);
-    *digits = d.significand;
-    *e10 = d.exponent;
+    return {d.significand, d.exponent};
 }

@@ -20,9 +20,13 @@ int gs_numconv_parse_f64(const char *s, size_t len, double *out);
 int gs_numconv_parse_f32(const char *s, size_t len, float *out);
 
 /* The shortest decimal digits of x (finite, > 0) that read back to x, the nearest of those:
- * x's text is *digits (no trailing zeros) times 10^*e10. */
-void gs_numconv_shortest_f64(double x, uint64_t *digits, int *e10);
-void gs_numconv_shortest_f32(float x, uint64_t *digits, int *e10);
+ * x's text is .digits (no trailing zeros) times 10^.e10. Returned by value (in registers). */
+typedef struct gs_decimal {
+    uint64_t digits;
+    int e10;
+} gs_decimal;
+gs_decimal gs_numconv_shortest_f64(double x);
+gs_decimal gs_numconv_shortest_f32(float x);
 
 #ifdef __cplusplus
 }

@@ -193,12 +193,10 @@ static int fmt_float(char *buf, double x, int is32)
         *o = 0;
         return (int)(o - buf);
     }
-    uint64_t c;
-    int e10;
-    if (is32) gs_numconv_shortest_f32((float)ax, &c, &e10);
-    else gs_numconv_shortest_f64(ax, &c, &e10);
+    gs_decimal d = is32 ? gs_numconv_shortest_f32((float)ax) : gs_numconv_shortest_f64(ax);
+    uint64_t c = d.digits;
     int nd = count_digits(c);
-    e10 += nd - 1; /* now the exponent of the first digit */
+    int e10 = d.e10 + nd - 1; /* the exponent of the first digit */
     if (e10 >= -4 && e10 < 16) {
         if (e10 < 0) { /* 0.000ddd */
             *o++ = '0';
