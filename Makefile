@@ -123,6 +123,10 @@ CXXFLAGS_GS = $(filter-out -std=c11,$(CFLAGS)) -std=c++17 -fno-exceptions -fno-r
 ifneq ($(CUDA),1)
   LDFLAGS += -Wl,--gc-sections
 endif
+# UBSan's C++ checks keep those references: the sanitizer builds (tests only) link libstdc++.
+ifneq ($(filter 1 thread,$(SANITIZE)),)
+  LIBS += -lstdc++
+endif
 
 OBJ := $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC)) $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) \
        $(patsubst %.cpp,$(BUILD)/%.cpp.o,$(CXX_SRC)) $(MPI_OBJ)
