@@ -139,7 +139,7 @@ static inline const char *field_end(const char *p, const char *end, char delim)
 }
 
 /* The first line end in [p, end), or end. Most lines have a few bytes left after the selected
- * field: words of 8 beat a memchr call; a long rest goes to memchr (vector loads). */
+ * field: a few wide steps beat a memchr call; a long rest goes to memchr. */
 static inline const char *line_end(const char *p, const char *end)
 {
 #if defined(__SSE2__)
@@ -415,9 +415,9 @@ static int split_block(gs_ldec *L, const char *data, size_t cut, gs_status *st)
 {
     size_t np = 0, b = 0;
     int r;
-    /* A block with a quote goes to the sequential parser. The pieces find quotes as they split
-     * (in parallel); once a quote was seen, each block is searched for one first, so that the
-     * sequential parse of a quoted file still overlaps the read-ahead. */
+    /* A block with a quote goes to the sequential parser. Each piece looks for a quote before it
+     * splits (in parallel); once a quote was seen, each block is searched for one first, so that
+     * the sequential parse of a quoted file still overlaps the read-ahead. */
     L->seq_mode = L->dl.seq && (L->midrow || (L->quotes_seen && memchr(data, '"', cut)));
     if (L->seq_mode) np = 1;
     else if (cut) {
