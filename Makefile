@@ -6,7 +6,7 @@
 #   make bench        gpustream bench (benchmarks are never part of make test)
 #   make difftest     random cases against a numpy oracle for DIFF_SECONDS (default 600; 60 s in make test)
 #   make deps         install missing -dev packages with apt-get (root), else print the command
-#   make deps-local   unpack Debian's libcsv-dev/libzstd-dev/libxxhash-dev into .deps/ (machines without apt)
+#   make deps-local   unpack Debian's libcsv-dev/libzstd-dev/libxxhash-dev/libfast-float-dev/libfmt-dev into .deps/ (machines without apt)
 #   make deps-nvcomp-local  nvCOMP's headers and libnvcomp.so.6 (PyPI's nvidia-libnvcomp-cu13) into
 #                     .deps/nvcomp: GPU zstd in CUDA builds (the folder can be carried offline)
 #   make man          regenerate gpustream.1 and completions/gpustream.bash from the command line's tables
@@ -62,7 +62,7 @@ BUILD := build/$(if $(filter 1,$(CUDA)),cuda,cpu)
 # statically so the binary runs where only the -dev files were unpacked.
 DEPS_INC := $(wildcard .deps/usr/include)
 DEPS_LIB := $(wildcard .deps/usr/lib/x86_64-linux-gnu)
-CPPFLAGS += -D_GNU_SOURCE $(if $(DEPS_INC),-I$(DEPS_INC))
+CPPFLAGS += -D_GNU_SOURCE $(if $(DEPS_INC),-isystem $(DEPS_INC))
 CSV_A    := $(firstword $(wildcard $(DEPS_LIB)/libcsv.a /usr/lib/x86_64-linux-gnu/libcsv.a))
 LIBS     := $(if $(CSV_A),$(CSV_A),-lcsv) $(if $(DEPS_LIB),-L$(DEPS_LIB)) -lzstd -lm -pthread
 
@@ -129,7 +129,22 @@ CUDA_WHY := $(if $(filter 1,$(CUDA)),CUDA ($(if $(filter 1,$(CUDA_GIVEN)),CUDA=1
 MPI_REASON := $(if $(filter 1,$(MPI)),$(if $(filter 1,$(MPI_GIVEN)),MPI=1,mpicc found: $(MPICC)),$(if $(filter auto,$(MPI_GIVEN)),no mpicc with a usable mpi.h on the PATH,$(if $(filter 0,$(MPI_GIVEN)),MPI=0,$(MPI_GIVEN))))
 MPI_WHY  := $(if $(filter 1,$(MPI)),gpustream-mpi,no gpustream-mpi) ($(MPI_REASON))
 
-OBJ := $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC)) $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) $(MPI_OBJ)
+# C++: io/numconv.cpp alone (fast_float and {fmt}, header-only), with the C flags' warnings and
+# sanitizers. Without exceptions, and in sections: fmt's header emits its format_error vtable,
+# which refers to libstdc++; the CPU build drops those unused sections at the link instead of
+# linking libstdc++ (the CUDA build links it anyway).
+CXX_SRC  := $(wildcard io/*.cpp)
+CXXFLAGS_GS = $(filter-out -std=c11,$(CFLAGS)) -std=c++17 -fno-exceptions -fno-rtti -ffunction-sections -fdata-sections
+ifneq ($(CUDA),1)
+  LDFLAGS += -Wl,--gc-sections
+endif
+# UBSan's C++ checks keep those references: the sanitizer builds (tests only) link libstdc++.
+ifneq ($(filter 1 thread,$(SANITIZE)),)
+  LIBS += -lstdc++
+endif
+
+OBJ := $(patsubst %.cu,$(BUILD)/%.cu.o,$(CU_SRC)) $(patsubst %.c,$(BUILD)/%.o,$(C_SRC)) \
+       $(patsubst %.cpp,$(BUILD)/%.cpp.o,$(CXX_SRC)) $(MPI_OBJ)
 # The test programs link the library, not the command line (cli/ calls gpustream.c's verb table).
 LIB_OBJ := $(filter-out $(BUILD)/cli/%,$(OBJ))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -147,7 +162,7 @@ all: gpustream $(if $(filter 1,$(MPI)),gpustream-mpi)
 # switching CUDA=0/1, SANITIZE or TUNING relinks it and a repeated make does not. Neither depends
 # on what a probe finds on the PATH (Python, mpicc): $(BUILD)/mpi-flags, written only where
 # gpustream-mpi may be built (not by `make gpustream`), holds mpicc's flags for that binary alone.
-BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS) | $(NVCC) $(NVFLAGS) | $(LDFLAGS) $(LIBS)
+BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS) | $(NVCC) $(NVFLAGS) | $(CXX) $(CXXFLAGS_GS) | $(LDFLAGS) $(LIBS)
 $(shell mkdir -p $(BUILD) && { echo '$(BUILD_FLAGS)' | cmp -s - $(BUILD)/flags || echo '$(BUILD_FLAGS)' >$(BUILD)/flags; })
 $(shell echo '$(BUILD)' | cmp -s - build/linked || echo '$(BUILD)' >build/linked)
 ifeq ($(MPI),1)
@@ -175,6 +190,10 @@ endif
 $(BUILD)/%.o: %.c $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.cpp.o: %.cpp $(BUILD)/flags | check-deps
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS_GS) -MMD -MP -c $< -o $@
 
 $(MPI_OBJ1): pipeline/mpi.c $(BUILD)/flags $(BUILD)/mpi-flags | check-deps
 	@mkdir -p $(dir $@)
@@ -239,23 +258,25 @@ clean:
 	rm -rf build gpustream gpustream-mpi tests/out
 
 # Libraries: present (system or .deps) or installed here when root.
-HAVE_HDRS = $(shell printf '\#include <zstd.h>\n\#include <csv.h>\n\#include <xxhash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo yes)
+HAVE_HDRS = $(shell printf '\#include <zstd.h>\n\#include <csv.h>\n\#include <xxhash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && \
+  printf '\#include <fast_float/fast_float.h>\n\#include <fmt/format.h>\n' | $(CXX) $(CPPFLAGS) -std=c++17 -E -x c++ - >/dev/null 2>&1 && echo yes)
 check-deps:
 	@if [ "$(HAVE_HDRS)" != yes ]; then $(MAKE) --no-print-directory deps; fi
 
 deps:
-	@if printf '#include <zstd.h>\n#include <csv.h>\n#include <xxhash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1; then \
-	  echo "deps: libzstd-dev, libcsv-dev and libxxhash-dev are present"; \
+	@if printf '#include <zstd.h>\n#include <csv.h>\n#include <xxhash.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && \
+	   printf '#include <fast_float/fast_float.h>\n#include <fmt/format.h>\n' | $(CXX) $(CPPFLAGS) -std=c++17 -E -x c++ - >/dev/null 2>&1; then \
+	  echo "deps: libzstd-dev, libcsv-dev, libxxhash-dev, libfast-float-dev and libfmt-dev are present"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  echo "deps: installing libzstd-dev libcsv-dev libxxhash-dev zstd with apt-get"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libzstd-dev libcsv-dev libxxhash-dev zstd >/dev/null; \
+	  echo "deps: installing libzstd-dev libcsv-dev libxxhash-dev libfast-float-dev libfmt-dev zstd with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libzstd-dev libcsv-dev libxxhash-dev libfast-float-dev libfmt-dev zstd >/dev/null; \
 	else \
-	  echo "deps: missing libzstd-dev/libcsv-dev/libxxhash-dev; run: sudo apt-get install libzstd-dev libcsv-dev libxxhash-dev zstd (or make deps-local)"; exit 1; \
+	  echo "deps: missing libzstd-dev/libcsv-dev/libxxhash-dev/libfast-float-dev/libfmt-dev; run: sudo apt-get install libzstd-dev libcsv-dev libxxhash-dev libfast-float-dev libfmt-dev zstd (or make deps-local)"; exit 1; \
 	fi
 
 deps-local:
 	@rm -rf .deps/usr .deps/debs && mkdir -p .deps/debs
-	@cd .deps/debs && apt-get download libcsv-dev libcsv3 libzstd-dev libxxhash-dev >/dev/null
+	@cd .deps/debs && apt-get download libcsv-dev libcsv3 libzstd-dev libxxhash-dev libfast-float-dev libfmt-dev >/dev/null
 	@for f in .deps/debs/*.deb; do dpkg -x $$f .deps; done
 	@rm -rf .deps/debs
 	@echo "deps-local: unpacked into .deps/ ($$(ls .deps/usr/include | tr '\n' ' '))"

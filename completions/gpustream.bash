@@ -6,7 +6,7 @@ _gpustream()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} verb=${COMP_WORDS[1]} words=
     COMPREPLY=()
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W 'scan compact minmax convert gen bench info --help --version --generate' -- "$cur"))
+        COMPREPLY=($(compgen -W 'scan compact minmax rolling convert gen bench info --help --version --generate' -- "$cur"))
         return
     fi
     if [ "$verb" = --generate ]; then
@@ -16,20 +16,20 @@ _gpustream()
     local i
     for ((i = 2; i < COMP_CWORD - 1; i++)); do [ "${COMP_WORDS[i]}" = then ] && verb=${COMP_WORDS[i+1]}; done
     if [ "$prev" = then ]; then
-        COMPREPLY=($(compgen -W 'scan compact minmax' -- "$cur"))
+        COMPREPLY=($(compgen -W 'scan compact minmax rolling' -- "$cur"))
         return
     fi
     case $prev in
     -t|--type)
         case $verb in
-        scan|compact|minmax|convert|gen|bench) words='i32 i64 u32 u64 f32 f64' ;;
+        scan|compact|minmax|rolling|convert|gen|bench) words='i32 i64 u32 u64 f32 f64' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
         return ;;
     --out-type)
         case $verb in
-        scan|convert) words='i32 i64 u32 u64 f32 f64' ;;
+        scan|rolling|convert) words='i32 i64 u32 u64 f32 f64' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
@@ -37,7 +37,7 @@ _gpustream()
     --op)
         case $verb in
         scan) words='sum min max' ;;
-        bench) words='scan compact minmax all' ;;
+        bench) words='scan compact minmax rolling all' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
@@ -58,6 +58,15 @@ _gpustream()
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
         return ;;
+    --agg)
+        case $verb in
+        rolling|bench) words='sum mean var std count min max argmin argmax' ;;
+        esac
+        COMPREPLY=($(compgen -W "$words" -- "$cur"))
+        [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
+        return ;;
+    --ddof) return ;;
+    --min-periods) return ;;
     -n|--elements) return ;;
     --block) return ;;
     --density) return ;;
@@ -80,14 +89,14 @@ _gpustream()
     --seed) return ;;
     --from)
         case $verb in
-        scan|compact|minmax|convert) words='raw npy csv text' ;;
+        scan|compact|minmax|rolling|convert) words='raw npy csv text' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
         return ;;
     --to)
         case $verb in
-        scan|compact|minmax|convert|gen) words='raw npy csv text' ;;
+        scan|compact|minmax|rolling|convert|gen) words='raw npy csv text' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
@@ -100,7 +109,7 @@ _gpustream()
     --na) return ;;
     --backend)
         case $verb in
-        scan|compact|minmax|convert|bench) words='auto gpu cpu' ;;
+        scan|compact|minmax|rolling|convert|bench) words='auto gpu cpu' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
@@ -108,7 +117,7 @@ _gpustream()
     --device) return ;;
     --algo)
         case $verb in
-        scan|compact|minmax|bench) words=$("${COMP_WORDS[0]}" --generate algo-names 2>/dev/null | while read -r op name; do [ "$verb" = bench ] || [ "$op" = "$verb" ] && echo "$name"; done | sort -u)
+        scan|compact|minmax|rolling|bench) words=$("${COMP_WORDS[0]}" --generate algo-names 2>/dev/null | while read -r op name; do [ "$verb" = bench ] || [ "$op" = "$verb" ] && echo "$name"; done | sort -u)
             [ "$verb" = bench ] && words="$words all" ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
@@ -118,14 +127,14 @@ _gpustream()
     --buffers) return ;;
     --host-mem)
         case $verb in
-        scan|compact|minmax|convert|bench) words='direct pinned pageable registered mapped' ;;
+        scan|compact|minmax|rolling|convert|bench) words='direct pinned pageable registered mapped' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
         return ;;
     --device-alloc)
         case $verb in
-        scan|compact|minmax|convert|bench) words='once per-chunk async' ;;
+        scan|compact|minmax|rolling|convert|bench) words='once per-chunk async' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${COMPREPLY[0]-} == *: ]] && compopt -o nospace 2>/dev/null
@@ -138,9 +147,10 @@ _gpustream()
         scan) words='-t --type --out-type --op --exclusive --keep --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --na --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
         compact) words='-t --type --pred --invert --indices --count --keep --rows --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --na --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
         minmax) words='-t --type -w --window --partial --only --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --na --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
+        rolling) words='-t --type --out-type -w --window --partial --agg --ddof --skip-nan --min-periods --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --na --backend --device --algo --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
         convert) words='-t --type --out-type --from --to -z --zstd --level --frame-size --codec --col --header --no-header --delim --skip-bad --na --backend --device --chunk --buffers --host-mem --device-alloc --device-mem-limit --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
         gen) words='-t --type -n --elements --dist --seed --to -z --zstd --level --frame-size --codec --chunk --threads -f --force -q --quiet -v --verbose --progress --no-progress --stats --stats=json -h --help' ;;
-        bench) words='-t --type --op -w --window -n --elements --block --density --reps --stream --chain --csv --json --dist --seed -z --zstd --level --frame-size --backend --device --algo --chunk --buffers --host-mem --device-alloc --threads -h --help' ;;
+        bench) words='-t --type --op -w --window --agg -n --elements --block --density --reps --stream --chain --csv --json --dist --seed -z --zstd --level --frame-size --backend --device --algo --chunk --buffers --host-mem --device-alloc --threads -h --help' ;;
         info) words='--device -h --help' ;;
         esac
         COMPREPLY=($(compgen -W "$words" -- "$cur"))

@@ -22,6 +22,10 @@
 #include "../common/pool.h"
 #include "../common/rowmap.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define DEFAULT_BLOCK ((size_t)32 << 20)
 #define MIN_PIECE 4096             /* smaller pieces are not worth a thread */
 #define HEADROOM ((size_t)1 << 20) /* room for the carried tail before a block read ahead
@@ -93,12 +97,74 @@ static int is_blank(const gs_lparse *c, const char *p, const char *e)
     return 1;
 }
 
-/* Fields are short: a byte loop that stops at the delimiter or the line end beats two memchr
- * calls a line. Returns the stop position (end when neither is found). */
+/* Wide loads: 8 bytes at a time in a 64-bit word (SWAR). bytes_eq sets the high bit of each
+ * byte of w equal to the byte of `pat` (a byte repeated 8 times), exactly: no borrow crosses
+ * from one byte into the next, so a match never shows in a neighbour. The first match is the
+ * lowest set bit (x86 and ARM are little-endian; elsewhere, a byte loop). */
+#define SWAR_ONES 0x0101010101010101ull
+#define SWAR_LOW7 0x7f7f7f7f7f7f7f7full
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR_OK 1
+#else
+#define SWAR_OK 0
+#endif
+
+static inline uint64_t bytes_eq(uint64_t w, uint64_t pat)
+{
+    uint64_t x = w ^ pat;
+    return ~(((x & SWAR_LOW7) + SWAR_LOW7) | x | SWAR_LOW7);
+}
+
+static inline uint64_t load8(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* The first delimiter or line end in [p, end), or end: 16 bytes a step with SSE2 (every x86-64
+ * has it), else 8 with SWAR, then the last few. */
 static inline const char *field_end(const char *p, const char *end, char delim)
 {
+#if defined(__SSE2__)
+    const __m128i vd = _mm_set1_epi8(delim), vn = _mm_set1_epi8('\n');
+    for (; end - p >= 16; p += 16) {
+        __m128i w = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(w, vd), _mm_cmpeq_epi8(w, vn)));
+        if (m) return p + __builtin_ctz(m);
+    }
+#endif
+#if SWAR_OK
+    const uint64_t pd = SWAR_ONES * (unsigned char)delim, pn = SWAR_ONES * '\n';
+    for (; end - p >= 8; p += 8) {
+        uint64_t w = load8(p), m = bytes_eq(w, pd) | bytes_eq(w, pn);
+        if (m) return p + (__builtin_ctzll(m) >> 3);
+    }
+#endif
     while (p < end && *p != delim && *p != '\n') p++;
     return p;
+}
+
+/* The first line end in [p, end), or end. Most lines have a few bytes left after the selected
+ * field: a few wide steps beat a memchr call; a long rest goes to memchr. */
+static inline const char *line_end(const char *p, const char *end)
+{
+#if defined(__SSE2__)
+    const __m128i vn = _mm_set1_epi8('\n');
+    for (int i = 0; i < 2 && end - p >= 16; i++, p += 16) {
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), vn));
+        if (m) return p + __builtin_ctz(m);
+    }
+#endif
+#if SWAR_OK
+    const uint64_t pn = SWAR_ONES * '\n';
+    for (int i = 0; i < 4 && end - p >= 8; i++, p += 8) {
+        uint64_t m = bytes_eq(load8(p), pn);
+        if (m) return p + (__builtin_ctzll(m) >> 3);
+    }
+#endif
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    return nl ? nl : end;
 }
 
 void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
@@ -107,6 +173,12 @@ void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
     const char delim = c->delim;
     const int col = c->col;
     uint64_t line = 0;
+    /* A quote sends the block to the sequential parser: looked for here, in every piece at
+     * once, rather than in the whole block before it is split. */
+    if (memchr(p, '"', (size_t)(end - p))) {
+        pc->quoted = 1;
+        return;
+    }
     while (p < end) {
         const char *f = p, *fe = field_end(p, end, delim);
         int k = 1;
@@ -116,8 +188,7 @@ void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
         }
         /* the line end: fe when the field stopped there, else further on */
         const char *nl = fe;
-        if (fe < end && *fe != '\n') nl = memchr(fe, '\n', (size_t)(end - fe));
-        if (!nl) nl = end;
+        if (fe < end && *fe != '\n') nl = line_end(fe, end);
         if (k < col) {
             if (!is_blank(c, p, nl) && gs_piece_bad(c, pc, GS_PERR_MISSING, line, col, k, "", 0)) return;
         } else {
@@ -168,6 +239,7 @@ struct gs_ldec {
     int ahead, rd_eof, rd_rc;
     gs_status rd_st;
     int seq_mode;        /* this block goes to dl.seq */
+    int quotes_seen;     /* an earlier block held a quote character */
     int midrow;          /* the last sequential block ended inside a row (a quoted line break) */
     int done;            /* and every byte is parsed */
     uint64_t line_base;  /* '\n' before buf[pos] */
@@ -361,7 +433,10 @@ static int split_block(gs_ldec *L, const char *data, size_t cut, gs_status *st)
 {
     size_t np = 0, b = 0;
     int r;
-    L->seq_mode = L->dl.seq && (L->midrow || memchr(data, '"', cut));
+    /* A block with a quote goes to the sequential parser. Each piece looks for a quote before it
+     * splits (in parallel); once a quote was seen, each block is searched for one first, so that
+     * the sequential parse of a quoted file still overlaps the read-ahead. */
+    L->seq_mode = L->dl.seq && (L->midrow || (L->quotes_seen && memchr(data, '"', cut)));
     if (L->seq_mode) np = 1;
     else if (cut) {
         np = (size_t)L->nthreads;
@@ -373,11 +448,19 @@ static int split_block(gs_ldec *L, const char *data, size_t cut, gs_status *st)
         size_t e = i + 1 == np ? cut : next_boundary(L, data, cut, cut / np * (i + 1));
         if (e < b) e = b;
         piece_reset(&L->pieces[i], data + b, data + e, L->base.rows != NULL, L->base.text != NULL);
-    if (L->seq_mode && np) L->pieces[0].open_row = -(int64_t)L->carry_len;
         b = e;
     }
+    if (L->seq_mode && np) L->pieces[0].open_row = -(int64_t)L->carry_len;
     L->npieces = np;
     return GS_OK;
+}
+
+/* Whether a piece of the block found a quote character. */
+static int block_quoted(const gs_ldec *L)
+{
+    for (size_t i = 0; i < L->npieces; i++)
+        if (L->pieces[i].quoted) return 1;
+    return 0;
 }
 
 /* After a block's job: the carried tail (part of a line) goes in front of the block read ahead,
@@ -433,6 +516,18 @@ static int next_block(gs_ldec *L, gs_status *st)
     }
     L->rd_rc = GS_OK;
     if (L->npieces || L->ahead) gs_parallel_for(L->npieces + (size_t)L->ahead, run_part, L);
+    if (!L->seq_mode && L->dl.seq && block_quoted(L)) { /* the pieces met a quote: start again */
+        for (size_t i = 0; i < L->npieces; i++) { /* row text kept by the parallel attempt */
+            free(L->pieces[i].text);
+            L->pieces[i].text = NULL;
+        }
+        L->seq_mode = L->quotes_seen = 1;
+        L->npieces = 1;
+        piece_reset(&L->pieces[0], L->buf + L->pos, L->buf + L->pos + cut, L->base.rows != NULL, L->base.text != NULL);
+        L->pieces[0].open_row = -(int64_t)L->carry_len;
+        L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
+        if (L->base.text) gs_piece_text(&L->pieces[0], 1, L->midrow, &L->carry, &L->carry_len);
+    }
     uint64_t lines = 0, skipped = 0;
     for (size_t i = 0; i < L->npieces; i++) {
         const gs_piece *pc = &L->pieces[i];

@@ -54,6 +54,7 @@ typedef struct gs_piece {
     size_t spcap;
     char *text;
     int64_t open_row;        /* seq: in, -(carried bytes); out: where a row open at the end began */
+    int quoted;              /* csv: the piece holds a quote character (and was not parsed) */
     int err;                 /* first error: GS_PERR_* */
     int nomem;               /* ran out of memory */
     uint64_t err_line;       /* '\n' before the error, counted from begin */
@@ -95,7 +96,8 @@ int gs_pieces_keep(gs_piece *pieces, size_t np, struct gs_rowmap *rows, gs_rowte
 
 /* Parses a piece of whole lines; pieces run in parallel. */
 typedef void (*gs_piece_fn)(const gs_lparse *c, gs_piece *pc);
-/* csv: the fast splitter of a piece without quote characters (csv_lines.c). */
+/* csv: the fast splitter of a piece without quote characters (csv_lines.c); a piece with one
+ * only sets pc->quoted (the engine then gives the block to the sequential parser). */
 void gs_csv_piece(const gs_lparse *c, gs_piece *pc);
 
 /* Parses a whole block in order (a block holding a quote, or one that starts inside a quoted

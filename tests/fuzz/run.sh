@@ -16,6 +16,7 @@ cd "$(dirname "$0")/../.."
 SECONDS_EACH=${FUZZ_SECONDS:-20}
 OUT=build/fuzz
 CC_FUZZ=${CC_FUZZ:-clang}
+CXX_FUZZ=${CXX_FUZZ:-clang++}
 FLAGS="-g -O1 -D_GNU_SOURCE -std=c11 -pthread -fno-omit-frame-pointer"
 SAN="-fsanitize=address,undefined"
 mkdir -p "$OUT/lib" "$OUT/crashes"
@@ -46,17 +47,20 @@ done
 LIBS="${CSV_A:--lcsv} ${DEPS_LIB:+-L$DEPS_LIB} -lzstd -lm"
 
 # ---- the library, instrumented ------------------------------------------------------------------
-SRCS="$(ls common/*.c io/*.c kernels/*.c) pipeline/job.c pipeline/gen.c"
+SRCS="$(ls common/*.c io/*.c io/*.cpp kernels/*.c) pipeline/job.c pipeline/gen.c"
 newest_h=$(ls -t common/*.h io/*.h pipeline/*.h kernels/*.h 2>/dev/null | head -1)
 objs=()
 built=0
 t0=$SECONDS
 for src in $SRCS; do
-    obj="$OUT/lib/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')"
+    obj="$OUT/lib/$(echo "$src" | tr / _ | sed 's/\.c$/.o/; s/\.cpp$/.cpp.o/')"
     objs+=("$obj")
     if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_h" -nt "$obj" ]; then
-        echo "$CC_FUZZ $FLAGS -fsanitize=fuzzer-no-link $SAN -c $src" >>"$OUT/build.log"
-        "$CC_FUZZ" $FLAGS $DEPS_INC -fsanitize=fuzzer-no-link $SAN -c "$src" -o "$obj" 2>>"$OUT/build.log" &
+        # io/numconv.cpp: C++ (the Makefile's C++ flags)
+        cc=$CC_FUZZ flags=$FLAGS
+        case $src in *.cpp) cc=$CXX_FUZZ flags="${FLAGS/-std=c11/-std=c++17} -fno-exceptions -fno-rtti" ;; esac
+        echo "$cc $flags -fsanitize=fuzzer-no-link $SAN -c $src" >>"$OUT/build.log"
+        "$cc" $flags $DEPS_INC -fsanitize=fuzzer-no-link $SAN -c "$src" -o "$obj" 2>>"$OUT/build.log" &
         built=$((built + 1))
         # two compilers at a time
         if [ $((built % 2)) = 0 ]; then wait; fi

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# tests/bench/csv_polars.sh - the CSV jobs beside Polars, on one generated CSV: `time,price,volume`,
+# ROWS rows (tests/bench/prices_csv.py: price a 4-decimal walk; 10^8 rows are 2.6 GB), every output
+# CSV to /dev/null. gpustream with the backend the plan picks (auto), with --backend cpu, and with
+# --backend cpu --threads 1; Polars lazy (`scan_csv ... sink_csv`) on all cores and with
+# POLARS_MAX_THREADS=1, where `import polars` works in $PYTHON (default python3; else SKIP in those
+# cells). Offline: numpy and the binary only. The median of REPS runs after a warm-up, seconds of the
+# whole process; one table.
+#   bash tests/bench/csv_polars.sh [ROWS]                    (default 1e8; REPS=3)
+#   REPS=5 OUT=results PYTHON=venv/bin/python bash tests/bench/csv_polars.sh 1e7
+REPS=${REPS:-3}
+. "$(dirname "$0")/lib.sh"
+ROWS=${1:-1e8}
+header "csv beside Polars: $ROWS rows of time,price,volume$("${PYTHON:-python3}" -c 'import polars; print(", Polars", polars.__version__)' 2>/dev/null)" \
+    "median of $REPS runs after a warm-up; seconds of the whole process; outputs CSV to /dev/null"
+F=$D/prices.csv
+python3 tests/bench/prices_csv.py "$F" "$ROWS" || { echo "bench: the CSV could not be generated (numpy?)"; exit 1; }
+echo "file $(stat -c %s "$F") bytes"
+
+# the Polars equivalents, one job a run: minmax = rolling min and max over 500 rows from the 500th,
+# scan = cumulative sum, compact = the rows where price > 100
+cat >"$D/polars_job.py" <<'PY'
+import sys
+import polars as pl
+job, f = sys.argv[1], sys.argv[2]
+q = pl.scan_csv(f)
+if job == "minmax":
+    q = q.select(pl.col("price").rolling_min(500).alias("min"), pl.col("price").rolling_max(500).alias("max")).slice(499)
+elif job == "scan":
+    q = q.select(pl.col("volume").cum_sum())
+else:
+    q = q.filter(pl.col("price") > 100).select("price")
+q.sink_csv("/dev/null")
+PY
+PY=${PYTHON:-python3}
+HAVE_POLARS=0
+if "$PY" -c 'import polars' 2>/dev/null; then HAVE_POLARS=1; fi
+
+JOBS=("minmax -w 500 --col price" "scan --col volume -t i64" "compact --pred gt:100 --col price")
+PJOBS=(minmax scan compact)
+COLS=("gpustream (auto)" "--backend cpu" "--backend cpu --threads 1" "Polars lazy" "Polars lazy, 1 thread")
+declare -A CELL
+for i in "${!JOBS[@]}"; do
+    # shellcheck disable=SC2206
+    args=(${JOBS[$i]})
+    in_turn "${JOBS[$i]} (auto)" @BIN@ "${args[@]}" -q "$F"
+    CELL[$i,0]=$MED
+    in_turn "${JOBS[$i]} --backend cpu" @BIN@ "${args[@]}" --backend cpu -q "$F"
+    CELL[$i,1]=$MED
+    in_turn "${JOBS[$i]} --backend cpu --threads 1" @BIN@ "${args[@]}" --backend cpu --threads 1 -q "$F"
+    CELL[$i,2]=$MED
+    if [ "$HAVE_POLARS" = 1 ]; then
+        in_turn "Polars lazy ${PJOBS[$i]}" "$PY" "$D/polars_job.py" "${PJOBS[$i]}" "$F"
+        CELL[$i,3]=$MED
+        in_turn "Polars lazy ${PJOBS[$i]}, POLARS_MAX_THREADS=1" env POLARS_MAX_THREADS=1 "$PY" "$D/polars_job.py" \
+            "${PJOBS[$i]}" "$F"
+        CELL[$i,4]=$MED
+    else
+        echo "SKIP Polars lazy ${PJOBS[$i]}: $PY cannot import polars"
+        CELL[$i,3]=SKIP
+        CELL[$i,4]=SKIP
+    fi
+done
+
+echo
+printf '| job |'; printf ' %s |' "${COLS[@]}"; echo
+printf '|---|'; printf -- '---|%.0s' "${COLS[@]}"; echo
+for i in "${!JOBS[@]}"; do
+    printf '| `%s` |' "${JOBS[$i]}"
+    for c in "${!COLS[@]}"; do printf ' %s |' "${CELL[$i,$c]}"; done
+    echo
+done
