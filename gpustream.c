@@ -30,7 +30,7 @@ const verb_def cli_verbs[] = {
      "  gpustream minmax -w 60 --partial prices.csv --col close envelope.csv\n"
      "  gpustream minmax -w 1000 --only max -t f32 signal.raw peaks.npy\n"
      "  gpustream minmax -w 100 --only min -t f32 then compact --pred lt:0 --indices sig.raw dips.raw\n"},
-    {"rolling", V_ROLLING, cmd_compute, "rolling window statistics: sum mean var std count min max argmin argmax",
+    {"rolling", V_ROLLING, cmd_compute, "window sum, mean, var, std, count, min, max, argmin, argmax",
      "gpustream rolling -w W [--agg LIST] [--partial [--min-periods N]] [--ddof N] [--skip-nan] [OPTIONS] [IN [OUT]]",
      "  gpustream rolling -w 500 --agg mean,std trades.csv --col price stats.csv\n"
      "  gpustream rolling -w 100 --agg sum,count,argmax -t i64 ticks.raw out.npy\n"

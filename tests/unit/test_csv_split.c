@@ -3,13 +3,15 @@
  * 16-byte steps, the delimiter and the line end in the last bytes of a piece (the tail loop),
  * bytes with the high bit set next to the delimiter's and '\n''s codes (0x8a, 0xac), every
  * delimiter, surrounding spaces, blank lines, short rows, bad values with skip_bad, and a quote
- * character anywhere (such pieces are libcsv's: the splitter only reports them). */
+ * character anywhere (such pieces are libcsv's: the splitter only reports them); an empty field
+ * or an NA spelling reads as NaN. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../io/csv_lines.h"
+#include "../../io/missing.h"
 #include "check.h"
 
 static uint64_t rng_state = 0x853c49e6748fea9bull;
@@ -52,6 +54,7 @@ static long reference(const gs_lparse *c, const char *p, const char *end, double
             if (f < fe || !blank) {
                 double v;
                 if (gs_num_parse(f, (size_t)(fe - f), GS_F64, &v) == 0) out[n++] = v;
+                else if (gs_na_spelling(f, (size_t)(fe - f))) out[n++] = __builtin_nan(""); /* missing */
                 else if (!c->skip_bad) return *err_line = *lines, -1;
                 else ++*skipped;
             }
