@@ -411,9 +411,17 @@ static void drive(gs_run *r, double t_start)
 static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, gs_source *src, gs_writer *w,
                      gs_status *st)
 {
-    const gs_job *job = &chain->stage[0];
     memset(r, 0, sizeof *r);
     atomic_init(&r->failed, 0);
+    /* A source of known length bounds what every stage sees (no stage writes more rows than it
+     * reads): windows keep no more than that (a window longer than the input). */
+    r->chain_run = *chain;
+    for (int k = 0; src->count >= 0 && k < chain->n; k++) {
+        r->chain_run.stage[k].in_known = 1;
+        r->chain_run.stage[k].in_max = (uint64_t)src->count + chain->stage[k].halo_len;
+    }
+    chain = &r->chain_run;
+    const gs_job *job = &chain->stage[0];
     r->chain = chain;
     r->src = src;
     r->w = w;
@@ -459,7 +467,7 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
     r->o.chunk_bytes = r->plan.chunk_bytes;
     r->chunk_elems = r->plan.chunk_bytes / r->in_size;
     if (r->chunk_elems == 0) r->chunk_elems = 1;
-    r->halo = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;
+    r->halo = (size_t)gs_job_halo(job);
     /* Every stage writes at most as many rows as it reads (minmax: rows <= chunk, the halo aside),
      * so a chunk's capacity bounds every stage's output. */
     gs_backend_cfg cfg = {job, NULL, src->type, r->types[chain->n], r->chunk_elems, r->halo,

@@ -85,7 +85,8 @@ typedef struct gs_piece {
 enum { GS_OWN_BACKEND = 0, GS_OWN_ENGINE = 1, GS_OWN_REGISTERED = 2 };
 
 typedef struct gs_run {
-    const gs_chain *chain;
+    const gs_chain *chain;     /* chain_run */
+    gs_chain chain_run;        /* the caller's chain, each stage told how many inputs reach it */
     gs_engine_opts o;          /* the caller's options, buffers and chunk as the plan settled them */
     gs_plan plan;
     const gs_backend_parts *parts;

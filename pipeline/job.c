@@ -23,6 +23,13 @@ int gs_host_mem_parse(const char *s, gs_host_mem *m)
 }
 
 /* ---- a job's output ---------------------------------------------------------------------------- */
+uint64_t gs_job_halo(const gs_job *j)
+{
+    if (j->op != GS_OP_MINMAX || j->minmax.window == 0) return 0;
+    const uint64_t h = j->minmax.window - 1;
+    return j->in_known && j->in_max < h ? j->in_max : h;
+}
+
 gs_type gs_job_out_type(const gs_job *j, gs_type in)
 {
     switch (j->op) {

@@ -53,6 +53,10 @@ typedef struct gs_job {
      * the backend when it is created */
     const void *halo;
     uint64_t halo_len;
+    /* Where in_known (the engine sets it for a source of known length): at most in_max inputs reach
+     * this stage in this run, the halo included, so a window keeps no more than in_max of them. */
+    int in_known;
+    uint64_t in_max;
 } gs_job;
 
 /* A chain: stages run one after another on every chunk, each with its own carry; the output
@@ -153,6 +157,9 @@ gs_source gs_source_from_reader(gs_reader *r);
 
 /* The output type and columns a job writes for an input type. */
 gs_type gs_job_out_type(const gs_job *j, gs_type in);
+/* The inputs a windowed stage keeps from one chunk to the next: W-1, or fewer where in_known says
+ * fewer reach it (0 for a stage without a window). */
+uint64_t gs_job_halo(const gs_job *j);
 int gs_job_out_cols(const gs_job *j);
 /* The verb a job is ("scan", ..., "rolling" for a minmax job with aggregates). */
 const char *gs_job_name(const gs_job *j);

@@ -257,6 +257,22 @@ static int warm_ok(const gs_plan *p, const gs_chain *c, char *why, size_t n)
     return !no;
 }
 
+/* The bytes of the longest window's W-1 inputs in the chain (each stage's input type). */
+static uint64_t chain_halo_bytes(const gs_chain *c, gs_type t)
+{
+    uint64_t most = 0;
+    for (int k = 0; c && k < c->n; k++) {
+        const gs_job *j = &c->stage[k];
+        if (j->op == GS_OP_MINMAX && j->minmax.window > 1) {
+            const uint64_t w1 = j->minmax.window - 1, sz = gs_type_size(t);
+            const uint64_t b = w1 > UINT64_MAX / sz ? UINT64_MAX : w1 * sz;
+            if (b > most) most = b;
+        }
+        t = gs_job_out_type(j, t);
+    }
+    return most;
+}
+
 void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in_type, int out_frames)
 {
     char sz[32];
@@ -284,6 +300,11 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
             p->backend = small ? GS_PLAN_CPU : GS_PLAN_GPU;
             snprintf(p->why_backend, sizeof p->why_backend, "auto: input %llu B %s crossover %s%s",
                      (unsigned long long)bytes, small ? "<" : ">=", cross, small ? "; CUDA not initialised" : "");
+        } else if (chain_halo_bytes(chain, in_type) > GS_AUTO_GPU_HALO_MAX_BYTES) {
+            gs_plan_size_text(sz, sizeof sz, GS_AUTO_GPU_HALO_MAX_BYTES);
+            p->backend = GS_PLAN_CPU;
+            snprintf(p->why_backend, sizeof p->why_backend, "auto: a window's W-1 inputs take more than %s of device "
+                     "memory and the input's size is unknown; CUDA not initialised", sz);
         } else if (!p->read_early) {
             p->backend = GS_PLAN_GPU;
             snprintf(p->why_backend, sizeof p->why_backend, "auto: input of unknown size (%s needs the backend before "

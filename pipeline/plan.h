@@ -38,6 +38,10 @@ typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_
  * minmax 0.320 against 0.297); compact crosses below 4 GiB (0.252 against 0.312). One crossover
  * for every op. */
 #define GS_AUTO_GPU_MIN_BYTES (8ull << 30)
+/* --backend auto, a stream of unknown size: a window keeps its last W-1 inputs on the device,
+ * allocated before the first chunk; a window whose W-1 inputs take more than this runs on the
+ * CPU, which keeps only the inputs that came. */
+#define GS_AUTO_GPU_HALO_MAX_BYTES (4ull << 30)
 /* Input bytes per chunk when none is asked for, and as --help says it: of 8M to 64M, the fastest
  * for scan, compact and minmax on both backends over a 16 GB file (docs/PERFORMANCE.md, "Chunk
  * size"). */

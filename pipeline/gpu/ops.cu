@@ -171,9 +171,9 @@ static int minmax_setup(gs_gpu *g, gs_type in, gs_status *st)
         g->cols = g->job.minmax.nagg;
     }
     if (g->job.minmax.window == 0) return gs_fail(st, GS_EUSAGE, "minmax: window must be at least 1");
-    if (g->job.minmax.window - 1 > (UINT64_C(1) << 56) / g->isz)
+    g->H = gs_job_halo(&g->job);
+    if (g->H > (UINT64_C(1) << 56) / g->isz)
         return gs_fail(st, GS_EUSAGE, "minmax: window %llu is too large", (unsigned long long)g->job.minmax.window);
-    g->H = g->job.minmax.window - 1;
     return GS_OK;
 }
 static int minmax_has(const gs_variant *v) { return v->gpu.minmax != NULL; }

@@ -8,7 +8,9 @@
 # whole process; one table.
 #   bash tests/bench/csv_polars.sh [ROWS]                    (default 1e8; REPS=3)
 #   REPS=5 OUT=results PYTHON=venv/bin/python bash tests/bench/csv_polars.sh 1e7
+#   ONE_THREAD=0 bash tests/bench/csv_polars.sh             (no one-thread cells: "-")
 REPS=${REPS:-3}
+ONE_THREAD=${ONE_THREAD:-1}
 . "$(dirname "$0")/lib.sh"
 ROWS=${1:-1e8}
 header "csv beside Polars: $ROWS rows of time,price,volume$("${PYTHON:-python3}" -c 'import polars; print(", Polars", polars.__version__)' 2>/dev/null)" \
@@ -18,7 +20,8 @@ python3 tests/bench/prices_csv.py "$F" "$ROWS" || { echo "bench: the CSV could n
 echo "file $(stat -c %s "$F") bytes"
 
 # the Polars equivalents, one job a run: minmax = rolling min and max over 500 rows from the 500th,
-# scan = cumulative sum, compact = the rows where price > 100
+# rolling = rolling mean and std over 500 rows from the 500th, scan = cumulative sum, compact = the
+# rows where price > 100
 cat >"$D/polars_job.py" <<'PY'
 import sys
 import polars as pl
@@ -26,6 +29,8 @@ job, f = sys.argv[1], sys.argv[2]
 q = pl.scan_csv(f)
 if job == "minmax":
     q = q.select(pl.col("price").rolling_min(500).alias("min"), pl.col("price").rolling_max(500).alias("max")).slice(499)
+elif job == "rolling":
+    q = q.select(pl.col("price").rolling_mean(500).alias("mean"), pl.col("price").rolling_std(500).alias("std")).slice(499)
 elif job == "scan":
     q = q.select(pl.col("volume").cum_sum())
 else:
@@ -36,8 +41,9 @@ PY=${PYTHON:-python3}
 HAVE_POLARS=0
 if "$PY" -c 'import polars' 2>/dev/null; then HAVE_POLARS=1; fi
 
-JOBS=("minmax -w 500 --col price" "scan --col volume -t i64" "compact --pred gt:100 --col price")
-PJOBS=(minmax scan compact)
+JOBS=("minmax -w 500 --col price" "rolling -w 500 --agg mean,std --col price" "scan --col volume -t i64"
+    "compact --pred gt:100 --col price")
+PJOBS=(minmax rolling scan compact)
 COLS=("gpustream (auto)" "--backend cpu" "--backend cpu --threads 1" "Polars lazy" "Polars lazy, 1 thread")
 declare -A CELL
 for i in "${!JOBS[@]}"; do
@@ -47,14 +53,20 @@ for i in "${!JOBS[@]}"; do
     CELL[$i,0]=$MED
     in_turn "${JOBS[$i]} --backend cpu" @BIN@ "${args[@]}" --backend cpu -q "$F"
     CELL[$i,1]=$MED
-    in_turn "${JOBS[$i]} --backend cpu --threads 1" @BIN@ "${args[@]}" --backend cpu --threads 1 -q "$F"
-    CELL[$i,2]=$MED
+    CELL[$i,2]=-
+    if [ "$ONE_THREAD" = 1 ]; then
+        in_turn "${JOBS[$i]} --backend cpu --threads 1" @BIN@ "${args[@]}" --backend cpu --threads 1 -q "$F"
+        CELL[$i,2]=$MED
+    fi
     if [ "$HAVE_POLARS" = 1 ]; then
         in_turn "Polars lazy ${PJOBS[$i]}" "$PY" "$D/polars_job.py" "${PJOBS[$i]}" "$F"
         CELL[$i,3]=$MED
-        in_turn "Polars lazy ${PJOBS[$i]}, POLARS_MAX_THREADS=1" env POLARS_MAX_THREADS=1 "$PY" "$D/polars_job.py" \
-            "${PJOBS[$i]}" "$F"
-        CELL[$i,4]=$MED
+        CELL[$i,4]=-
+        if [ "$ONE_THREAD" = 1 ]; then
+            in_turn "Polars lazy ${PJOBS[$i]}, POLARS_MAX_THREADS=1" env POLARS_MAX_THREADS=1 "$PY" "$D/polars_job.py" \
+                "${PJOBS[$i]}" "$F"
+            CELL[$i,4]=$MED
+        fi
     else
         echo "SKIP Polars lazy ${PJOBS[$i]}: $PY cannot import polars"
         CELL[$i,3]=SKIP

@@ -607,9 +607,9 @@ static void zstd_interop(void)
         {"one frame (zstd -c file)", "zstd -q -c %s > %s"},
         {"no content size (zstd from a pipe)", "cat %s | zstd -q -c > %s"},
         {"multi-block frame, level 19, no checksum", "zstd -q -19 --no-check -B65536 -c %s > %s"},
-        {"concatenated files", "zstd -q -c %s > %s.a && cat %2$s.a %2$s.a > %2$s"},
+        {"concatenated files", "zstd -q -c %1$s > %2$s.a && cat %2$s.a %2$s.a > %2$s"},
         {"a skippable frame first", "printf 'P*M\\030\\005\\000\\000\\000hello' > %2$s && zstd -q -c %1$s >> %2$s"},
-        {"skippable frames between frames", "zstd -q -c %s > %s.a && { cat %2$s.a; printf 'Q*M\\030\\000\\000\\000\\000'; "
+        {"skippable frames between frames", "zstd -q -c %1$s > %2$s.a && { cat %2$s.a; printf 'Q*M\\030\\000\\000\\000\\000'; "
                                             "cat %2$s.a; printf '_*M\\030\\001\\000\\000\\000x'; } > %2$s"},
     };
     for (size_t i = 0; i < sizeof theirs / sizeof *theirs; i++) {

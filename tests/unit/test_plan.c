@@ -25,6 +25,7 @@ typedef struct row {
     gs_dev_alloc dev_alloc;
     size_t chunk, frame;
     int buffers, level, out_zstd, ranks, gen;
+    uint64_t window; /* minmax's window (0: 2) */
     /* the input as io describes it (size 0 with known 0: an unknown size is -1) */
     int64_t size;
     int zst;
@@ -57,6 +58,7 @@ static int plan(const row *r, gs_chain *ch, gs_plan *p, unsigned *asked, gs_stat
     ch->stage[0].scan.op = GS_SCAN_SUM;
     ch->stage[0].scan.out_type = r->fsum ? GS_F32 : GS_I32;
     ch->stage[1].op = r->op2;
+    ch->stage[0].minmax.window = r->window ? r->window : 2;
     gs_plan_in in = {ch,          !r->gen,  r->backend,   r->codec, r->host_mem, r->dev_alloc, r->chunk,
                      r->buffers,  r->level, r->frame,     r->out_zstd, r->ranks};
     gs_input_desc d = {r->size ? r->size : -1, r->zst, UNK, 0, 0};
@@ -169,6 +171,15 @@ static const row rows[] = {
     {.name = "auto, a stream before its first chunk", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .chunk = 1000,
      .want_backend = GS_PLAN_BY_STREAM, .want_warm = 1, .want_chunk = 1000,
      .why_backend = "the GPU if the stream fills its first chunk (1000 B)", .why_chunk = "chunks of 1000 B (--chunk)"},
+    {.name = "auto, a stream, a window of 2^40", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_MINMAX, NONE2,
+     .window = 1ull << 40, .type = GS_F64, .want_backend = GS_PLAN_CPU,
+     .why_backend = "auto: a window's W-1 inputs take more than 4 GiB of device memory and the input's size is unknown"},
+    {.name = "auto, a stream, a window of 2^29 i32", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_MINMAX, NONE2,
+     .window = 1ull << 29, .type = GS_I32, .want_backend = GS_PLAN_BY_STREAM, .want_warm = 1,
+     .why_backend = "the GPU if the stream fills its first chunk"},
+    {.name = "auto, a file of 4 KiB, a window of 2^40", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_MINMAX, NONE2,
+     .window = 1ull << 40, .size = 4096, .elems = 512, .type = GS_F64, .want_backend = GS_PLAN_CPU,
+     .why_backend = "auto: input 4096 B < crossover"},
     {.name = "auto, a stream, --host-mem registered", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .host_mem = GS_HOST_REGISTERED,
      .want_backend = GS_PLAN_GPU,
      .why_backend = "auto: input of unknown size (the --host-mem mode needs the backend before reading)",
@@ -249,6 +260,22 @@ static const row rows[] = {
 int main(void)
 {
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) run_row(&rows[i]);
+    /* a window keeps W-1 inputs, or as many as reach the stage where that is known */
+    gs_job j = {0};
+    j.op = GS_OP_MINMAX;
+    j.minmax.window = 1ull << 40;
+    uint64_t h1 = gs_job_halo(&j);
+    j.in_known = 1, j.in_max = 3;
+    uint64_t h2 = gs_job_halo(&j);
+    j.in_max = 1ull << 50;
+    uint64_t h3 = gs_job_halo(&j);
+    j.minmax.window = 1;
+    uint64_t h4 = gs_job_halo(&j);
+    j.op = GS_OP_SCAN;
+    uint64_t h5 = gs_job_halo(&j);
+    CHECK(h1 == (1ull << 40) - 1 && h2 == 3 && h3 == (1ull << 40) - 1 && h4 == 0 && h5 == 0, "job halo: W-1 or the inputs",
+          "%llu %llu %llu %llu %llu", (unsigned long long)h1, (unsigned long long)h2, (unsigned long long)h3,
+          (unsigned long long)h4, (unsigned long long)h5);
     char buf[32];
     gs_plan_size_text(buf, sizeof buf, 8 * GIB);
     CHECK(!strcmp(buf, "8 GiB"), "size text: GiB", "%s", buf);
