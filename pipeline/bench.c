@@ -265,7 +265,7 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
         for (size_t i = 0; i < nv; i++) {
             const gs_variant *v = &vs[i];
             int blocks[GS_BENCH_MAXBLOCKS];
-            const gs_op vop = j->op == GS_OP_MINMAX && j->minmax.nagg ? GS_OP_ROLLING : j->op; /* its rows */
+            const gs_op vop = gs_job_variant_op(j); /* its rows */
             const int nblocks = v->op == vop ? gs_bench_plan(c->o, c->use_gpu, v, blocks) : 0;
             if (!nblocks || (pass == 0) != !strcmp(v->name, "cub")) continue;
             if (!(v->types & GS_TYPE_BIT(t))) continue;

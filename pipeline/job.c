@@ -23,6 +23,11 @@ int gs_host_mem_parse(const char *s, gs_host_mem *m)
 }
 
 /* ---- a job's output ---------------------------------------------------------------------------- */
+gs_op gs_job_variant_op(const gs_job *j)
+{
+    return j->op == GS_OP_MINMAX && j->minmax.nagg ? GS_OP_ROLLING : j->op;
+}
+
 uint64_t gs_job_halo(const gs_job *j)
 {
     if (j->op != GS_OP_MINMAX || j->minmax.window == 0) return 0;
@@ -78,7 +83,7 @@ void gs_job_scan_start(const gs_job *j, gs_value *carry)
 
 const char *gs_job_name(const gs_job *j)
 {
-    return gs_op_name(j->op == GS_OP_MINMAX && j->minmax.nagg ? GS_OP_ROLLING : j->op);
+    return gs_op_name(gs_job_variant_op(j));
 }
 
 int gs_chain_out_cols(const gs_chain *c) { return gs_job_out_cols(&c->stage[c->n - 1]); }
@@ -106,7 +111,7 @@ int gs_job_resolve(const gs_job *j, gs_where where, int threads, const gs_varian
         *v = NULL;
         return GS_OK;
     }
-    const gs_op vop = j->op == GS_OP_MINMAX && j->minmax.nagg ? GS_OP_ROLLING : j->op; /* the registry's rows */
+    const gs_op vop = gs_job_variant_op(j); /* the registry's rows */
     if (j->algo) {
         var = gs_variant_find(vop, j->algo);
         if (!var)

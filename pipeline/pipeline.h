@@ -160,6 +160,9 @@ gs_type gs_job_out_type(const gs_job *j, gs_type in);
 /* The inputs a windowed stage keeps from one chunk to the next: W-1, or fewer where in_known says
  * fewer reach it (0 for a stage without a window). */
 uint64_t gs_job_halo(const gs_job *j);
+/* The registry's op of the job's variants: GS_OP_ROLLING for a rolling job (a GS_OP_MINMAX job
+ * with aggregates), else the job's op. */
+gs_op gs_job_variant_op(const gs_job *j);
 int gs_job_out_cols(const gs_job *j);
 /* The verb a job is ("scan", ..., "rolling" for a minmax job with aggregates). */
 const char *gs_job_name(const gs_job *j);

@@ -543,7 +543,7 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
         gpu_destroy(b);
         return rc;
     }
-    if (!g->v || g->v->where != GS_GPU || g->v->op != g->op || !g->ops->has_launcher(g->v)) {
+    if (!g->v || g->v->where != GS_GPU || g->v->op != gs_job_variant_op(j) || !g->ops->has_launcher(g->v)) {
         if (g->v) rc = gs_fail(st, GS_EUSAGE, "--algo %s is not a GPU variant of this operation", g->v->name);
         else rc = gs_fail(st, GS_EDATA, "gpu backend: no GPU variant compiled in for this operation");
         gpu_destroy(b);

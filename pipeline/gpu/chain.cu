@@ -85,7 +85,7 @@ static int gpu_stage_make(gs_gpu *g, const gs_backend_cfg *c, int k, gs_status *
     x->last = x;
     if (!x->ops || !x->v) return gs_fail(st, GS_EDATA, "gpu backend: stage %d: nothing to compute", k + 1);
     if ((rc = x->ops->setup(x, c->types[k], st))) return rc;
-    if (x->v->where != GS_GPU || x->v->op != x->op || !x->ops->has_launcher(x->v))
+    if (x->v->where != GS_GPU || x->v->op != gs_job_variant_op(&x->job) || !x->ops->has_launcher(x->v))
         return gs_fail(st, GS_EUSAGE, "stage %d: --algo %s is not a GPU variant of %s", k + 1, x->v->name,
                        gs_op_name(x->op));
     if ((rc = x->ops->check(x, st))) return rc;

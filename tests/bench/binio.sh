@@ -28,9 +28,10 @@ for dest in $DESTS; do
             for m in $([ "$b" = gpu ] && echo "$MODES" || echo default); do
                 hm=$([ "$m" = default ] || echo " --host-mem $m")
                 label="$op --backend $b$hm -> $dest"
-                # the output file is removed first: two of them and the input may not fit in /dev/shm
+                # the output file (never /dev/null) is removed first: two of them and the input may not
+                # fit in /dev/shm
                 # shellcheck disable=SC2016,SC2086
-                in_turn "$label" bash -c 'rm -f "$3"; exec "$0" $1 -t i32 --backend $2 "$4" -f "$3" -q' @BIN@ "$op" \
+                in_turn "$label" bash -c '[ "$3" = /dev/null ] || rm -f "$3"; exec "$0" $1 -t i32 --backend $2 "$4" -f "$3" -q' @BIN@ "$op" \
                     "$b$hm" "$([ "$dest" = null ] && echo /dev/null || echo "$D/out.raw")" \
                     "$D/in.raw"
                 rm -f "$D/out.raw"

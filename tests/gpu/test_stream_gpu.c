@@ -618,7 +618,7 @@ static void part_direct(void)
         for (size_t i = 0; i < nv; i++) {
             const gs_variant *v = &vs[i];
             gs_status st;
-            if (v->where != GS_GPU) continue;
+            if (v->where != GS_GPU || v->op == GS_OP_ROLLING) continue; /* rolling: tests/gpu/test_rolling_gpu.sh */
             for (int ti = 0; ti < 2; ti++) {
                 gs_type t = ti ? GS_F64 : GS_I32;
                 gs_job js[3];
