@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/bench/binio.sh - binary I/O at the link's speed: a raw i32 file in the page cache (/dev/shm)
 # through scan, compact --pred nonzero and minmax -w 500, to /dev/null and to a file in /dev/shm
-# (removed before each run), per backend, on the GPU with the default --host-mem (direct: the file's
-# pages locked where they lie; an older BASE: its own default) and with pinned (the staged copy);
+# (removed before each run), per backend, on the GPU with --host-mem pinned (the staged copy, the
+# default) and direct (the file's pages locked where they lie);
 # then BIN's --stats of each GPU op with direct and pinned (the rows "file pin" against
 # "read+decode": what locking a window costs against copying it); then tests/bench/filewrite.c (one
 # output file by one write() stream, pwrite threads, mapping threads) and, with a GPU,
@@ -11,13 +11,13 @@
 #   BASE=/path/to/old/gpustream bash tests/bench/binio.sh     (both binaries, run for run in turn)
 #   SIZE=2G BACKENDS=cpu REPS=3 bash tests/bench/binio.sh     (no GPU)
 # OPS: the operations, separated by '|'; BACKENDS (default "gpu cpu", "cpu" without a GPU); MODES
-# (the GPU's --host-mem modes, "default" for none given; default "default pinned"); DESTS (default
+# (the GPU's --host-mem modes, "default" for none given; default "pinned direct"); DESTS (default
 # "null file").
 . "$(dirname "$0")/lib.sh"
 SIZE=${SIZE:-16G}
 IFS='|' read -r -a ops <<<"${OPS:-scan|compact --pred nonzero|minmax -w 500}"
 BACKENDS=${BACKENDS:-$(has_gpu && echo "gpu cpu" || echo cpu)}
-MODES=${MODES:-default pinned}
+MODES=${MODES:-pinned direct}
 DESTS=${DESTS:-null file}
 header "binio: $SIZE raw i32 (sparse:0.5) in $D -> /dev/null and -> $D/out.raw; backends $BACKENDS"
 bytes=$(bytes_of "$SIZE")
