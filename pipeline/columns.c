@@ -1,0 +1,249 @@
+/* columns.c - several columns in one pass (backends.h, gs_backend_columns_create).
+ *
+ * The engine reads rows of k values (--col a,b,c; a 2-D npy) and hands this backend chunks of them
+ * as it would any chunk; the run stays one stream. Each column has a backend of its own, made as
+ * the plan makes one (the CPU's, or the GPU plan's composite), so each keeps its own carries: the
+ * scan total, the minmax halo, the rolling windows, compaction's count. A chunk is split into its
+ * k columns (each with the head room its backend asks for), column c runs on backend c, and the
+ * outputs are joined into rows again: column c's m values (a pair for minmax, one per aggregate
+ * for rolling) after column c-1's. Every column writes as many rows as the others (scan, minmax,
+ * rolling); compact --count keeps one count a column, written nowhere but counted. The columns'
+ * chunks run one after another on the backends (a GPU's are queued on its streams), and retire in
+ * order. */
+#include "backends.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct col_slot {
+    gs_chunk in[GS_WRITE_COLS_MAX], out[GS_WRITE_COLS_MAX];
+    gs_chunk *ein, *eout; /* the engine's chunks */
+} col_slot;
+
+typedef struct cols {
+    int k;
+    gs_backend *b[GS_WRITE_COLS_MAX];
+    gs_backend_cfg cfg;           /* a column's: the engine's, for one value a row */
+    gs_backend_cfg ccfg[GS_WRITE_COLS_MAX]; /* each column's, as its backend was made with it */
+    gs_engine_opts opts[2];       /* the engine's options; the second without notes (columns 2..k) */
+    size_t esize, osize, m, head;
+    col_slot *slots;
+    int nslots, next, oldest, inflight;
+    int count_only;
+    uint64_t counts[GS_WRITE_COLS_MAX];
+} cols;
+
+static void *c_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
+{
+    (void)b;
+    void *p = NULL;
+    if (posix_memalign(&p, 64, bytes ? bytes : 1)) {
+        gs_fail(st, GS_ENOMEM, "out of host memory for a chunk of %zu bytes", bytes);
+        return NULL;
+    }
+    return p;
+}
+
+static void c_host_free(gs_backend *b, void *p)
+{
+    (void)b;
+    free(p);
+}
+
+/* Slot s's buffers for column c, once. */
+static int slot_buffers(cols *C, col_slot *s, int c, gs_status *st)
+{
+    gs_chunk *in = &s->in[c], *out = &s->out[c];
+    if (in->buf) return GS_OK;
+    const size_t rows = C->cfg.chunk_elems;
+    if (!(in->buf = c_host_alloc(NULL, (C->head + rows) * C->esize, st))) return st->code;
+    in->data = (char *)in->buf + C->head * C->esize;
+    in->cap = rows;
+    if (!(out->buf = c_host_alloc(NULL, C->cfg.out_cap * C->osize, st))) return st->code;
+    out->data = out->buf;
+    out->cap = C->cfg.out_cap;
+    return GS_OK;
+}
+
+static int c_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
+{
+    cols *C = b->impl;
+    if (C->inflight == C->nslots) return gs_fail(st, GS_EDATA, "columns: more chunks in flight than slots");
+    col_slot *s = &C->slots[C->next];
+    const size_t k = (size_t)C->k, es = C->esize;
+    s->ein = in;
+    s->eout = out;
+    for (int c = 0; c < C->k; c++) {
+        int rc = slot_buffers(C, s, c, st);
+        if (rc) return rc;
+        const char *src = (const char *)in->data + (size_t)c * es;
+        char *dst = s->in[c].data;
+        for (size_t i = 0; i < in->n; i++) memcpy(dst + i * es, src + i * k * es, es);
+        s->in[c].n = in->n;
+        s->in[c].seq = in->seq;
+        s->out[c].n = 0;
+        s->out[c].zn = 0;
+        s->out[c].zcap = 0;
+        if ((rc = C->b[c]->submit(C->b[c], &s->in[c], &s->out[c], st))) return rc;
+    }
+    C->next = (C->next + 1) % C->nslots;
+    C->inflight++;
+    return GS_OK;
+}
+
+static int c_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *st)
+{
+    cols *C = b->impl;
+    if (!C->inflight) return gs_fail(st, GS_EDATA, "columns: retire with no chunk in flight");
+    col_slot *s = &C->slots[C->oldest];
+    for (int c = 0; c < C->k; c++) {
+        gs_chunk *rin, *rout;
+        int rc = C->b[c]->retire(C->b[c], &rin, &rout, st);
+        if (rc) return rc;
+        if (rin != &s->in[c] || rout != &s->out[c] || rout->zn)
+            return gs_fail(st, GS_EDATA, "columns: column %d retired another chunk", c + 1);
+        if (!C->count_only && rout->n != s->out[0].n)
+            return gs_fail(st, GS_EDATA, "columns: column %d wrote %zu values, column 1 %zu", c + 1, rout->n,
+                           s->out[0].n);
+        C->counts[c] += rout->n;
+    }
+    C->oldest = (C->oldest + 1) % C->nslots;
+    C->inflight--;
+    gs_chunk *eo = s->eout;
+    eo->zn = 0;
+    eo->n = 0;
+    if (!C->count_only) { /* rows of k x m values: column c's m after column c-1's */
+        const size_t rows = s->out[0].n / C->m, rb = C->m * C->osize;
+        for (int c = 0; c < C->k; c++) {
+            const char *src = s->out[c].data;
+            char *dst = (char *)eo->data + (size_t)c * rb;
+            for (size_t r = 0; r < rows; r++) memcpy(dst + r * (size_t)C->k * rb, src + r * rb, rb);
+        }
+        eo->n = rows * C->m * (size_t)C->k;
+    }
+    *in = s->ein;
+    *out = eo;
+    return GS_OK;
+}
+
+/* After the columns' backends started (or were made): what the engine may rely on. */
+static void c_settle(gs_backend *b)
+{
+    cols *C = b->impl;
+    b->name = C->b[0]->name;
+    b->chunk_elems = 0;
+    for (int c = 0; c < C->k; c++) {
+        const gs_backend *x = C->b[c];
+        if (x->depth < b->depth) b->depth = x->depth;
+        if (x->chunk_elems && (!b->chunk_elems || x->chunk_elems < b->chunk_elems)) b->chunk_elems = x->chunk_elems;
+    }
+}
+
+static int c_start(gs_backend *b, gs_status *st)
+{
+    cols *C = b->impl;
+    for (int c = 0; c < C->k; c++) {
+        int rc = C->b[c]->start ? C->b[c]->start(C->b[c], st) : GS_OK;
+        if (rc) return rc;
+    }
+    c_settle(b);
+    return GS_OK;
+}
+
+static int c_ready(gs_backend *b)
+{
+    cols *C = b->impl;
+    for (int c = 0; c < C->k; c++)
+        if (C->b[c]->ready && !C->b[c]->ready(C->b[c])) return 0;
+    return 1;
+}
+
+static void c_stats(gs_backend *b, gs_run_stats *s)
+{
+    cols *C = b->impl;
+    C->b[0]->stats(C->b[0], s); /* every column ran the same variants on the same backend */
+}
+
+static void c_quiesce(gs_backend *b)
+{
+    cols *C = b->impl;
+    for (int c = 0; c < C->k; c++)
+        if (C->b[c] && C->b[c]->quiesce) C->b[c]->quiesce(C->b[c]);
+}
+
+static void c_destroy(gs_backend *b)
+{
+    cols *C = b->impl;
+    for (int c = 0; c < C->k; c++)
+        if (C->b[c]) C->b[c]->destroy(C->b[c]);
+    for (int i = 0; C->slots && i < C->nslots; i++)
+        for (int c = 0; c < C->k; c++) {
+            free(C->slots[i].in[c].buf);
+            free(C->slots[i].out[c].buf);
+        }
+    free(C->slots);
+    free(C);
+    free(b);
+}
+
+int gs_backend_columns_create(gs_backend **out, int k, const gs_backend_cfg *cfg, gs_backend_make_fn make, void *ctx,
+                              gs_status *st)
+{
+    *out = NULL;
+    if (k < 2 || k > GS_WRITE_COLS_MAX) return gs_fail(st, GS_EUSAGE, "columns: %d columns (2 to %d)", k, GS_WRITE_COLS_MAX);
+    gs_backend *b = gs_backend_alloc(sizeof(cols), st);
+    if (!b) return st->code;
+    cols *C = b->impl;
+    const gs_job *job = cfg->job;
+    const gs_job *last = cfg->chain ? &cfg->chain->stage[cfg->chain->n - 1] : job;
+    C->k = k;
+    C->cfg = *cfg;
+    C->opts[0] = *cfg->opts;
+    C->opts[1] = *cfg->opts;
+    C->opts[1].note = NULL; /* a note (the GPU not there) once, not once a column */
+    C->esize = gs_type_size(cfg->in_type);
+    C->osize = gs_type_size(cfg->out_type);
+    C->m = (size_t)(cfg->out_cap / (cfg->chunk_elems ? cfg->chunk_elems : 1) / (size_t)k);
+    if (!C->m) C->m = 1;
+    C->count_only = last->count_only;
+    C->cfg.halo = job->op == GS_OP_MINMAX ? (size_t)(job->minmax.window - 1) : 0;
+    C->cfg.out_cap = cfg->chunk_elems * C->m;
+    b->host_alloc = c_host_alloc;
+    b->host_free = c_host_free;
+    b->submit = c_submit;
+    b->retire = c_retire;
+    b->stats = c_stats;
+    b->quiesce = c_quiesce;
+    b->destroy = c_destroy;
+    b->depth = 1 << 30;
+    int rc = GS_OK;
+    for (int c = 0; c < k && !rc; c++) {
+        C->ccfg[c] = C->cfg;
+        C->ccfg[c].opts = &C->opts[c ? 1 : 0];
+        rc = make(ctx, &C->ccfg[c], &C->b[c], st);
+    }
+    if (!rc) {
+        const gs_backend *x = C->b[0];
+        C->head = C->cfg.halo < cfg->chunk_elems ? C->cfg.halo : cfg->chunk_elems;
+        if (x->max_head && x->max_head < C->head) C->head = x->max_head;
+        b->early = x->early;
+        b->start = x->start ? c_start : NULL;
+        b->ready = x->start ? c_ready : NULL;
+        c_settle(b);
+        C->nslots = b->depth;
+        if (!(C->slots = calloc((size_t)C->nslots, sizeof *C->slots))) rc = gs_fail(st, GS_ENOMEM, "out of host memory");
+    }
+    if (rc) {
+        C->nslots = 0;
+        c_destroy(b);
+        return rc;
+    }
+    *out = b;
+    return GS_OK;
+}
+
+void gs_backend_columns_counts(const gs_backend *b, uint64_t *counts)
+{
+    const cols *C = b->impl;
+    memcpy(counts, C->counts, (size_t)C->k * sizeof *counts);
+}
