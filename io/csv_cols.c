@@ -136,13 +136,14 @@ int gs_csv_cols_setup(gs_lparse *cfg, gs_decoder *d, const gs_read_opts *o, char
         for (int i = 0; i < k && !*is_header && o->header == GS_HDR_AUTO; i++)
             if (cols[i] <= n) *is_header = gs_row_is_header((const char *const *)f, n, cols[i] - 1);
     }
-    cfg->ncols = k;
+    cfg->ncols = k > 1 ? k : 0; /* a list of one ("3-3"): the single column's path */
+    cfg->col = cols[0];
     cfg->maxcol = 0;
     for (int i = 0; i < k; i++) {
         cfg->cols[i] = cols[i];
         if (cols[i] > cfg->maxcol) cfg->maxcol = cols[i];
     }
-    d->ncols = k;
+    d->ncols = cfg->ncols;
     if (!*is_header) return GS_OK;
     char **names = calloc(GS_WRITE_COLS_MAX, sizeof *names);
     if (!names) return gs_fail(st, GS_ENOMEM, "%s: out of memory", name);
@@ -151,6 +152,7 @@ int gs_csv_cols_setup(gs_lparse *cfg, gs_decoder *d, const gs_read_opts *o, char
     for (int i = 0; i < k; i++)
         if (!(names[i] = strdup(cols[i] <= n ? f[cols[i] - 1] : "")))
             return gs_fail(st, GS_ENOMEM, "%s: out of memory", name);
+    if (k == 1) d->colname = names[0];
     return GS_OK;
 }
 
