@@ -38,7 +38,8 @@ int columns_precheck(const cli *c, int nranks)
     char verb[32];
     snprintf(verb, sizeof verb, "%s ", c->verb->name);
     if (gs_cols_check(c->rd.col, &k, &st)) return usage_error(verb, "%s", st.msg);
-    return columns_rules(c, k, nranks);
+    /* names alone may be one header cell holding ',': judged once the header is read */
+    return gs_cols_names_only(c->rd.col) ? 0 : columns_rules(c, k, nranks);
 }
 
 int columns_opened(const cli *c, int k, int nranks) { return k > 1 ? columns_rules(c, k, nranks) : 0; }

@@ -101,6 +101,18 @@ static int walk(const char *spec, char *const *names, int nnames, int check_only
     return GS_OK;
 }
 
+int gs_cols_names_only(const char *spec)
+{
+    for (const char *p = spec;;) {
+        const char *end = strchr(p, ','), *q = p, *e = end ? end : p + strlen(p);
+        long a, b;
+        trim(&q, &e);
+        if (item_range(q, e, &a, &b) || item_number(q, e, &a)) return 0;
+        if (!end) return 1;
+        p = end + 1;
+    }
+}
+
 int gs_cols_check(const char *spec, int *k, gs_status *st)
 {
     int cols[GS_WRITE_COLS_MAX];

@@ -120,6 +120,23 @@ static int names_a_column(const char *spec)
     return gs_cols_resolve(spec, NULL, 0, cols, &k, "", &st) != GS_OK;
 }
 
+/* The list named one header cell whole: column col, the first row its header. */
+static int setup_one(gs_lparse *cfg, gs_decoder *d, int col, char *const *f, int *is_header, char ***colnames,
+                     const char *name, gs_status *st)
+{
+    char **names = calloc(GS_WRITE_COLS_MAX, sizeof *names);
+    if (!names || !(names[0] = strdup(f[col - 1]))) {
+        free(names);
+        return gs_fail(st, GS_ENOMEM, "%s: out of memory", name);
+    }
+    *colnames = names;
+    cfg->ncols = 0;
+    cfg->col = col;
+    d->colname = names[0];
+    *is_header = 1;
+    return GS_OK;
+}
+
 int gs_csv_cols_setup(gs_lparse *cfg, gs_decoder *d, const gs_read_opts *o, char *const *f, int n, int *is_header,
                       char ***colnames, gs_status *st)
 {
@@ -127,6 +144,12 @@ int gs_csv_cols_setup(gs_lparse *cfg, gs_decoder *d, const gs_read_opts *o, char
     const int by_name = names_a_column(o->col);
     int cols[GS_WRITE_COLS_MAX], k = 0;
     *is_header = 0;
+    for (int i = 0; f && o->header != GS_HDR_NO && i < n; i++)
+        if (!strcmp(f[i], o->col)) { /* a header cell holding ',': that one column */
+            k = 1;
+            cols[0] = i + 1;
+        }
+    if (k) return setup_one(cfg, d, cols[0], f, is_header, colnames, name, st);
     if (by_name && o->header == GS_HDR_NO)
         return gs_fail(st, GS_EUSAGE, "--col '%s' names columns, which needs a header line (drop --no-header)", o->col);
     int r = gs_cols_resolve(o->col, by_name && f ? f : NULL, n, cols, &k, name, st);

@@ -91,6 +91,9 @@ int gs_col_number(const char *col, long *index);
  * GS_EDATA naming src). */
 int gs_cols_is_list(const char *spec);
 int gs_cols_check(const char *spec, int *k, gs_status *st);
+/* Every item of the list is a name: the whole may yet be one header cell holding ',' ("pri,ce"),
+ * which a csv header takes as that one column. */
+int gs_cols_names_only(const char *spec);
 int gs_cols_resolve(const char *spec, char *const *names, int nnames, int *cols, int *k, const char *src,
                     gs_status *st);
 

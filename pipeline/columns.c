@@ -17,6 +17,7 @@
 
 typedef struct col_slot {
     gs_chunk in[GS_WRITE_COLS_MAX], out[GS_WRITE_COLS_MAX];
+    unsigned char theirs[GS_WRITE_COLS_MAX]; /* column c's buffers came from its backend's host_alloc */
     gs_chunk *ein, *eout; /* the engine's chunks */
 } col_slot;
 
@@ -30,6 +31,7 @@ typedef struct cols {
     col_slot *slots;
     int nslots, next, oldest, inflight;
     int count_only;
+    int started; /* the columns' backends have started: buffers from their host_alloc */
     uint64_t counts[GS_WRITE_COLS_MAX];
 } cols;
 
@@ -50,19 +52,38 @@ static void c_host_free(gs_backend *b, void *p)
     free(p);
 }
 
-/* Slot s's buffers for column c, once. */
+/* Slot s's buffers for column c, once: its backend's staging (pinned, or mapped for kernels that
+ * read host memory) once started; before that, while chunks run at once on the CPU, plain memory. */
 static int slot_buffers(cols *C, col_slot *s, int c, gs_status *st)
 {
     gs_chunk *in = &s->in[c], *out = &s->out[c];
     if (in->buf) return GS_OK;
+    gs_backend *x = C->started ? C->b[c] : NULL;
+    void *(*alloc)(gs_backend *, size_t, gs_status *) = x ? x->host_alloc : c_host_alloc;
     const size_t rows = C->cfg.chunk_elems;
-    if (!(in->buf = c_host_alloc(NULL, (C->head + rows) * C->esize, st))) return st->code;
+    s->theirs[c] = x != NULL;
+    if (!(in->buf = alloc(x, (C->head + rows) * C->esize, st))) return st->code ? st->code : GS_ENOMEM;
     in->data = (char *)in->buf + C->head * C->esize;
     in->cap = rows;
-    if (!(out->buf = c_host_alloc(NULL, C->cfg.out_cap * C->osize, st))) return st->code;
+    if (!(out->buf = alloc(x, C->cfg.out_cap * C->osize, st))) return st->code ? st->code : GS_ENOMEM;
     out->data = out->buf;
     out->cap = C->cfg.out_cap;
     return GS_OK;
+}
+
+/* Slot buffers back to whoever allocated them (the columns' backends still exist). */
+static void slot_free(cols *C, int only_plain)
+{
+    for (int i = 0; C->slots && i < C->nslots; i++)
+        for (int c = 0; c < C->k; c++) {
+            col_slot *s = &C->slots[i];
+            if (only_plain && s->theirs[c]) continue;
+            void (*fr)(gs_backend *, void *) = s->theirs[c] ? C->b[c]->host_free : c_host_free;
+            if (s->in[c].buf) fr(C->b[c], s->in[c].buf);
+            if (s->out[c].buf) fr(C->b[c], s->out[c].buf);
+            s->in[c].buf = s->out[c].buf = NULL;
+            s->theirs[c] = 0;
+        }
 }
 
 static int c_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
@@ -147,6 +168,8 @@ static int c_start(gs_backend *b, gs_status *st)
         if (rc) return rc;
     }
     c_settle(b);
+    slot_free(C, 1); /* no chunk is in flight: what ran on the CPU meanwhile had plain buffers */
+    C->started = 1;
     return GS_OK;
 }
 
@@ -174,13 +197,9 @@ static void c_quiesce(gs_backend *b)
 static void c_destroy(gs_backend *b)
 {
     cols *C = b->impl;
+    slot_free(C, 0);
     for (int c = 0; c < C->k; c++)
         if (C->b[c]) C->b[c]->destroy(C->b[c]);
-    for (int i = 0; C->slots && i < C->nslots; i++)
-        for (int c = 0; c < C->k; c++) {
-            free(C->slots[i].in[c].buf);
-            free(C->slots[i].out[c].buf);
-        }
     free(C->slots);
     free(C);
     free(b);
@@ -227,6 +246,7 @@ int gs_backend_columns_create(gs_backend **out, int k, const gs_backend_cfg *cfg
         C->head = C->cfg.halo < cfg->chunk_elems ? C->cfg.halo : cfg->chunk_elems;
         if (x->max_head && x->max_head < C->head) C->head = x->max_head;
         b->early = x->early;
+        C->started = !x->start;
         b->start = x->start ? c_start : NULL;
         b->ready = x->start ? c_ready : NULL;
         c_settle(b);

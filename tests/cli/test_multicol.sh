@@ -90,6 +90,12 @@ same one_range "c d
 600
 1000" $G scan -q --col 3-3 "$T/t.csv"
 
+# a header cell holding ',' named whole is that one column, not a list
+printf '"pri,ce",b\n1,2\n3,4\n' >"$T/pc.csv"
+same comma_in_name '"pri,ce"
+1
+4' $G scan -q --col 'pri,ce' "$T/pc.csv"
+
 # ---- refused --------------------------------------------------------------------------------------
 refused unknown_name 1 "no column named 'zz' in the header" $G scan -q --col a,zz "$T/t.csv" "$T/out.csv"
 refused repeated 2 "column 1 ('1') is in the list twice" $G scan -q --col a,1 "$T/t.csv" "$T/out.csv"
