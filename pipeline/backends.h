@@ -47,6 +47,9 @@ typedef int (*gs_backend_make_fn)(void *ctx, const gs_backend_cfg *c, gs_backend
 int gs_backend_columns_create(gs_backend **b, int k, const gs_backend_cfg *c, gs_backend_make_fn make, void *ctx,
                               gs_status *st);
 void gs_backend_columns_counts(const gs_backend *b, uint64_t *counts);
+/* What several columns run: every stage writes as many rows for each (compact only as the chain's
+ * last --count) and no input rows or columns are written beside them (text: the run writes some). */
+int gs_columns_check(const gs_chain *chain, int text, gs_status *st);
 
 #ifdef __cplusplus
 }

@@ -415,20 +415,6 @@ static void drive(gs_run *r, double t_start)
 }
 
 /* ---- setup, stats, teardown --------------------------------------------------------------------- */
-/* Several columns: every stage writes as many rows for each (compact only as the last stage's
- * --count), and no input rows are written. */
-static int columns_check(const gs_run *r, const gs_chain *chain, gs_status *st)
-{
-    if (r->text || chain->stage[chain->n - 1].keep || chain->stage[chain->n - 1].rows)
-        return gs_fail(st, GS_EUSAGE, "--keep and --rows take one column (--col C)");
-    for (int k = 0; k < chain->n; k++) {
-        const gs_job *j = &chain->stage[k];
-        if (j->op == GS_OP_COMPACT && !(k + 1 == chain->n && j->count_only))
-            return gs_fail(st, GS_EUSAGE, GS_COLUMNS_COMPACT);
-    }
-    return GS_OK;
-}
-
 /* The plan settled for this source and writer, the types and sizes, the backend's configuration. */
 static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, gs_source *src, gs_writer *w,
                      gs_status *st)
@@ -462,7 +448,7 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
         r->rows = NULL;
     }
     r->in_cols = src->cols > 1 ? src->cols : 1;
-    if (r->in_cols > 1 && columns_check(r, chain, st)) return st->code;
+    if (r->in_cols > 1 && gs_columns_check(chain, r->text != NULL, st)) return st->code;
     r->types[0] = src->type;
     for (int k = 0; k < chain->n; k++) r->types[k + 1] = gs_job_out_type(&chain->stage[k], r->types[k]);
     r->cols = gs_chain_out_cols(chain) * r->in_cols;
@@ -476,7 +462,7 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
         if (rc) return rc;
     }
     const int one = r->in_cols == 1; /* several columns: no frames or views (each chunk is split) */
-    gs_plan_settle(&r->plan, chain, src->count, src->type,
+    gs_plan_settle(&r->plan, chain, src->count >= 0 ? src->count * r->in_cols : -1, src->type, /* values */
                    one && w && gs_writer_takes_frames(w) && !r->rows && !r->text);
     gs_plan_input(&r->plan, one && src->view != NULL);
     if (r->o.host_mem == GS_HOST_DIRECT) r->o.host_mem = GS_HOST_PINNED; /* what is not read in place is staged */
