@@ -52,6 +52,23 @@ static void c_host_free(gs_backend *b, void *p)
     free(p);
 }
 
+/* Strided copies: n items of `size` bytes from every sstride-th item of src to every dstride-th of
+ * dst (strides in items); 4- and 8-byte items copied as words. */
+static void copy_strided(void *dst, size_t dstride, const void *src, size_t sstride, size_t n, size_t size)
+{
+    if (size == 8) {
+        uint64_t *d = dst;
+        const uint64_t *q = src;
+        for (size_t i = 0; i < n; i++) d[i * dstride] = q[i * sstride];
+    } else if (size == 4) {
+        uint32_t *d = dst;
+        const uint32_t *q = src;
+        for (size_t i = 0; i < n; i++) d[i * dstride] = q[i * sstride];
+    } else {
+        for (size_t i = 0; i < n; i++) memcpy((char *)dst + i * dstride * size, (const char *)src + i * sstride * size, size);
+    }
+}
+
 /* Slot s's buffers for column c, once: its backend's staging (pinned, or mapped for kernels that
  * read host memory) once started; before that, while chunks run at once on the CPU, plain memory. */
 static int slot_buffers(cols *C, col_slot *s, int c, gs_status *st)
@@ -97,9 +114,7 @@ static int c_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
     for (int c = 0; c < C->k; c++) {
         int rc = slot_buffers(C, s, c, st);
         if (rc) return rc;
-        const char *src = (const char *)in->data + (size_t)c * es;
-        char *dst = s->in[c].data;
-        for (size_t i = 0; i < in->n; i++) memcpy(dst + i * es, src + i * k * es, es);
+        copy_strided(s->in[c].data, 1, (const char *)in->data + (size_t)c * es, k, in->n, es);
         s->in[c].n = in->n;
         s->in[c].seq = in->seq;
         s->out[c].n = 0;
@@ -135,11 +150,8 @@ static int c_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *st)
     eo->n = 0;
     if (!C->count_only) { /* rows of k x m values: column c's m after column c-1's */
         const size_t rows = s->out[0].n / C->m, rb = C->m * C->osize;
-        for (int c = 0; c < C->k; c++) {
-            const char *src = s->out[c].data;
-            char *dst = (char *)eo->data + (size_t)c * rb;
-            for (size_t r = 0; r < rows; r++) memcpy(dst + r * (size_t)C->k * rb, src + r * rb, rb);
-        }
+        for (int c = 0; c < C->k; c++)
+            copy_strided((char *)eo->data + (size_t)c * rb, (size_t)C->k, s->out[c].data, 1, rows, rb);
         eo->n = rows * C->m * (size_t)C->k;
     }
     *in = s->ein;
