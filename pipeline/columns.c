@@ -172,6 +172,16 @@ static void c_settle(gs_backend *b)
     }
 }
 
+/* Head room before each column's chunk, as the engine leaves it for one backend (staging.c): the
+ * halo, at most what the backend asks for, and before a start at most a chunk. */
+static void col_head(cols *C, int started)
+{
+    const gs_backend *x = C->b[0];
+    C->head = C->cfg.halo;
+    if (x->max_head && x->max_head < C->head) C->head = x->max_head;
+    else if (!started && C->head > C->cfg.chunk_elems) C->head = C->cfg.chunk_elems;
+}
+
 static int c_start(gs_backend *b, gs_status *st)
 {
     cols *C = b->impl;
@@ -181,6 +191,7 @@ static int c_start(gs_backend *b, gs_status *st)
     }
     c_settle(b);
     slot_free(C, 1); /* no chunk is in flight: what ran on the CPU meanwhile had plain buffers */
+    col_head(C, 1);
     C->started = 1;
     return GS_OK;
 }
@@ -255,10 +266,9 @@ int gs_backend_columns_create(gs_backend **out, int k, const gs_backend_cfg *cfg
     }
     if (!rc) {
         const gs_backend *x = C->b[0];
-        C->head = C->cfg.halo < cfg->chunk_elems ? C->cfg.halo : cfg->chunk_elems;
-        if (x->max_head && x->max_head < C->head) C->head = x->max_head;
         b->early = x->early;
         C->started = !x->start;
+        col_head(C, C->started);
         b->start = x->start ? c_start : NULL;
         b->ready = x->start ? c_ready : NULL;
         c_settle(b);
