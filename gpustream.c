@@ -16,6 +16,7 @@ const verb_def cli_verbs[] = {
      "gpustream scan [--op sum|min|max] [--exclusive] [--out-type T] [OPTIONS] [IN [OUT]]",
      "  gpustream scan -t i64 ticks.raw cumsum.raw\n"
      "  gpustream scan --op max data.csv --col price --to csv > runmax.csv\n"
+     "  gpustream scan -t i64 --col 2-4 trades.csv totals.npy\n"
      "  gpustream gen -n 1e9 -t i32 | gpustream scan --out-type i64 -t i32 --stats > /dev/null\n"
      "  gpustream compact --pred gt:0 then scan --out-type i64 -t i32 ticks.raw cum.raw\n"},
     {"compact", V_COMPACT, cmd_compute, "stream compaction: keep the elements a predicate accepts",
@@ -23,6 +24,7 @@ const verb_def cli_verbs[] = {
      "  gpustream compact --pred nonzero in.zst out.zst\n"
      "  gpustream compact --pred range:10:20 --indices -t f32 x.raw idx.npy\n"
      "  gpustream compact --pred nan --count -t f64 series.npy\n"
+     "  gpustream compact --pred gt:0 --count --col a,b,c table.csv\n"
      "  gpustream compact --pred nonzero then scan then minmax -w 500 --only max in.zst out.zst\n"},
     {"minmax", V_MINMAX, cmd_compute, "sliding-window minimum and maximum",
      "gpustream minmax -w W [--partial] [--only min|max] [OPTIONS] [IN [OUT]]",
@@ -33,6 +35,7 @@ const verb_def cli_verbs[] = {
     {"rolling", V_ROLLING, cmd_compute, "window sum, mean, var, std, count, min, max, argmin, argmax",
      "gpustream rolling -w W [--agg LIST] [--partial [--min-periods N]] [--ddof N] [--skip-nan] [OPTIONS] [IN [OUT]]",
      "  gpustream rolling -w 500 --agg mean,std trades.csv --col price stats.csv\n"
+     "  gpustream rolling -w 20 --agg mean,std --col price,volume trades.csv stats.csv\n"
      "  gpustream rolling -w 100 --agg sum,count,argmax -t i64 ticks.raw out.npy\n"
      "  gpustream rolling -w 20 --partial --min-periods 5 --skip-nan --agg mean prices.csv --col close ma.csv\n"
      "  gpustream compact --pred finite then rolling -w 1000 --agg std -t f64 x.npy vol.npy\n"},

@@ -100,8 +100,8 @@ static int apply_given(cli *c, const given_opt *g, int n)
         char verb[32];
         snprintf(verb, sizeof verb, "%s ", c->verb->name);
         if (later && g[i].o->id == O_COL && strcmp(g[i].val, g[k - 1].val))
-            return usage_error(verb, "--col given twice ('%s' and '%s'): a run reads one column; run once "
-                                              "per column", g[i].val, g[k - 1].val);
+            return usage_error(verb, "--col given twice ('%s' and '%s'): give several columns as one list "
+                                     "(--col %s,%s)", g[i].val, g[k - 1].val, g[i].val, g[k - 1].val);
         if (later) continue;
         if (c->chain && !(g[i].o->verbs & S_STAGE) && g[i].o->id != O_HELP) {
             int crc = chain_once(c, g[i].o, g[i].val);

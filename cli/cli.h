@@ -178,6 +178,23 @@ int cmd_compute_ranks(cli *c, const gs_job *job, gs_format in_fmt, gs_type out_t
  * with the same arguments; returns only where there is none (or it cannot start). */
 void exec_mpi_binary(char **argv);
 
+/* ---- columns.c: several columns in one pass ----------------------------------------------- */
+/* Before the input is opened, for a --col list: its form and what several columns cannot run
+ * (MPI ranks, --keep, --rows, compact but a last --count, more than GS_WRITE_COLS_MAX output
+ * columns); columns_opened: the same rules once the input says it has k columns (a 2-D npy).
+ * 0 or EXIT_USAGE. */
+int columns_precheck(const cli *c, int nranks);
+int columns_opened(const cli *c, int k, int nranks);
+/* The CSV header of k columns' results ("price,volume"; "price_min,price_max,..."; without input
+ * names, rolling's aggregates after each column's place in the list: "1_mean,2_mean"), or NULL. */
+const char *columns_header(gs_reader *r, const gs_chain *ch, char *buf, size_t len);
+/* Column types of m results repeated for k columns (ct holds the first column's m). */
+void columns_coltypes(gs_type *ct, int m, int k);
+/* compact --count over k columns: "3,5\n". */
+void columns_count_line(char *line, size_t len, const uint64_t *counts, int k);
+/* The CSV header of a stage's output from its input's (name: the input's, replaced in place). */
+void stage_colname(const gs_job *j, char *name, size_t len);
+
 /* ---- codecs.c -------------------------------------------------------------------------------- */
 /* OUT named with the extension of a format gpustream does not write, and no --to: a usage error. */
 int check_output_name(const cli *c, const char *verb);

@@ -42,7 +42,9 @@ const opt_def cli_opts[] = {
     {O_LEVEL, "level", 0, 1, V_OUTPUT | V_BENCH, "N", "zstd level (default 3; nvCOMP has none)"},
     {O_FRAME, "frame-size", 0, 1, V_OUTPUT | V_BENCH, "S", "uncompressed bytes per zstd frame: 1K to 1G (default 16M; 32K where the GPU encodes); bench --zstd: a list (default 64K,256K,1M,16M)"},
     {O_CODEC, "codec", 0, 1, V_ENGINE, "C", "zstd codec: auto (default: the GPU backend decodes a .zst of 1 GiB or more in frames up to 1 MiB, else libzstd decodes; the GPU encodes for inputs from 1 GiB; where nvCOMP is usable), gpu (nvCOMP both ways) or cpu"},
-    {O_COL, "col", 0, 1, V_COMPUTE, "C", "CSV column: 1-based index or header name (default 1)"},
+    {O_COL, "col", 0, 1, V_COMPUTE, "C",
+     "CSV column: 1-based index or header name (default 1); a list a,b,c (ranges 2-5 among them, at most 16) "
+     "runs the verb on each column in one pass, also on the columns of a 2-D npy"},
     {O_HEADER, "header", 0, 0, V_COMPUTE, NULL, "the first CSV row is a header"},
     {O_NOHEADER, "no-header", 0, 0, V_COMPUTE, NULL, "the first CSV row is data (default: detect)"},
     {O_DELIM, "delim", 0, 1, V_COMPUTE, "D", "CSV delimiter (default ','; 'tab' for tab)"},
@@ -336,7 +338,11 @@ static int apply_io_opt(cli *c, enum opt_id id, const char *val, const char *ver
         break;
     case O_COL:
         c->rd.col = val;
-        if (gs_col_number(val, &l) && (l < 1 || l > INT32_MAX - 1))
+        if (gs_cols_is_list(val)) {
+            gs_status cst = {0};
+            int k;
+            if (gs_cols_check(val, &k, &cst)) rc = usage_error(verb, "%s", cst.msg);
+        } else if (gs_col_number(val, &l) && (l < 1 || l > INT32_MAX - 1))
             rc = usage_error(verb, "invalid column '%s' (columns are counted from 1)", val);
         break;
     case O_HEADER: c->rd.header = GS_HDR_YES; break;

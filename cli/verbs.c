@@ -65,7 +65,7 @@ static void stage_coltypes(const gs_job *j, gs_type t, gs_type *ct)
 }
 
 /* The CSV header of a stage's output, from its input's (a minmax pair gets "min,max"). */
-static void stage_colname(const gs_job *j, char *name, size_t len)
+void stage_colname(const gs_job *j, char *name, size_t len)
 {
     if (j->op == GS_OP_MINMAX && j->minmax.nagg) { /* "price_mean,price_std", or "mean,std" */
         char in[128];
@@ -88,6 +88,8 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
     char verb[32];
     snprintf(verb, sizeof verb, "%s ", c->verb->name);
     if (check_output_name(c, verb)) return EXIT_USAGE;
+    int crc = columns_precheck(c, ranks->size);
+    if (crc) return crc;
     if (ranks->size > 1 && (!c->in || (!c->out && !c->stages[c->nstages - 1].job.count_only))) {
         say_error("with %d MPI ranks, IN and OUT must be files (ranks read shards of IN and write parts of OUT)",
                   ranks->size);
@@ -187,7 +189,8 @@ void warn_skipped(const cli *c, uint64_t n)
 }
 
 /* After a run: the windows no output filled, the count (to OUT where one is named), --stats. */
-static int compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *stats, uint64_t count)
+static int compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *stats, uint64_t count,
+                          const uint64_t *counts, int k)
 {
     for (int k = 0; k < ch->n; k++) {
         const gs_job *j = &ch->stage[k];
@@ -198,11 +201,15 @@ static int compute_report(const cli *c, const gs_chain *ch, const gs_run_stats *
     warn_skipped(c, stats->skipped);
     if (ch->stage[ch->n - 1].count_only && c->out) {
         gs_status st = {0};
-        char line[32];
-        snprintf(line, sizeof line, "%llu\n", (unsigned long long)count);
+        char line[24 * GS_WRITE_COLS_MAX];
+        if (k > 1) columns_count_line(line, sizeof line, counts, k);
+        else snprintf(line, sizeof line, "%llu\n", (unsigned long long)count);
         if (gs_write_text_out(c->out, c->force, line, &st)) return finish_status(&st);
     } else if (ch->stage[ch->n - 1].count_only) {
-        printf("%llu\n", (unsigned long long)count);
+        char line[24 * GS_WRITE_COLS_MAX];
+        if (k > 1) columns_count_line(line, sizeof line, counts, k);
+        else snprintf(line, sizeof line, "%llu\n", (unsigned long long)count);
+        fputs(line, stdout);
     }
     if (c->stats) print_stats(c, stats);
     return EXIT_OK;
@@ -220,8 +227,9 @@ static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_typ
     gs_writer *w = NULL;
     gs_run_stats stats;
     memset(&stats, 0, sizeof stats);
-    uint64_t count = 0;
+    uint64_t count = 0, counts[GS_WRITE_COLS_MAX] = {0};
     gs_source src = gs_source_from_reader(r);
+    c->eng.col_counts = counts;
     const int64_t rows = gs_chain_out_rows(ch, gs_reader_count(r));
     int rc = 0;
     const gs_job *last = &ch->stage[ch->n - 1];
@@ -257,7 +265,7 @@ static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_typ
     gs_reader_close(r);
     if (rc) return finish_status(&st);
     set_write_stage(&stats);
-    return compute_report(c, ch, &stats, count);
+    return compute_report(c, ch, &stats, count, counts, src.cols);
 }
 
 int cmd_compute(cli *c)
@@ -280,13 +288,20 @@ int cmd_compute(cli *c)
         gs_reader_close(r);
         return finish_status(&st);
     }
-    char colnames[256];
-    const char *names = chain_colnames(r, &ch, colnames, sizeof colnames);
-    const int cols = gs_chain_out_cols(&ch);
+    char colnames[2048];
+    const int ncol = gs_reader_cols(r); /* several columns: each gives gs_chain_out_cols results a row */
+    if ((rc = columns_opened(c, ncol, ranks.size))) {
+        gs_reader_close(r);
+        return rc;
+    }
+    const char *names = ncol > 1 ? columns_header(r, &ch, colnames, sizeof colnames)
+                                 : chain_colnames(r, &ch, colnames, sizeof colnames);
+    const int cols = gs_chain_out_cols(&ch) * ncol;
     gs_type t = in_type;
     for (int k = 0; k + 1 < ch.n; k++) t = gs_job_out_type(&ch.stage[k], t);
     if (ch.stage[ch.n - 1].op == GS_OP_MINMAX && ch.stage[ch.n - 1].minmax.nagg) {
         stage_coltypes(&ch.stage[ch.n - 1], t, c->coltypes);
+        columns_coltypes(c->coltypes, gs_chain_out_cols(&ch), ncol);
         c->wr.coltypes = c->coltypes;
     }
     if (ranks.size > 1) {

@@ -77,6 +77,8 @@ typedef struct csv_seq {
     uint64_t line;       /* '\n' fed so far in this block */
     int stop;
     char *colname;       /* the header's name of the column */
+    char **colnames;     /* several columns: their header names (io/csv_cols.c) */
+    gs_colrow crow;      /* several columns: the row being read */
     /* keep_rows: bytes from the block's begin (negative: in the row carried over) */
     int64_t row_start_b; /* where the current row began */
     int64_t line_end_b;  /* the end of the line being fed */
@@ -91,6 +93,11 @@ static void seq_field(void *s, size_t len, void *data)
     const gs_lparse *c = C->cfg;
     if (C->stop) return;
     C->row_open = 1;
+    if (c->ncols > 1) { /* several columns: the row is taken at its end */
+        C->crow.fields = ++C->field;
+        if (gs_colrow_field(c, C->pc, &C->crow, s, len, C->line)) C->stop = 1;
+        return;
+    }
     if (++C->field != c->col) return;
     const char *f = s, *fe = f + len;
     /* libcsv trims unquoted fields; a quoted " 12 " is trimmed here too. */
@@ -116,7 +123,10 @@ static void seq_row(int ch, void *data)
 {
     csv_seq *C = data;
     (void)ch;
-    if (!C->stop && C->field < C->cfg->col &&
+    if (C->cfg->ncols > 1) {
+        if (!C->stop && gs_colrow_end(C->cfg, C->pc, &C->crow, 0, C->line)) C->stop = 1;
+        gs_colrow_begin(&C->crow);
+    } else if (!C->stop && C->field < C->cfg->col &&
         gs_piece_bad(C->cfg, C->pc, GS_PERR_MISSING, C->line, C->cfg->col, C->field, "", 0))
         C->stop = 1;
     C->field = 0;
@@ -174,6 +184,7 @@ static void csv_seq_block(void *ctx, const gs_lparse *c, gs_piece *pc, uint64_t 
     C->row_start_b = *midrow ? pc->open_row : 0; /* open_row: -(bytes carried over) */
     C->line_end_b = 0;
     if (C->has_held) seq_unhold(C, pc);
+    if (c->ncols > 1 && *midrow) gs_colrow_hold(c, pc, &C->crow, 1);
     while (p < end && !C->stop) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
@@ -196,6 +207,7 @@ static void csv_seq_block(void *ctx, const gs_lparse *c, gs_piece *pc, uint64_t 
     pc->lines = C->line;
     *midrow = C->cp.entry_pos != 0 || C->row_open;
     if (pc->keep_rows && *midrow && !C->stop) seq_hold(C, pc);
+    if (c->ncols > 1 && *midrow && !C->stop) gs_colrow_hold(c, pc, &C->crow, 0);
 }
 
 static void csv_seq_free(void *ctx)
@@ -204,6 +216,7 @@ static void csv_seq_free(void *ctx)
     if (!C) return;
     csv_free(&C->cp);
     free(C->colname);
+    gs_csv_cols_free(C->colnames, GS_WRITE_COLS_MAX);
     free(C);
 }
 
@@ -361,12 +374,28 @@ static int keep_stage(gs_ldec *L, const gs_read_opts *o, char **names, int n, gs
     return gs_rowtext_keep_resolve(t, o->keep, names, n, cfg->col - 1, cfg->delim, gs_lines_decoder(L)->src->name, st);
 }
 
+/* --col as a list: the columns and the header from the first row (csv_cols.c). */
+static int header_cols(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status *st)
+{
+    hdr_row h = {.cfg = gs_lines_cfg(L)};
+    size_t off = 0;
+    uint64_t nl = 0;
+    int is_header = 0, r = o->header == GS_HDR_NO ? GS_OK : first_row(L, &h, &off, &nl, st);
+    if (!r) r = gs_csv_cols_setup(gs_lines_cfg(L), gs_lines_decoder(L), o, h.rows ? h.f : NULL, h.n, &is_header,
+                                  &C->colnames, st);
+    if (!r && is_header) gs_lines_take(L, off, nl);
+    for (int i = 0; i < h.n; i++) free(h.f[i]);
+    free(h.f);
+    return r;
+}
+
 /* Resolve the column, decide on the header from the first row, consume it if it is one. */
 static int header_stage(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status *st)
 {
     const char *name = gs_lines_decoder(L)->src->name;
     gs_lparse *cfg = gs_lines_cfg(L);
     long v = 1;
+    if (gs_cols_is_list(o->col)) return header_cols(L, C, o, st);
     int by_name = o->col && *o->col && !gs_col_number(o->col, &v);
     if (o->col && *o->col && !by_name) {
         if (v < 1 || v > INT_MAX - 1)

@@ -173,6 +173,10 @@ void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
     const char delim = c->delim;
     const int col = c->col;
     uint64_t line = 0;
+    if (c->ncols > 1) {
+        gs_csv_piece_cols(c, pc);
+        return;
+    }
     /* A quote sends the block to the sequential parser: looked for here, in every piece at
      * once, rather than in the whole block before it is split. */
     if (memchr(p, '"', (size_t)(end - p))) {
@@ -563,7 +567,7 @@ static void copy_part(void *ctx, size_t p, size_t np)
 static int ldec_read(gs_decoder *d, void *buf, size_t cap, size_t *got, gs_status *st)
 {
     gs_ldec *L = (gs_ldec *)d;
-    size_t es = L->cfg.esize, done = 0;
+    size_t es = L->cfg.esize * (size_t)(L->cfg.ncols > 1 ? L->cfg.ncols : 1), done = 0;
     *got = 0;
     if (L->fail.code) return gs_fail(st, L->fail.code, "%s", L->fail.msg);
     while (done < cap) {

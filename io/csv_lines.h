@@ -27,6 +27,11 @@ typedef struct gs_lparse {
     int skip_bad;
     gs_na_mode na;  /* what a missing value reads as (io/missing.c) */
     char na_val[8]; /* GS_NA_VALUE: the value */
+    /* csv, several columns (io/csv_cols.c): ncols > 1 values a row, of columns cols[] (1-based, the
+     * list's order), the last of them maxcol; a piece's values are then rows of ncols x esize bytes */
+    int ncols;
+    int cols[GS_WRITE_COLS_MAX];
+    int maxcol;
 } gs_lparse;
 
 /* csv: ch is surrounding space of a field. */
@@ -99,6 +104,29 @@ typedef void (*gs_piece_fn)(const gs_lparse *c, gs_piece *pc);
 /* csv: the fast splitter of a piece without quote characters (csv_lines.c); a piece with one
  * only sets pc->quoted (the engine then gives the block to the sequential parser). */
 void gs_csv_piece(const gs_lparse *c, gs_piece *pc);
+
+/* csv, several columns (io/csv_cols.c): a row's state while its fields come (the fast splitter's
+ * and libcsv's alike); field numbers are counted by the caller in fields before each call. */
+typedef struct gs_colrow {
+    int fields;  /* fields seen in the row */
+    int na_skip; /* a missing value under --na skip: the row is dropped at its end */
+    int dropped; /* a bad field was skipped (--skip-bad): the rest of the row is not looked at */
+    char held[GS_WRITE_COLS_MAX * 8]; /* the values of a row that goes on in the next block */
+} gs_colrow;
+/* libcsv's blocks: a row open at a block's end keeps its values so far (unhold 0, after the block),
+ * and takes them into the next block's piece (unhold 1, before it). */
+void gs_colrow_hold(const gs_lparse *c, gs_piece *pc, gs_colrow *w, int unhold);
+void gs_colrow_begin(gs_colrow *w);
+int gs_colrow_field(const gs_lparse *c, gs_piece *pc, gs_colrow *w, const char *f, size_t len, uint64_t line);
+int gs_colrow_end(const gs_lparse *c, gs_piece *pc, gs_colrow *w, int blank, uint64_t line);
+/* The fast splitter for several columns (gs_csv_piece's, where c->ncols > 1). */
+void gs_csv_piece_cols(const gs_lparse *c, gs_piece *pc);
+/* --col as a list against the first row (f: its n cells; NULL: none read, --no-header or an empty
+ * input): whether that row is a header, cfg's columns, d's ncols and colnames (*colnames: the
+ * names' memory, for gs_csv_cols_free). */
+int gs_csv_cols_setup(gs_lparse *cfg, gs_decoder *d, const gs_read_opts *o, char *const *f, int n, int *is_header,
+                      char ***colnames, gs_status *st);
+void gs_csv_cols_free(char **colnames, int k);
 
 /* Parses a whole block in order (a block holding a quote, or one that starts inside a quoted
  * row): into pc, whose lines are counted from line_base ('\n' before the block). *midrow says

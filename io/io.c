@@ -189,8 +189,8 @@ int gs_reader_open(gs_reader **out, const char *path, const gs_read_opts *o, gs_
         if (!delim) delim = sniffed;
         if (f == GS_FMT_AUTO) f = GS_FMT_RAW, r->raw_assumed = 1;
     }
-    if (!rc && o->col && f != GS_FMT_CSV)
-        rc = gs_fail(st, GS_EUSAGE, "%s: --col applies to CSV input, and this input is %s%s", r->name, gs_format_name(f),
+    if (!rc && o->col && f != GS_FMT_CSV && f != GS_FMT_NPY)
+        rc = gs_fail(st, GS_EUSAGE, "%s: --col applies to CSV and 2-D npy input, and this input is %s%s", r->name, gs_format_name(f),
                      r->raw_assumed ? " (no format given, and it does not start as text; --from csv reads it as CSV)" : "");
     if (!rc) {
         /* Text columns are usually decimals: without -t they are read as f64 (raw stays i32). */
@@ -239,6 +239,12 @@ int gs_reader_compressed(const gs_reader *r) { return r->compressed; }
 int64_t gs_reader_count(const gs_reader *r) { return r->dec->count; }
 const char *gs_reader_colname(const gs_reader *r) { return r->dec->colname; }
 const char *gs_reader_name(const gs_reader *r) { return r->name; }
+int gs_reader_cols(const gs_reader *r) { return r->dec->ncols > 1 ? r->dec->ncols : 1; }
+const char *gs_reader_colname_at(const gs_reader *r, int i)
+{
+    if (r->dec->ncols <= 1) return i == 0 ? r->dec->colname : NULL;
+    return r->dec->colnames && i >= 0 && i < r->dec->ncols ? r->dec->colnames[i] : NULL;
+}
 uint64_t gs_reader_skipped(const gs_reader *r) { return r->dec->skipped; }
 const struct gs_rowmap *gs_reader_rows(const gs_reader *r) { return r->dec->rows; }
 gs_rowtext *gs_reader_rowtext(const gs_reader *r) { return r->dec->text; }

@@ -83,6 +83,19 @@ typedef struct gs_zframes_req {
 /* A CSV column given as a number ("3", "+3", " 3 "): 1 and *index set (0 or negative is not
  * checked here); 0 for a name. */
 int gs_col_number(const char *col, long *index);
+/* --col as a list (io/cols.c): "a,b,c" of header names or 1-based indices, ranges "2-5" among them,
+ * at most GS_WRITE_COLS_MAX columns, none twice. gs_cols_is_list: spec names several columns (a ','
+ * or a range); one column keeps the single-column path. gs_cols_check: the list's form and its
+ * columns' count *k, before any input is opened (names are not looked up). gs_cols_resolve: cols[0..*k) 1-based, names through
+ * the header's nnames cells (names NULL: none, a name is then a usage error; an unknown name is
+ * GS_EDATA naming src). */
+int gs_cols_is_list(const char *spec);
+int gs_cols_check(const char *spec, int *k, gs_status *st);
+/* Every item of the list is a name: the whole may yet be one header cell holding ',' ("pri,ce"),
+ * which a csv header takes as that one column. */
+int gs_cols_names_only(const char *spec);
+int gs_cols_resolve(const char *spec, char *const *names, int nnames, int *cols, int *k, const char *src,
+                    gs_status *st);
 
 typedef enum gs_header_mode { GS_HDR_AUTO = 0, GS_HDR_YES, GS_HDR_NO } gs_header_mode;
 
@@ -154,8 +167,13 @@ int gs_zstd_frames_decode(const unsigned char *frames, const size_t *off, const 
                           void *dst, gs_status *st);
 int64_t gs_reader_count(const gs_reader *r);      /* elements, if known in advance; else -1 */
 const char *gs_reader_colname(const gs_reader *r);/* csv header name of the column, or NULL */
+/* Columns read in one pass (--col a,b,c on csv, a 2-D npy): each element a reader hands out is then
+ * a row of that many values of its type, in the list's order (1: one column). Their csv header
+ * names (gs_reader_colname_at: NULL where the input has no header). */
+int gs_reader_cols(const gs_reader *r);
+const char *gs_reader_colname_at(const gs_reader *r, int i);
 const char *gs_reader_name(const gs_reader *r);   /* for messages: the path or "stdin" */
-/* Fill buf with up to cap elements; *got = 0 only at the end of the input. */
+/* Fill buf with up to cap elements (rows of gs_reader_cols values); *got = 0 only at the end of the input. */
 int gs_reader_read(gs_reader *r, void *buf, size_t cap, size_t *got, gs_status *st);
 /* The next chunk of a zstd-compressed raw or npy input as its compressed frames, for a decoder
  * on a device (opened with o->zframes): *nframes frames in q->t, copied into q->dst, decoding to

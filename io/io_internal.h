@@ -107,6 +107,8 @@ struct gs_decoder {
     gs_type type;
     int64_t count;          /* elements if known, else -1 */
     const char *colname;    /* csv header of the selected column, or NULL */
+    int ncols;              /* values per element (several columns read at once); 0 = 1 */
+    char *const *colnames;  /* their csv header names (ncols > 1), or NULL */
     uint64_t skipped;       /* rows skipped (skip_bad, na skip) */
     struct gs_rowmap *rows; /* where they were skipped (csv/text when rows may be skipped), or NULL */
     gs_rowtext *text;       /* the values' rows (csv/text with keep_rows), or NULL */

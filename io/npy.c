@@ -184,8 +184,15 @@ typedef struct gs_npydec {
     gs_decoder base;
     size_t esize;
     uint64_t left;          /* elements the header promises that are not yet delivered */
-    unsigned char carry[8]; /* the start of an element split across reads */
+    unsigned char *carry;   /* the start of an element split across reads (esize bytes) */
     size_t ncarry;
+    /* several columns of an (n, K) array: esize is a row of K values; the rows handed out hold
+     * columns sel[0..nsel) (0-based) of each, through scratch where that is not all K in order */
+    int nsel, kin;
+    int sel[GS_WRITE_COLS_MAX];
+    size_t vsize;
+    unsigned char *scratch;
+    size_t scratch_rows;
 } gs_npydec;
 
 static int gs_npy_lying(const gs_decoder *d, uint64_t data_bytes, size_t esize, gs_status *st)
@@ -240,6 +247,49 @@ static int gs_npydec_read(gs_decoder *dd, void *buf, size_t cap, size_t *got, gs
     return GS_OK;
 }
 
+/* Several columns: rows of the selected columns, gathered from whole rows of the array. */
+static int gs_npydec_read_cols(gs_decoder *dd, void *buf, size_t cap, size_t *got, gs_status *st)
+{
+    gs_npydec *d = (gs_npydec *)dd;
+    if (cap > d->scratch_rows) cap = d->scratch_rows;
+    int rc = gs_npydec_read(dd, d->scratch, cap, got, st);
+    for (size_t r = 0; !rc && r < *got; r++)
+        for (int i = 0; i < d->nsel; i++)
+            memcpy((char *)buf + (r * (size_t)d->nsel + (size_t)i) * d->vsize,
+                   d->scratch + r * d->esize + (size_t)d->sel[i] * d->vsize, d->vsize);
+    return rc;
+}
+
+/* --col on an npy input: columns of a 2-D C-order array (n, K), 1-based indices; *nsel = 0 where the
+ * array is read flat (no --col, and K <= 2: (n,1) and (n,2) read as before). */
+static int npy_cols(const gs_npy_hdr *h, const gs_read_opts *o, const char *name, int *sel, int *nsel, gs_status *st)
+{
+    *nsel = 0;
+    const int two_d = h->ndim == 2 && !h->fortran && h->shape[1] > 0;
+    if (!(o && o->col && *o->col)) {
+        if (!two_d || h->shape[1] <= 2) return GS_OK;
+        if (h->shape[1] > GS_WRITE_COLS_MAX)
+            return gs_fail(st, GS_EUSAGE, "%s: an npy array of %lld columns: pick at most %d with --col", name,
+                           (long long)h->shape[1], GS_WRITE_COLS_MAX);
+        for (int i = 0; i < (int)h->shape[1]; i++) sel[i] = i;
+        *nsel = (int)h->shape[1];
+        return GS_OK;
+    }
+    if (!two_d)
+        return gs_fail(st, GS_EUSAGE, "%s: --col on npy input takes columns of a 2-D array in C order (n, k); this "
+                                      "one is %d-D%s", name, h->ndim, h->fortran ? " in fortran order" : "");
+    int k = 0, r = gs_cols_resolve(o->col, NULL, 0, sel, &k, name, st);
+    if (r) return r;
+    for (int i = 0; i < k; i++) {
+        if (sel[i] > h->shape[1])
+            return gs_fail(st, GS_EUSAGE, "%s: --col %d, but the npy array has %lld columns", name, sel[i],
+                           (long long)h->shape[1]);
+        sel[i]--;
+    }
+    *nsel = k;
+    return GS_OK;
+}
+
 /* Frames up to the elements the header promises; what follows them is for gs_npydec_read to judge. */
 /* The promised elements where they lie (the data's end is still checked by a read). */
 static int gs_npydec_view(gs_decoder *dd, size_t cap, int take, const void **p, size_t *got, gs_status *st)
@@ -281,6 +331,7 @@ static int gs_npydec_frames(gs_decoder *dd, const gs_zframes_req *q, size_t *nf,
 static void gs_npydec_close(gs_decoder *d)
 {
     d->src->close(d->src);
+    free(((gs_npydec *)d)->scratch);
     free(d);
 }
 
@@ -343,7 +394,10 @@ int gs_dec_open_npy(gs_decoder **out, gs_bsrc *src, const gs_read_opts *o, gs_st
             return gs_fail(st, GS_EDATA, "%s: npy shape too large", src->name);
         count *= (uint64_t)h.shape[i];
     }
-    int shape_ok = h.ndim <= 1 || (h.ndim == 2 && h.shape[1] <= 2) || big <= 1;
+    int sel[GS_WRITE_COLS_MAX], nsel = 0;
+    int rc_cols = npy_cols(&h, o, src->name, sel, &nsel, st);
+    if (rc_cols) return rc_cols;
+    int shape_ok = h.ndim <= 1 || (h.ndim == 2 && h.shape[1] <= 2) || big <= 1 || nsel;
     if (!shape_ok || (h.fortran && big > 1)) {
         char sh[160] = "";
         for (int i = 0, n = 0; i < h.ndim && n < (int)sizeof sh - 24; i++)
@@ -363,8 +417,10 @@ int gs_dec_open_npy(gs_decoder **out, gs_bsrc *src, const gs_read_opts *o, gs_st
             return gs_npy_lying(&tmp, data, esize, st);
         }
     }
-    gs_npydec *d = calloc(1, sizeof *d);
+    const int kin = nsel ? (int)h.shape[1] : 1;
+    gs_npydec *d = calloc(1, sizeof *d + esize * (size_t)kin);
     if (!d) return gs_fail(st, GS_ENOMEM, "out of memory");
+    d->carry = (unsigned char *)(d + 1);
     d->base.read = gs_npydec_read;
     d->base.close = gs_npydec_close;
     d->base.frames = gs_npydec_frames;
@@ -374,6 +430,24 @@ int gs_dec_open_npy(gs_decoder **out, gs_bsrc *src, const gs_read_opts *o, gs_st
     d->base.src = src;
     d->esize = esize;
     d->left = count;
+    if (nsel) { /* rows of the selected columns */
+        d->nsel = nsel;
+        d->kin = kin;
+        d->vsize = esize;
+        memcpy(d->sel, sel, sizeof sel);
+        d->esize = esize * (size_t)kin;
+        d->left = count / (uint64_t)kin;
+        d->base.count = (int64_t)d->left;
+        d->base.ncols = nsel;
+        d->base.frames = NULL;
+        d->base.view = NULL;
+        d->base.read = gs_npydec_read_cols;
+        d->scratch_rows = ((size_t)1 << 20) / d->esize + 1;
+        if (!(d->scratch = malloc(d->scratch_rows * d->esize))) {
+            free(d);
+            return gs_fail(st, GS_ENOMEM, "out of memory");
+        }
+    }
     *out = &d->base;
     return GS_OK;
 }

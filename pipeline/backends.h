@@ -37,6 +37,20 @@ extern const gs_backend_parts gs_backend_parts_builtin;
 int gs_backend_warm_create(gs_backend **b, const gs_backend_parts *parts, const gs_backend_cfg *c, int warm,
                            int required, gs_status *st);
 
+/* Several columns in one pass (pipeline/columns.c): the engine's chunks are rows of k values (2 to
+ * GS_WRITE_COLS_MAX) of c->in_type; each column runs on a backend of its own, made by make(ctx, its
+ * cfg) as the plan makes one, with its own carries; the outputs come back as rows of k x m values
+ * (column c's m after column c-1's; m = c->out_cap / c->chunk_elems / k). Every column must write as
+ * many values as the others, except under compact --count (gs_backend_columns_counts: each column's
+ * count, k entries). c is copied; its job, chain and opts must outlive the backend. */
+typedef int (*gs_backend_make_fn)(void *ctx, const gs_backend_cfg *c, gs_backend **b, gs_status *st);
+int gs_backend_columns_create(gs_backend **b, int k, const gs_backend_cfg *c, gs_backend_make_fn make, void *ctx,
+                              gs_status *st);
+void gs_backend_columns_counts(const gs_backend *b, uint64_t *counts);
+/* What several columns run: every stage writes as many rows for each (compact only as the chain's
+ * last --count) and no input rows or columns are written beside them (text: the run writes some). */
+int gs_columns_check(const gs_chain *chain, int text, gs_status *st);
+
 #ifdef __cplusplus
 }
 #endif

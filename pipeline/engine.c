@@ -43,7 +43,7 @@ static int reader_view(void *ctx, size_t cap, int take, const void **p, size_t *
 gs_source gs_source_from_reader(gs_reader *r)
 {
     gs_source s = {reader_read, r, gs_reader_type(r), gs_reader_count(r), reader_bytes, reader_frames,
-                   gs_reader_maps(r) ? reader_view : NULL, gs_reader_rows(r), gs_reader_rowtext(r)};
+                   gs_reader_maps(r) ? reader_view : NULL, gs_reader_rows(r), gs_reader_rowtext(r), gs_reader_cols(r)};
     return s;
 }
 
@@ -234,13 +234,21 @@ static void *writer_main(void *arg)
 }
 
 /* ---- the backend -------------------------------------------------------------------------------- */
-/* The plan's backend: the CPU's, or a GPU plan's (which begins the GPU's start-up now). */
+/* The plan's backend for cfg: the CPU's, or a GPU plan's (which begins the GPU's start-up now). */
+static int make_one(void *ctx, const gs_backend_cfg *cfg, gs_backend **b, gs_status *st)
+{
+    gs_run *r = ctx;
+    if (r->plan.backend == GS_PLAN_GPU)
+        return gs_backend_warm_create(b, r->parts, cfg, r->plan.warm, r->plan.gpu_required, st);
+    return r->parts->cpu(b, cfg, st);
+}
+
+/* The run's backend: the plan's, or for several columns one of those a column. */
 static int make_backend(gs_run *r, gs_status *st)
 {
     gs_trace("engine: making the %s backend", r->plan.backend == GS_PLAN_GPU ? "GPU" : "CPU");
-    if (r->plan.backend == GS_PLAN_GPU)
-        return gs_backend_warm_create(&r->made, r->parts, &r->cfg, r->plan.warm, r->plan.gpu_required, st);
-    return r->parts->cpu(&r->made, &r->cfg, st);
+    if (r->in_cols > 1) return gs_backend_columns_create(&r->made, r->in_cols, &r->cfg, make_one, r, st);
+    return make_one(r, &r->cfg, &r->made, st);
 }
 
 /* The backend has started: views for chunks larger than it takes, and its staging to the reader. */
@@ -447,10 +455,12 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
         r->text = src->text;
         r->rows = NULL;
     }
+    r->in_cols = src->cols > 1 ? src->cols : 1;
+    if (r->in_cols > 1 && gs_columns_check(chain, r->text != NULL, st)) return st->code;
     r->types[0] = src->type;
     for (int k = 0; k < chain->n; k++) r->types[k + 1] = gs_job_out_type(&chain->stage[k], r->types[k]);
-    r->cols = gs_chain_out_cols(chain);
-    r->in_size = gs_type_size(src->type);
+    r->cols = gs_chain_out_cols(chain) * r->in_cols;
+    r->in_size = gs_type_size(src->type) * (size_t)r->in_cols;
     r->out_size = gs_type_size(r->types[chain->n]);
     if (o->plan.made) r->plan = o->plan;
     else { /* the options alone, the codecs on the host */
@@ -459,15 +469,17 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
         int rc = gs_plan_make(&in, NULL, NULL, &r->plan, st);
         if (rc) return rc;
     }
-    gs_plan_settle(&r->plan, chain, src->count, src->type, w && gs_writer_takes_frames(w) && !r->rows && !r->text);
-    gs_plan_input(&r->plan, src->view != NULL);
+    const int one = r->in_cols == 1; /* several columns: no frames or views (each chunk is split) */
+    gs_plan_settle(&r->plan, chain, src->count >= 0 ? src->count * r->in_cols : -1, src->type, /* values */
+                   one && w && gs_writer_takes_frames(w) && !r->rows && !r->text);
+    gs_plan_input(&r->plan, one && src->view != NULL);
     if (r->o.host_mem == GS_HOST_DIRECT) r->o.host_mem = GS_HOST_PINNED; /* what is not read in place is staged */
     r->o.plan = r->plan; /* the backends read their zstd work there */
     r->o.buffers = r->plan.buffers;
     r->o.chunk_bytes = r->plan.chunk_bytes;
     r->chunk_elems = r->plan.chunk_bytes / r->in_size;
     if (r->chunk_elems == 0) r->chunk_elems = 1;
-    r->halo = (size_t)gs_job_halo(job);
+    r->halo = one ? (size_t)gs_job_halo(job) : 0; /* columns: theirs */
     /* Every stage writes at most as many rows as it reads (minmax: rows <= chunk, the halo aside),
      * so a chunk's capacity bounds every stage's output. */
     gs_backend_cfg cfg = {job, NULL, src->type, r->types[chain->n], r->chunk_elems, r->halo,
@@ -623,6 +635,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
 
     if (stats) run_stats(&r, stats, t_start);
     if (count) *count = r.values_out / (uint64_t)r.cols;
+    if (r.in_cols > 1 && r.made && o->col_counts) gs_backend_columns_counts(r.made, o->col_counts);
     const double t_release = gs_now();
     gs_stage_free_all(&r);
     if (r.made) {

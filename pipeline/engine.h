@@ -100,6 +100,7 @@ typedef struct gs_run {
     uint64_t in_done;          /* input elements of the chunks retired so far */
     gs_type types[GS_CHAIN_MAX + 1];
     int cols;
+    int in_cols;               /* columns of the source (rows of in_cols values; 1: one column) */
     gs_backend_cfg cfg;
     gs_backend *made;          /* the backend, once made (the driving thread's) */
     /* the backend once started, for the reader (set once, under mu) */

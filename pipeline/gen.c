@@ -200,6 +200,7 @@ int gs_gen_source(gs_source *s, const gs_gen_opts *g, gs_status *st)
     gen *x = calloc(1, sizeof *x);
     if (!x) return gs_fail(st, GS_ENOMEM, "out of memory");
     x->g = *g;
+    memset(s, 0, sizeof *s); /* one column; no frames, views or row records */
     s->read = gen_read;
     s->ctx = x;
     s->type = g->type;

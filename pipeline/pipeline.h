@@ -98,6 +98,8 @@ typedef struct gs_engine_opts {
     /* The backends the plan's are made from (NULL: the CPU and GPU backends built in; tests give
      * fakes: pipeline/backends.h). */
     const struct gs_backend_parts *parts;
+    /* A source of several columns under compact --count (NULL: not wanted): each column's count. */
+    uint64_t *col_counts;
 } gs_engine_opts;
 
 /* What happened, for --stats. Times are seconds of busy time per stage. */
@@ -151,9 +153,17 @@ typedef struct gs_source {
     const struct gs_rowmap *rows;
     /* Optional (NULL: none): the input rows of the values (compact --rows), by stream position. */
     gs_rowtext *text;
+    /* Columns read in one pass (0 or 1: one): each element read is a row of that many values of
+     * `type`, one per column, and the run computes each column on its own (pipeline/columns.c). */
+    int cols;
 } gs_source;
 
 gs_source gs_source_from_reader(gs_reader *r);
+
+/* Why compact takes several columns only as the last stage's --count (the engine and the CLI). */
+#define GS_COLUMNS_COMPACT                                                                                      \
+    "compact keeps a different number of values in each column: with several columns (--col a,b) it counts " \
+    "them (--count, one count a column); for the values, run one column at a time"
 
 /* The output type and columns a job writes for an input type. */
 gs_type gs_job_out_type(const gs_job *j, gs_type in);

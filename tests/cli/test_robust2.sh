@@ -183,8 +183,8 @@ python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<4d',1e10,-1
 run narrow_f64_i32_saturates 0 "" "$(hexof '2147483647\n-2147483648\n5\n-5\n')" -- $G convert -q -t f64 --out-type i32 f64.raw --to text
 $G convert --help | grep -q "narrowing saturates" && pass help_states_narrowing || fail help_states_narrowing "not in --help"
 # --col: CSV only; a number with a sign or blanks is a number
-run col_on_raw 2 "x.raw: --col applies to CSV input, and this input is raw" "" -- $G scan -q --col 2 -t i32 x.raw
-IN=$D/t.csv run col_on_text 2 "stdin: --col applies to CSV input, and this input is text" "" -- $G scan -q --col 1 --from text
+run col_on_raw 2 "x.raw: --col applies to CSV and 2-D npy input, and this input is raw" "" -- $G scan -q --col 2 -t i32 x.raw
+IN=$D/t.csv run col_on_text 2 "stdin: --col applies to CSV and 2-D npy input, and this input is text" "" -- $G scan -q --col 1 --from text
 run col_plus 0 "" "$(hexof 'b\n2\n6\n')" -- $G scan -q --col +2 t.csv --to csv
 run col_space 0 "" "$(hexof 'b\n2\n6\n')" -- $G scan -q --col ' 2' t.csv --to csv
 run col_zero 2 "invalid column '0' (columns are counted from 1)" "" -- $G scan -q --col 0 t.csv
