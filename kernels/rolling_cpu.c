@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../common/pool.h"
+#include "rolling_fast.h"
 #include "rolling_rows.h"
 
 #define GS_ROLL_MIN_PART ((size_t)1 << 16) /* fewest outputs worth handing to a thread */
@@ -299,7 +300,18 @@ static void roll_part(void *vr, size_t part, size_t nparts)
                 c.cols.agg[c.cols.nf] = c.p->agg[k];
                 c.cols.ctype[c.cols.nf++] = r->ctype[k];
             }
-        sweep(&c, fams[f][c.p->type], c.first + b, c.first + e, &ws);
+        size_t lo = c.first + b;
+        const size_t hi = c.first + e;
+        if ((f == FAM_SUM || f == FAM_VAR) && gs_roll_fast_ok(c.p, &c.cols, f == FAM_VAR)) {
+            /* ends of block 0 (windows clipped at the stream's start) here, the rest there */
+            const uint64_t b1 = c.base < c.w ? c.w - c.base : 0; /* local position of block 1 */
+            const size_t mid = b1 < lo ? lo : b1 < hi ? (size_t)b1 : hi;
+            sweep(&c, fams[f][c.p->type], lo, mid, &ws);
+            if (mid < hi && gs_roll_fast(c.p, &c.cols, f == FAM_VAR, c.in, c.first + c.cnt, c.first, mid, hi))
+                __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        sweep(&c, fams[f][c.p->type], lo, hi, &ws);
     }
     free(ws.sbuf);
 }

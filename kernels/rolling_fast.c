@@ -1,0 +1,354 @@
+/* rolling_fast.c - the CPU sweep of the sum (sum, mean) and var (var, std) families on f64 input
+ * without --skip-nan, with f64 columns: the states of rolling_cpu.c's sweep (its comment "the
+ * sweep" defines them), by the same operations of rolling_ops.h in the same order, so the same
+ * bits as the generic sweep and the GPU kernels; only the schedule differs. Tiles are folded eight
+ * side by side, one in each lane of a vector.
+ *
+ * The ends run in slabs of whole blocks (RF_SLAB values at least). Per slab: the totals of the
+ * tiles of its blocks (eight tiles at a time), those of the block before kept from the slab
+ * before; PT and ST per block from them; then each tile of ends in block j with the same tile of
+ * block j-1: its prefixes from PT before it, its suffixes from ST after it, each row from their
+ * merge. A tile whose 32 ends are not all in the range, and the last tile of a block (its last end
+ * is the block's whole prefix), go one value at a time through the same steps (rf_tile1). Every
+ * value counts, so a state's count is known from its position: 1/n, and the merges' b.n / W, come
+ * from tables. */
+#include "rolling_fast.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RF_L 8                            /* tiles side by side */
+#define RF_T ((int64_t)GS_ROLL_TILE)      /* values per tile */
+#define RF_SLAB ((int64_t)1024)           /* fewest values of a slab of blocks */
+#define RF_WMIN ((uint64_t)2 * GS_ROLL_TILE) /* below: too few tiles per block to gain */
+#define RF_WMAX ((uint64_t)1 << 20)       /* above: the generic sweep (tables of W values) */
+
+/* Each lane loop is built for the widest vectors the machine has (GCC on x86-64); the bits do not
+ * depend on the width: no operation is reordered or contracted (-std=c11: no FMA contraction). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define RF_WIDE __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define RF_WIDE
+#endif
+
+typedef union rf_st {
+    gs_rs_sumf s;
+    gs_rs_var v;
+} rf_st;
+
+typedef struct rf_ctx {
+    const double *in;
+    int64_t W, M, m, first; /* local positions; in[0..m) in memory */
+    const gs_rs_cols *cols;
+    int var;
+    double dof;                     /* var: W - ddof */
+    double *rn, *fb, *nafb;         /* var: rn[n] = 1/n for n <= W; for an end at block offset q,
+                                       fb = (q+1)/W and nafb = (W-q-1) fb (Chan's merge) */
+    rf_st *tot, *pt, *st;           /* per tile, rows of M + 1: the block before the slab, its blocks */
+} rf_ctx;
+
+static inline void rf_init(int var, rf_st *a)
+{
+    if (var) gs_rs_var_init(&a->v);
+    else gs_rs_sumf_init(&a->s);
+}
+static inline void rf_add(int var, rf_st *a, double x)
+{
+    if (var) gs_rs_var_add(&a->v, x);
+    else gs_rs_sumf_add(&a->s, x);
+}
+static inline rf_st rf_merge(int var, rf_st a, rf_st b)
+{
+    rf_st r;
+    memset(&r, 0, sizeof r); /* the other member's bytes too, as the union is copied whole */
+    if (var) r.v = gs_rs_var_merge(a.v, b.v);
+    else r.s = gs_rs_sumf_merge(a.s, b.s);
+    return r;
+}
+static inline void rf_row(const rf_ctx *c, int64_t e, rf_st a)
+{
+    if (c->var) gs_rs_row_var(c->cols, (uint64_t)(e - c->first), a.v);
+    else gs_rs_row_sumf(c->cols, (uint64_t)(e - c->first), a.s);
+}
+/* lane l of a state: (s, c) or (mean, ml, m2), and back with its count */
+static inline void rf_get(int var, const rf_st *a, double *x0, double *x1, double *x2)
+{
+    if (var) *x0 = a->v.mean, *x1 = a->v.ml, *x2 = a->v.m2;
+    else *x0 = a->s.s, *x1 = a->s.c, *x2 = 0.0;
+}
+static inline void rf_put(int var, rf_st *a, double x0, double x1, double x2, uint64_t n)
+{
+    if (var) a->v.mean = x0, a->v.ml = x1, a->v.m2 = x2, a->v.n = n;
+    else a->s.s = x0, a->s.c = x1, a->s.n = n;
+}
+
+/* x[i][l] = src[off[l] + step * i] for i in [0, 32) */
+static inline void rf_gather(const double *src, const int64_t *off, int64_t step, double x[][RF_L])
+{
+    for (int l = 0; l < RF_L; l++)
+        for (int64_t i = 0; i < RF_T; i++) x[i][l] = src[off[l] + step * i];
+}
+
+/* The totals of eight whole tiles starting at in[p[l]], into *out[l]. */
+static RF_WIDE void rf_tot8(const rf_ctx *c, const int64_t *p, rf_st *const *out)
+{
+    _Alignas(64) double x[RF_T][RF_L];
+    double a0[RF_L], a1[RF_L], a2[RF_L];
+    rf_st id;
+    rf_init(c->var, &id);
+    rf_gather(c->in, p, 1, x);
+    for (int l = 0; l < RF_L; l++) rf_get(c->var, &id, &a0[l], &a1[l], &a2[l]);
+    if (c->var) {
+        for (int64_t i = 0; i < RF_T; i++)
+            for (int l = 0; l < RF_L; l++) gs_rs_var_step(&a0[l], &a1[l], &a2[l], x[i][l], c->rn[i + 1]);
+    } else {
+        for (int64_t i = 0; i < RF_T; i++)
+            for (int l = 0; l < RF_L; l++) gs_rs_twosum(&a0[l], &a1[l], x[i][l]);
+    }
+    for (int l = 0; l < RF_L; l++) rf_put(c->var, out[l], a0[l], a1[l], a2[l], (uint64_t)RF_T);
+}
+
+/* The totals of the tiles of the block starting at local bs into row tot[0..M); a tile not wholly
+ * in memory gets the identity (no window needs it). */
+static void rf_tots(const rf_ctx *c, int64_t bs, rf_st *tot)
+{
+    int64_t p[RF_L];
+    rf_st *out[RF_L];
+    int nl = 0;
+    for (int64_t k = 0; k < c->M; k++) {
+        const int64_t t0 = bs + k * RF_T, t1 = t0 + RF_T < bs + c->W ? t0 + RF_T : bs + c->W;
+        rf_init(c->var, &tot[k]);
+        if (t0 < 0 || t1 > c->m) continue;
+        if (t1 - t0 < RF_T) {
+            for (int64_t i = t0; i < t1; i++) rf_add(c->var, &tot[k], c->in[i]);
+            continue;
+        }
+        p[nl] = t0, out[nl++] = &tot[k];
+        if (nl == RF_L) rf_tot8(c, p, out), nl = 0;
+    }
+    for (int l = 0; l < nl; l++)
+        for (int64_t i = 0; i < RF_T; i++) rf_add(c->var, out[l], c->in[p[l] + i]);
+}
+
+/* The ends [ea, eb) of tile k of the block at local jb, one value at a time (as rs_out_k of
+ * rolling_vhgw.cuh): ptb = PT before the tile, pta = PT through it (used where the tile's last end
+ * is in range), stn = ST of the block before from tile k+1 on (NULL for a block's last tile). */
+static void rf_tile1(const rf_ctx *c, int64_t jb, int64_t k, int64_t ea, int64_t eb, const rf_st *ptb,
+                     const rf_st *pta, const rf_st *stn)
+{
+    const int var = c->var;
+    const int64_t t0 = jb + k * RF_T, t1 = t0 + RF_T < jb + c->W ? t0 + RF_T : jb + c->W;
+    rf_st acc = *ptb, sb[GS_ROLL_TILE], a;
+    for (int64_t e = t0; e < ea; e++) rf_add(var, &acc, c->in[e]);
+    /* the suffixes from the same tile's end in the block before down to the first end's start */
+    const int64_t qt = t0 - c->W, q1 = t1 - c->W, lo = ea - c->W + 1 > qt + 1 ? ea - c->W + 1 : qt + 1;
+    if (stn) a = *stn;
+    else rf_init(var, &a);
+    for (int64_t q = q1 - 1; q >= lo; q--) {
+        rf_add(var, &a, c->in[q]);
+        sb[q - qt] = a;
+    }
+    for (int64_t e = ea; e < eb; e++) {
+        rf_add(var, &acc, c->in[e]);
+        if (e == t1 - 1) rf_row(c, e, stn ? rf_merge(var, *stn, *pta) : *pta);
+        else rf_row(c, e, rf_merge(var, sb[e + 1 - t0], acc));
+    }
+}
+
+/* The lanes' rows: v[i][l] (the sum, or the variance) into each of the family's columns. */
+static inline void rf_store8(const rf_ctx *c, const int64_t *pe, double v[][RF_L], double o[][RF_L])
+{
+    const gs_rs_cols *cols = c->cols;
+    for (int f = 0; f < cols->nf; f++) {
+        const int agg = cols->agg[f];
+        const uint64_t n = (uint64_t)c->W;
+        /* one loop per aggregate, each free of branches */
+        if (agg == GS_AGG_MEAN) {
+            for (int64_t i = 0; i < RF_T; i++)
+                for (int l = 0; l < RF_L; l++) o[i][l] = gs_rs_canon(gs_rs_sum_col(GS_AGG_MEAN, v[i][l], n));
+        } else if (agg == GS_AGG_STD) {
+            for (int64_t i = 0; i < RF_T; i++)
+                for (int l = 0; l < RF_L; l++) o[i][l] = gs_rs_canon(gs_rs_var_col(GS_AGG_STD, v[i][l]));
+        } else { /* sum, var: the value itself */
+            for (int64_t i = 0; i < RF_T; i++)
+                for (int l = 0; l < RF_L; l++) o[i][l] = gs_rs_canon(v[i][l]);
+        }
+        double *out = (double *)(void *)cols->out + cols->col[f];
+        for (int l = 0; l < RF_L; l++) {
+            double *r = out + (uint64_t)(pe[l] - c->first) * cols->k;
+            for (int64_t i = 0; i < RF_T; i++) r[(uint64_t)i * cols->k] = o[i][l];
+        }
+    }
+}
+
+/* Eight whole tiles of ends (not their blocks' last), each at local pe[l] with block offset kq[l] =
+ * 32k: prefixes from ptb[l], the last end's from pta[l]; suffixes in the block before from stn[l].
+ * The families' loops are apart so that each is one straight run of vector operations. */
+static RF_WIDE void rf_group8(const rf_ctx *c, const int64_t *pe, const int64_t *kq, rf_st *const *ptb,
+                              rf_st *const *pta, rf_st *const *stn)
+{
+    _Alignas(64) double xe[RF_T][RF_L], xs[RF_T][RF_L], re[RF_T][RF_L], rs[RF_T][RF_L], nf[RF_T][RF_L];
+    _Alignas(64) double p0[RF_T][RF_L], p1[RF_T][RF_L], p2[RF_T][RF_L];
+    _Alignas(64) double s0[RF_T + 1][RF_L], s1[RF_T + 1][RF_L], s2[RF_T + 1][RF_L];
+    double a0[RF_L], a1[RF_L], a2[RF_L];
+    int64_t o[RF_L];
+    const int var = c->var;
+    rf_gather(c->in, pe, 1, xe);
+    for (int l = 0; l < RF_L; l++) o[l] = pe[l] - c->W + 1;
+    rf_gather(c->in, o, 1, xs); /* xs[i - 1]: the block before's value at 32k + i */
+    if (var) {
+        for (int l = 0; l < RF_L; l++) o[l] = kq[l] + 1;
+        rf_gather(c->rn, o, 1, re); /* n = 32k + i + 1 */
+        for (int l = 0; l < RF_L; l++) o[l] = c->W - kq[l];
+        rf_gather(c->rn, o, -1, rs); /* n = W - (32k + i) */
+        rf_gather(c->nafb, kq, 1, nf);
+    }
+    /* prefixes p[i] to 32k + i; p[31] = PT through the tile */
+    for (int l = 0; l < RF_L; l++) rf_get(var, ptb[l], &a0[l], &a1[l], &a2[l]);
+    if (var) {
+        for (int64_t i = 0; i < RF_T; i++)
+            for (int l = 0; l < RF_L; l++) {
+                gs_rs_var_step(&a0[l], &a1[l], &a2[l], xe[i][l], re[i][l]);
+                p0[i][l] = a0[l], p1[i][l] = a1[l], p2[i][l] = a2[l];
+            }
+    } else {
+        for (int64_t i = 0; i < RF_T; i++)
+            for (int l = 0; l < RF_L; l++) {
+                gs_rs_twosum(&a0[l], &a1[l], xe[i][l]);
+                p0[i][l] = a0[l], p1[i][l] = a1[l];
+            }
+    }
+    for (int l = 0; l < RF_L; l++) rf_get(var, pta[l], &p0[RF_T - 1][l], &p1[RF_T - 1][l], &p2[RF_T - 1][l]);
+    /* suffixes s[i] from 32k + i in the block before, s[32] = ST from the next tile on */
+    for (int l = 0; l < RF_L; l++) rf_get(var, stn[l], &s0[RF_T][l], &s1[RF_T][l], &s2[RF_T][l]);
+    for (int l = 0; l < RF_L; l++) a0[l] = s0[RF_T][l], a1[l] = s1[RF_T][l], a2[l] = s2[RF_T][l];
+    if (var) {
+        for (int64_t i = RF_T - 1; i >= 1; i--)
+            for (int l = 0; l < RF_L; l++) {
+                gs_rs_var_step(&a0[l], &a1[l], &a2[l], xs[i - 1][l], rs[i][l]);
+                s0[i][l] = a0[l], s1[i][l] = a1[l], s2[i][l] = a2[l];
+            }
+        /* each end's window: the suffix from its start (+) the prefix to it; its variance */
+        for (int64_t i = 0; i < RF_T; i++)
+            for (int l = 0; l < RF_L; l++) {
+                const double d = gs_rs_var_d(s0[i + 1][l], s1[i + 1][l], p0[i][l], p1[i][l]);
+                xe[i][l] = gs_rs_var_val(gs_rs_var_m2(s2[i + 1][l], p2[i][l], d, nf[i][l]), c->dof);
+            }
+    } else {
+        for (int64_t i = RF_T - 1; i >= 1; i--)
+            for (int l = 0; l < RF_L; l++) {
+                gs_rs_twosum(&a0[l], &a1[l], xs[i - 1][l]);
+                s0[i][l] = a0[l], s1[i][l] = a1[l];
+            }
+        for (int64_t i = 0; i < RF_T; i++)
+            for (int l = 0; l < RF_L; l++) {
+                double t, e;
+                gs_rs_sum2(s0[i + 1][l], s1[i + 1][l], p0[i][l], p1[i][l], &t, &e);
+                xe[i][l] = gs_rs_sum_value(t, e);
+            }
+    }
+    rf_store8(c, pe, xe, xs);
+}
+
+/* PT (before each tile) of row r, ST (from each tile on) of row r - 1, for the blocks of rows 1..nb */
+static void rf_chains(const rf_ctx *c, int64_t nb)
+{
+    const int64_t R = c->M + 1;
+    for (int64_t r = 0; r <= nb; r++) {
+        rf_st *tot = c->tot + r * R, *pt = c->pt + r * R, *st = c->st + r * R;
+        rf_init(c->var, &pt[0]);
+        for (int64_t k = 0; k < c->M; k++) pt[k + 1] = rf_merge(c->var, pt[k], tot[k]);
+        rf_init(c->var, &st[c->M]);
+        for (int64_t k = c->M; k-- > 0;) st[k] = rf_merge(c->var, tot[k], st[k + 1]);
+    }
+}
+
+/* The ends of the slab of nb blocks from local jb in [ea, eb): tiles of eight whole tiles of ends
+ * at a time, the others one by one. Rows 1..nb of tot, pt, st are the slab's blocks, row 0 the one
+ * before. */
+static void rf_slab(const rf_ctx *c, int64_t jb, int64_t nb, int64_t ea, int64_t eb)
+{
+    const int64_t R = c->M + 1;
+    int64_t pe[RF_L], kq[RF_L], nl = 0;
+    rf_st *ptb[RF_L], *pta[RF_L], *stn[RF_L];
+    for (int64_t r = 1; r <= nb; r++) {
+        const int64_t bs = jb + (r - 1) * c->W;
+        const int64_t a = ea > bs ? ea : bs, b = eb < bs + c->W ? eb : bs + c->W;
+        if (a >= b) continue;
+        rf_st *pt = c->pt + r * R, *st = c->st + (r - 1) * R;
+        for (int64_t k = (a - bs) / RF_T; k < c->M && bs + k * RF_T < b; k++) {
+            const int64_t t0 = bs + k * RF_T;
+            if (k + 1 < c->M && t0 >= a && t0 + RF_T <= b) {
+                pe[nl] = t0, kq[nl] = k * RF_T, ptb[nl] = &pt[k], pta[nl] = &pt[k + 1], stn[nl] = &st[k + 1];
+                if (++nl == RF_L) rf_group8(c, pe, kq, ptb, pta, stn), nl = 0;
+                continue;
+            }
+            const int64_t t1 = t0 + RF_T < bs + c->W ? t0 + RF_T : bs + c->W;
+            rf_tile1(c, bs, k, t0 > a ? t0 : a, t1 < b ? t1 : b, &pt[k], &pt[k + 1], k + 1 < c->M ? &st[k + 1] : NULL);
+        }
+    }
+    for (int64_t l = 0; l < nl; l++) rf_tile1(c, pe[l] - kq[l], kq[l] / RF_T, pe[l], pe[l] + RF_T, ptb[l], pta[l], stn[l]);
+}
+
+int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var)
+{
+    (void)var;
+    if (p->type != GS_F64 || p->skip_nan || p->window < RF_WMIN || p->window > RF_WMAX) return 0;
+    if (p->min_periods > p->window || cols->otype != GS_F64) return 0;
+    for (int i = 0; i < cols->nf; i++)
+        if (cols->ctype[i] != GS_F64) return 0;
+    return 1;
+}
+
+/* the tables of a var sweep (rf_ctx), in one allocation at c->rn */
+static int rf_tables(rf_ctx *c)
+{
+    const int64_t W = c->W;
+    c->rn = malloc((size_t)(3 * W + 1) * sizeof(double));
+    if (!c->rn) return -1;
+    c->fb = c->rn + W + 1, c->nafb = c->fb + W;
+    c->rn[0] = 0.0;
+    for (int64_t n = 1; n <= W; n++) c->rn[n] = 1.0 / (double)n;
+    for (int64_t q = 0; q < W; q++) {
+        c->fb[q] = (double)(q + 1) / (double)W;
+        c->nafb[q] = GS_DMUL((double)(W - q - 1), c->fb[q]);
+    }
+    return 0;
+}
+
+int gs_roll_fast(const gs_minmax_params *p, const gs_rs_cols *cols, int var, const double *in, size_t m,
+                 size_t first, size_t e_lo, size_t e_hi)
+{
+    rf_ctx c;
+    memset(&c, 0, sizeof c);
+    c.in = in, c.W = (int64_t)p->window, c.M = (c.W + RF_T - 1) / RF_T, c.m = (int64_t)m;
+    c.first = (int64_t)first, c.cols = cols, c.var = var, c.dof = (double)p->window - (double)p->ddof;
+    if (var && rf_tables(&c)) return -1;
+    const int64_t nbmax = (RF_SLAB + c.W - 1) / c.W, R = c.M + 1;
+    c.tot = malloc((size_t)(3 * (nbmax + 1) * R) * sizeof(rf_st));
+    if (!c.tot) {
+        free(c.rn);
+        return -1;
+    }
+    c.pt = c.tot + (nbmax + 1) * R, c.st = c.pt + (nbmax + 1) * R;
+    int have_prev = 0; /* row 0 holds the totals of the block before */
+    for (int64_t e = (int64_t)e_lo; e < (int64_t)e_hi;) {
+        const uint64_t j = (p->base + (uint64_t)e) / p->window;
+        const int64_t jb = (int64_t)(j * p->window - p->base); /* local start of e's block */
+        int64_t nb = ((int64_t)e_hi - jb + c.W - 1) / c.W;
+        if (nb > nbmax) nb = nbmax;
+        if (!have_prev) rf_tots(&c, jb - c.W, c.tot);
+        for (int64_t r = 1; r <= nb; r++) rf_tots(&c, jb + (r - 1) * c.W, c.tot + r * R);
+        rf_chains(&c, nb);
+        const int64_t end = jb + nb * c.W < (int64_t)e_hi ? jb + nb * c.W : (int64_t)e_hi;
+        rf_slab(&c, jb, nb, e, end);
+        memcpy(c.tot, c.tot + nb * R, (size_t)R * sizeof(rf_st));
+        have_prev = 1;
+        e = end;
+    }
+    free(c.tot);
+    free(c.rn);
+    return 0;
+}
