@@ -33,6 +33,13 @@
 #define RF_WIDE
 #endif
 
+/* the lane helpers, built into each of the wide functions' versions */
+#ifdef __GNUC__
+#define RF_INLINE static inline __attribute__((always_inline))
+#else
+#define RF_INLINE static inline
+#endif
+
 typedef union rf_st {
     gs_rs_sumf s;
     gs_rs_var v;
@@ -84,52 +91,67 @@ static inline void rf_put(int var, rf_st *a, double x0, double x1, double x2, ui
     else a->s.s = x0, a->s.c = x1, a->s.n = n;
 }
 
-/* x[i][l] = src[off[l] + step * i] for i in [0, 32) */
-static inline void rf_gather(const double *src, const int64_t *off, int64_t step, double x[][RF_L])
+/* x[i][l] = src[off[l] + step * i] for i in [0, len) */
+RF_INLINE void rf_gather(const double *src, const int64_t *off, int64_t step, int64_t len, double x[][RF_L])
 {
-    for (int l = 0; l < RF_L; l++)
-        for (int64_t i = 0; i < RF_T; i++) x[i][l] = src[off[l] + step * i];
+    for (int64_t i = 0; i < len; i++)
+        for (int l = 0; l < RF_L; l++) x[i][l] = src[off[l] + step * i];
 }
 
-/* The totals of eight whole tiles starting at in[p[l]], into *out[l]. */
-static RF_WIDE void rf_tot8(const rf_ctx *c, const int64_t *p, rf_st *const *out)
+/* The totals of eight tiles of len values starting at in[p[l]], into *out[l]. */
+static RF_WIDE void rf_tot8(const rf_ctx *c, int64_t len, const int64_t *p, rf_st *const *out)
 {
     _Alignas(64) double x[RF_T][RF_L];
     double a0[RF_L], a1[RF_L], a2[RF_L];
     rf_st id;
     rf_init(c->var, &id);
-    rf_gather(c->in, p, 1, x);
+    rf_gather(c->in, p, 1, len, x);
     for (int l = 0; l < RF_L; l++) rf_get(c->var, &id, &a0[l], &a1[l], &a2[l]);
     if (c->var) {
-        for (int64_t i = 0; i < RF_T; i++)
+        for (int64_t i = 0; i < len; i++)
             for (int l = 0; l < RF_L; l++) gs_rs_var_step(&a0[l], &a1[l], &a2[l], x[i][l], c->rn[i + 1]);
     } else {
-        for (int64_t i = 0; i < RF_T; i++)
+        for (int64_t i = 0; i < len; i++)
             for (int l = 0; l < RF_L; l++) gs_rs_twosum(&a0[l], &a1[l], x[i][l]);
     }
-    for (int l = 0; l < RF_L; l++) rf_put(c->var, out[l], a0[l], a1[l], a2[l], (uint64_t)RF_T);
+    for (int l = 0; l < RF_L; l++) rf_put(c->var, out[l], a0[l], a1[l], a2[l], (uint64_t)len);
 }
 
-/* The totals of the tiles of the block starting at local bs into row tot[0..M); a tile not wholly
- * in memory gets the identity (no window needs it). */
-static void rf_tots(const rf_ctx *c, int64_t bs, rf_st *tot)
+/* Tiles gathered eight at a time for one kind of lane work; a last batch of fewer repeats its
+ * first tile in the empty lanes (the same values written twice). */
+typedef struct rf_lanes {
+    int n;
+    int64_t p[RF_L], kq[RF_L];
+    rf_st *a[RF_L], *b[RF_L], *s[RF_L];
+} rf_lanes;
+static void rf_pad(rf_lanes *q)
 {
-    int64_t p[RF_L];
-    rf_st *out[RF_L];
-    int nl = 0;
-    for (int64_t k = 0; k < c->M; k++) {
-        const int64_t t0 = bs + k * RF_T, t1 = t0 + RF_T < bs + c->W ? t0 + RF_T : bs + c->W;
-        rf_init(c->var, &tot[k]);
-        if (t0 < 0 || t1 > c->m) continue;
-        if (t1 - t0 < RF_T) {
-            for (int64_t i = t0; i < t1; i++) rf_add(c->var, &tot[k], c->in[i]);
-            continue;
+    for (int l = q->n; l < RF_L; l++)
+        q->p[l] = q->p[0], q->kq[l] = q->kq[0], q->a[l] = q->a[0], q->b[l] = q->b[0], q->s[l] = q->s[0];
+}
+
+/* The totals of the tiles of rows r0..r1 (rows of M + 1 in c->tot; row r is the block starting at
+ * local bs + (r - 1) W); a tile not wholly in memory gets the identity (no window needs it). Whole
+ * tiles and the blocks' short last tiles go eight at a time. */
+static void rf_tots(const rf_ctx *c, int64_t bs, int64_t r0, int64_t r1)
+{
+    const int64_t R = c->M + 1, tail = c->W - (c->M - 1) * RF_T;
+    rf_lanes q[2]; /* whole tiles, short last tiles */
+    q[0].n = q[1].n = 0;
+    for (int64_t r = r0; r <= r1; r++) {
+        rf_st *tot = c->tot + r * R;
+        const int64_t b0 = bs + (r - 1) * c->W;
+        for (int64_t k = 0; k < c->M; k++) {
+            const int64_t t0 = b0 + k * RF_T, len = k + 1 < c->M ? RF_T : tail;
+            rf_init(c->var, &tot[k]);
+            if (t0 < 0 || t0 + len > c->m) continue;
+            rf_lanes *l = &q[len < RF_T];
+            l->p[l->n] = t0, l->a[l->n] = &tot[k];
+            if (++l->n == RF_L) rf_tot8(c, len < RF_T ? tail : RF_T, l->p, l->a), l->n = 0;
         }
-        p[nl] = t0, out[nl++] = &tot[k];
-        if (nl == RF_L) rf_tot8(c, p, out), nl = 0;
     }
-    for (int l = 0; l < nl; l++)
-        for (int64_t i = 0; i < RF_T; i++) rf_add(c->var, out[l], c->in[p[l] + i]);
+    for (int i = 0; i < 2; i++)
+        if (q[i].n) rf_pad(&q[i]), rf_tot8(c, i ? tail : RF_T, q[i].p, q[i].a);
 }
 
 /* The ends [ea, eb) of tile k of the block at local jb, one value at a time (as rs_out_k of
@@ -157,8 +179,8 @@ static void rf_tile1(const rf_ctx *c, int64_t jb, int64_t k, int64_t ea, int64_t
     }
 }
 
-/* The lanes' rows: v[i][l] (the sum, or the variance) into each of the family's columns. */
-static inline void rf_store8(const rf_ctx *c, const int64_t *pe, double v[][RF_L], double o[][RF_L])
+/* The lanes' rows: v[i][l] for i < len (the sum, or the variance) into each of the family's columns. */
+RF_INLINE void rf_store8(const rf_ctx *c, int64_t len, const int64_t *pe, double v[][RF_L], double o[][RF_L])
 {
     const gs_rs_cols *cols = c->cols;
     for (int f = 0; f < cols->nf; f++) {
@@ -166,28 +188,29 @@ static inline void rf_store8(const rf_ctx *c, const int64_t *pe, double v[][RF_L
         const uint64_t n = (uint64_t)c->W;
         /* one loop per aggregate, each free of branches */
         if (agg == GS_AGG_MEAN) {
-            for (int64_t i = 0; i < RF_T; i++)
+            for (int64_t i = 0; i < len; i++)
                 for (int l = 0; l < RF_L; l++) o[i][l] = gs_rs_canon(gs_rs_sum_col(GS_AGG_MEAN, v[i][l], n));
         } else if (agg == GS_AGG_STD) {
-            for (int64_t i = 0; i < RF_T; i++)
+            for (int64_t i = 0; i < len; i++)
                 for (int l = 0; l < RF_L; l++) o[i][l] = gs_rs_canon(gs_rs_var_col(GS_AGG_STD, v[i][l]));
         } else { /* sum, var: the value itself */
-            for (int64_t i = 0; i < RF_T; i++)
+            for (int64_t i = 0; i < len; i++)
                 for (int l = 0; l < RF_L; l++) o[i][l] = gs_rs_canon(v[i][l]);
         }
         double *out = (double *)(void *)cols->out + cols->col[f];
         for (int l = 0; l < RF_L; l++) {
             double *r = out + (uint64_t)(pe[l] - c->first) * cols->k;
-            for (int64_t i = 0; i < RF_T; i++) r[(uint64_t)i * cols->k] = o[i][l];
+            for (int64_t i = 0; i < len; i++) r[(uint64_t)i * cols->k] = o[i][l];
         }
     }
 }
 
-/* Eight whole tiles of ends (not their blocks' last), each at local pe[l] with block offset kq[l] =
- * 32k: prefixes from ptb[l], the last end's from pta[l]; suffixes in the block before from stn[l].
- * The families' loops are apart so that each is one straight run of vector operations. */
-static RF_WIDE void rf_group8(const rf_ctx *c, const int64_t *pe, const int64_t *kq, rf_st *const *ptb,
-                              rf_st *const *pta, rf_st *const *stn)
+/* Eight tiles of len ends, each at local pe[l] with block offset kq[l] = 32k: prefixes from
+ * ptb[l], the last end's from pta[l]; suffixes in the block before from stn[l]. A block's last
+ * tiles (last) have no suffix at their last end: the block's whole prefix is its window. The
+ * families' loops are apart so that each is one straight run of vector operations. */
+static RF_WIDE void rf_group8(const rf_ctx *c, int64_t len, int last, const int64_t *pe, const int64_t *kq,
+                              rf_st *const *ptb, rf_st *const *pta, rf_st *const *stn)
 {
     _Alignas(64) double xe[RF_T][RF_L], xs[RF_T][RF_L], re[RF_T][RF_L], rs[RF_T][RF_L], nf[RF_T][RF_L];
     _Alignas(64) double p0[RF_T][RF_L], p1[RF_T][RF_L], p2[RF_T][RF_L];
@@ -195,101 +218,113 @@ static RF_WIDE void rf_group8(const rf_ctx *c, const int64_t *pe, const int64_t 
     double a0[RF_L], a1[RF_L], a2[RF_L];
     int64_t o[RF_L];
     const int var = c->var;
-    rf_gather(c->in, pe, 1, xe);
+    const int64_t nm = last ? len - 1 : len; /* ends whose window is suffix (+) prefix */
+    rf_gather(c->in, pe, 1, len, xe);
     for (int l = 0; l < RF_L; l++) o[l] = pe[l] - c->W + 1;
-    rf_gather(c->in, o, 1, xs); /* xs[i - 1]: the block before's value at 32k + i */
+    rf_gather(c->in, o, 1, len - 1, xs); /* xs[i - 1]: the block before's value at 32k + i */
     if (var) {
         for (int l = 0; l < RF_L; l++) o[l] = kq[l] + 1;
-        rf_gather(c->rn, o, 1, re); /* n = 32k + i + 1 */
+        rf_gather(c->rn, o, 1, len, re); /* n = 32k + i + 1 */
         for (int l = 0; l < RF_L; l++) o[l] = c->W - kq[l];
-        rf_gather(c->rn, o, -1, rs); /* n = W - (32k + i) */
-        rf_gather(c->nafb, kq, 1, nf);
+        rf_gather(c->rn, o, -1, len, rs); /* n = W - (32k + i) */
+        rf_gather(c->nafb, kq, 1, len, nf);
     }
-    /* prefixes p[i] to 32k + i; p[31] = PT through the tile */
+    /* prefixes p[i] to 32k + i; p[len - 1] = PT through the tile */
     for (int l = 0; l < RF_L; l++) rf_get(var, ptb[l], &a0[l], &a1[l], &a2[l]);
     if (var) {
-        for (int64_t i = 0; i < RF_T; i++)
+        for (int64_t i = 0; i < len; i++)
             for (int l = 0; l < RF_L; l++) {
                 gs_rs_var_step(&a0[l], &a1[l], &a2[l], xe[i][l], re[i][l]);
                 p0[i][l] = a0[l], p1[i][l] = a1[l], p2[i][l] = a2[l];
             }
     } else {
-        for (int64_t i = 0; i < RF_T; i++)
+        for (int64_t i = 0; i < len; i++)
             for (int l = 0; l < RF_L; l++) {
                 gs_rs_twosum(&a0[l], &a1[l], xe[i][l]);
                 p0[i][l] = a0[l], p1[i][l] = a1[l];
             }
     }
-    for (int l = 0; l < RF_L; l++) rf_get(var, pta[l], &p0[RF_T - 1][l], &p1[RF_T - 1][l], &p2[RF_T - 1][l]);
-    /* suffixes s[i] from 32k + i in the block before, s[32] = ST from the next tile on */
-    for (int l = 0; l < RF_L; l++) rf_get(var, stn[l], &s0[RF_T][l], &s1[RF_T][l], &s2[RF_T][l]);
-    for (int l = 0; l < RF_L; l++) a0[l] = s0[RF_T][l], a1[l] = s1[RF_T][l], a2[l] = s2[RF_T][l];
+    for (int l = 0; l < RF_L; l++) rf_get(var, pta[l], &p0[len - 1][l], &p1[len - 1][l], &p2[len - 1][l]);
+    /* suffixes s[i] from 32k + i in the block before, s[len] = ST from the next tile on */
+    for (int l = 0; l < RF_L; l++) {
+        rf_get(var, stn[l], &a0[l], &a1[l], &a2[l]); /* the identity past a block's last tile */
+        s0[len][l] = a0[l], s1[len][l] = a1[l], s2[len][l] = a2[l];
+    }
     if (var) {
-        for (int64_t i = RF_T - 1; i >= 1; i--)
+        for (int64_t i = len - 1; i >= 1; i--)
             for (int l = 0; l < RF_L; l++) {
                 gs_rs_var_step(&a0[l], &a1[l], &a2[l], xs[i - 1][l], rs[i][l]);
                 s0[i][l] = a0[l], s1[i][l] = a1[l], s2[i][l] = a2[l];
             }
         /* each end's window: the suffix from its start (+) the prefix to it; its variance */
-        for (int64_t i = 0; i < RF_T; i++)
+        for (int64_t i = 0; i < nm; i++)
             for (int l = 0; l < RF_L; l++) {
                 const double d = gs_rs_var_d(s0[i + 1][l], s1[i + 1][l], p0[i][l], p1[i][l]);
                 xe[i][l] = gs_rs_var_val(gs_rs_var_m2(s2[i + 1][l], p2[i][l], d, nf[i][l]), c->dof);
             }
+        if (last)
+            for (int l = 0; l < RF_L; l++) xe[len - 1][l] = gs_rs_var_value(pta[l]->v, c->cols->ddof);
     } else {
-        for (int64_t i = RF_T - 1; i >= 1; i--)
+        for (int64_t i = len - 1; i >= 1; i--)
             for (int l = 0; l < RF_L; l++) {
                 gs_rs_twosum(&a0[l], &a1[l], xs[i - 1][l]);
                 s0[i][l] = a0[l], s1[i][l] = a1[l];
             }
-        for (int64_t i = 0; i < RF_T; i++)
+        for (int64_t i = 0; i < nm; i++)
             for (int l = 0; l < RF_L; l++) {
                 double t, e;
                 gs_rs_sum2(s0[i + 1][l], s1[i + 1][l], p0[i][l], p1[i][l], &t, &e);
                 xe[i][l] = gs_rs_sum_value(t, e);
             }
+        if (last)
+            for (int l = 0; l < RF_L; l++) xe[len - 1][l] = gs_rs_sumf_value(pta[l]->s);
     }
-    rf_store8(c, pe, xe, xs);
+    rf_store8(c, len, pe, xe, xs);
 }
 
-/* PT (before each tile) of row r, ST (from each tile on) of row r - 1, for the blocks of rows 1..nb */
+/* PT (before each tile) of rows 1..nb, ST (from each tile on) of rows 0..nb-1: the two chains of a
+ * pair of rows side by side. */
 static void rf_chains(const rf_ctx *c, int64_t nb)
 {
-    const int64_t R = c->M + 1;
-    for (int64_t r = 0; r <= nb; r++) {
-        rf_st *tot = c->tot + r * R, *pt = c->pt + r * R, *st = c->st + r * R;
+    const int64_t R = c->M + 1, M = c->M;
+    for (int64_t r = 1; r <= nb; r++) {
+        const rf_st *tot = c->tot + r * R, *totb = c->tot + (r - 1) * R;
+        rf_st *pt = c->pt + r * R, *st = c->st + (r - 1) * R;
         rf_init(c->var, &pt[0]);
-        for (int64_t k = 0; k < c->M; k++) pt[k + 1] = rf_merge(c->var, pt[k], tot[k]);
-        rf_init(c->var, &st[c->M]);
-        for (int64_t k = c->M; k-- > 0;) st[k] = rf_merge(c->var, tot[k], st[k + 1]);
+        rf_init(c->var, &st[M]);
+        for (int64_t k = 0; k < M; k++) {
+            pt[k + 1] = rf_merge(c->var, pt[k], tot[k]);
+            st[M - 1 - k] = rf_merge(c->var, totb[M - 1 - k], st[M - k]);
+        }
     }
 }
 
-/* The ends of the slab of nb blocks from local jb in [ea, eb): tiles of eight whole tiles of ends
- * at a time, the others one by one. Rows 1..nb of tot, pt, st are the slab's blocks, row 0 the one
- * before. */
+/* The ends of the slab of nb blocks from local jb in [ea, eb): tiles of ends eight at a time
+ * where all their ends are in range (whole tiles, and the blocks' last tiles apart), the others
+ * one by one. Rows 1..nb of tot, pt, st are the slab's blocks, row 0 the one before. */
 static void rf_slab(const rf_ctx *c, int64_t jb, int64_t nb, int64_t ea, int64_t eb)
 {
-    const int64_t R = c->M + 1;
-    int64_t pe[RF_L], kq[RF_L], nl = 0;
-    rf_st *ptb[RF_L], *pta[RF_L], *stn[RF_L];
+    const int64_t R = c->M + 1, tail = c->W - (c->M - 1) * RF_T;
+    rf_lanes q[2]; /* whole tiles not their block's last; last tiles */
+    q[0].n = q[1].n = 0;
     for (int64_t r = 1; r <= nb; r++) {
         const int64_t bs = jb + (r - 1) * c->W;
         const int64_t a = ea > bs ? ea : bs, b = eb < bs + c->W ? eb : bs + c->W;
-        if (a >= b) continue;
         rf_st *pt = c->pt + r * R, *st = c->st + (r - 1) * R;
-        for (int64_t k = (a - bs) / RF_T; k < c->M && bs + k * RF_T < b; k++) {
-            const int64_t t0 = bs + k * RF_T;
-            if (k + 1 < c->M && t0 >= a && t0 + RF_T <= b) {
-                pe[nl] = t0, kq[nl] = k * RF_T, ptb[nl] = &pt[k], pta[nl] = &pt[k + 1], stn[nl] = &st[k + 1];
-                if (++nl == RF_L) rf_group8(c, pe, kq, ptb, pta, stn), nl = 0;
+        for (int64_t k = a < b ? (a - bs) / RF_T : c->M; k < c->M && bs + k * RF_T < b; k++) {
+            const int64_t t0 = bs + k * RF_T, t1 = k + 1 < c->M ? t0 + RF_T : t0 + tail;
+            if (t0 >= a && t1 <= b) {
+                rf_lanes *l = &q[k + 1 == c->M];
+                l->p[l->n] = t0, l->kq[l->n] = k * RF_T, l->a[l->n] = &pt[k], l->b[l->n] = &pt[k + 1];
+                l->s[l->n] = &st[k + 1];
+                if (++l->n == RF_L) rf_group8(c, t1 - t0, k + 1 == c->M, l->p, l->kq, l->a, l->b, l->s), l->n = 0;
                 continue;
             }
-            const int64_t t1 = t0 + RF_T < bs + c->W ? t0 + RF_T : bs + c->W;
             rf_tile1(c, bs, k, t0 > a ? t0 : a, t1 < b ? t1 : b, &pt[k], &pt[k + 1], k + 1 < c->M ? &st[k + 1] : NULL);
         }
     }
-    for (int64_t l = 0; l < nl; l++) rf_tile1(c, pe[l] - kq[l], kq[l] / RF_T, pe[l], pe[l] + RF_T, ptb[l], pta[l], stn[l]);
+    for (int i = 0; i < 2; i++)
+        if (q[i].n) rf_pad(&q[i]), rf_group8(c, i ? tail : RF_T, i, q[i].p, q[i].kq, q[i].a, q[i].b, q[i].s);
 }
 
 int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var)
@@ -326,7 +361,8 @@ int gs_roll_fast(const gs_minmax_params *p, const gs_rs_cols *cols, int var, con
     c.in = in, c.W = (int64_t)p->window, c.M = (c.W + RF_T - 1) / RF_T, c.m = (int64_t)m;
     c.first = (int64_t)first, c.cols = cols, c.var = var, c.dof = (double)p->window - (double)p->ddof;
     if (var && rf_tables(&c)) return -1;
-    const int64_t nbmax = (RF_SLAB + c.W - 1) / c.W, R = c.M + 1;
+    /* blocks per slab: a multiple of the lanes below RF_SLAB, so that their tiles fill the lanes */
+    const int64_t nbmax = c.W >= RF_SLAB ? 1 : (RF_SLAB / c.W + RF_L) / RF_L * RF_L, R = c.M + 1;
     c.tot = malloc((size_t)(3 * (nbmax + 1) * R) * sizeof(rf_st));
     if (!c.tot) {
         free(c.rn);
@@ -339,8 +375,7 @@ int gs_roll_fast(const gs_minmax_params *p, const gs_rs_cols *cols, int var, con
         const int64_t jb = (int64_t)(j * p->window - p->base); /* local start of e's block */
         int64_t nb = ((int64_t)e_hi - jb + c.W - 1) / c.W;
         if (nb > nbmax) nb = nbmax;
-        if (!have_prev) rf_tots(&c, jb - c.W, c.tot);
-        for (int64_t r = 1; r <= nb; r++) rf_tots(&c, jb + (r - 1) * c.W, c.tot + r * R);
+        rf_tots(&c, jb, have_prev ? 1 : 0, nb);
         rf_chains(&c, nb);
         const int64_t end = jb + nb * c.W < (int64_t)e_hi ? jb + nb * c.W : (int64_t)e_hi;
         rf_slab(&c, jb, nb, e, end);
