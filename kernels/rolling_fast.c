@@ -24,6 +24,7 @@
 #define RF_SLAB ((int64_t)1024)           /* fewest values of a slab of blocks */
 #define RF_WMIN ((uint64_t)2 * GS_ROLL_TILE) /* below: too few tiles per block to gain */
 #define RF_WMAX ((uint64_t)1 << 20)       /* above: the generic sweep (tables of W values) */
+#define RF_WROWS ((int64_t)1 << 16)       /* above: no tables in lane rows (8 W values each) */
 
 /* Each lane loop is built for the widest vectors the machine has (GCC on x86-64); the bits do not
  * depend on the width: no operation is reordered or contracted (-std=c11: no FMA contraction). */
@@ -53,6 +54,9 @@ typedef struct rf_ctx {
     double dof;                     /* var: W - ddof */
     double *rn, *fb, *nafb;         /* var: rn[n] = 1/n for n <= W; for an end at block offset q,
                                        fb = (q+1)/W and nafb = (W-q-1) fb (Chan's merge) */
+    double *tp, *ts, *tn;           /* var, W <= RF_WROWS: for lanes of consecutive tiles from block
+                                       offset m, row m of 8 lanes of rn[m + 32l + 1], rn[W - m - 32l],
+                                       nafb[m + 32l] (0 where out of range) */
     rf_st *tot, *pt, *st;           /* per tile, rows of M + 1: the block before the slab, its blocks */
 } rf_ctx;
 
@@ -205,6 +209,36 @@ RF_INLINE void rf_store8(const rf_ctx *c, int64_t len, const int64_t *pe, double
     }
 }
 
+/* For lanes of tiles at block offsets kq[l]: re[i][l] = 1/n of the prefix to kq[l] + i (n = kq[l] +
+ * i + 1), rs[i][l] = 1/n of the suffix from there (n = W - kq[l] - i), nf[i][l] = nafb there. Lanes
+ * of one tile index share the values; lanes of consecutive tiles read rows of c->tp, ts, tn; others
+ * gather them. */
+RF_INLINE void rf_factors(const rf_ctx *c, int64_t len, const int64_t *kq, double re[][RF_L], double rs[][RF_L],
+                          double nf[][RF_L])
+{
+    int same = 1, rows = c->tp != NULL;
+    for (int l = 1; l < RF_L; l++) same &= kq[l] == kq[0], rows &= kq[l] == kq[0] + l * RF_T;
+    const int64_t k0 = kq[0];
+    if (same) {
+        for (int64_t i = 0; i < len; i++)
+            for (int l = 0; l < RF_L; l++)
+                re[i][l] = c->rn[k0 + i + 1], rs[i][l] = c->rn[c->W - k0 - i], nf[i][l] = c->nafb[k0 + i];
+    } else if (rows) {
+        for (int64_t i = 0; i < len; i++)
+            for (int l = 0; l < RF_L; l++) {
+                const int64_t r = (k0 + i) * RF_L + l;
+                re[i][l] = c->tp[r], rs[i][l] = c->ts[r], nf[i][l] = c->tn[r];
+            }
+    } else {
+        int64_t o[RF_L];
+        for (int l = 0; l < RF_L; l++) o[l] = kq[l] + 1;
+        rf_gather(c->rn, o, 1, len, re);
+        for (int l = 0; l < RF_L; l++) o[l] = c->W - kq[l];
+        rf_gather(c->rn, o, -1, len, rs);
+        rf_gather(c->nafb, kq, 1, len, nf);
+    }
+}
+
 /* Eight tiles of len ends, each at local pe[l] with block offset kq[l] = 32k: prefixes from
  * ptb[l], the last end's from pta[l]; suffixes in the block before from stn[l]. A block's last
  * tiles (last) have no suffix at their last end: the block's whole prefix is its window. The
@@ -222,13 +256,7 @@ static RF_WIDE void rf_group8(const rf_ctx *c, int64_t len, int last, const int6
     rf_gather(c->in, pe, 1, len, xe);
     for (int l = 0; l < RF_L; l++) o[l] = pe[l] - c->W + 1;
     rf_gather(c->in, o, 1, len - 1, xs); /* xs[i - 1]: the block before's value at 32k + i */
-    if (var) {
-        for (int l = 0; l < RF_L; l++) o[l] = kq[l] + 1;
-        rf_gather(c->rn, o, 1, len, re); /* n = 32k + i + 1 */
-        for (int l = 0; l < RF_L; l++) o[l] = c->W - kq[l];
-        rf_gather(c->rn, o, -1, len, rs); /* n = W - (32k + i) */
-        rf_gather(c->nafb, kq, 1, len, nf);
-    }
+    if (var) rf_factors(c, len, kq, re, rs, nf);
     /* prefixes p[i] to 32k + i; p[len - 1] = PT through the tile */
     for (int l = 0; l < RF_L; l++) rf_get(var, ptb[l], &a0[l], &a1[l], &a2[l]);
     if (var) {
@@ -307,12 +335,12 @@ static void rf_slab(const rf_ctx *c, int64_t jb, int64_t nb, int64_t ea, int64_t
     const int64_t R = c->M + 1, tail = c->W - (c->M - 1) * RF_T;
     rf_lanes q[2]; /* whole tiles not their block's last; last tiles */
     q[0].n = q[1].n = 0;
-    for (int64_t r = 1; r <= nb; r++) {
-        const int64_t bs = jb + (r - 1) * c->W;
-        const int64_t a = ea > bs ? ea : bs, b = eb < bs + c->W ? eb : bs + c->W;
-        rf_st *pt = c->pt + r * R, *st = c->st + (r - 1) * R;
-        for (int64_t k = a < b ? (a - bs) / RF_T : c->M; k < c->M && bs + k * RF_T < b; k++) {
-            const int64_t t0 = bs + k * RF_T, t1 = k + 1 < c->M ? t0 + RF_T : t0 + tail;
+    for (int64_t k = 0; k < c->M; k++) /* the same tile of each block side by side */
+        for (int64_t r = 1; r <= nb; r++) {
+            const int64_t bs = jb + (r - 1) * c->W, t0 = bs + k * RF_T, t1 = k + 1 < c->M ? t0 + RF_T : t0 + tail;
+            const int64_t a = ea > bs ? ea : bs, b = eb < bs + c->W ? eb : bs + c->W;
+            if (t1 <= a || t0 >= b) continue;
+            rf_st *pt = c->pt + r * R, *st = c->st + (r - 1) * R;
             if (t0 >= a && t1 <= b) {
                 rf_lanes *l = &q[k + 1 == c->M];
                 l->p[l->n] = t0, l->kq[l->n] = k * RF_T, l->a[l->n] = &pt[k], l->b[l->n] = &pt[k + 1];
@@ -322,7 +350,6 @@ static void rf_slab(const rf_ctx *c, int64_t jb, int64_t nb, int64_t ea, int64_t
             }
             rf_tile1(c, bs, k, t0 > a ? t0 : a, t1 < b ? t1 : b, &pt[k], &pt[k + 1], k + 1 < c->M ? &st[k + 1] : NULL);
         }
-    }
     for (int i = 0; i < 2; i++)
         if (q[i].n) rf_pad(&q[i]), rf_group8(c, i ? tail : RF_T, i, q[i].p, q[i].kq, q[i].a, q[i].b, q[i].s);
 }
@@ -341,7 +368,8 @@ int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var)
 static int rf_tables(rf_ctx *c)
 {
     const int64_t W = c->W;
-    c->rn = malloc((size_t)(3 * W + 1) * sizeof(double));
+    const int64_t nrows = W <= RF_WROWS ? 3 * RF_L * W : 0;
+    c->rn = malloc((size_t)(3 * W + 1 + nrows) * sizeof(double));
     if (!c->rn) return -1;
     c->fb = c->rn + W + 1, c->nafb = c->fb + W;
     c->rn[0] = 0.0;
@@ -350,6 +378,15 @@ static int rf_tables(rf_ctx *c)
         c->fb[q] = (double)(q + 1) / (double)W;
         c->nafb[q] = GS_DMUL((double)(W - q - 1), c->fb[q]);
     }
+    if (!nrows) return 0;
+    c->tp = c->nafb + W, c->ts = c->tp + RF_L * W, c->tn = c->ts + RF_L * W;
+    for (int64_t q = 0; q < W; q++)
+        for (int64_t l = 0; l < RF_L; l++) {
+            const int64_t a = q + l * RF_T, r = q * RF_L + l;
+            c->tp[r] = a + 1 <= W ? c->rn[a + 1] : 0.0;
+            c->ts[r] = W - a >= 1 ? c->rn[W - a] : 0.0;
+            c->tn[r] = a < W ? c->nafb[a] : 0.0;
+        }
     return 0;
 }
 
