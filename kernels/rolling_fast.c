@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RF_L 8                            /* tiles side by side */
+#define RF_L 16                           /* tiles side by side */
 #define RF_T ((int64_t)GS_ROLL_TILE)      /* values per tile */
 #define RF_SLAB ((int64_t)1024)           /* fewest values of a slab of blocks */
 #define RF_WMIN ((uint64_t)2 * GS_ROLL_TILE) /* below: too few tiles per block to gain */
@@ -249,7 +249,7 @@ static RF_WIDE void rf_group8(const rf_ctx *c, int64_t len, int last, const int6
     _Alignas(64) double xe[RF_T][RF_L], xs[RF_T][RF_L], re[RF_T][RF_L], rs[RF_T][RF_L], nf[RF_T][RF_L];
     _Alignas(64) double p0[RF_T][RF_L], p1[RF_T][RF_L], p2[RF_T][RF_L];
     _Alignas(64) double s0[RF_T + 1][RF_L], s1[RF_T + 1][RF_L], s2[RF_T + 1][RF_L];
-    double a0[RF_L], a1[RF_L], a2[RF_L];
+    double a0[RF_L], a1[RF_L], a2[RF_L], b0[RF_L], b1[RF_L], b2[RF_L];
     int64_t o[RF_L];
     const int var = c->var;
     const int64_t nm = last ? len - 1 : len; /* ends whose window is suffix (+) prefix */
@@ -257,34 +257,42 @@ static RF_WIDE void rf_group8(const rf_ctx *c, int64_t len, int last, const int6
     for (int l = 0; l < RF_L; l++) o[l] = pe[l] - c->W + 1;
     rf_gather(c->in, o, 1, len - 1, xs); /* xs[i - 1]: the block before's value at 32k + i */
     if (var) rf_factors(c, len, kq, re, rs, nf);
-    /* prefixes p[i] to 32k + i; p[len - 1] = PT through the tile */
-    for (int l = 0; l < RF_L; l++) rf_get(var, ptb[l], &a0[l], &a1[l], &a2[l]);
+    /* prefixes p[i] to 32k + i from ptb (p[len - 1] = PT through the tile), and side by side the
+     * suffixes s[j] from 32k + j in the block before (s[len] = ST from the next tile on, the
+     * identity past a block's last tile): two chains in flight */
+    for (int l = 0; l < RF_L; l++) {
+        rf_get(var, ptb[l], &a0[l], &a1[l], &a2[l]);
+        rf_get(var, stn[l], &b0[l], &b1[l], &b2[l]);
+        s0[len][l] = b0[l], s1[len][l] = b1[l], s2[len][l] = b2[l];
+    }
     if (var) {
-        for (int64_t i = 0; i < len; i++)
+        for (int64_t i = 0, j = len - 1; i < len; i++, j--) {
             for (int l = 0; l < RF_L; l++) {
                 gs_rs_var_step(&a0[l], &a1[l], &a2[l], xe[i][l], re[i][l]);
                 p0[i][l] = a0[l], p1[i][l] = a1[l], p2[i][l] = a2[l];
             }
+            if (j >= 1)
+                for (int l = 0; l < RF_L; l++) {
+                    gs_rs_var_step(&b0[l], &b1[l], &b2[l], xs[j - 1][l], rs[j][l]);
+                    s0[j][l] = b0[l], s1[j][l] = b1[l], s2[j][l] = b2[l];
+                }
+        }
     } else {
-        for (int64_t i = 0; i < len; i++)
+        for (int64_t i = 0, j = len - 1; i < len; i++, j--) {
             for (int l = 0; l < RF_L; l++) {
                 gs_rs_twosum(&a0[l], &a1[l], xe[i][l]);
                 p0[i][l] = a0[l], p1[i][l] = a1[l];
             }
+            if (j >= 1)
+                for (int l = 0; l < RF_L; l++) {
+                    gs_rs_twosum(&b0[l], &b1[l], xs[j - 1][l]);
+                    s0[j][l] = b0[l], s1[j][l] = b1[l];
+                }
+        }
     }
     for (int l = 0; l < RF_L; l++) rf_get(var, pta[l], &p0[len - 1][l], &p1[len - 1][l], &p2[len - 1][l]);
-    /* suffixes s[i] from 32k + i in the block before, s[len] = ST from the next tile on */
-    for (int l = 0; l < RF_L; l++) {
-        rf_get(var, stn[l], &a0[l], &a1[l], &a2[l]); /* the identity past a block's last tile */
-        s0[len][l] = a0[l], s1[len][l] = a1[l], s2[len][l] = a2[l];
-    }
+    /* each end's window: the suffix from its start (+) the prefix to it; its sum or variance */
     if (var) {
-        for (int64_t i = len - 1; i >= 1; i--)
-            for (int l = 0; l < RF_L; l++) {
-                gs_rs_var_step(&a0[l], &a1[l], &a2[l], xs[i - 1][l], rs[i][l]);
-                s0[i][l] = a0[l], s1[i][l] = a1[l], s2[i][l] = a2[l];
-            }
-        /* each end's window: the suffix from its start (+) the prefix to it; its variance */
         for (int64_t i = 0; i < nm; i++)
             for (int l = 0; l < RF_L; l++) {
                 const double d = gs_rs_var_d(s0[i + 1][l], s1[i + 1][l], p0[i][l], p1[i][l]);
@@ -293,11 +301,6 @@ static RF_WIDE void rf_group8(const rf_ctx *c, int64_t len, int last, const int6
         if (last)
             for (int l = 0; l < RF_L; l++) xe[len - 1][l] = gs_rs_var_value(pta[l]->v, c->cols->ddof);
     } else {
-        for (int64_t i = len - 1; i >= 1; i--)
-            for (int l = 0; l < RF_L; l++) {
-                gs_rs_twosum(&a0[l], &a1[l], xs[i - 1][l]);
-                s0[i][l] = a0[l], s1[i][l] = a1[l];
-            }
         for (int64_t i = 0; i < nm; i++)
             for (int l = 0; l < RF_L; l++) {
                 double t, e;
