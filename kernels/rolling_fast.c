@@ -1,11 +1,12 @@
 /* rolling_fast.c - the CPU sweep of the sum (sum, mean) and var (var, std) families on f64 input
  * without --skip-nan, with f64 columns: the states of rolling_cpu.c's sweep (its comment "the
  * sweep" defines them), by the same operations of rolling_ops.h in the same order, so the same
- * bits as the generic sweep and the GPU kernels; only the schedule differs. Tiles are folded eight
- * side by side, one in each lane of a vector.
+ * bits as the generic sweep and the GPU kernels; only the schedule differs. Tiles are folded side
+ * by side, one in each lane of a vector: RF_LS of them for the sum family, RF_LV for var's longer
+ * chains (rolling_fast_lanes.h, built once per count).
  *
  * The ends run in slabs of whole blocks (RF_SLAB values at least). Per slab: the totals of the
- * tiles of its blocks (eight tiles at a time), those of the block before kept from the slab
+ * tiles of its blocks (a lane count of tiles at a time), those of the block before kept from the slab
  * before; PT and ST per block from them; then each tile of ends in block j with the same tile of
  * block j-1: its prefixes from PT before it, its suffixes from ST after it, each row from their
  * merge. A tile whose 32 ends are not all in the range, and the last tile of a block (its last end
@@ -19,12 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RF_L 16                           /* tiles side by side */
+#define RF_LS 8                           /* tiles side by side: sum family */
+#define RF_LV 16                          /* var family */
 #define RF_T ((int64_t)GS_ROLL_TILE)      /* values per tile */
 #define RF_SLAB ((int64_t)1024)           /* fewest values of a slab of blocks */
 #define RF_WMIN ((uint64_t)2 * GS_ROLL_TILE) /* below: too few tiles per block to gain */
 #define RF_WMAX ((uint64_t)1 << 20)       /* above: the generic sweep (tables of W values) */
-#define RF_WROWS ((int64_t)1 << 16)       /* above: no tables in lane rows (8 W values each) */
+#define RF_WROWS ((int64_t)1 << 16)       /* above: no tables in lane rows (RF_LV W values each) */
 
 /* Each lane loop is built for the widest vectors the machine has (GCC on x86-64); the bits do not
  * depend on the width: no operation is reordered or contracted (-std=c11: no FMA contraction). */
@@ -95,48 +97,48 @@ static inline void rf_put(int var, rf_st *a, double x0, double x1, double x2, ui
     else a->s.s = x0, a->s.c = x1, a->s.n = n;
 }
 
-/* x[i][l] = src[off[l] + step * i] for i in [0, len) */
-RF_INLINE void rf_gather(const double *src, const int64_t *off, int64_t step, int64_t len, double x[][RF_L])
+/* the lane work, once per lane count */
+#define RF_L RF_LS
+#define RF_N(f) f##_s
+#include "rolling_fast_lanes.h"
+#undef RF_L
+#undef RF_N
+#define RF_L RF_LV
+#define RF_N(f) f##_v
+#include "rolling_fast_lanes.h"
+#undef RF_L
+#undef RF_N
+
+/* the family's lane count and lane work */
+#define RF_LANES(c) ((c)->var ? RF_LV : RF_LS)
+static void rf_tot(const rf_ctx *c, int64_t len, const int64_t *p, rf_st *const *out)
 {
-    for (int64_t i = 0; i < len; i++)
-        for (int l = 0; l < RF_L; l++) x[i][l] = src[off[l] + step * i];
+    if (c->var) rf_tot_v(c, len, p, out);
+    else rf_tot_s(c, len, p, out);
+}
+static void rf_group(const rf_ctx *c, int64_t len, int last, const int64_t *pe, const int64_t *kq, rf_st *const *ptb,
+                     rf_st *const *pta, rf_st *const *stn)
+{
+    if (c->var) rf_group_v(c, len, last, pe, kq, ptb, pta, stn);
+    else rf_group_s(c, len, last, pe, kq, ptb, pta, stn);
 }
 
-/* The totals of eight tiles of len values starting at in[p[l]], into *out[l]. */
-static RF_WIDE void rf_tot8(const rf_ctx *c, int64_t len, const int64_t *p, rf_st *const *out)
-{
-    _Alignas(64) double x[RF_T][RF_L];
-    double a0[RF_L], a1[RF_L], a2[RF_L];
-    rf_st id;
-    rf_init(c->var, &id);
-    rf_gather(c->in, p, 1, len, x);
-    for (int l = 0; l < RF_L; l++) rf_get(c->var, &id, &a0[l], &a1[l], &a2[l]);
-    if (c->var) {
-        for (int64_t i = 0; i < len; i++)
-            for (int l = 0; l < RF_L; l++) gs_rs_var_step(&a0[l], &a1[l], &a2[l], x[i][l], c->rn[i + 1]);
-    } else {
-        for (int64_t i = 0; i < len; i++)
-            for (int l = 0; l < RF_L; l++) gs_rs_twosum(&a0[l], &a1[l], x[i][l]);
-    }
-    for (int l = 0; l < RF_L; l++) rf_put(c->var, out[l], a0[l], a1[l], a2[l], (uint64_t)len);
-}
-
-/* Tiles gathered eight at a time for one kind of lane work; a last batch of fewer repeats its
+/* Tiles gathered a lane count at a time for one kind of lane work; a last batch of fewer repeats its
  * first tile in the empty lanes (the same values written twice). */
 typedef struct rf_lanes {
     int n;
-    int64_t p[RF_L], kq[RF_L];
-    rf_st *a[RF_L], *b[RF_L], *s[RF_L];
+    int64_t p[RF_LV], kq[RF_LV];
+    rf_st *a[RF_LV], *b[RF_LV], *s[RF_LV];
 } rf_lanes;
-static void rf_pad(rf_lanes *q)
+static void rf_pad(rf_lanes *q, int lanes)
 {
-    for (int l = q->n; l < RF_L; l++)
+    for (int l = q->n; l < lanes; l++)
         q->p[l] = q->p[0], q->kq[l] = q->kq[0], q->a[l] = q->a[0], q->b[l] = q->b[0], q->s[l] = q->s[0];
 }
 
 /* The totals of the tiles of rows r0..r1 (rows of M + 1 in c->tot; row r is the block starting at
  * local bs + (r - 1) W); a tile not wholly in memory gets the identity (no window needs it). Whole
- * tiles and the blocks' short last tiles go eight at a time. */
+ * tiles and the blocks' short last tiles go a lane count at a time. */
 static void rf_tots(const rf_ctx *c, int64_t bs, int64_t r0, int64_t r1)
 {
     const int64_t R = c->M + 1, tail = c->W - (c->M - 1) * RF_T;
@@ -151,11 +153,11 @@ static void rf_tots(const rf_ctx *c, int64_t bs, int64_t r0, int64_t r1)
             if (t0 < 0 || t0 + len > c->m) continue;
             rf_lanes *l = &q[len < RF_T];
             l->p[l->n] = t0, l->a[l->n] = &tot[k];
-            if (++l->n == RF_L) rf_tot8(c, len < RF_T ? tail : RF_T, l->p, l->a), l->n = 0;
+            if (++l->n == RF_LANES(c)) rf_tot(c, len < RF_T ? tail : RF_T, l->p, l->a), l->n = 0;
         }
     }
     for (int i = 0; i < 2; i++)
-        if (q[i].n) rf_pad(&q[i]), rf_tot8(c, i ? tail : RF_T, q[i].p, q[i].a);
+        if (q[i].n) rf_pad(&q[i], RF_LANES(c)), rf_tot(c, i ? tail : RF_T, q[i].p, q[i].a);
 }
 
 /* The ends [ea, eb) of tile k of the block at local jb, one value at a time (as rs_out_k of
@@ -183,136 +185,6 @@ static void rf_tile1(const rf_ctx *c, int64_t jb, int64_t k, int64_t ea, int64_t
     }
 }
 
-/* The lanes' rows: v[i][l] for i < len (the sum, or the variance) into each of the family's columns. */
-RF_INLINE void rf_store8(const rf_ctx *c, int64_t len, const int64_t *pe, double v[][RF_L], double o[][RF_L])
-{
-    const gs_rs_cols *cols = c->cols;
-    for (int f = 0; f < cols->nf; f++) {
-        const int agg = cols->agg[f];
-        const uint64_t n = (uint64_t)c->W;
-        /* one loop per aggregate, each free of branches */
-        if (agg == GS_AGG_MEAN) {
-            for (int64_t i = 0; i < len; i++)
-                for (int l = 0; l < RF_L; l++) o[i][l] = gs_rs_canon(gs_rs_sum_col(GS_AGG_MEAN, v[i][l], n));
-        } else if (agg == GS_AGG_STD) {
-            for (int64_t i = 0; i < len; i++)
-                for (int l = 0; l < RF_L; l++) o[i][l] = gs_rs_canon(gs_rs_var_col(GS_AGG_STD, v[i][l]));
-        } else { /* sum, var: the value itself */
-            for (int64_t i = 0; i < len; i++)
-                for (int l = 0; l < RF_L; l++) o[i][l] = gs_rs_canon(v[i][l]);
-        }
-        double *out = (double *)(void *)cols->out + cols->col[f];
-        for (int l = 0; l < RF_L; l++) {
-            double *r = out + (uint64_t)(pe[l] - c->first) * cols->k;
-            for (int64_t i = 0; i < len; i++) r[(uint64_t)i * cols->k] = o[i][l];
-        }
-    }
-}
-
-/* For lanes of tiles at block offsets kq[l]: re[i][l] = 1/n of the prefix to kq[l] + i (n = kq[l] +
- * i + 1), rs[i][l] = 1/n of the suffix from there (n = W - kq[l] - i), nf[i][l] = nafb there. Lanes
- * of one tile index share the values; lanes of consecutive tiles read rows of c->tp, ts, tn; others
- * gather them. */
-RF_INLINE void rf_factors(const rf_ctx *c, int64_t len, const int64_t *kq, double re[][RF_L], double rs[][RF_L],
-                          double nf[][RF_L])
-{
-    int same = 1, rows = c->tp != NULL;
-    for (int l = 1; l < RF_L; l++) same &= kq[l] == kq[0], rows &= kq[l] == kq[0] + l * RF_T;
-    const int64_t k0 = kq[0];
-    if (same) {
-        for (int64_t i = 0; i < len; i++)
-            for (int l = 0; l < RF_L; l++)
-                re[i][l] = c->rn[k0 + i + 1], rs[i][l] = c->rn[c->W - k0 - i], nf[i][l] = c->nafb[k0 + i];
-    } else if (rows) {
-        for (int64_t i = 0; i < len; i++)
-            for (int l = 0; l < RF_L; l++) {
-                const int64_t r = (k0 + i) * RF_L + l;
-                re[i][l] = c->tp[r], rs[i][l] = c->ts[r], nf[i][l] = c->tn[r];
-            }
-    } else {
-        int64_t o[RF_L];
-        for (int l = 0; l < RF_L; l++) o[l] = kq[l] + 1;
-        rf_gather(c->rn, o, 1, len, re);
-        for (int l = 0; l < RF_L; l++) o[l] = c->W - kq[l];
-        rf_gather(c->rn, o, -1, len, rs);
-        rf_gather(c->nafb, kq, 1, len, nf);
-    }
-}
-
-/* Eight tiles of len ends, each at local pe[l] with block offset kq[l] = 32k: prefixes from
- * ptb[l], the last end's from pta[l]; suffixes in the block before from stn[l]. A block's last
- * tiles (last) have no suffix at their last end: the block's whole prefix is its window. The
- * families' loops are apart so that each is one straight run of vector operations. */
-static RF_WIDE void rf_group8(const rf_ctx *c, int64_t len, int last, const int64_t *pe, const int64_t *kq,
-                              rf_st *const *ptb, rf_st *const *pta, rf_st *const *stn)
-{
-    _Alignas(64) double xe[RF_T][RF_L], xs[RF_T][RF_L], re[RF_T][RF_L], rs[RF_T][RF_L], nf[RF_T][RF_L];
-    _Alignas(64) double p0[RF_T][RF_L], p1[RF_T][RF_L], p2[RF_T][RF_L];
-    _Alignas(64) double s0[RF_T + 1][RF_L], s1[RF_T + 1][RF_L], s2[RF_T + 1][RF_L];
-    double a0[RF_L], a1[RF_L], a2[RF_L], b0[RF_L], b1[RF_L], b2[RF_L];
-    int64_t o[RF_L];
-    const int var = c->var;
-    const int64_t nm = last ? len - 1 : len; /* ends whose window is suffix (+) prefix */
-    rf_gather(c->in, pe, 1, len, xe);
-    for (int l = 0; l < RF_L; l++) o[l] = pe[l] - c->W + 1;
-    rf_gather(c->in, o, 1, len - 1, xs); /* xs[i - 1]: the block before's value at 32k + i */
-    if (var) rf_factors(c, len, kq, re, rs, nf);
-    /* prefixes p[i] to 32k + i from ptb (p[len - 1] = PT through the tile), and side by side the
-     * suffixes s[j] from 32k + j in the block before (s[len] = ST from the next tile on, the
-     * identity past a block's last tile): two chains in flight */
-    for (int l = 0; l < RF_L; l++) {
-        rf_get(var, ptb[l], &a0[l], &a1[l], &a2[l]);
-        rf_get(var, stn[l], &b0[l], &b1[l], &b2[l]);
-        s0[len][l] = b0[l], s1[len][l] = b1[l], s2[len][l] = b2[l];
-    }
-    if (var) {
-        for (int64_t i = 0, j = len - 1; i < len; i++, j--) {
-            for (int l = 0; l < RF_L; l++) {
-                gs_rs_var_step(&a0[l], &a1[l], &a2[l], xe[i][l], re[i][l]);
-                p0[i][l] = a0[l], p1[i][l] = a1[l], p2[i][l] = a2[l];
-            }
-            if (j >= 1)
-                for (int l = 0; l < RF_L; l++) {
-                    gs_rs_var_step(&b0[l], &b1[l], &b2[l], xs[j - 1][l], rs[j][l]);
-                    s0[j][l] = b0[l], s1[j][l] = b1[l], s2[j][l] = b2[l];
-                }
-        }
-    } else {
-        for (int64_t i = 0, j = len - 1; i < len; i++, j--) {
-            for (int l = 0; l < RF_L; l++) {
-                gs_rs_twosum(&a0[l], &a1[l], xe[i][l]);
-                p0[i][l] = a0[l], p1[i][l] = a1[l];
-            }
-            if (j >= 1)
-                for (int l = 0; l < RF_L; l++) {
-                    gs_rs_twosum(&b0[l], &b1[l], xs[j - 1][l]);
-                    s0[j][l] = b0[l], s1[j][l] = b1[l];
-                }
-        }
-    }
-    for (int l = 0; l < RF_L; l++) rf_get(var, pta[l], &p0[len - 1][l], &p1[len - 1][l], &p2[len - 1][l]);
-    /* each end's window: the suffix from its start (+) the prefix to it; its sum or variance */
-    if (var) {
-        for (int64_t i = 0; i < nm; i++)
-            for (int l = 0; l < RF_L; l++) {
-                const double d = gs_rs_var_d(s0[i + 1][l], s1[i + 1][l], p0[i][l], p1[i][l]);
-                xe[i][l] = gs_rs_var_val(gs_rs_var_m2(s2[i + 1][l], p2[i][l], d, nf[i][l]), c->dof);
-            }
-        if (last)
-            for (int l = 0; l < RF_L; l++) xe[len - 1][l] = gs_rs_var_value(pta[l]->v, c->cols->ddof);
-    } else {
-        for (int64_t i = 0; i < nm; i++)
-            for (int l = 0; l < RF_L; l++) {
-                double t, e;
-                gs_rs_sum2(s0[i + 1][l], s1[i + 1][l], p0[i][l], p1[i][l], &t, &e);
-                xe[i][l] = gs_rs_sum_value(t, e);
-            }
-        if (last)
-            for (int l = 0; l < RF_L; l++) xe[len - 1][l] = gs_rs_sumf_value(pta[l]->s);
-    }
-    rf_store8(c, len, pe, xe, xs);
-}
-
 /* PT (before each tile) of rows 1..nb, ST (from each tile on) of rows 0..nb-1: the two chains of a
  * pair of rows side by side. */
 static void rf_chains(const rf_ctx *c, int64_t nb)
@@ -330,7 +202,7 @@ static void rf_chains(const rf_ctx *c, int64_t nb)
     }
 }
 
-/* The ends of the slab of nb blocks from local jb in [ea, eb): tiles of ends eight at a time
+/* The ends of the slab of nb blocks from local jb in [ea, eb): tiles of ends a lane count at a time
  * where all their ends are in range (whole tiles, and the blocks' last tiles apart), the others
  * one by one. Rows 1..nb of tot, pt, st are the slab's blocks, row 0 the one before. */
 static void rf_slab(const rf_ctx *c, int64_t jb, int64_t nb, int64_t ea, int64_t eb)
@@ -348,13 +220,13 @@ static void rf_slab(const rf_ctx *c, int64_t jb, int64_t nb, int64_t ea, int64_t
                 rf_lanes *l = &q[k + 1 == c->M];
                 l->p[l->n] = t0, l->kq[l->n] = k * RF_T, l->a[l->n] = &pt[k], l->b[l->n] = &pt[k + 1];
                 l->s[l->n] = &st[k + 1];
-                if (++l->n == RF_L) rf_group8(c, t1 - t0, k + 1 == c->M, l->p, l->kq, l->a, l->b, l->s), l->n = 0;
+                if (++l->n == RF_LANES(c)) rf_group(c, t1 - t0, k + 1 == c->M, l->p, l->kq, l->a, l->b, l->s), l->n = 0;
                 continue;
             }
             rf_tile1(c, bs, k, t0 > a ? t0 : a, t1 < b ? t1 : b, &pt[k], &pt[k + 1], k + 1 < c->M ? &st[k + 1] : NULL);
         }
     for (int i = 0; i < 2; i++)
-        if (q[i].n) rf_pad(&q[i]), rf_group8(c, i ? tail : RF_T, i, q[i].p, q[i].kq, q[i].a, q[i].b, q[i].s);
+        if (q[i].n) rf_pad(&q[i], RF_LANES(c)), rf_group(c, i ? tail : RF_T, i, q[i].p, q[i].kq, q[i].a, q[i].b, q[i].s);
 }
 
 int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var)
@@ -371,7 +243,7 @@ int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var)
 static int rf_tables(rf_ctx *c)
 {
     const int64_t W = c->W;
-    const int64_t nrows = W <= RF_WROWS ? 3 * RF_L * W : 0;
+    const int64_t nrows = W <= RF_WROWS ? 3 * RF_LV * W : 0;
     c->rn = malloc((size_t)(3 * W + 1 + nrows) * sizeof(double));
     if (!c->rn) return -1;
     c->fb = c->rn + W + 1, c->nafb = c->fb + W;
@@ -382,10 +254,10 @@ static int rf_tables(rf_ctx *c)
         c->nafb[q] = GS_DMUL((double)(W - q - 1), c->fb[q]);
     }
     if (!nrows) return 0;
-    c->tp = c->nafb + W, c->ts = c->tp + RF_L * W, c->tn = c->ts + RF_L * W;
+    c->tp = c->nafb + W, c->ts = c->tp + RF_LV * W, c->tn = c->ts + RF_LV * W;
     for (int64_t q = 0; q < W; q++)
-        for (int64_t l = 0; l < RF_L; l++) {
-            const int64_t a = q + l * RF_T, r = q * RF_L + l;
+        for (int64_t l = 0; l < RF_LV; l++) {
+            const int64_t a = q + l * RF_T, r = q * RF_LV + l;
             c->tp[r] = a + 1 <= W ? c->rn[a + 1] : 0.0;
             c->ts[r] = W - a >= 1 ? c->rn[W - a] : 0.0;
             c->tn[r] = a < W ? c->nafb[a] : 0.0;
@@ -402,7 +274,7 @@ int gs_roll_fast(const gs_minmax_params *p, const gs_rs_cols *cols, int var, con
     c.first = (int64_t)first, c.cols = cols, c.var = var, c.dof = (double)p->window - (double)p->ddof;
     if (var && rf_tables(&c)) return -1;
     /* blocks per slab: a multiple of the lanes below RF_SLAB, so that their tiles fill the lanes */
-    const int64_t nbmax = c.W >= RF_SLAB ? 1 : (RF_SLAB / c.W + RF_L) / RF_L * RF_L, R = c.M + 1;
+    const int64_t nbmax = c.W >= RF_SLAB ? 1 : (RF_SLAB / c.W + RF_LV) / RF_LV * RF_LV, R = c.M + 1;
     c.tot = malloc((size_t)(3 * (nbmax + 1) * R) * sizeof(rf_st));
     if (!c.tot) {
         free(c.rn);

@@ -1,6 +1,6 @@
 /* rolling_fast.h - the CPU's sweep of the sum (sum, mean) and var (var, std) families on f64 input
  * without --skip-nan (kernels/rolling_fast.c): the states of rolling_cpu.c's sweep by the same
- * operations in the same order, eight tiles side by side. */
+ * operations in the same order, several tiles side by side in vector lanes. */
 #ifndef GS_ROLLING_FAST_H
 #define GS_ROLLING_FAST_H
 
