@@ -195,10 +195,16 @@ static void rf_chains(const rf_ctx *c, int64_t nb)
         rf_st *pt = c->pt + r * R, *st = c->st + (r - 1) * R;
         rf_init(c->var, &pt[0]);
         rf_init(c->var, &st[M]);
-        for (int64_t k = 0; k < M; k++) {
-            pt[k + 1] = rf_merge(c->var, pt[k], tot[k]);
-            st[M - 1 - k] = rf_merge(c->var, totb[M - 1 - k], st[M - k]);
-        }
+        if (c->var) /* one family's member, not the union copied whole */
+            for (int64_t k = 0; k < M; k++) {
+                pt[k + 1].v = gs_rs_var_merge(pt[k].v, tot[k].v);
+                st[M - 1 - k].v = gs_rs_var_merge(totb[M - 1 - k].v, st[M - k].v);
+            }
+        else
+            for (int64_t k = 0; k < M; k++) {
+                pt[k + 1].s = gs_rs_sumf_merge(pt[k].s, tot[k].s);
+                st[M - 1 - k].s = gs_rs_sumf_merge(totb[M - 1 - k].s, st[M - k].s);
+            }
     }
 }
 
