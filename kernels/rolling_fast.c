@@ -43,6 +43,16 @@
 #define RF_INLINE static inline
 #endif
 
+/* a hint to load in[a..a+n) (what is past the memory is left alone) */
+#ifdef __GNUC__
+#define RF_PREFETCH(c, a, n)                                                                             \
+    do {                                                                                                 \
+        for (int64_t q_ = (a); q_ < (a) + (n) && q_ < (c)->m; q_ += 8) __builtin_prefetch((c)->in + q_); \
+    } while (0)
+#else
+#define RF_PREFETCH(c, a, n) ((void)0)
+#endif
+
 typedef union rf_st {
     gs_rs_sumf s;
     gs_rs_var v;

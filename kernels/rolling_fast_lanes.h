@@ -18,6 +18,7 @@ static RF_WIDE void RF_N(rf_tot)(const rf_ctx *c, int64_t len, const int64_t *p,
     rf_st id;
     rf_init(c->var, &id);
     RF_N(rf_gather)(c->in, p, 1, len, x);
+    RF_PREFETCH(c, p[RF_L - 1] + RF_T, RF_L * RF_T); /* the next tiles in order: this is the first read */
     for (int l = 0; l < RF_L; l++) rf_get(c->var, &id, &a0[l], &a1[l], &a2[l]);
     if (c->var) {
         for (int64_t i = 0; i < len; i++)
