@@ -302,7 +302,7 @@ static void roll_part(void *vr, size_t part, size_t nparts)
             }
         size_t lo = c.first + b;
         const size_t hi = c.first + e;
-        if ((f == FAM_SUM || f == FAM_VAR) && gs_roll_fast_ok(c.p, &c.cols, f == FAM_VAR)) {
+        if ((f == FAM_SUM || f == FAM_VAR) && gs_roll_fast_ok(c.p, &c.cols, f == FAM_VAR, hi - lo)) {
             /* ends of block 0 (windows clipped at the stream's start) here, the rest there */
             const uint64_t b1 = c.base < c.w ? c.w - c.base : 0; /* local position of block 1 */
             const size_t mid = b1 < lo ? lo : b1 < hi ? (size_t)b1 : hi;

@@ -29,7 +29,8 @@
 #define RF_WROWS ((int64_t)1 << 16)       /* above: no tables in lane rows (RF_LV W values each) */
 
 /* Each lane loop is built for the widest vectors the machine has (GCC on x86-64); the bits do not
- * depend on the width: no operation is reordered or contracted (-std=c11: no FMA contraction). */
+ * depend on the width: no operation is reordered, none contracted (the Makefile builds this file
+ * with -ffp-contract=off). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define RF_WIDE __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
@@ -66,9 +67,10 @@ typedef struct rf_ctx {
     double dof;                     /* var: W - ddof */
     double *rn, *fb, *nafb;         /* var: rn[n] = 1/n for n <= W; for an end at block offset q,
                                        fb = (q+1)/W and nafb = (W-q-1) fb (Chan's merge) */
-    double *tp, *ts, *tn;           /* var, W <= RF_WROWS: for lanes of consecutive tiles from block
-                                       offset m, row m of 8 lanes of rn[m + 32l + 1], rn[W - m - 32l],
-                                       nafb[m + 32l] (0 where out of range) */
+    double *tp, *ts, *tn;           /* var, W <= RF_WROWS and rows enough (else NULL): for lanes of
+                                       consecutive tiles from block offset m, row m of RF_LV lanes
+                                       of rn[m + 32l + 1], rn[W - m - 32l], nafb[m + 32l] (0 where
+                                       out of range) */
     rf_st *tot, *pt, *st;           /* per tile, rows of M + 1: the block before the slab, its blocks */
 } rf_ctx;
 
@@ -245,21 +247,22 @@ static void rf_slab(const rf_ctx *c, int64_t jb, int64_t nb, int64_t ea, int64_t
         if (q[i].n) rf_pad(&q[i], RF_LANES(c)), rf_group(c, i ? tail : RF_T, i, q[i].p, q[i].kq, q[i].a, q[i].b, q[i].s);
 }
 
-int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var)
+int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var, size_t nout)
 {
-    (void)var;
     if (p->type != GS_F64 || p->skip_nan || p->window < RF_WMIN || p->window > RF_WMAX) return 0;
+    if (var && p->window > 2 * (uint64_t)nout + 4096) return 0; /* var's tables of W values would outweigh the rows */
     if (p->min_periods > p->window || cols->otype != GS_F64) return 0;
     for (int i = 0; i < cols->nf; i++)
         if (cols->ctype[i] != GS_F64) return 0;
     return 1;
 }
 
-/* the tables of a var sweep (rf_ctx), in one allocation at c->rn */
-static int rf_tables(rf_ctx *c)
+/* the tables of a var sweep (rf_ctx), in one allocation at c->rn; the lane rows (3 RF_LV W values)
+ * only where nout rows make up for them */
+static int rf_tables(rf_ctx *c, int64_t nout)
 {
     const int64_t W = c->W;
-    const int64_t nrows = W <= RF_WROWS ? 3 * RF_LV * W : 0;
+    const int64_t nrows = W <= RF_WROWS && 3 * RF_LV * W <= nout ? 3 * RF_LV * W : 0;
     c->rn = malloc((size_t)(3 * W + 1 + nrows) * sizeof(double));
     if (!c->rn) return -1;
     c->fb = c->rn + W + 1, c->nafb = c->fb + W;
@@ -288,7 +291,7 @@ int gs_roll_fast(const gs_minmax_params *p, const gs_rs_cols *cols, int var, con
     memset(&c, 0, sizeof c);
     c.in = in, c.W = (int64_t)p->window, c.M = (c.W + RF_T - 1) / RF_T, c.m = (int64_t)m;
     c.first = (int64_t)first, c.cols = cols, c.var = var, c.dof = (double)p->window - (double)p->ddof;
-    if (var && rf_tables(&c)) return -1;
+    if (var && rf_tables(&c, (int64_t)(e_hi - e_lo))) return -1;
     /* blocks per slab: a multiple of the lanes below RF_SLAB, so that their tiles fill the lanes */
     const int64_t nbmax = c.W >= RF_SLAB ? 1 : (RF_SLAB / c.W + RF_LV) / RF_LV * RF_LV, R = c.M + 1;
     c.tot = malloc((size_t)(3 * (nbmax + 1) * R) * sizeof(rf_st));

@@ -10,9 +10,9 @@
 #include "rolling_rows.h"
 
 /* Whether the fast sweep serves this family (var: the var family, else the sum family) with these
- * columns: f64 input without --skip-nan, f64 columns written as f64, 64 <= W <= 2^20,
- * min_periods <= W. */
-int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var);
+ * columns for nout rows: f64 input without --skip-nan, f64 columns written as f64, 64 <= W <= 2^20,
+ * min_periods <= W, and for var W <= 2 nout + 4096 (its tables hold W values). */
+int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var, size_t nout);
 
 /* The rows of window ends e in [e_lo, e_hi) of in[0..m) (rows counted from first), each a whole
  * window of W values (an end of block 1 or later: base + e >= W). 0, or -1 out of memory. */
