@@ -186,6 +186,10 @@ gpustream-mpi:
 	@echo "gpustream-mpi: not built ($(MPI_REASON)); make MPI=1 with mpicc on the PATH" >&2; exit 2
 endif
 
+# rolling's f64 sweep: sqrt in vector form (no errno to set); never a fused multiply-add (its
+# wide versions have FMA, and the bits must be the generic sweep's and the GPU's).
+$(BUILD)/kernels/rolling_fast.o: CFLAGS += -fno-math-errno -ffp-contract=off
+
 # check-deps first: a missing library is installed (root) before anything includes it.
 $(BUILD)/%.o: %.c $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)

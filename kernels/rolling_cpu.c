@@ -13,6 +13,9 @@
  *
  * The work is done per family of states (sumf, sumi, var, min, max, cnt), one pass each; a family
  * writes its own columns (sum and mean from one sum state, var and std from one var state, ...).
+ * The sum and var families on f64 without --skip-nan take kernels/rolling_fast.c's schedule where
+ * it applies (gs_roll_fast_ok): the same states by the same operations, tiles side by side in
+ * vector lanes; block 0's ends (windows clipped at the stream's start) stay here.
  * Suffixes are built per tile of GS_ROLL_TILE outputs into a buffer that stays in cache; the
  * suffix state at each tile's upper edge comes from one backward pass over the block first, so
  * memory per thread is O(tile + range/tile) whatever W is. */
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "../common/pool.h"
+#include "rolling_fast.h"
 #include "rolling_rows.h"
 
 #define GS_ROLL_MIN_PART ((size_t)1 << 16) /* fewest outputs worth handing to a thread */
@@ -299,7 +303,17 @@ static void roll_part(void *vr, size_t part, size_t nparts)
                 c.cols.agg[c.cols.nf] = c.p->agg[k];
                 c.cols.ctype[c.cols.nf++] = r->ctype[k];
             }
-        sweep(&c, fams[f][c.p->type], c.first + b, c.first + e, &ws);
+        const size_t lo = c.first + b, hi = c.first + e;
+        if ((f == FAM_SUM || f == FAM_VAR) && gs_roll_fast_ok(c.p, &c.cols, f == FAM_VAR, hi - lo)) {
+            /* ends of block 0 (windows clipped at the stream's start) here, the rest there */
+            const uint64_t b1 = c.base < c.w ? c.w - c.base : 0; /* local position of block 1 */
+            const size_t mid = b1 < lo ? lo : b1 < hi ? (size_t)b1 : hi;
+            sweep(&c, fams[f][c.p->type], lo, mid, &ws);
+            if (mid < hi && gs_roll_fast(c.p, &c.cols, f == FAM_VAR, c.in, c.first + c.cnt, c.first, mid, hi))
+                __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        sweep(&c, fams[f][c.p->type], lo, hi, &ws);
     }
     free(ws.sbuf);
 }

@@ -94,24 +94,36 @@ typedef struct gs_rs_sumf {
     uint64_t n;
 } gs_rs_sumf;
 GS_HD void gs_rs_sumf_init(gs_rs_sumf *a) { a->s = -0.0, a->c = 0.0, a->n = 0; }
+/* The steps on the bare doubles, which the CPU's f64 sweep (rolling_fast.c) also runs eight tiles
+ * side by side: (s, c) += x, and (as, ac) (+) (bs, bc). */
+GS_HD void gs_rs_twosum(double *s, double *c, double x)
+{
+    const double t = *s + x, z = t - *s;
+    *c += (*s - (t - z)) + (x - z);
+    *s = t;
+}
+GS_HD void gs_rs_sum2(double as, double ac, double bs, double bc, double *rs, double *rc)
+{
+    const double t = as + bs, z = t - as;
+    *rc = (ac + bc) + ((as - (t - z)) + (bs - z));
+    *rs = t;
+}
+/* inf and NaN come out as the plain sum has them (the compensation is meaningless there); adding
+ * -0.0 leaves every s as it is, so there is no branch */
+GS_HD double gs_rs_sum_value(double s, double c) { return s + (gs_rs_finite(s) && c != 0.0 ? c : -0.0); }
 GS_HD void gs_rs_sumf_add(gs_rs_sumf *a, double x)
 {
-    const double t = a->s + x, z = t - a->s;
-    a->c += (a->s - (t - z)) + (x - z);
-    a->s = t;
+    gs_rs_twosum(&a->s, &a->c, x);
     a->n++;
 }
 GS_HD gs_rs_sumf gs_rs_sumf_merge(gs_rs_sumf a, gs_rs_sumf b)
 {
     gs_rs_sumf r;
-    const double t = a.s + b.s, z = t - a.s;
-    r.c = (a.c + b.c) + ((a.s - (t - z)) + (b.s - z));
-    r.s = t;
+    gs_rs_sum2(a.s, a.c, b.s, b.c, &r.s, &r.c);
     r.n = a.n + b.n;
     return r;
 }
-/* inf and NaN come out as the plain sum has them (the compensation is meaningless there) */
-GS_HD double gs_rs_sumf_value(gs_rs_sumf a) { return gs_rs_finite(a.s) && a.c != 0.0 ? a.s + a.c : a.s; }
+GS_HD double gs_rs_sumf_value(gs_rs_sumf a) { return gs_rs_sum_value(a.s, a.c); }
 
 /* ---- integer sum: exact in 128 bits ------------------------------------------------------------ */
 typedef struct gs_rs_sumi {
@@ -153,12 +165,23 @@ GS_HD void gs_rs_dd_add(double *hi, double *lo, double q)
     *lo = l - (h - s);
     *hi = h;
 }
+/* The steps on the bare doubles (as the sums'): Welford's update of (mean, ml, m2) by the value x
+ * that makes n values, rn = 1/n (off the chain of means); Chan's merge of a's (mean, ml) with b's:
+ * the difference of the means d, and M2 from both M2s, d and nafb = a.n * b.n / (a.n + b.n). */
+GS_HD void gs_rs_var_step(double *mean, double *ml, double *m2, double x, double rn)
+{
+    const double d = gs_rs_dd_diff(x, *mean, *ml);
+    gs_rs_dd_add(mean, ml, GS_DMUL(d, rn));
+    *m2 += GS_DMUL(d, gs_rs_dd_diff(x, *mean, *ml));
+}
+GS_HD double gs_rs_var_d(double am, double aml, double bm, double bml) { return gs_rs_dd_diff(bm, am, aml) + bml; }
+GS_HD double gs_rs_var_m2(double am2, double bm2, double d, double nafb) { return (am2 + bm2) + GS_DMUL(GS_DMUL(d, d), nafb); }
+/* M2 / dof, dof = n - ddof; NaN where dof <= 0 */
+GS_HD double gs_rs_var_val(double m2, double dof) { return dof > 0.0 ? m2 / dof : gs_rs_nan(); }
 GS_HD void gs_rs_var_add(gs_rs_var *a, double x)
 {
     a->n++;
-    const double d = gs_rs_dd_diff(x, a->mean, a->ml);
-    gs_rs_dd_add(&a->mean, &a->ml, GS_DMUL(d, 1.0 / (double)a->n)); /* 1/n is off the chain of means */
-    a->m2 += GS_DMUL(d, gs_rs_dd_diff(x, a->mean, a->ml));
+    gs_rs_var_step(&a->mean, &a->ml, &a->m2, x, 1.0 / (double)a->n);
 }
 GS_HD gs_rs_var gs_rs_var_merge(gs_rs_var a, gs_rs_var b)
 {
@@ -166,18 +189,13 @@ GS_HD gs_rs_var gs_rs_var_merge(gs_rs_var a, gs_rs_var b)
     if (b.n == 0) return a;
     gs_rs_var r;
     r.n = a.n + b.n;
-    const double d = gs_rs_dd_diff(b.mean, a.mean, a.ml) + b.ml, fb = (double)b.n / (double)r.n;
+    const double d = gs_rs_var_d(a.mean, a.ml, b.mean, b.ml), fb = (double)b.n / (double)r.n;
     r.mean = a.mean, r.ml = a.ml;
     gs_rs_dd_add(&r.mean, &r.ml, GS_DMUL(d, fb));
-    r.m2 = (a.m2 + b.m2) + GS_DMUL(GS_DMUL(d, d), GS_DMUL((double)a.n, fb));
+    r.m2 = gs_rs_var_m2(a.m2, b.m2, d, GS_DMUL((double)a.n, fb));
     return r;
 }
-/* M2 / (n - ddof); NaN where n - ddof <= 0 */
-GS_HD double gs_rs_var_value(gs_rs_var a, int ddof)
-{
-    const double dof = (double)a.n - (double)ddof;
-    return dof > 0.0 ? a.m2 / dof : gs_rs_nan();
-}
+GS_HD double gs_rs_var_value(gs_rs_var a, int ddof) { return gs_rs_var_val(a.m2, (double)a.n - (double)ddof); }
 
 /* ---- min, max with positions -------------------------------------------------------------------- */
 typedef struct gs_rs_ext {

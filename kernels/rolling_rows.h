@@ -66,12 +66,18 @@ GS_HD void gs_rs_store(char *dst, int ot, int ct, int64_t si, uint64_t ui, doubl
 }
 
 GS_HD char *gs_rs_at(const gs_rs_cols *c, uint64_t row, int i) { return c->out + (row * c->k + (uint64_t)c->col[i]) * c->osz; }
-/* a float result in column i (an f32 column rounds it); a NaN is written as the quiet NaN with the
- * sign clear, whatever bits the arithmetic left (they differ between the CPU and the GPU) */
+/* a NaN as the quiet NaN with the sign clear, whatever bits the arithmetic left (they differ
+ * between the CPU and the GPU) */
+GS_HD double gs_rs_canon(double d) { return d != d ? gs_rs_nan() : d; }
+/* the value of a sum-family column (sum or mean) from the sum s of n values, and of a var-family
+ * column (var or std) from the variance v */
+GS_HD double gs_rs_sum_col(int agg, double s, uint64_t n) { return agg == GS_AGG_SUM ? s : s / (double)n; }
+GS_HD double gs_rs_var_col(int agg, double v) { return agg == GS_AGG_VAR ? v : sqrt(v); }
+/* a float result in column i (an f32 column rounds it), a NaN as gs_rs_canon writes it */
 GS_HD void gs_rs_put_f(const gs_rs_cols *c, uint64_t row, int i, double d)
 {
     union { float f; uint32_t u; } q;
-    if (d != d) d = gs_rs_nan();
+    d = gs_rs_canon(d);
     if (c->ctype[i] == GS_F64 && c->otype == GS_F64) { /* the common case, as gs_rs_store writes it */
         *(double *)gs_rs_at(c, row, i) = d;
         return;
@@ -92,7 +98,7 @@ GS_HD void gs_rs_row_sumf(const gs_rs_cols *c, uint64_t row, gs_rs_sumf a)
     const int miss = a.n < c->mp;
     const double s = a.n ? gs_rs_sumf_value(a) : 0.0; /* an empty sum (--min-periods 0) is +0, as pandas */
     for (int i = 0; i < c->nf; i++)
-        gs_rs_put_f(c, row, i, miss ? gs_rs_nan() : c->agg[i] == GS_AGG_SUM ? s : s / (double)a.n);
+        gs_rs_put_f(c, row, i, miss ? gs_rs_nan() : gs_rs_sum_col(c->agg[i], s, a.n));
 }
 GS_HD void gs_rs_row_sumi(const gs_rs_cols *c, uint64_t row, gs_rs_sumi a)
 {
@@ -111,7 +117,7 @@ GS_HD void gs_rs_row_var(const gs_rs_cols *c, uint64_t row, gs_rs_var a)
 {
     const int miss = a.n < c->mp;
     const double v = gs_rs_var_value(a, c->ddof);
-    for (int i = 0; i < c->nf; i++) gs_rs_put_f(c, row, i, miss ? gs_rs_nan() : c->agg[i] == GS_AGG_VAR ? v : sqrt(v));
+    for (int i = 0; i < c->nf; i++) gs_rs_put_f(c, row, i, miss ? gs_rs_nan() : gs_rs_var_col(c->agg[i], v));
 }
 GS_HD void gs_rs_row_cnt(const gs_rs_cols *c, uint64_t row, gs_rs_cnt a)
 {

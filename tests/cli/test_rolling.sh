@@ -20,7 +20,7 @@ case $B in *tsan*) SANF=-fsanitize=thread ;; *san*) SANF=-fsanitize=address,unde
 CXX_EMU="g++ -O0"
 command -v clang++ >/dev/null && [ -z "$SANF" ] && CXX_EMU="clang++ -O2"
 if command -v g++ >/dev/null && [ -f "$B/kernels/rolling_cpu.o" ]; then
-    if $CXX_EMU -std=c++17 $SANF -I. tests/unit/rolling_gpu_emu.cpp "$B/kernels/rolling_cpu.o" "$B/kernels/rolling.o" \
+    if $CXX_EMU -std=c++17 $SANF -I. tests/unit/rolling_gpu_emu.cpp "$B/kernels/rolling_cpu.o" "$B/kernels/rolling_fast.o" "$B/kernels/rolling.o" \
         "$B/common/gs.o" "$B/common/pool.o" -lm -pthread -o "$T/emu" 2>"$T/emu.err"; then
         "$T/emu"
     else
