@@ -48,21 +48,8 @@ int columns_opened(const cli *c, int k, int nranks) { return k > 1 ? columns_rul
  * aggregate gets the input's name before it ("price_min", "price_mean"). */
 static void column_names(const gs_chain *ch, const char *in, char *out, size_t len)
 {
-    char one[512];
-    snprintf(one, sizeof one, "%s", in);
-    for (int s = 0; s < ch->n; s++) stage_colname(&ch->stage[s], one, sizeof one);
-    const gs_job *last = &ch->stage[ch->n - 1];
-    if (last->op != GS_OP_MINMAX || last->minmax.nagg) {
-        snprintf(out, len, "%s", one);
-        return;
-    }
-    size_t at = 0;
-    for (const char *p = one; *p && at < len;) { /* "min,max" -> "price_min,price_max" */
-        const char *e = strchr(p, ',');
-        const int n = e ? (int)(e - p) : (int)strlen(p);
-        at += (size_t)snprintf(out + at, len - at, "%s%s_%.*s", at ? "," : "", in, n, p);
-        p += n + (e != NULL);
-    }
+    snprintf(out, len, "%s", in);
+    for (int s = 0; s < ch->n; s++) stage_colname(&ch->stage[s], out, len);
 }
 
 const char *columns_header(gs_reader *r, const gs_chain *ch, char *buf, size_t len)

@@ -64,19 +64,25 @@ static void stage_coltypes(const gs_job *j, gs_type t, gs_type *ct)
         ct[k] = j->roll_out_type_given ? p.out_type : gs_agg_type((gs_agg)p.agg[k], t, gs_roll_missing(&p));
 }
 
-/* The CSV header of a stage's output, from its input's (a minmax pair gets "min,max"). */
+/* The CSV header of a stage's output, from its input's: each statistic of a window after the
+ * input's name ("price_mean,price_std", "price_min,price_max"), or alone ("min,max") where the input
+ * has none; minmax names its columns as rolling --agg min,max does. */
 void stage_colname(const gs_job *j, char *name, size_t len)
 {
-    if (j->op == GS_OP_MINMAX && j->minmax.nagg) { /* "price_mean,price_std", or "mean,std" */
+    if (j->op == GS_OP_MINMAX) {
+        static const char *const pair[] = {"min", "max"};
+        const int both = !j->minmax.nagg && j->minmax.only == GS_MM_BOTH;
+        const int n = j->minmax.nagg ? j->minmax.nagg : both ? 2 : 1;
         char in[128];
         size_t at = 0;
         snprintf(in, sizeof in, "%.*s", (int)sizeof in - 1, name);
-        for (int k = 0; k < j->minmax.nagg && at < len; k++)
-            at += (size_t)snprintf(name + at, len - at, "%s%s%s%s", k ? "," : "", in, in[0] ? "_" : "",
-                                   gs_agg_name((gs_agg)j->minmax.agg[k]));
-    } else if (j->op == GS_OP_MINMAX)
-        snprintf(name, len, "%s", j->minmax.only == GS_MM_MIN ? "min" : j->minmax.only == GS_MM_MAX ? "max" : "min,max");
-    else if (j->op == GS_OP_COMPACT && j->compact.indices && !j->keep)
+        for (int k = 0; k < n && at < len; k++) {
+            const char *stat = j->minmax.nagg ? gs_agg_name((gs_agg)j->minmax.agg[k])
+                               : both          ? pair[k]
+                                               : j->minmax.only == GS_MM_MIN ? "min" : "max";
+            at += (size_t)snprintf(name + at, len - at, "%s%s%s%s", k ? "," : "", in, in[0] ? "_" : "", stat);
+        }
+    } else if (j->op == GS_OP_COMPACT && j->compact.indices && !j->keep)
         snprintf(name, len, "index");
 }
 
@@ -172,8 +178,8 @@ static const char *chain_colnames(gs_reader *r, const gs_chain *ch, char *buf, s
 {
     const char *in_col = gs_reader_colname(r);
     const gs_job *last = &ch->stage[ch->n - 1];
-    if (!in_col && !(last->op == GS_OP_MINMAX && last->minmax.nagg)) return NULL;
-    /* a rolling stage names its columns after the input's, or by their aggregates alone */
+    if (!in_col && last->op != GS_OP_MINMAX) return NULL;
+    /* a window's statistics (minmax, rolling) name their columns after the input's, or alone */
     snprintf(buf, len, "%s", in_col ? in_col : "");
     for (int k = 0; k < ch->n; k++) stage_colname(&ch->stage[k], buf, len);
     return buf;

@@ -202,7 +202,7 @@ if [ "$HAVE_ZSTD" = 1 ]; then
     $G scan -t i32 -z data/sensor.i32.zst "$T/s.zst" 2>"$T/err" && zstd -tq "$T/s.zst" && pass zstd_out_readable_by_zstd || fail zstd_out_readable_by_zstd "$(cat "$T/err")"
 else echo "note: no zstd CLI: interop check skipped"; fi
 $G scan --op max data/prices.csv --col price --to csv >"$T/p.csv" 2>"$T/err" && [ "$(head -1 "$T/p.csv")" = price ] && [ "$(wc -l <"$T/p.csv")" -eq 5001 ] && pass csv_scan_header || fail csv_scan_header "$(head -3 "$T/p.csv") $(cat "$T/err")"
-$G minmax -w 3 data/prices.csv --col price --to csv >"$T/m.csv" && [ "$(head -1 "$T/m.csv")" = "min,max" ] && pass csv_minmax_header || fail csv_minmax_header "$(head -2 "$T/m.csv")"
+$G minmax -w 3 data/prices.csv --col price --to csv >"$T/m.csv" && [ "$(head -1 "$T/m.csv")" = "price_min,price_max" ] && pass csv_minmax_header || fail csv_minmax_header "$(head -2 "$T/m.csv")"
 cat "$T/f.raw" | $G scan -t f32 | cmp -s - <($G scan -t f32 "$T/f.raw") && pass stdin_stdout || fail stdin_stdout "pipe result differs from file result"
 
 # ---- bench: a smoke test on the CPU variants (tiny sizes; every row must pass) -------------------
@@ -252,7 +252,7 @@ else
 fi
 if [ -n "$PY" ]; then
     $G minmax -w 5 data/prices.csv --col price "$T/env.csv" -q &&
-        r=$($PY -c "import pandas as pd, numpy as np; d=pd.read_csv('$T/env.csv'); p=pd.read_csv('data/prices.csv')['price'].to_numpy(); v=np.lib.stride_tricks.sliding_window_view(p,5); print('ok' if list(d.columns)==['min','max'] and np.array_equal(d['min'].to_numpy(), v.min(1)) and np.array_equal(d['max'].to_numpy(), v.max(1)) else d.head())") &&
+        r=$($PY -c "import pandas as pd, numpy as np; d=pd.read_csv('$T/env.csv'); p=pd.read_csv('data/prices.csv')['price'].to_numpy(); v=np.lib.stride_tricks.sliding_window_view(p,5); print('ok' if list(d.columns)==['price_min','price_max'] and np.array_equal(d['price_min'].to_numpy(), v.min(1)) and np.array_equal(d['price_max'].to_numpy(), v.max(1)) else d.head())") &&
         { [ "$r" = ok ] && pass pandas_reads_csv_output || fail pandas_reads_csv_output "$r"; }
 fi
 

@@ -86,9 +86,9 @@ fi
 
 # ---- one delimiter per CSV output -------------------------------------------------------------
 printf 'x;price\n1;5\n2;3\n3;9\n4;1\n' >"$T/d.csv"
-check minmax_delim_header "min;max${nl}3;5${nl}3;9${nl}1;9" $G minmax -q -w 2 --delim ';' --col price "$T/d.csv" --to csv
+check minmax_delim_header "price_min;price_max${nl}3;5${nl}3;9${nl}1;9" $G minmax -q -w 2 --delim ';' --col price "$T/d.csv" --to csv
 printf 'x\tprice\n1\t5\n2\t3\n' >"$T/t.csv"
-check minmax_delim_tab_header "min	max${nl}3	5" $G minmax -q -w 2 --delim tab --col price "$T/t.csv" --to csv
+check minmax_delim_tab_header "price_min	price_max${nl}3	5" $G minmax -q -w 2 --delim tab --col price "$T/t.csv" --to csv
 check scan_delim_header "price${nl}5${nl}8${nl}17${nl}18" $G scan -q --delim ';' --col price "$T/d.csv" --to csv
 
 # ---- float sums of -0.0: numpy's cumsum --------------------------------------------------------

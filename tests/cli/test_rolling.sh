@@ -82,6 +82,18 @@ x.tofile(sys.argv[1] + "/nan.f64")
 EOF
 "$G" minmax -q -w 10 -t f64 "$T/nan.f64" "$T/a.npy" && "$G" rolling -q -w 10 --agg min,max -t f64 "$T/nan.f64" "$T/b.npy" &&
     cmp -s "$T/a.npy" "$T/b.npy" && pass "minmax = rolling min,max: npy with NaN, byte for byte" || fail "minmax npy" "differs"
+for src in "--col price data/prices.csv" "-t i32 $T/m.i32" "--from csv --no-header -t f64 $T/nh.csv"; do
+    printf '5\n3\n8\n1\n' >"$T/nh.csv"
+    for only in "" "--only min"; do
+        agg=$([ -n "$only" ] && echo min || echo min,max)
+        # shellcheck disable=SC2086
+        a=$("$G" minmax -q -w 3 $only $src --to csv | md5sum)
+        # shellcheck disable=SC2086
+        b=$("$G" rolling -q -w 3 --agg $agg $src --to csv | md5sum)
+        [ "$a" = "$b" ] && pass "minmax = rolling --agg $agg: csv with its header ($src)" ||
+            fail "minmax csv $src $only" "differs"
+    done
+done
 
 # ---- formats, headers and column types -----------------------------------------------------------
 printf 'time,price\n1,10\n2,11.5\n3,nan\n4,13\n5,12\n' > "$T/p.csv"

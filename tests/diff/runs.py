@@ -69,7 +69,8 @@ def _choose_io(rng, case, env, r):
     if r['out_fmt'] == 'npy' and not _length_known(case, r):
         r['out_zst'] = False
         r['out_mode'] = rng.choice(['file', 'noext'])
-    r['header'] = r['in_fmt'] == 'csv' and r['spec']['header']
+    # a header line where the input has one, and always over a window's statistics (minmax)
+    r['header'] = (r['in_fmt'] == 'csv' and r['spec']['header']) or last['verb'] == 'minmax'
     delim = r['spec'].get('delim', ',')
     r['delims'] = [','] if delim == ',' else [',', delim]
 
