@@ -24,12 +24,12 @@ int stage_setup(cli *c, int k, gs_type t, gs_job *j)
         j->op = GS_OP_SCAN;
         j->scan.type = t;
         j->scan.out_type = s->out_type_given ? j->out_type : t;
-        j->keep = c->rd.keep != NULL;
+        j->keep = c->rd.keep != NULL && k == c->nstages - 1;
         break;
     case V_COMPACT:
         j->op = GS_OP_COMPACT;
         j->compact.type = t;
-        j->keep = c->rd.keep != NULL;
+        j->keep = c->rd.keep != NULL && k == c->nstages - 1;
         if (j->rows || j->keep) j->compact.indices = 1; /* the positions, which the writer turns into rows */
         if (gs_pred_parse(s->pred, t, &j->compact, &st)) {
             if (c->chain) snprintf(err_stage, sizeof err_stage, "stage %d (compact): ", k + 1);
@@ -41,6 +41,7 @@ int stage_setup(cli *c, int k, gs_type t, gs_job *j)
     case V_ROLLING:
         j->op = GS_OP_MINMAX;
         j->minmax.type = t;
+        j->keep = c->rd.keep != NULL && k == c->nstages - 1;
         j->roll_out_type_given = s->out_type_given;
         if (s->out_type_given) j->minmax.out_type = j->out_type;
         /* Whole windows hold W values: there --min-periods only counts where NaN are skipped. */
@@ -50,6 +51,7 @@ int stage_setup(cli *c, int k, gs_type t, gs_job *j)
     default:
         j->op = GS_OP_MINMAX;
         j->minmax.type = t;
+        j->keep = c->rd.keep != NULL && k == c->nstages - 1;
         break;
     }
     return 0;
@@ -117,8 +119,12 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
         }
     }
     const gs_job *last = &c->stages[c->nstages ? c->nstages - 1 : 0].job;
+    int compacts = 0; /* compact stages: a chain with one keeps no input rows beside its results */
+    for (int k = 0; k < c->nstages; k++) compacts += c->stages[k].verb->bit == V_COMPACT;
     const char *keep_why = !c->rd.keep ? NULL
-                           : c->nstages != 1 ? "--keep takes scan or compact alone, not a chain"
+                           : c->nstages > 1 && compacts
+                               ? "--keep in a chain takes scan, minmax and rolling stages (a compact stage's results "
+                                 "are no longer one a row); run compact --keep alone"
                            : last->compact.indices || last->count_only || last->rows
                                ? "--keep writes columns beside the values: not with --indices, --count or --rows"
                            : ranks->size > 1 ? "--keep does not run over MPI ranks"
@@ -126,6 +132,21 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
                                                                 : NULL;
     if (keep_why) return usage_error(verb, "%s", keep_why);
     const int drops = c->rd.skip_bad || c->rd.na == GS_NA_SKIP;
+    for (int k = 0; drops && k < c->nstages; k++) {
+        gs_job j = c->stages[k].job;
+        unsigned cols;
+        j.op = GS_OP_MINMAX;
+        const int arg = c->stages[k].verb->bit == V_ROLLING && gs_job_arg_cols(&j, &cols);
+        if (arg && k + 1 < c->nstages) {
+            say_error("stage %d (rolling): argmin/argmax before another stage, with %s: positions are input rows only "
+                      "where they are written; make rolling the last stage", k + 1, c->rd.skip_bad ? "--skip-bad" : "--na skip");
+            return EXIT_USAGE;
+        }
+        if (arg && ranks->size > 1) {
+            say_error("rolling --agg argmin/argmax with %s does not run over MPI ranks", c->rd.skip_bad ? "--skip-bad" : "--na skip");
+            return EXIT_USAGE;
+        }
+    }
     for (int k = 0; drops && k + 1 < c->nstages; k++)
         if (c->stages[k].verb->bit == V_COMPACT && c->stages[k].job.compact.indices) {
             say_error("stage %d (compact): --indices before another stage, with %s: positions are input rows only "
@@ -242,7 +263,10 @@ static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_typ
     size_t hlen = 0;
     const char *head = text && last->rows ? gs_rowtext_header(text, &hlen) : NULL;
     if (!rc && head) rc = gs_writer_write_bytes(w, head, hlen, &st);
-    if (!rc && text && last->keep) rc = gs_rowtext_keep_header(text, result, put_writer, w, &st);
+    if (!rc && text && last->keep) {
+        gs_rowtext_keep_cols(text, cols, last->op == GS_OP_MINMAX && last->minmax.nagg ? c->coltypes : NULL);
+        rc = gs_rowtext_keep_header(text, result, put_writer, w, &st);
+    }
     if (rc && w) {
         gs_writer_abort(w);
         gs_reader_close(r);

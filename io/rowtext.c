@@ -30,8 +30,18 @@ typedef struct seg {
     size_t n;        /* values */
     char *text;
     int64_t *spans;  /* value i's row: text + spans[2i], spans[2i+1] bytes */
+    size_t text_cap, spans_cap; /* bytes allocated */
     struct seg *next;
 } seg;
+
+/* Buffers of released segments, handed back to the line decoder (gs_rowtext_reuse): a buffer
+ * written again is already mapped, where a fresh one costs a page fault per page. */
+#define SPARE_MAX 32
+typedef struct spare {
+    void *p[SPARE_MAX];
+    size_t cap[SPARE_MAX];
+    int n;
+} spare;
 
 struct gs_rowtext {
     pthread_mutex_t mu;
@@ -43,15 +53,51 @@ struct gs_rowtext {
      * column (0-based) and the delimiter */
     int *keep, nkeep, keep_all, vcol;
     char delim;
+    int need;        /* fields of a row to find: 1 + the last column written */
+    int ncols;       /* results a row (rolling: one per aggregate), each printed as coltypes[c] */
+    gs_type coltypes[GS_WRITE_COLS_MAX];
+    int coltyped;    /* coltypes given (else each value in its own type) */
     kbuf *parts;     /* the writer's scratch: one per part of a batch of rows */
     size_t nparts;
+    spare spare[2];  /* [0] text, [1] spans */
 };
 
 gs_rowtext *gs_rowtext_new(void)
 {
     gs_rowtext *t = calloc(1, sizeof *t);
     if (t) pthread_mutex_init(&t->mu, NULL);
+    if (t) t->ncols = 1;
     return t;
+}
+
+/* A buffer kept for reuse, else freed (under mu). */
+static void spare_put(spare *sp, void *p, size_t cap)
+{
+    if (!p) return;
+    if (sp->n == SPARE_MAX) {
+        free(p);
+        return;
+    }
+    sp->p[sp->n] = p;
+    sp->cap[sp->n++] = cap;
+}
+
+void *gs_rowtext_reuse(gs_rowtext *t, int spans, size_t want, size_t *cap)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&t->mu);
+    spare *sp = &t->spare[spans ? 1 : 0];
+    int best = -1; /* the smallest that holds want */
+    for (int i = 0; i < sp->n; i++)
+        if (sp->cap[i] >= want && (best < 0 || sp->cap[i] < sp->cap[best])) best = i;
+    if (best >= 0) {
+        p = sp->p[best];
+        *cap = sp->cap[best];
+        sp->p[best] = sp->p[--sp->n];
+        sp->cap[best] = sp->cap[sp->n];
+    }
+    pthread_mutex_unlock(&t->mu);
+    return p;
 }
 
 static void seg_free(seg *s)
@@ -65,6 +111,8 @@ void gs_rowtext_free(gs_rowtext *t)
 {
     if (!t) return;
     for (seg *s = t->head, *nx; s; s = nx) nx = s->next, seg_free(s);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < t->spare[k].n; i++) free(t->spare[k].p[i]);
     free(t->header);
     free(t->keep);
     for (size_t i = 0; i < t->nparts; i++) free(t->parts[i].out), free(t->parts[i].fs);
@@ -112,7 +160,17 @@ int gs_rowtext_set_keep(gs_rowtext *t, const int *cols, int n, int all, int vcol
     t->keep_all = all;
     t->vcol = vcol;
     t->delim = delim;
+    t->need = vcol + 1; /* the value's field (compact) is the last one looked for at most */
+    for (int k = 0; k < n; k++)
+        if (cols[k] + 1 > t->need) t->need = cols[k] + 1;
     return 0;
+}
+
+void gs_rowtext_keep_cols(gs_rowtext *t, int ncols, const gs_type *coltypes)
+{
+    t->ncols = ncols >= 1 && ncols <= GS_WRITE_COLS_MAX ? ncols : 1;
+    t->coltyped = coltypes != NULL;
+    for (int c = 0; coltypes && c < t->ncols; c++) t->coltypes[c] = coltypes[c];
 }
 
 int gs_rowtext_set_header(gs_rowtext *t, const char *row, size_t len)
@@ -131,10 +189,13 @@ const char *gs_rowtext_header(const gs_rowtext *t, size_t *len)
     return t->header;
 }
 
-int gs_rowtext_append(gs_rowtext *t, char *text, int64_t *spans, size_t n)
+int gs_rowtext_append(gs_rowtext *t, char *text, size_t text_cap, int64_t *spans, size_t spans_cap, size_t n)
 {
     if (!n) {
-        free(text), free(spans);
+        pthread_mutex_lock(&t->mu);
+        spare_put(&t->spare[0], text, text_cap);
+        spare_put(&t->spare[1], spans, spans_cap * sizeof *spans);
+        pthread_mutex_unlock(&t->mu);
         return 0;
     }
     seg *s = malloc(sizeof *s);
@@ -142,7 +203,7 @@ int gs_rowtext_append(gs_rowtext *t, char *text, int64_t *spans, size_t n)
         free(text), free(spans);
         return -1;
     }
-    *s = (seg){0, n, text, spans, NULL};
+    *s = (seg){0, n, text, spans, text_cap, spans_cap * sizeof *spans, NULL};
     pthread_mutex_lock(&t->mu);
     s->first = t->end;
     t->end += n;
@@ -236,25 +297,41 @@ void gs_rowtext_release(gs_rowtext *t, uint64_t upto)
         seg *s = t->head;
         t->head = s->next;
         if (!t->head) t->tail = NULL;
-        seg_free(s);
+        spare_put(&t->spare[0], s->text, s->text_cap);
+        spare_put(&t->spare[1], s->spans, s->spans_cap);
+        free(s);
     }
     pthread_mutex_unlock(&t->mu);
 }
 
 /* ---- --keep: columns of the rows before the results ---------------------------------------------- */
 
-/* The fields of row [p, p+len) as in the input (quotes kept, the line end dropped) into b->fs: field
- * k is [fs[2k], fs[2k+1]) from p. Returns the count, or -1 where memory is short. */
-static long row_fields(kbuf *b, char delim, const char *p, size_t len)
+/* The first `need` fields of row [p, p+len) (every field where need is 0) as in the input (quotes
+ * kept, the line end dropped) into b->fs: field k is [fs[2k], fs[2k+1]) from p. Returns the count,
+ * or -1 where memory is short. A row without a quote is cut at its delimiters by memchr. */
+static long row_fields(kbuf *b, char delim, const char *p, size_t len, long need)
 {
     while (len && (p[len - 1] == '\n' || p[len - 1] == '\r')) len--;
+    const long want = need > 0 ? need : LONG_MAX;
+    if ((size_t)(2 * (need > 0 ? need : 32)) > b->fs_cap || !b->fs) {
+        size_t nc = (size_t)(2 * (need > 0 ? need : 32));
+        size_t *nf = realloc(b->fs, nc * sizeof *nf);
+        if (!nf) return -1;
+        b->fs = nf;
+        b->fs_cap = nc;
+    }
+    const int quoted = memchr(p, '"', len) != NULL;
     size_t n = 0, f = 0;
     int inq = 0;
-    for (size_t i = 0; i <= len; i++) {
-        if (i < len && p[i] == '"') inq = !inq;
-        if (i < len && (inq || p[i] != delim)) continue;
+    for (size_t i = 0; (long)n < want;) {
+        if (!quoted) {
+            const char *d = memchr(p + i, delim, len - i);
+            i = d ? (size_t)(d - p) : len;
+        } else
+            for (; i < len && (inq || p[i] != delim); i++)
+                if (p[i] == '"') inq = !inq;
         if (2 * n + 2 > b->fs_cap) {
-            size_t nc = b->fs_cap ? b->fs_cap * 2 : 64;
+            size_t nc = b->fs_cap * 2;
             size_t *nf = realloc(b->fs, nc * sizeof *nf);
             if (!nf) return -1;
             b->fs = nf;
@@ -263,7 +340,8 @@ static long row_fields(kbuf *b, char delim, const char *p, size_t len)
         b->fs[2 * n] = f;
         b->fs[2 * n + 1] = i;
         n++;
-        f = i + 1;
+        if (i >= len) break;
+        f = ++i;
     }
     return (long)n;
 }
@@ -272,7 +350,7 @@ static long row_fields(kbuf *b, char delim, const char *p, size_t len)
  * field after them where value_field. */
 static void keep_row(const gs_rowtext *t, kbuf *b, const char *p, size_t len, int value_field)
 {
-    long nf = row_fields(b, t->delim, p, len);
+    long nf = row_fields(b, t->delim, p, len, t->keep_all ? 0 : t->need);
     if (nf < 0) {
         b->nomem = 1;
         return;
@@ -294,7 +372,11 @@ int gs_rowtext_keep_header(gs_rowtext *t, const char *result, int (*put)(void *c
     kbuf *b = &t->parts[0];
     b->len = b->nomem = 0;
     keep_row(t, b, t->header, t->header_len, 0);
-    if (result) out_add(b, &t->delim, 1), out_add(b, result, strlen(result));
+    for (const char *r = result, *e; r; r = e ? e + 1 : NULL) { /* "a_min,a_max": the names, delimited */
+        e = strchr(r, ',');
+        out_add(b, &t->delim, 1);
+        out_add(b, r, e ? (size_t)(e - r) : strlen(r));
+    }
     out_add(b, "\n", 1);
     if (b->nomem) return gs_fail(st, GS_ENOMEM, "out of memory");
     return put(ctx, b->out, b->len, st);
@@ -327,10 +409,19 @@ static void keep_part(void *ctx, size_t p, size_t np)
             return;
         }
         keep_row(t, b, row, len, !J->vals);
-        if (J->vals) {
-            char num[40];
+        const char *v = J->vals ? (const char *)J->vals + i * es * (size_t)t->ncols : NULL;
+        for (int c = 0; v && c < t->ncols; c++, v += es) {
+            char num[48];
+            gs_value x;
+            const void *at = v;
+            gs_type ty = J->type;
+            if (t->coltyped && t->coltypes[c] != J->type) { /* printed in the column's own type, as the csv writer does */
+                gs_convert(v, J->type, &x, t->coltypes[c], 1);
+                at = &x;
+                ty = t->coltypes[c];
+            }
             out_add(b, &t->delim, 1);
-            out_add(b, num, (size_t)gs_num_format(num, J->type, (const char *)J->vals + i * es));
+            out_add(b, num, (size_t)gs_num_format(num, ty, at));
         }
         out_add(b, "\n", 1);
     }
@@ -355,7 +446,8 @@ int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type 
             rc = gs_fail(st, GS_ENOMEM, "out of memory");
             break;
         }
-        keep_job J = {t, pos + done, batch, per, type, vals ? (const char *)vals + done * gs_type_size(type) : NULL, 0};
+        keep_job J = {t, pos + done, batch, per, type,
+                      vals ? (const char *)vals + done * gs_type_size(type) * (size_t)t->ncols : NULL, 0};
         for (size_t p = 0; p < np; p++) t->parts[p].nomem = 0;
         if (np > 1) gs_parallel_for(np, keep_part, &J);
         else keep_part(&J, 0, 1);

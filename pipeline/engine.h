@@ -94,7 +94,10 @@ typedef struct gs_run {
     const struct gs_rowmap *rows; /* positions are written as input rows through this (NULL: as they are) */
     gs_rowtext *text;          /* compact --rows: positions are written as these input rows */
     int keep;                  /* --keep: each result after its row's kept columns (text) */
-    uint64_t *kpos;            /* --keep on scan: the stream positions of an output chunk */
+    const struct gs_rowmap *arg_map; /* rolling's argmin/argmax columns are written as input rows
+                                  through this (NULL: as they are) */
+    unsigned arg_cols;         /* those columns, as bits */
+    uint64_t *kpos;            /* --keep on scan and windows: the stream positions of an output chunk */
     size_t kpos_cap;
     uint64_t in_done;          /* input elements of the chunks retired so far */
     gs_type types[GS_CHAIN_MAX + 1];
