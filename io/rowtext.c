@@ -12,6 +12,9 @@
 
 #include <limits.h>
 #include <pthread.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,7 @@ typedef struct kbuf {
     size_t *fs;
     size_t fs_cap;
     int nomem;
+    char pad[64];    /* parts written by different threads never share a cache line */
 } kbuf;
 
 typedef struct seg {
@@ -31,6 +35,7 @@ typedef struct seg {
     char *text;
     int64_t *spans;  /* value i's row: text + spans[2i], spans[2i+1] bytes */
     size_t text_cap, spans_cap; /* bytes allocated */
+    int quotes;      /* its rows hold a quote character */
     struct seg *next;
 } seg;
 
@@ -203,7 +208,9 @@ int gs_rowtext_append(gs_rowtext *t, char *text, size_t text_cap, int64_t *spans
         free(text), free(spans);
         return -1;
     }
-    *s = (seg){0, n, text, spans, text_cap, spans_cap * sizeof *spans, NULL};
+    *s = (seg){0, n, text, spans, text_cap, spans_cap * sizeof *spans, 0, NULL};
+    const size_t used = (size_t)(spans[2 * n - 2] + spans[2 * n - 1]);
+    s->quotes = memchr(text, '"', used) != NULL;
     pthread_mutex_lock(&t->mu);
     s->first = t->end;
     t->end += n;
@@ -306,10 +313,24 @@ void gs_rowtext_release(gs_rowtext *t, uint64_t upto)
 
 /* ---- --keep: columns of the rows before the results ---------------------------------------------- */
 
+/* The first delimiter in p[i, len), or len: 16 bytes a step with SSE2 (every x86-64 has it). */
+static inline size_t delim_at(const char *p, size_t i, size_t len, char delim)
+{
+#if defined(__SSE2__)
+    const __m128i vd = _mm_set1_epi8(delim);
+    for (; len - i >= 16; i += 16) {
+        const unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), vd));
+        if (m) return i + (size_t)__builtin_ctz(m);
+    }
+#endif
+    while (i < len && p[i] != delim) i++;
+    return i;
+}
+
 /* The first `need` fields of row [p, p+len) (every field where need is 0) as in the input (quotes
  * kept, the line end dropped) into b->fs: field k is [fs[2k], fs[2k+1]) from p. Returns the count,
  * or -1 where memory is short. A row without a quote is cut at its delimiters by memchr. */
-static long row_fields(kbuf *b, char delim, const char *p, size_t len, long need)
+static long row_fields(kbuf *b, char delim, const char *p, size_t len, long need, int maybe_quoted)
 {
     while (len && (p[len - 1] == '\n' || p[len - 1] == '\r')) len--;
     const long want = need > 0 ? need : LONG_MAX;
@@ -320,14 +341,13 @@ static long row_fields(kbuf *b, char delim, const char *p, size_t len, long need
         b->fs = nf;
         b->fs_cap = nc;
     }
-    const int quoted = memchr(p, '"', len) != NULL;
+    const int quoted = maybe_quoted && memchr(p, '"', len) != NULL;
     size_t n = 0, f = 0;
     int inq = 0;
     for (size_t i = 0; (long)n < want;) {
-        if (!quoted) {
-            const char *d = memchr(p + i, delim, len - i);
-            i = d ? (size_t)(d - p) : len;
-        } else
+        if (!quoted)
+            i = delim_at(p, i, len, delim);
+        else
             for (; i < len && (inq || p[i] != delim); i++)
                 if (p[i] == '"') inq = !inq;
         if (2 * n + 2 > b->fs_cap) {
@@ -346,22 +366,52 @@ static long row_fields(kbuf *b, char delim, const char *p, size_t len, long need
     return (long)n;
 }
 
-/* The kept fields of row [p, p+len), each followed by the delimiter where more follows; the value's
- * field after them where value_field. */
-static void keep_row(const gs_rowtext *t, kbuf *b, const char *p, size_t len, int value_field)
+/* Room for n more bytes at b->out + b->len (nomem set where memory is short). */
+static int room(kbuf *b, size_t n)
 {
-    long nf = row_fields(b, t->delim, p, len, t->keep_all ? 0 : t->need);
+    if (b->nomem) return -1;
+    if (b->len + n <= b->cap) return 0;
+    size_t nc = b->cap ? b->cap * 2 : 65536;
+    while (nc < b->len + n) nc *= 2;
+    char *no = realloc(b->out, nc);
+    if (!no) return b->nomem = 1, -1;
+    b->out = no;
+    b->cap = nc;
+    return 0;
+}
+
+/* The kept fields of row [p, p+len), each followed by the delimiter where more follows; the value's
+ * field after them where value_field; then `extra` bytes of room for what follows. */
+static void keep_row(const gs_rowtext *t, kbuf *b, const char *p, size_t len, int quotes, int value_field,
+                     size_t extra)
+{
+    long nf = row_fields(b, t->delim, p, len, t->keep_all ? 0 : t->need, quotes);
     if (nf < 0) {
         b->nomem = 1;
         return;
     }
     const int n = t->keep_all ? (int)nf : t->nkeep;
+    size_t bytes = (size_t)n + extra + 1;
     for (int k = 0; k < n; k++) {
         const long c = t->keep_all ? k : t->keep[k];
-        if (c < nf) out_add(b, p + b->fs[2 * c], b->fs[2 * c + 1] - b->fs[2 * c]);
-        if (k + 1 < n || value_field) out_add(b, &t->delim, 1);
+        if (c < nf) bytes += b->fs[2 * c + 1] - b->fs[2 * c];
     }
-    if (value_field && t->vcol < nf) out_add(b, p + b->fs[2 * t->vcol], b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol]);
+    if (value_field && t->vcol < nf) bytes += b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol];
+    if (room(b, bytes)) return;
+    char *o = b->out + b->len;
+    for (int k = 0; k < n; k++) {
+        const long c = t->keep_all ? k : t->keep[k];
+        if (c < nf) {
+            memcpy(o, p + b->fs[2 * c], b->fs[2 * c + 1] - b->fs[2 * c]);
+            o += b->fs[2 * c + 1] - b->fs[2 * c];
+        }
+        if (k + 1 < n || value_field) *o++ = t->delim;
+    }
+    if (value_field && t->vcol < nf) {
+        memcpy(o, p + b->fs[2 * t->vcol], b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol]);
+        o += b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol];
+    }
+    b->len = (size_t)(o - b->out);
 }
 
 int gs_rowtext_keep_header(gs_rowtext *t, const char *result, int (*put)(void *ctx, const char *p, size_t len, gs_status *st),
@@ -371,7 +421,7 @@ int gs_rowtext_keep_header(gs_rowtext *t, const char *result, int (*put)(void *c
     if (parts_room(t, 1)) return gs_fail(st, GS_ENOMEM, "out of memory");
     kbuf *b = &t->parts[0];
     b->len = b->nomem = 0;
-    keep_row(t, b, t->header, t->header_len, 0);
+    keep_row(t, b, t->header, t->header_len, 1, 0, 0);
     for (const char *r = result, *e; r; r = e ? e + 1 : NULL) { /* "a_min,a_max": the names, delimited */
         e = strchr(r, ',');
         out_add(b, &t->delim, 1);
@@ -392,12 +442,15 @@ typedef struct keep_job {
     int missing;    /* a position not held */
 } keep_job;
 
+#define NUM_MAX 48 /* bytes of one formatted value, at most */
+
 static void keep_part(void *ctx, size_t p, size_t np)
 {
     keep_job *J = ctx;
     gs_rowtext *t = J->t;
     kbuf *b = &t->parts[p];
     const size_t es = gs_type_size(J->type), i1 = (p + 1) * J->per < J->n ? (p + 1) * J->per : J->n;
+    const size_t extra = J->vals ? (size_t)t->ncols * (NUM_MAX + 1) + 1 : 1;
     seg *s = t->head;
     (void)np;
     b->len = 0;
@@ -408,10 +461,11 @@ static void keep_part(void *ctx, size_t p, size_t np)
             J->missing = 1;
             return;
         }
-        keep_row(t, b, row, len, !J->vals);
+        keep_row(t, b, row, len, s->quotes, !J->vals, extra); /* room for the results and the line end */
+        if (b->nomem) return;
+        char *o = b->out + b->len;
         const char *v = J->vals ? (const char *)J->vals + i * es * (size_t)t->ncols : NULL;
         for (int c = 0; v && c < t->ncols; c++, v += es) {
-            char num[48];
             gs_value x;
             const void *at = v;
             gs_type ty = J->type;
@@ -420,17 +474,18 @@ static void keep_part(void *ctx, size_t p, size_t np)
                 at = &x;
                 ty = t->coltypes[c];
             }
-            out_add(b, &t->delim, 1);
-            out_add(b, num, (size_t)gs_num_format(num, ty, at));
+            *o++ = t->delim;
+            o += gs_num_format(o, ty, at);
         }
-        out_add(b, "\n", 1);
+        *o++ = '\n';
+        b->len = (size_t)(o - b->out);
     }
 }
 
 int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type type, const void *vals,
                           int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st)
 {
-    const size_t per_max = 65536; /* rows a part: bounds its text */
+    const size_t per_max = 1 << 18; /* rows a part: bounds its text (a few MiB) */
     int rc = GS_OK;
     pthread_mutex_lock(&t->mu);
     for (size_t done = 0; done < n && !rc;) {
