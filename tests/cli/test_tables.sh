@@ -122,7 +122,19 @@ PY
 fi
 
 # ---- --keep and --rows: what they refuse ----------------------------------------------------------
-refused keep_chain 2 "--keep takes scan or compact alone" $G scan -q --keep 1 --col 2 data/prices.csv then scan
+refused keep_chain_compact 2 "--keep in a chain takes scan, minmax and rolling stages" $G scan -q --keep 1 --col 2 data/prices.csv then compact --pred gt:0
+refused keep_compact_then_rolling 2 "run compact --keep alone" $G compact -q --pred gt:0 --col 2 data/prices.csv then rolling -w 3 --keep 1
+refused arg_mid_chain_dropped 2 "argmin/argmax before another stage, with --na skip" $G rolling -q -w 3 --agg argmin --na skip --col 2 data/prices.csv then scan
+refused keep_minmax_to_npy 2 "--keep writes CSV rows: --to csv" $G minmax -q -w 3 --keep 1 --col 2 data/prices.csv --to npy
+# --keep on windows: the row at each window's right end (minmax and rolling; a chain of scan and rolling)
+printf 't,v,s\n1,5,"a,b"\n2,,c\r\n3,1,"d\ne"\n4,7,f\n5,0,g\n' >"$T/w.csv"
+printf 't,s,min,max\n2,c,nan,nan\n3,"d\ne",nan,nan\n4,f,1,7\n5,g,0,7\n' >"$T/w.want"
+same keep_minmax_right_end "$T/w.want" $G minmax -q -w 2 --keep t,s --col v "$T/w.csv"
+printf 't,v_argmin,v_argmax,v_count\n1,0,0,1\n3,2,0,2\n4,2,3,2\n5,4,3,2\n' >"$T/w.want"
+same keep_rolling_partial_na_skip "$T/w.want" $G rolling -q -w 2 --partial --agg argmin,argmax,count --na skip --keep 1 --col v "$T/w.csv"
+printf 't\tv_argmax\n4\t3\n5\t3\n' >"$T/w.want"
+tr ',' '\t' <"$T/w.csv" >"$T/w.tsv"
+same keep_chain_tsv "$T/w.want" $G scan -q --col v --na skip "$T/w.tsv" then rolling -w 3 --agg argmax --keep t
 refused keep_indices 2 "not with --indices, --count or --rows" $G compact -q --keep 1 --indices --col 2 data/prices.csv
 refused keep_to_npy 2 "--keep writes CSV rows: --to csv" $G scan -q --keep 1 --col 2 data/prices.csv --to npy
 refused keep_unknown_name 1 "no column named 'nosuch' in the header (--keep)" $G scan -q --keep nosuch --col 2 data/prices.csv
