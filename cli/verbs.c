@@ -105,7 +105,6 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
                           : j->compact.indices ? "--rows writes rows, --indices positions: choose one"
                           : j->count_only ? "--count prints a count, --rows writes rows: choose one"
                           : k + 1 < c->nstages ? "--rows writes the input's rows: make it the last stage"
-                          : ranks->size > 1 ? "--rows does not run over MPI ranks"
                           : c->to_given && c->to != GS_FMT_CSV && c->to != GS_FMT_TEXT
                               ? "--rows writes the input's rows as text: --to csv or --to text"
                               : NULL;
@@ -127,7 +126,6 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
                                  "are no longer one a row); run compact --keep alone"
                            : last->compact.indices || last->count_only || last->rows
                                ? "--keep writes columns beside the values: not with --indices, --count or --rows"
-                           : ranks->size > 1 ? "--keep does not run over MPI ranks"
                            : c->to_given && c->to != GS_FMT_CSV ? "--keep writes CSV rows: --to csv"
                                                                 : NULL;
     if (keep_why) return usage_error(verb, "%s", keep_why);
@@ -247,18 +245,8 @@ static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_typ
     int rc = 0;
     const gs_job *last = &ch->stage[ch->n - 1];
     gs_rowtext *text = last->rows || last->keep ? gs_reader_rowtext(r) : NULL;
-    if ((last->rows || last->keep) && (!text || (last->keep && gs_reader_format(r) != GS_FMT_CSV))) {
-        say_error("%s, which needs CSV%s input (this input is %s)",
-                  last->rows ? "compact --rows writes the input's rows" : "--keep writes input columns",
-                  last->rows ? " or text" : "", gs_format_name(gs_reader_format(r)));
-        gs_reader_close(r);
-        return EXIT_USAGE;
-    }
     const char *result = names;
-    if (text) { /* rows or columns as in the input: the header first, then text rows */
-        if (!c->to_given) c->to = last->keep ? GS_FMT_CSV : gs_reader_format(r), c->to_given = 1;
-        names = NULL;
-    }
+    if (text) names = NULL; /* rows or columns as in the input: the header first, then text rows */
     if (!last->count_only) rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st);
     size_t hlen = 0;
     const char *head = text && last->rows ? gs_rowtext_header(text, &hlen) : NULL;
@@ -282,6 +270,22 @@ static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_typ
     if (rc) return finish_status(&st);
     set_write_stage(&stats);
     return compute_report(c, ch, &stats, count);
+}
+
+/* compact --rows and --keep write text rows of the input: CSV (or text for --rows) input, and the
+ * output in the input's format (--keep: CSV) unless --to says. 0 or an exit status (r closed). */
+static int rows_output(cli *c, gs_reader *r, const gs_job *last)
+{
+    if (!last->rows && !last->keep) return 0;
+    if (!gs_reader_rowtext(r) || (last->keep && gs_reader_format(r) != GS_FMT_CSV)) {
+        say_error("%s, which needs CSV%s input (this input is %s)",
+                  last->rows ? "compact --rows writes the input's rows" : "--keep writes input columns",
+                  last->rows ? " or text" : "", gs_format_name(gs_reader_format(r)));
+        gs_reader_close(r);
+        return EXIT_USAGE;
+    }
+    if (!c->to_given) c->to = last->keep ? GS_FMT_CSV : gs_reader_format(r), c->to_given = 1;
+    return 0;
 }
 
 int cmd_compute(cli *c)
@@ -313,6 +317,7 @@ int cmd_compute(cli *c)
         stage_coltypes(&ch.stage[ch.n - 1], t, c->coltypes);
         c->wr.coltypes = c->coltypes;
     }
+    if ((rc = rows_output(c, r, &ch.stage[ch.n - 1]))) return rc;
     if (ranks.size > 1) {
         gs_format in_fmt = gs_reader_format(r);
         gs_reader_close(r);

@@ -369,11 +369,15 @@ static int first_pass(rank_run *k, gs_status *st)
     } else if (job->op == GS_OP_COMPACT) {
         gs_job cj = *job;
         cj.count_only = 1;
+        cj.rows = cj.keep = 0; /* counted: no rows kept */
+        gs_read_opts rd = m->rd;
+        rd.keep_rows = 0;
+        rd.keep = NULL;
         gs_reader *r = NULL;
         gs_run_stats cs;
         memset(&cs, 0, sizeof cs);
-        int rc = h->text ? gs_reader_open_lines(&r, m->in, &m->rd, L, h->b0, h->b1, UINT64_MAX, st)
-                         : gs_reader_open_range(&r, m->in, &m->rd, L, h->s, h->e - h->s, st);
+        int rc = h->text ? gs_reader_open_lines(&r, m->in, &rd, L, h->b0, h->b1, UINT64_MAX, st)
+                         : gs_reader_open_range(&r, m->in, &rd, L, h->s, h->e - h->s, st);
         if (!rc) {
             gs_source src = gs_source_from_reader(r);
             rank_device(m);
@@ -468,6 +472,7 @@ static void main_pass(rank_run *k, MPI_File fh, gs_run_stats *stats, gs_status *
     if (!rc) rc = gs_writer_open_sink(&w, &bk, &wo, head, head_len, st);
     gs_reader *r = NULL;
     if (!rc) rc = gs_shard_open(m, &k->L, h, k->rs, k->re, &r, st);
+    if (!rc) rc = gs_shard_rows_head(m, r, w, x->rank == 0, st); /* --rows, --keep: rows of this shard */
     uint64_t done = 0;
     if (!rc) {
         gs_source src = gs_source_from_reader(r);

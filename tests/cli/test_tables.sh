@@ -108,6 +108,27 @@ else
         --pred gt:4000 --threads 1 "$T/m.csv" "$T/mk.txt" --to text -f 2>"$T/wk.err" >/dev/null
     if [ -s "$T/w1.err" ] && cmp -s "$T/w1.err" "$T/wk.err" && [ "$(wc -l <"$T/wk.err")" = 1 ]; then pass tables_mpi_warning
     else fail tables_mpi_warning "[$(cat "$T/w1.err")] vs [$(head -c 300 "$T/wk.err")]"; fi
+    # --rows and --keep: each rank writes the rows of its shard (quoted fields with delimiters and
+    # quotes, CRLF; a line break inside quotes must not straddle shards: SCALING.md), rank 0 the header
+    awk 'BEGIN { srand(11); print "id,price,\"sym\""; for (i = 0; i < 60000; i++) { r = rand();
+        p = r < 0.1 ? (r < 0.05 ? "" : "NA") : sprintf("%.2f", rand() * 8000);
+        s = r > 0.9 ? "\"a,b\"" : (r > 0.8 ? "\"x\"\"y\"" : "s" i); printf "%d,%s,%s\r\n", i, p, s } }' >"$T/q.csv"
+    for args in "compact --rows --pred gt:4000 --col price --na skip" "compact --keep sym,id --pred lt:100 --col price" \
+        "scan --op max --keep 3,1 --col price --na skip" "rolling -w 50 --agg max,argmin,count --keep sym --col price" \
+        "minmax -w 3000 --keep id --col price --na skip" "rolling -w 7 --partial --agg min --keep all --col price"; do
+        # shellcheck disable=SC2086
+        $G $args -q --threads 1 "$T/q.csv" "$T/q1.csv" -f
+        for k in 2 3; do
+            # shellcheck disable=SC2086
+            timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root -n $k $G $args -q --threads 1 "$T/q.csv" \
+                "$T/qk.csv" -f >"$T/mpi.err" 2>&1
+            rc=$?
+            if [ $rc = 0 ] && [ -s "$T/q1.csv" ] && cmp -s "$T/q1.csv" "$T/qk.csv"; then pass "tables_mpi_rows_$k ($args)"
+            else fail "tables_mpi_rows_$k ($args)" "exit $rc: $(head -c 300 "$T/mpi.err") $(cmp "$T/q1.csv" "$T/qk.csv" 2>&1)"; fi
+        done
+    done
+    refused tables_mpi_arg_dropped 2 "argmin/argmax with --na skip does not run over MPI ranks" timeout 120 "$MPIRUN" \
+        --oversubscribe --allow-run-as-root -n 2 $G rolling -q -w 3 --agg argmax --na skip --col price "$T/q.csv" "$T/qk.csv" -f
     python3 - "$T/m.csv" "$T/m1.txt" <<'PY' && pass tables_mpi_reference || fail tables_mpi_reference "single process differs from pandas"
 import sys
 try:
