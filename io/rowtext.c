@@ -5,7 +5,9 @@
  * lies in them. Segments queue in stream order; the writer asks for the rows of ascending stream
  * positions and releases the segments every position before a point is done with, so the store
  * holds the rows of the chunks in flight only. The reader's thread appends while the writer's
- * reads: both lock (once a segment, once an output chunk). */
+ * reads: the list's ends and the spare buffers are locked (once a segment, once an output chunk);
+ * the writer reads the rows it asked for without the lock (first_seg), so the reader never waits
+ * for the writer's formatting. */
 #include "io_internal.h"
 
 #include "../common/pool.h"
@@ -251,6 +253,17 @@ static const char *row_at(seg **s, uint64_t p, size_t *len)
     return (*s)->text + (*s)->spans[2 * k];
 }
 
+/* The oldest segment held. The writer walks on from it without the lock: the segments of the
+ * positions it asks for were appended before their values were handed out (the chunk queues order
+ * that), later appends only set the last segment's next, and only the writer releases. */
+static seg *first_seg(gs_rowtext *t)
+{
+    pthread_mutex_lock(&t->mu);
+    seg *s = t->head;
+    pthread_mutex_unlock(&t->mu);
+    return s;
+}
+
 static int not_held(uint64_t p, gs_status *st)
 {
     return gs_fail(st, GS_EDATA, "row of position %llu is not held (internal error)", (unsigned long long)p);
@@ -273,8 +286,7 @@ static int parts_room(gs_rowtext *t, size_t np)
 int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
                      int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st)
 {
-    pthread_mutex_lock(&t->mu);
-    seg *s = t->head;
+    seg *s = first_seg(t);
     int rc = parts_room(t, 1) ? gs_fail(st, GS_ENOMEM, "out of memory") : GS_OK;
     kbuf *b = rc ? NULL : &t->parts[0];
     if (b) b->len = b->nomem = 0;
@@ -293,7 +305,6 @@ int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
             b->len = 0;
         }
     }
-    pthread_mutex_unlock(&t->mu);
     return rc;
 }
 
@@ -439,6 +450,7 @@ typedef struct keep_job {
     size_t n, per;
     gs_type type;
     const void *vals;
+    seg *head;      /* the oldest segment held */
     int missing;    /* a position not held */
 } keep_job;
 
@@ -451,7 +463,7 @@ static void keep_part(void *ctx, size_t p, size_t np)
     kbuf *b = &t->parts[p];
     const size_t es = gs_type_size(J->type), i1 = (p + 1) * J->per < J->n ? (p + 1) * J->per : J->n;
     const size_t extra = J->vals ? (size_t)t->ncols * (NUM_MAX + 1) + 1 : 1;
-    seg *s = t->head;
+    seg *s = J->head;
     (void)np;
     b->len = 0;
     for (size_t i = p * J->per; i < i1 && !b->nomem; i++) {
@@ -487,7 +499,7 @@ int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type 
 {
     const size_t per_max = 1 << 18; /* rows a part: bounds its text (a few MiB) */
     int rc = GS_OK;
-    pthread_mutex_lock(&t->mu);
+    seg *head = first_seg(t);
     for (size_t done = 0; done < n && !rc;) {
         size_t np = (size_t)gs_pool_threads(), left = n - done;
         size_t per = (left + np - 1) / np;
@@ -502,7 +514,7 @@ int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type 
             break;
         }
         keep_job J = {t, pos + done, batch, per, type,
-                      vals ? (const char *)vals + done * gs_type_size(type) * (size_t)t->ncols : NULL, 0};
+                      vals ? (const char *)vals + done * gs_type_size(type) * (size_t)t->ncols : NULL, head, 0};
         for (size_t p = 0; p < np; p++) t->parts[p].nomem = 0;
         if (np > 1) gs_parallel_for(np, keep_part, &J);
         else keep_part(&J, 0, 1);
@@ -513,6 +525,5 @@ int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type 
         }
         done += batch;
     }
-    pthread_mutex_unlock(&t->mu);
     return rc;
 }
