@@ -6,47 +6,19 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../common/rowmap.h"
-
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* A buffer of at least `bytes` for rows kept beside the values; a large one in whole huge pages,
- * which the kernel may back with transparent huge pages (a fault per 2 MiB, not per 4 KiB). *cap:
- * its size. */
-static void *rows_alloc(size_t bytes, size_t *cap)
-{
-    if (bytes < 2 * HUGE_PAGE) {
-        *cap = bytes;
-        return malloc(bytes);
-    }
-    void *p = NULL;
-    *cap = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    if (posix_memalign(&p, HUGE_PAGE, *cap)) return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, *cap, MADV_HUGEPAGE);
-#endif
-    return p;
-}
 
 int gs_piece_span(gs_piece *pc, int64_t start, int64_t len)
 {
     const size_t i = pc->n - 1;
     if (2 * i + 2 > pc->spcap) {
-        size_t nc = pc->spcap ? pc->spcap * 2 : 8192, bytes;
+        size_t nc = pc->spcap ? pc->spcap * 2 : 8192;
         while (nc < 2 * i + 2) nc *= 2;
-        int64_t *ns;
-        if (nc * sizeof *ns < 2 * HUGE_PAGE) {
-            if (!(ns = realloc(pc->spans, nc * sizeof *ns))) return pc->nomem = 1;
-            bytes = nc * sizeof *ns;
-        } else { /* in huge pages from here on */
-            if (!(ns = rows_alloc(nc * sizeof *ns, &bytes))) return pc->nomem = 1;
-            memcpy(ns, pc->spans, 2 * i * sizeof *ns);
-            free(pc->spans);
-        }
+        int64_t *ns = realloc(pc->spans, nc * sizeof *ns);
+        if (!ns) return pc->nomem = 1;
         pc->spans = ns;
-        pc->spcap = bytes / sizeof *ns;
+        pc->spcap = nc;
     }
     pc->spans[2 * i] = start;
     pc->spans[2 * i + 1] = len;
@@ -73,8 +45,8 @@ void gs_piece_text(gs_piece *pc, gs_rowtext *store, int seq, int midrow, char **
     const size_t c = seq ? *carry_len : 0, n = (size_t)(pc->end - pc->begin);
     if (pc->err || pc->nomem) return;
     /* a little over: the next pieces, a few bytes longer or shorter, fit in it again */
-    if (!(pc->text = gs_rowtext_reuse(store, 0, c + n + 1, &pc->text_cap)) &&
-        !(pc->text = rows_alloc(c + n + 1 + (n >> 4) + 4096, &pc->text_cap))) {
+    pc->text_cap = c + n + 1 + (n >> 4) + 4096;
+    if (!(pc->text = gs_rowtext_reuse(store, 0, c + n + 1, &pc->text_cap)) && !(pc->text = malloc(pc->text_cap))) {
         pc->nomem = 1;
         return;
     }
