@@ -140,10 +140,6 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
                       "where they are written; make rolling the last stage", k + 1, c->rd.skip_bad ? "--skip-bad" : "--na skip");
             return EXIT_USAGE;
         }
-        if (arg && ranks->size > 1) {
-            say_error("rolling --agg argmin/argmax with %s does not run over MPI ranks", c->rd.skip_bad ? "--skip-bad" : "--na skip");
-            return EXIT_USAGE;
-        }
     }
     for (int k = 0; drops && k + 1 < c->nstages; k++)
         if (c->stages[k].verb->bit == V_COMPACT && c->stages[k].job.compact.indices) {

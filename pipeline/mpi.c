@@ -360,7 +360,7 @@ static int first_pass(rank_run *k, gs_status *st)
     gs_shard *h = &k->h;
     gs_job *job = &k->job;
     k->tc = MPI_Wtime();
-    uint64_t nelem = 0, dropped = 0; /* dropped: csv/text rows the shard's reader skipped (compact) */
+    uint64_t nelem = 0, dropped = 0; /* dropped: csv/text rows the shard's reader skipped */
     gs_value total;
     if (job->op == GS_OP_SCAN) gs_shard_total(m, L, h, &total, &nelem, st);
     else if (job->op == GS_OP_COMPACT && !L->compressed && !h->text) {
@@ -387,7 +387,7 @@ static int first_pass(rank_run *k, gs_status *st)
         }
         nelem = cs.elems_in;
     } else if (h->text)
-        gs_shard_count(m, L, h, &nelem, st);
+        gs_shard_count(m, L, h, &nelem, &dropped, st);
     k->carry_pass = job->op == GS_OP_SCAN || job->op == GS_OP_COMPACT || h->text;
     if (agree(x, st)) return st->code;
     if (h->text) {
@@ -397,7 +397,7 @@ static int first_pass(rank_run *k, gs_status *st)
         h->e = h->s + nelem;
     }
     job->index_base = job->row_base = h->s;
-    if (h->text && job->op == GS_OP_COMPACT) { /* positions are input rows: the rows dropped before count */
+    if (h->text && job->op != GS_OP_SCAN) { /* positions are input rows: the rows dropped before count */
         uint64_t before = 0;
         MPI_Exscan(&dropped, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
         if (x->rank) job->row_base += before;

@@ -67,7 +67,8 @@ static gs_read_opts pass_opts(const gs_mpi_job *m)
 }
 
 /* csv/text: elements in the shard's lines (the whole of them: e is not known yet). */
-int gs_shard_count(const gs_mpi_job *m, const gs_layout *L, const gs_shard *h, uint64_t *count, gs_status *st)
+int gs_shard_count(const gs_mpi_job *m, const gs_layout *L, const gs_shard *h, uint64_t *count, uint64_t *dropped,
+                   gs_status *st)
 {
     gs_reader *r = NULL;
     *count = 0;
@@ -78,6 +79,7 @@ int gs_shard_count(const gs_mpi_job *m, const gs_layout *L, const gs_shard *h, u
     size_t got = 0, cap = FOLD_BLOCK / gs_type_size(L->type);
     while (!rc && !(rc = gs_reader_read(r, buf, cap, &got, st)) && got) *count += got;
     free(buf);
+    *dropped = r ? gs_reader_skipped(r) : 0;
     gs_reader_close(r);
     return rc;
 }

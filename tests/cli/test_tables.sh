@@ -127,8 +127,20 @@ else
             else fail "tables_mpi_rows_$k ($args)" "exit $rc: $(head -c 300 "$T/mpi.err") $(cmp "$T/q1.csv" "$T/qk.csv" 2>&1)"; fi
         done
     done
-    refused tables_mpi_arg_dropped 2 "argmin/argmax with --na skip does not run over MPI ranks" timeout 120 "$MPIRUN" \
-        --oversubscribe --allow-run-as-root -n 2 $G rolling -q -w 3 --agg argmax --na skip --col price "$T/q.csv" "$T/qk.csv" -f
+    # argmin/argmax as input rows: each shard starts at its input row (the rows dropped before counted)
+    for args in "rolling -w 30 --agg argmin,argmax,max --na skip --col price" \
+        "rolling -w 5 --partial --agg argmax --skip-bad --na skip --keep id --col price"; do
+        # shellcheck disable=SC2086
+        $G $args -q --threads 1 "$T/q.csv" "$T/q1.csv" -f
+        for k in 2 3; do
+            # shellcheck disable=SC2086
+            timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root -n $k $G $args -q --threads 1 "$T/q.csv" \
+                "$T/qk.csv" -f >"$T/mpi.err" 2>&1
+            rc=$?
+            if [ $rc = 0 ] && [ -s "$T/q1.csv" ] && cmp -s "$T/q1.csv" "$T/qk.csv"; then pass "tables_mpi_args_$k ($args)"
+            else fail "tables_mpi_args_$k ($args)" "exit $rc: $(head -c 300 "$T/mpi.err") $(cmp "$T/q1.csv" "$T/qk.csv" 2>&1)"; fi
+        done
+    done
     python3 - "$T/m.csv" "$T/m1.txt" <<'PY' && pass tables_mpi_reference || fail tables_mpi_reference "single process differs from pandas"
 import sys
 try:
