@@ -322,6 +322,7 @@ typedef struct rank_run {
     double tc;                    /* seconds of the first pass and its exscans */
     uint64_t rows, rs, re;        /* rows this rank outputs; the input range [rs, re) it reads */
     uint64_t row_off, total_rows; /* rows before this rank's; of all ranks */
+    uint64_t dropped;             /* csv/text: rows of the shard's lines dropped (the first pass's count) */
 } rank_run;
 
 /* The shard: csv/text line-aligned byte ranges (element numbers after the first pass), else
@@ -397,6 +398,7 @@ static int first_pass(rank_run *k, gs_status *st)
         h->e = h->s + nelem;
     }
     job->index_base = job->row_base = h->s;
+    k->dropped = dropped;
     if (h->text && job->op != GS_OP_SCAN) { /* positions are input rows: the rows dropped before count */
         uint64_t before = 0;
         MPI_Exscan(&dropped, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -479,7 +481,8 @@ static void main_pass(rank_run *k, MPI_File fh, gs_run_stats *stats, gs_status *
         memset(stats, 0, sizeof *stats);
         rank_device(m);
         rc = gs_engine_run(&k->job, &m->eng, &src, w, &done, stats, st);
-        stats->skipped = gs_reader_skipped(r);
+        /* a window shard's reader parses on past the W-1 elements it reads after its lines */
+        stats->skipped = h->text && k->job.op == GS_OP_MINMAX ? k->dropped : gs_reader_skipped(r);
         gs_trace("mpi: rank %d: the main pass done", x->rank);
         if (!rc && done != k->rows)
             rc = gs_fail(st, GS_EDATA, "%s: %llu rows computed where %llu were planned (did the input change?)", m->in,

@@ -127,6 +127,12 @@ else
             else fail "tables_mpi_rows_$k ($args)" "exit $rc: $(head -c 300 "$T/mpi.err") $(cmp "$T/q1.csv" "$T/qk.csv" 2>&1)"; fi
         done
     done
+    # the warning counts each dropped row once (a window shard's reader parses on past its lines)
+    $G minmax -w 3000 --col price --na skip --threads 1 "$T/q.csv" "$T/q1.csv" -f 2>"$T/w1.err"
+    timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root -n 3 $G minmax -w 3000 --col price --na skip --threads 1 \
+        "$T/q.csv" "$T/qk.csv" -f 2>"$T/wk.err" >/dev/null
+    if [ -s "$T/w1.err" ] && cmp -s "$T/w1.err" "$T/wk.err"; then pass tables_mpi_window_warning
+    else fail tables_mpi_window_warning "[$(cat "$T/w1.err")] vs [$(head -c 300 "$T/wk.err")]"; fi
     # argmin/argmax as input rows: each shard starts at its input row (the rows dropped before counted)
     for args in "rolling -w 30 --agg argmin,argmax,max --na skip --col price" \
         "rolling -w 5 --partial --agg argmax --skip-bad --na skip --keep id --col price"; do
