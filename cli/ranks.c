@@ -22,10 +22,11 @@ int cmd_compute_ranks(cli *c, const gs_job *job, gs_format in_fmt, gs_type out_t
     gs_mpi_report rep;
     memset(&stats, 0, sizeof stats);
     int root = 0;
-    gs_mpi_job m = {c->in, c->out, c->rd, {0}, *job, c->eng, c->device_given};
-    if (!job->count_only) {
-        resolve_output(c, in_fmt, out_type, cols, -1, names);
+    gs_mpi_job m = {c->in, c->out, c->rd, {0}, *job, c->eng, c->device_given, NULL};
+    if (!job->count_only) { /* --rows and --keep: rank 0 writes the header line of the input's rows */
+        resolve_output(c, in_fmt, out_type, cols, -1, job->rows || job->keep ? NULL : names);
         m.wr = c->wr;
+        m.keep_names = job->keep ? names : NULL;
     }
     m.eng.progress = NULL;
     if (verbose || c->stats) m.eng.note = on_note; /* heard from rank 0 alone (the others are mute) */

@@ -24,12 +24,12 @@ int stage_setup(cli *c, int k, gs_type t, gs_job *j)
         j->op = GS_OP_SCAN;
         j->scan.type = t;
         j->scan.out_type = s->out_type_given ? j->out_type : t;
-        j->keep = c->rd.keep != NULL;
+        j->keep = c->rd.keep != NULL && k == c->nstages - 1;
         break;
     case V_COMPACT:
         j->op = GS_OP_COMPACT;
         j->compact.type = t;
-        j->keep = c->rd.keep != NULL;
+        j->keep = c->rd.keep != NULL && k == c->nstages - 1;
         if (j->rows || j->keep) j->compact.indices = 1; /* the positions, which the writer turns into rows */
         if (gs_pred_parse(s->pred, t, &j->compact, &st)) {
             if (c->chain) snprintf(err_stage, sizeof err_stage, "stage %d (compact): ", k + 1);
@@ -41,6 +41,7 @@ int stage_setup(cli *c, int k, gs_type t, gs_job *j)
     case V_ROLLING:
         j->op = GS_OP_MINMAX;
         j->minmax.type = t;
+        j->keep = c->rd.keep != NULL && k == c->nstages - 1;
         j->roll_out_type_given = s->out_type_given;
         if (s->out_type_given) j->minmax.out_type = j->out_type;
         /* Whole windows hold W values: there --min-periods only counts where NaN are skipped. */
@@ -50,6 +51,7 @@ int stage_setup(cli *c, int k, gs_type t, gs_job *j)
     default:
         j->op = GS_OP_MINMAX;
         j->minmax.type = t;
+        j->keep = c->rd.keep != NULL && k == c->nstages - 1;
         break;
     }
     return 0;
@@ -111,7 +113,6 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
                           : j->compact.indices ? "--rows writes rows, --indices positions: choose one"
                           : j->count_only ? "--count prints a count, --rows writes rows: choose one"
                           : k + 1 < c->nstages ? "--rows writes the input's rows: make it the last stage"
-                          : ranks->size > 1 ? "--rows does not run over MPI ranks"
                           : c->to_given && c->to != GS_FMT_CSV && c->to != GS_FMT_TEXT
                               ? "--rows writes the input's rows as text: --to csv or --to text"
                               : NULL;
@@ -125,15 +126,29 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
         }
     }
     const gs_job *last = &c->stages[c->nstages ? c->nstages - 1 : 0].job;
+    int compacts = 0; /* compact stages: a chain with one keeps no input rows beside its results */
+    for (int k = 0; k < c->nstages; k++) compacts += c->stages[k].verb->bit == V_COMPACT;
     const char *keep_why = !c->rd.keep ? NULL
-                           : c->nstages != 1 ? "--keep takes scan or compact alone, not a chain"
+                           : c->nstages > 1 && compacts
+                               ? "--keep in a chain takes scan, minmax and rolling stages (a compact stage's results "
+                                 "are no longer one a row); run compact --keep alone"
                            : last->compact.indices || last->count_only || last->rows
                                ? "--keep writes columns beside the values: not with --indices, --count or --rows"
-                           : ranks->size > 1 ? "--keep does not run over MPI ranks"
                            : c->to_given && c->to != GS_FMT_CSV ? "--keep writes CSV rows: --to csv"
                                                                 : NULL;
     if (keep_why) return usage_error(verb, "%s", keep_why);
     const int drops = c->rd.skip_bad || c->rd.na == GS_NA_SKIP;
+    for (int k = 0; drops && k < c->nstages; k++) {
+        gs_job j = c->stages[k].job;
+        unsigned cols;
+        j.op = GS_OP_MINMAX;
+        const int arg = c->stages[k].verb->bit == V_ROLLING && gs_job_arg_cols(&j, &cols);
+        if (arg && k + 1 < c->nstages) {
+            say_error("stage %d (rolling): argmin/argmax before another stage, with %s: positions are input rows only "
+                      "where they are written; make rolling the last stage", k + 1, c->rd.skip_bad ? "--skip-bad" : "--na skip");
+            return EXIT_USAGE;
+        }
+    }
     for (int k = 0; drops && k + 1 < c->nstages; k++)
         if (c->stages[k].verb->bit == V_COMPACT && c->stages[k].job.compact.indices) {
             say_error("stage %d (compact): --indices before another stage, with %s: positions are input rows only "
@@ -240,23 +255,16 @@ static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_typ
     int rc = 0;
     const gs_job *last = &ch->stage[ch->n - 1];
     gs_rowtext *text = last->rows || last->keep ? gs_reader_rowtext(r) : NULL;
-    if ((last->rows || last->keep) && (!text || (last->keep && gs_reader_format(r) != GS_FMT_CSV))) {
-        say_error("%s, which needs CSV%s input (this input is %s)",
-                  last->rows ? "compact --rows writes the input's rows" : "--keep writes input columns",
-                  last->rows ? " or text" : "", gs_format_name(gs_reader_format(r)));
-        gs_reader_close(r);
-        return EXIT_USAGE;
-    }
     const char *result = names;
-    if (text) { /* rows or columns as in the input: the header first, then text rows */
-        if (!c->to_given) c->to = last->keep ? GS_FMT_CSV : gs_reader_format(r), c->to_given = 1;
-        names = NULL;
-    }
+    if (text) names = NULL; /* rows or columns as in the input: the header first, then text rows */
     if (!last->count_only) rc = open_output(c, gs_reader_format(r), out_type, cols, rows, names, &w, &st);
     size_t hlen = 0;
     const char *head = text && last->rows ? gs_rowtext_header(text, &hlen) : NULL;
     if (!rc && head) rc = gs_writer_write_bytes(w, head, hlen, &st);
-    if (!rc && text && last->keep) rc = gs_rowtext_keep_header(text, result, put_writer, w, &st);
+    if (!rc && text && last->keep) {
+        gs_rowtext_keep_cols(text, cols, last->op == GS_OP_MINMAX && last->minmax.nagg ? c->coltypes : NULL);
+        rc = gs_rowtext_keep_header(text, result, put_writer, w, &st);
+    }
     if (rc && w) {
         gs_writer_abort(w);
         gs_reader_close(r);
@@ -272,6 +280,22 @@ static int compute_one(cli *c, gs_reader *r, const gs_chain *ch, gs_type out_typ
     if (rc) return finish_status(&st);
     set_write_stage(&stats);
     return compute_report(c, ch, &stats, count, counts, src.cols);
+}
+
+/* compact --rows and --keep write text rows of the input: CSV (or text for --rows) input, and the
+ * output in the input's format (--keep: CSV) unless --to says. 0 or an exit status (r closed). */
+static int rows_output(cli *c, gs_reader *r, const gs_job *last)
+{
+    if (!last->rows && !last->keep) return 0;
+    if (!gs_reader_rowtext(r) || (last->keep && gs_reader_format(r) != GS_FMT_CSV)) {
+        say_error("%s, which needs CSV%s input (this input is %s)",
+                  last->rows ? "compact --rows writes the input's rows" : "--keep writes input columns",
+                  last->rows ? " or text" : "", gs_format_name(gs_reader_format(r)));
+        gs_reader_close(r);
+        return EXIT_USAGE;
+    }
+    if (!c->to_given) c->to = last->keep ? GS_FMT_CSV : gs_reader_format(r), c->to_given = 1;
+    return 0;
 }
 
 int cmd_compute(cli *c)
@@ -310,6 +334,7 @@ int cmd_compute(cli *c)
         columns_coltypes(c->coltypes, gs_chain_out_cols(&ch), ncol);
         c->wr.coltypes = c->coltypes;
     }
+    if ((rc = rows_output(c, r, &ch.stage[ch.n - 1]))) return rc;
     if (ranks.size > 1) {
         gs_format in_fmt = gs_reader_format(r);
         gs_reader_close(r);

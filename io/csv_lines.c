@@ -428,7 +428,7 @@ static void run_part(void *ctx, size_t p, size_t np)
     }
     if (L->seq_mode) L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
     else L->dl.piece(&L->cfg, &L->pieces[p]);
-    if (L->base.text) gs_piece_text(&L->pieces[p], L->seq_mode, L->midrow, &L->carry, &L->carry_len);
+    if (L->base.text) gs_piece_text(&L->pieces[p], L->base.text, L->seq_mode, L->midrow, &L->carry, &L->carry_len);
 }
 
 /* Split the block [data, data+cut) into pieces: one for the sequential parser, else one per
@@ -530,7 +530,7 @@ static int next_block(gs_ldec *L, gs_status *st)
         piece_reset(&L->pieces[0], L->buf + L->pos, L->buf + L->pos + cut, L->base.rows != NULL, L->base.text != NULL);
         L->pieces[0].open_row = -(int64_t)L->carry_len;
         L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
-        if (L->base.text) gs_piece_text(&L->pieces[0], 1, L->midrow, &L->carry, &L->carry_len);
+        if (L->base.text) gs_piece_text(&L->pieces[0], L->base.text, 1, L->midrow, &L->carry, &L->carry_len);
     }
     uint64_t lines = 0, skipped = 0;
     for (size_t i = 0; i < L->npieces; i++) {

@@ -58,6 +58,7 @@ typedef struct gs_piece {
     int64_t *spans;
     size_t spcap;
     char *text;
+    size_t text_cap;         /* bytes allocated at text */
     int64_t open_row;        /* seq: in, -(carried bytes); out: where a row open at the end began */
     int quoted;              /* csv: the piece holds a quote character (and was not parsed) */
     int err;                 /* first error: GS_PERR_* */
@@ -92,7 +93,7 @@ int gs_piece_skip(gs_piece *pc);
 
 /* keep_rows, after a piece's parse (io/csv_rows.c): its bytes for the row store, after the row carried
  * into a sequential block (seq), and the bytes of a row it leaves open (midrow) carried on. */
-void gs_piece_text(gs_piece *pc, int seq, int midrow, char **carry, size_t *carry_len);
+void gs_piece_text(gs_piece *pc, gs_rowtext *store, int seq, int midrow, char **carry, size_t *carry_len);
 /* After a block, its np pieces in order: their skips into the row map at stream positions from
  * *stream_n on, their row text into the store (either may be NULL); *stream_n advances by their
  * values. -1 where memory is short. */

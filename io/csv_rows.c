@@ -40,11 +40,13 @@ int gs_piece_skip(gs_piece *pc)
     return 0;
 }
 
-void gs_piece_text(gs_piece *pc, int seq, int midrow, char **carry, size_t *carry_len)
+void gs_piece_text(gs_piece *pc, gs_rowtext *store, int seq, int midrow, char **carry, size_t *carry_len)
 {
     const size_t c = seq ? *carry_len : 0, n = (size_t)(pc->end - pc->begin);
     if (pc->err || pc->nomem) return;
-    if (!(pc->text = malloc(c + n + 1))) {
+    /* a little over: the next pieces, a few bytes longer or shorter, fit in it again */
+    pc->text_cap = c + n + 1 + (n >> 4) + 4096;
+    if (!(pc->text = gs_rowtext_reuse(store, 0, c + n + 1, &pc->text_cap)) && !(pc->text = malloc(pc->text_cap))) {
         pc->nomem = 1;
         return;
     }
@@ -76,10 +78,11 @@ int gs_pieces_keep(gs_piece *pieces, size_t np, struct gs_rowmap *rows, gs_rowte
         for (size_t k = 0; rows && k < pc->nskips && !fail; k++) fail = gs_rowmap_add(rows, *stream_n + pc->skips[k], 1);
         *stream_n += pc->n;
         if (text && !fail) {
-            fail = gs_rowtext_append(text, pc->text, pc->spans, pc->n);
+            fail = gs_rowtext_append(text, pc->text, pc->text_cap, pc->spans, pc->spcap, pc->n);
             pc->text = NULL; /* the store took them (or freed them) */
-            pc->spans = NULL;
-            pc->spcap = 0;
+            size_t cap = 0;  /* spans again: those of released rows where there are */
+            pc->spans = gs_rowtext_reuse(text, 1, 0, &cap);
+            pc->spcap = cap / sizeof *pc->spans;
         }
     }
     return fail ? -1 : 0;

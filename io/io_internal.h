@@ -53,12 +53,15 @@ int gs_bsrc_open_zstd(gs_bsrc **s, gs_bsrc *in, const gs_read_opts *o, gs_status
  * found, or 0 for one column) or GS_FMT_TEXT; 0 where it is not text. whole: p holds the whole input. */
 int gs_sniff_text(const unsigned char *p, size_t n, int whole, gs_format *fmt, char *delim);
 
-/* The row store (io/rowtext.c): made and fed by the line decoder. append takes text and spans
- * (freed here, also on failure); -1 where memory is short. */
+/* The row store (io/rowtext.c): made and fed by the line decoder. append takes text (text_cap bytes
+ * allocated) and spans (spans_cap entries), freed or kept for reuse here, also on failure; -1 where
+ * memory is short. reuse: a buffer of released rows with room for want bytes (*cap: its bytes), text
+ * or spans, or NULL (the caller allocates). */
 gs_rowtext *gs_rowtext_new(void);
 void gs_rowtext_free(gs_rowtext *t);
 int gs_rowtext_set_header(gs_rowtext *t, const char *row, size_t len);
-int gs_rowtext_append(gs_rowtext *t, char *text, int64_t *spans, size_t n);
+int gs_rowtext_append(gs_rowtext *t, char *text, size_t text_cap, int64_t *spans, size_t spans_cap, size_t n);
+void *gs_rowtext_reuse(gs_rowtext *t, int spans, size_t want, size_t *cap);
 /* --keep: the n columns cols[] (0-based; all: every field of each row), the value's column vcol
  * (0-based), the delimiter. */
 int gs_rowtext_set_keep(gs_rowtext *t, const int *cols, int n, int all, int vcol, char delim);

@@ -65,7 +65,9 @@ static int missing(const gs_lparse *c, void *out)
 int gs_field_parse(const gs_lparse *c, const char *f, size_t len, void *out)
 {
     const int r = len ? gs_num_parse(f, len, c->type, out) : -1;
-    if (r == 0) return c->na != GS_NA_DEFAULT && is_nan(c->type, out) ? missing(c, out) : 0;
+    /* a NaN in the text ("nan", "-nan", "-NaN") is a missing value: the one NaN, whatever sign it was
+     * written with (pandas'), so a window's first NaN is its argmin and argmax whatever the signs */
+    if (r == 0) return is_nan(c->type, out) ? missing(c, out) : 0;
     if (r == -1 && gs_na_spelling(f, len)) return missing(c, out);
     return r == -2 ? GS_PERR_RANGE : GS_PERR_INVALID;
 }

@@ -5,13 +5,18 @@
  * lies in them. Segments queue in stream order; the writer asks for the rows of ascending stream
  * positions and releases the segments every position before a point is done with, so the store
  * holds the rows of the chunks in flight only. The reader's thread appends while the writer's
- * reads: both lock (once a segment, once an output chunk). */
+ * reads: the list's ends and the spare buffers are locked (once a segment, once an output chunk);
+ * the writer reads the rows it asked for without the lock (first_seg), so the reader never waits
+ * for the writer's formatting. */
 #include "io_internal.h"
 
 #include "../common/pool.h"
 
 #include <limits.h>
 #include <pthread.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +28,7 @@ typedef struct kbuf {
     size_t *fs;
     size_t fs_cap;
     int nomem;
+    char pad[64];    /* parts written by different threads never share a cache line */
 } kbuf;
 
 typedef struct seg {
@@ -30,8 +36,19 @@ typedef struct seg {
     size_t n;        /* values */
     char *text;
     int64_t *spans;  /* value i's row: text + spans[2i], spans[2i+1] bytes */
+    size_t text_cap, spans_cap; /* bytes allocated */
+    int quotes;      /* its rows hold a quote character */
     struct seg *next;
 } seg;
+
+/* Buffers of released segments, handed back to the line decoder (gs_rowtext_reuse): a buffer
+ * written again is already mapped, where a fresh one costs a page fault per page. */
+#define SPARE_MAX 32
+typedef struct spare {
+    void *p[SPARE_MAX];
+    size_t cap[SPARE_MAX];
+    int n;
+} spare;
 
 struct gs_rowtext {
     pthread_mutex_t mu;
@@ -43,15 +60,51 @@ struct gs_rowtext {
      * column (0-based) and the delimiter */
     int *keep, nkeep, keep_all, vcol;
     char delim;
+    int need;        /* fields of a row to find: 1 + the last column written */
+    int ncols;       /* results a row (rolling: one per aggregate), each printed as coltypes[c] */
+    gs_type coltypes[GS_WRITE_COLS_MAX];
+    int coltyped;    /* coltypes given (else each value in its own type) */
     kbuf *parts;     /* the writer's scratch: one per part of a batch of rows */
     size_t nparts;
+    spare spare[2];  /* [0] text, [1] spans */
 };
 
 gs_rowtext *gs_rowtext_new(void)
 {
     gs_rowtext *t = calloc(1, sizeof *t);
     if (t) pthread_mutex_init(&t->mu, NULL);
+    if (t) t->ncols = 1;
     return t;
+}
+
+/* A buffer kept for reuse, else freed (under mu). */
+static void spare_put(spare *sp, void *p, size_t cap)
+{
+    if (!p) return;
+    if (sp->n == SPARE_MAX) {
+        free(p);
+        return;
+    }
+    sp->p[sp->n] = p;
+    sp->cap[sp->n++] = cap;
+}
+
+void *gs_rowtext_reuse(gs_rowtext *t, int spans, size_t want, size_t *cap)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&t->mu);
+    spare *sp = &t->spare[spans ? 1 : 0];
+    int best = -1; /* the smallest that holds want */
+    for (int i = 0; i < sp->n; i++)
+        if (sp->cap[i] >= want && (best < 0 || sp->cap[i] < sp->cap[best])) best = i;
+    if (best >= 0) {
+        p = sp->p[best];
+        *cap = sp->cap[best];
+        sp->p[best] = sp->p[--sp->n];
+        sp->cap[best] = sp->cap[sp->n];
+    }
+    pthread_mutex_unlock(&t->mu);
+    return p;
 }
 
 static void seg_free(seg *s)
@@ -65,6 +118,8 @@ void gs_rowtext_free(gs_rowtext *t)
 {
     if (!t) return;
     for (seg *s = t->head, *nx; s; s = nx) nx = s->next, seg_free(s);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < t->spare[k].n; i++) free(t->spare[k].p[i]);
     free(t->header);
     free(t->keep);
     for (size_t i = 0; i < t->nparts; i++) free(t->parts[i].out), free(t->parts[i].fs);
@@ -112,7 +167,17 @@ int gs_rowtext_set_keep(gs_rowtext *t, const int *cols, int n, int all, int vcol
     t->keep_all = all;
     t->vcol = vcol;
     t->delim = delim;
+    t->need = vcol + 1; /* the value's field (compact) is the last one looked for at most */
+    for (int k = 0; k < n; k++)
+        if (cols[k] + 1 > t->need) t->need = cols[k] + 1;
     return 0;
+}
+
+void gs_rowtext_keep_cols(gs_rowtext *t, int ncols, const gs_type *coltypes)
+{
+    t->ncols = ncols >= 1 && ncols <= GS_WRITE_COLS_MAX ? ncols : 1;
+    t->coltyped = coltypes != NULL;
+    for (int c = 0; coltypes && c < t->ncols; c++) t->coltypes[c] = coltypes[c];
 }
 
 int gs_rowtext_set_header(gs_rowtext *t, const char *row, size_t len)
@@ -131,10 +196,13 @@ const char *gs_rowtext_header(const gs_rowtext *t, size_t *len)
     return t->header;
 }
 
-int gs_rowtext_append(gs_rowtext *t, char *text, int64_t *spans, size_t n)
+int gs_rowtext_append(gs_rowtext *t, char *text, size_t text_cap, int64_t *spans, size_t spans_cap, size_t n)
 {
     if (!n) {
-        free(text), free(spans);
+        pthread_mutex_lock(&t->mu);
+        spare_put(&t->spare[0], text, text_cap);
+        spare_put(&t->spare[1], spans, spans_cap * sizeof *spans);
+        pthread_mutex_unlock(&t->mu);
         return 0;
     }
     seg *s = malloc(sizeof *s);
@@ -142,7 +210,9 @@ int gs_rowtext_append(gs_rowtext *t, char *text, int64_t *spans, size_t n)
         free(text), free(spans);
         return -1;
     }
-    *s = (seg){0, n, text, spans, NULL};
+    *s = (seg){0, n, text, spans, text_cap, spans_cap * sizeof *spans, 0, NULL};
+    const size_t used = (size_t)(spans[2 * n - 2] + spans[2 * n - 1]);
+    s->quotes = memchr(text, '"', used) != NULL;
     pthread_mutex_lock(&t->mu);
     s->first = t->end;
     t->end += n;
@@ -183,6 +253,17 @@ static const char *row_at(seg **s, uint64_t p, size_t *len)
     return (*s)->text + (*s)->spans[2 * k];
 }
 
+/* The oldest segment held. The writer walks on from it without the lock: the segments of the
+ * positions it asks for were appended before their values were handed out (the chunk queues order
+ * that), later appends only set the last segment's next, and only the writer releases. */
+static seg *first_seg(gs_rowtext *t)
+{
+    pthread_mutex_lock(&t->mu);
+    seg *s = t->head;
+    pthread_mutex_unlock(&t->mu);
+    return s;
+}
+
 static int not_held(uint64_t p, gs_status *st)
 {
     return gs_fail(st, GS_EDATA, "row of position %llu is not held (internal error)", (unsigned long long)p);
@@ -205,8 +286,7 @@ static int parts_room(gs_rowtext *t, size_t np)
 int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
                      int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st)
 {
-    pthread_mutex_lock(&t->mu);
-    seg *s = t->head;
+    seg *s = first_seg(t);
     int rc = parts_room(t, 1) ? gs_fail(st, GS_ENOMEM, "out of memory") : GS_OK;
     kbuf *b = rc ? NULL : &t->parts[0];
     if (b) b->len = b->nomem = 0;
@@ -225,7 +305,6 @@ int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
             b->len = 0;
         }
     }
-    pthread_mutex_unlock(&t->mu);
     return rc;
 }
 
@@ -236,25 +315,54 @@ void gs_rowtext_release(gs_rowtext *t, uint64_t upto)
         seg *s = t->head;
         t->head = s->next;
         if (!t->head) t->tail = NULL;
-        seg_free(s);
+        spare_put(&t->spare[0], s->text, s->text_cap);
+        spare_put(&t->spare[1], s->spans, s->spans_cap);
+        free(s);
     }
     pthread_mutex_unlock(&t->mu);
 }
 
 /* ---- --keep: columns of the rows before the results ---------------------------------------------- */
 
-/* The fields of row [p, p+len) as in the input (quotes kept, the line end dropped) into b->fs: field
- * k is [fs[2k], fs[2k+1]) from p. Returns the count, or -1 where memory is short. */
-static long row_fields(kbuf *b, char delim, const char *p, size_t len)
+/* The first delimiter in p[i, len), or len: 16 bytes a step with SSE2 (every x86-64 has it). */
+static inline size_t delim_at(const char *p, size_t i, size_t len, char delim)
+{
+#if defined(__SSE2__)
+    const __m128i vd = _mm_set1_epi8(delim);
+    for (; len - i >= 16; i += 16) {
+        const unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), vd));
+        if (m) return i + (size_t)__builtin_ctz(m);
+    }
+#endif
+    while (i < len && p[i] != delim) i++;
+    return i;
+}
+
+/* The first `need` fields of row [p, p+len) (every field where need is 0) as in the input (quotes
+ * kept, the line end dropped) into b->fs: field k is [fs[2k], fs[2k+1]) from p. Returns the count,
+ * or -1 where memory is short. A row without a quote is cut at its delimiters by memchr. */
+static long row_fields(kbuf *b, char delim, const char *p, size_t len, long need, int maybe_quoted)
 {
     while (len && (p[len - 1] == '\n' || p[len - 1] == '\r')) len--;
+    const long want = need > 0 ? need : LONG_MAX;
+    if ((size_t)(2 * (need > 0 ? need : 32)) > b->fs_cap || !b->fs) {
+        size_t nc = (size_t)(2 * (need > 0 ? need : 32));
+        size_t *nf = realloc(b->fs, nc * sizeof *nf);
+        if (!nf) return -1;
+        b->fs = nf;
+        b->fs_cap = nc;
+    }
+    const int quoted = maybe_quoted && memchr(p, '"', len) != NULL;
     size_t n = 0, f = 0;
     int inq = 0;
-    for (size_t i = 0; i <= len; i++) {
-        if (i < len && p[i] == '"') inq = !inq;
-        if (i < len && (inq || p[i] != delim)) continue;
+    for (size_t i = 0; (long)n < want;) {
+        if (!quoted)
+            i = delim_at(p, i, len, delim);
+        else
+            for (; i < len && (inq || p[i] != delim); i++)
+                if (p[i] == '"') inq = !inq;
         if (2 * n + 2 > b->fs_cap) {
-            size_t nc = b->fs_cap ? b->fs_cap * 2 : 64;
+            size_t nc = b->fs_cap * 2;
             size_t *nf = realloc(b->fs, nc * sizeof *nf);
             if (!nf) return -1;
             b->fs = nf;
@@ -263,27 +371,58 @@ static long row_fields(kbuf *b, char delim, const char *p, size_t len)
         b->fs[2 * n] = f;
         b->fs[2 * n + 1] = i;
         n++;
-        f = i + 1;
+        if (i >= len) break;
+        f = ++i;
     }
     return (long)n;
 }
 
-/* The kept fields of row [p, p+len), each followed by the delimiter where more follows; the value's
- * field after them where value_field. */
-static void keep_row(const gs_rowtext *t, kbuf *b, const char *p, size_t len, int value_field)
+/* Room for n more bytes at b->out + b->len (nomem set where memory is short). */
+static int room(kbuf *b, size_t n)
 {
-    long nf = row_fields(b, t->delim, p, len);
+    if (b->nomem) return -1;
+    if (b->len + n <= b->cap) return 0;
+    size_t nc = b->cap ? b->cap * 2 : 65536;
+    while (nc < b->len + n) nc *= 2;
+    char *no = realloc(b->out, nc);
+    if (!no) return b->nomem = 1, -1;
+    b->out = no;
+    b->cap = nc;
+    return 0;
+}
+
+/* The kept fields of row [p, p+len), each followed by the delimiter where more follows; the value's
+ * field after them where value_field; then `extra` bytes of room for what follows. */
+static void keep_row(const gs_rowtext *t, kbuf *b, const char *p, size_t len, int quotes, int value_field,
+                     size_t extra)
+{
+    long nf = row_fields(b, t->delim, p, len, t->keep_all ? 0 : t->need, quotes);
     if (nf < 0) {
         b->nomem = 1;
         return;
     }
     const int n = t->keep_all ? (int)nf : t->nkeep;
+    size_t bytes = (size_t)n + extra + 1;
     for (int k = 0; k < n; k++) {
         const long c = t->keep_all ? k : t->keep[k];
-        if (c < nf) out_add(b, p + b->fs[2 * c], b->fs[2 * c + 1] - b->fs[2 * c]);
-        if (k + 1 < n || value_field) out_add(b, &t->delim, 1);
+        if (c < nf) bytes += b->fs[2 * c + 1] - b->fs[2 * c];
     }
-    if (value_field && t->vcol < nf) out_add(b, p + b->fs[2 * t->vcol], b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol]);
+    if (value_field && t->vcol < nf) bytes += b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol];
+    if (room(b, bytes)) return;
+    char *o = b->out + b->len;
+    for (int k = 0; k < n; k++) {
+        const long c = t->keep_all ? k : t->keep[k];
+        if (c < nf) {
+            memcpy(o, p + b->fs[2 * c], b->fs[2 * c + 1] - b->fs[2 * c]);
+            o += b->fs[2 * c + 1] - b->fs[2 * c];
+        }
+        if (k + 1 < n || value_field) *o++ = t->delim;
+    }
+    if (value_field && t->vcol < nf) {
+        memcpy(o, p + b->fs[2 * t->vcol], b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol]);
+        o += b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol];
+    }
+    b->len = (size_t)(o - b->out);
 }
 
 int gs_rowtext_keep_header(gs_rowtext *t, const char *result, int (*put)(void *ctx, const char *p, size_t len, gs_status *st),
@@ -293,8 +432,12 @@ int gs_rowtext_keep_header(gs_rowtext *t, const char *result, int (*put)(void *c
     if (parts_room(t, 1)) return gs_fail(st, GS_ENOMEM, "out of memory");
     kbuf *b = &t->parts[0];
     b->len = b->nomem = 0;
-    keep_row(t, b, t->header, t->header_len, 0);
-    if (result) out_add(b, &t->delim, 1), out_add(b, result, strlen(result));
+    keep_row(t, b, t->header, t->header_len, 1, 0, 0);
+    for (const char *r = result, *e; r; r = e ? e + 1 : NULL) { /* "a_min,a_max": the names, delimited */
+        e = strchr(r, ',');
+        out_add(b, &t->delim, 1);
+        out_add(b, r, e ? (size_t)(e - r) : strlen(r));
+    }
     out_add(b, "\n", 1);
     if (b->nomem) return gs_fail(st, GS_ENOMEM, "out of memory");
     return put(ctx, b->out, b->len, st);
@@ -307,8 +450,11 @@ typedef struct keep_job {
     size_t n, per;
     gs_type type;
     const void *vals;
+    seg *head;      /* the oldest segment held */
     int missing;    /* a position not held */
 } keep_job;
+
+#define NUM_MAX 48 /* bytes of one formatted value, at most */
 
 static void keep_part(void *ctx, size_t p, size_t np)
 {
@@ -316,7 +462,8 @@ static void keep_part(void *ctx, size_t p, size_t np)
     gs_rowtext *t = J->t;
     kbuf *b = &t->parts[p];
     const size_t es = gs_type_size(J->type), i1 = (p + 1) * J->per < J->n ? (p + 1) * J->per : J->n;
-    seg *s = t->head;
+    const size_t extra = J->vals ? (size_t)t->ncols * (NUM_MAX + 1) + 1 : 1;
+    seg *s = J->head;
     (void)np;
     b->len = 0;
     for (size_t i = p * J->per; i < i1 && !b->nomem; i++) {
@@ -326,22 +473,33 @@ static void keep_part(void *ctx, size_t p, size_t np)
             J->missing = 1;
             return;
         }
-        keep_row(t, b, row, len, !J->vals);
-        if (J->vals) {
-            char num[40];
-            out_add(b, &t->delim, 1);
-            out_add(b, num, (size_t)gs_num_format(num, J->type, (const char *)J->vals + i * es));
+        keep_row(t, b, row, len, s->quotes, !J->vals, extra); /* room for the results and the line end */
+        if (b->nomem) return;
+        char *o = b->out + b->len;
+        const char *v = J->vals ? (const char *)J->vals + i * es * (size_t)t->ncols : NULL;
+        for (int c = 0; v && c < t->ncols; c++, v += es) {
+            gs_value x;
+            const void *at = v;
+            gs_type ty = J->type;
+            if (t->coltyped && t->coltypes[c] != J->type) { /* printed in the column's own type, as the csv writer does */
+                gs_convert(v, J->type, &x, t->coltypes[c], 1);
+                at = &x;
+                ty = t->coltypes[c];
+            }
+            *o++ = t->delim;
+            o += gs_num_format(o, ty, at);
         }
-        out_add(b, "\n", 1);
+        *o++ = '\n';
+        b->len = (size_t)(o - b->out);
     }
 }
 
 int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type type, const void *vals,
                           int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st)
 {
-    const size_t per_max = 65536; /* rows a part: bounds its text */
+    const size_t per_max = 1 << 18; /* rows a part: bounds its text (a few MiB) */
     int rc = GS_OK;
-    pthread_mutex_lock(&t->mu);
+    seg *head = first_seg(t);
     for (size_t done = 0; done < n && !rc;) {
         size_t np = (size_t)gs_pool_threads(), left = n - done;
         size_t per = (left + np - 1) / np;
@@ -355,7 +513,8 @@ int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type 
             rc = gs_fail(st, GS_ENOMEM, "out of memory");
             break;
         }
-        keep_job J = {t, pos + done, batch, per, type, vals ? (const char *)vals + done * gs_type_size(type) : NULL, 0};
+        keep_job J = {t, pos + done, batch, per, type,
+                      vals ? (const char *)vals + done * gs_type_size(type) * (size_t)t->ncols : NULL, head, 0};
         for (size_t p = 0; p < np; p++) t->parts[p].nomem = 0;
         if (np > 1) gs_parallel_for(np, keep_part, &J);
         else keep_part(&J, 0, 1);
@@ -366,6 +525,5 @@ int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type 
         }
         done += batch;
     }
-    pthread_mutex_unlock(&t->mu);
     return rc;
 }

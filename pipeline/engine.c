@@ -15,7 +15,6 @@
  * drains and exits. */
 #include "engine.h"
 #include "../common/pool.h"
-#include "../common/rowmap.h"
 #include "../common/trace.h"
 
 #include <stdlib.h>
@@ -137,60 +136,6 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
-/* Positions of the stream as input rows: p -> row_base + the row of stream value p - index_base. */
-static void positions_to_rows(const gs_run *r, uint64_t *p, size_t n)
-{
-    const uint64_t base = r->chain->stage[0].index_base, row_base = r->chain->stage[0].row_base;
-    for (size_t i = 0; i < n; i++) p[i] -= base;
-    gs_rowmap_rows(r->rows, p, n);
-    for (size_t i = 0; i < n; i++) p[i] += row_base;
-}
-
-static int put_bytes(void *ctx, const char *p, size_t len, gs_status *st)
-{
-    return gs_writer_write_bytes((gs_writer *)ctx, p, len, st);
-}
-
-/* compact --rows: the input rows of the chunk's positions, then the rows before its input's end
- * are let go. */
-static int write_rows(gs_run *r, gs_chunk *c, gs_status *st)
-{
-    uint64_t *p = c->data;
-    const uint64_t base = r->chain->stage[0].index_base;
-    for (size_t i = 0; i < c->n; i++) p[i] -= base;
-    int rc = r->w && c->n ? gs_rowtext_write(r->text, p, c->n, put_bytes, r->w, st) : GS_OK;
-    gs_rowtext_release(r->text, c->in_end);
-    return rc;
-}
-
-/* --keep: each result after its input row's kept columns (compact: the kept rows, from the
- * positions; scan: one result per input element, the chunk's), then those rows are let go. */
-static int write_keep(gs_run *r, gs_chunk *c, gs_status *st)
-{
-    const gs_job *j = &r->chain->stage[r->chain->n - 1];
-    int rc = GS_OK;
-    if (r->w && c->n) {
-        uint64_t *pos = c->data;
-        const void *vals = NULL;
-        if (j->op == GS_OP_COMPACT)
-            for (size_t i = 0; i < c->n; i++) pos[i] -= j->index_base;
-        else {
-            if (c->n > r->kpos_cap) {
-                uint64_t *np = realloc(r->kpos, c->n * sizeof *np);
-                if (!np) return gs_fail(st, GS_ENOMEM, "out of host memory");
-                r->kpos = np;
-                r->kpos_cap = c->n;
-            }
-            pos = r->kpos;
-            for (size_t i = 0; i < c->n; i++) pos[i] = c->in_end - c->n + i;
-            vals = c->data;
-        }
-        rc = gs_rowtext_write_keep(r->text, pos, c->n, r->types[r->chain->n], vals, put_bytes, r->w, st);
-    }
-    gs_rowtext_release(r->text, c->in_end);
-    return rc;
-}
-
 static void *writer_main(void *arg)
 {
     gs_run *r = arg;
@@ -198,9 +143,13 @@ static void *writer_main(void *arg)
     for (;;) {
         gs_chunk *c = gs_queue_pop(&r->written);
         if (!c) break;
+        if (r->arg_map && c->n && !c->zn && gs_rows_args(r, c, &st)) {
+            gs_run_fail(r, &st);
+            break;
+        }
         if (r->text) {
             double t0 = gs_now();
-            if (r->keep ? write_keep(r, c, &st) : write_rows(r, c, &st)) {
+            if (r->keep ? gs_rows_write_keep(r, c, &st) : gs_rows_write(r, c, &st)) {
                 gs_run_fail(r, &st);
                 break;
             }
@@ -208,7 +157,7 @@ static void *writer_main(void *arg)
             gs_queue_push(&r->free_out, c);
             continue;
         }
-        if (r->rows && c->n && !c->zn) positions_to_rows(r, (uint64_t *)c->data, c->n);
+        if (r->rows && c->n && !c->zn) gs_rows_positions(r, (uint64_t *)c->data, c->n);
         if (r->w && c->n) {
             double t0 = gs_now();
             gs_trace("writer: %zu %s", c->zn ? c->zn : c->n, c->zn ? "zstd frames" : "values");
@@ -436,25 +385,8 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
     r->o = *o;
     r->parts = o->parts ? o->parts : &gs_backend_parts_builtin;
     if (chain->n > 1 && gs_chain_check(chain, src->type, st)) return st->code;
-    for (int k = 0; src->rows && k + 1 < chain->n; k++)
-        if (chain->stage[k].op == GS_OP_COMPACT && chain->stage[k].compact.indices)
-            return gs_fail(st, GS_EUSAGE, "stage %d (compact): --indices before another stage, on an input that "
-                                          "drops rows (--na skip, --skip-bad): make it the last stage", k + 1);
-    /* positions written as input rows, by the writer (never as frames a device compressed) */
-    r->rows = gs_chain_writes_positions(chain) ? src->rows : NULL;
-    if (chain->stage[chain->n - 1].keep) {
-        const gs_job *j = &chain->stage[0];
-        if (chain->n != 1 || !src->text || (j->op != GS_OP_SCAN && !(j->op == GS_OP_COMPACT && j->compact.indices)))
-            return gs_fail(st, GS_EUSAGE, "--keep needs CSV input and scan or compact alone");
-        r->text = src->text;
-        r->keep = 1;
-        r->rows = NULL;
-    } else if (chain->stage[chain->n - 1].rows) {
-        if (!gs_chain_writes_positions(chain) || !src->text)
-            return gs_fail(st, GS_EUSAGE, "compact --rows needs CSV or text input and no filtering stage before it");
-        r->text = src->text;
-        r->rows = NULL;
-    }
+    int rc = gs_rows_setup(r, chain, src, st);
+    if (rc) return rc;
     r->in_cols = src->cols > 1 ? src->cols : 1;
     if (r->in_cols > 1 && gs_columns_check(chain, r->text != NULL, st)) return st->code;
     r->types[0] = src->type;
@@ -466,12 +398,11 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
     else { /* the options alone, the codecs on the host */
         gs_plan_in in = {chain, 1, o->backend, GS_CODEC_CPU, o->host_mem, o->dev_alloc, o->chunk_bytes, o->buffers,
                          0, 0, 0, 0};
-        int rc = gs_plan_make(&in, NULL, NULL, &r->plan, st);
-        if (rc) return rc;
+        if ((rc = gs_plan_make(&in, NULL, NULL, &r->plan, st))) return rc;
     }
     const int one = r->in_cols == 1; /* several columns: no frames or views (each chunk is split) */
     gs_plan_settle(&r->plan, chain, src->count >= 0 ? src->count * r->in_cols : -1, src->type, /* values */
-                   one && w && gs_writer_takes_frames(w) && !r->rows && !r->text);
+                   one && w && gs_writer_takes_frames(w) && !r->rows && !r->text && !r->arg_map);
     gs_plan_input(&r->plan, one && src->view != NULL);
     if (r->o.host_mem == GS_HOST_DIRECT) r->o.host_mem = GS_HOST_PINNED; /* what is not read in place is staged */
     r->o.plan = r->plan; /* the backends read their zstd work there */

@@ -95,7 +95,10 @@ typedef struct gs_run {
     const struct gs_rowmap *rows; /* positions are written as input rows through this (NULL: as they are) */
     gs_rowtext *text;          /* compact --rows: positions are written as these input rows */
     int keep;                  /* --keep: each result after its row's kept columns (text) */
-    uint64_t *kpos;            /* --keep on scan: the stream positions of an output chunk */
+    const struct gs_rowmap *arg_map; /* rolling's argmin/argmax columns are written as input rows
+                                  through this (NULL: as they are) */
+    unsigned arg_cols;         /* those columns, as bits */
+    uint64_t *kpos;            /* --keep on scan and windows: the stream positions of an output chunk */
     size_t kpos_cap;
     uint64_t in_done;          /* input elements of the chunks retired so far */
     gs_type types[GS_CHAIN_MAX + 1];
@@ -127,6 +130,20 @@ typedef struct gs_run {
 } gs_run;
 
 void gs_run_fail(gs_run *r, const gs_status *st);
+
+/* ---- rowsout.c: input rows in the output ------------------------------------------------------ */
+/* What the chain writes as input rows, from the source's row map and row store (r->rows, r->text,
+ * r->keep, r->arg_map, r->arg_cols); GS_EUSAGE where the chain cannot (a position or a kept row of
+ * a stage after a compaction, --keep or --rows without the store). */
+int gs_rows_setup(gs_run *r, const gs_chain *chain, const gs_source *src, gs_status *st);
+/* Positions of the stream as input rows, in place. */
+void gs_rows_positions(const gs_run *r, uint64_t *p, size_t n);
+/* rolling's argmin/argmax columns of output chunk c as input rows, in place. */
+int gs_rows_args(gs_run *r, gs_chunk *c, gs_status *st);
+/* compact --rows: chunk c's rows to the writer; --keep: its results after their rows' kept columns.
+ * Either lets the rows before c's input end go. */
+int gs_rows_write(gs_run *r, gs_chunk *c, gs_status *st);
+int gs_rows_write_keep(gs_run *r, gs_chunk *c, gs_status *st);
 
 /* ---- staging.c ---------------------------------------------------------------------------------- */
 /* The backend has started: the reader takes its staging from now on (page-locked where it pins). */

@@ -103,6 +103,21 @@ int gs_chain_writes_positions(const gs_chain *c)
     return 1;
 }
 
+int gs_chain_keeps_rows(const gs_chain *c, int upto)
+{
+    for (int k = 0; k < upto && k < c->n; k++)
+        if (c->stage[k].op != GS_OP_SCAN && !(c->stage[k].op == GS_OP_MINMAX && c->stage[k].partial)) return 0;
+    return 1;
+}
+
+int gs_job_arg_cols(const gs_job *j, unsigned *mask)
+{
+    *mask = 0;
+    for (int k = 0; j->op == GS_OP_MINMAX && k < j->minmax.nagg; k++)
+        if (j->minmax.agg[k] == GS_AGG_ARGMIN || j->minmax.agg[k] == GS_AGG_ARGMAX) *mask |= 1u << k;
+    return *mask != 0;
+}
+
 /* ---- variants ---------------------------------------------------------------------------------- */
 int gs_job_resolve(const gs_job *j, gs_where where, int threads, const gs_variant **v, gs_status *st)
 {

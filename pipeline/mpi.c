@@ -322,6 +322,7 @@ typedef struct rank_run {
     double tc;                    /* seconds of the first pass and its exscans */
     uint64_t rows, rs, re;        /* rows this rank outputs; the input range [rs, re) it reads */
     uint64_t row_off, total_rows; /* rows before this rank's; of all ranks */
+    uint64_t dropped;             /* csv/text: rows of the shard's lines dropped (the first pass's count) */
 } rank_run;
 
 /* The shard: csv/text line-aligned byte ranges (element numbers after the first pass), else
@@ -360,7 +361,7 @@ static int first_pass(rank_run *k, gs_status *st)
     gs_shard *h = &k->h;
     gs_job *job = &k->job;
     k->tc = MPI_Wtime();
-    uint64_t nelem = 0, dropped = 0; /* dropped: csv/text rows the shard's reader skipped (compact) */
+    uint64_t nelem = 0, dropped = 0; /* dropped: csv/text rows the shard's reader skipped */
     gs_value total;
     if (job->op == GS_OP_SCAN) gs_shard_total(m, L, h, &total, &nelem, st);
     else if (job->op == GS_OP_COMPACT && !L->compressed && !h->text) {
@@ -369,11 +370,15 @@ static int first_pass(rank_run *k, gs_status *st)
     } else if (job->op == GS_OP_COMPACT) {
         gs_job cj = *job;
         cj.count_only = 1;
+        cj.rows = cj.keep = 0; /* counted: no rows kept */
+        gs_read_opts rd = m->rd;
+        rd.keep_rows = 0;
+        rd.keep = NULL;
         gs_reader *r = NULL;
         gs_run_stats cs;
         memset(&cs, 0, sizeof cs);
-        int rc = h->text ? gs_reader_open_lines(&r, m->in, &m->rd, L, h->b0, h->b1, UINT64_MAX, st)
-                         : gs_reader_open_range(&r, m->in, &m->rd, L, h->s, h->e - h->s, st);
+        int rc = h->text ? gs_reader_open_lines(&r, m->in, &rd, L, h->b0, h->b1, UINT64_MAX, st)
+                         : gs_reader_open_range(&r, m->in, &rd, L, h->s, h->e - h->s, st);
         if (!rc) {
             gs_source src = gs_source_from_reader(r);
             rank_device(m);
@@ -383,7 +388,7 @@ static int first_pass(rank_run *k, gs_status *st)
         }
         nelem = cs.elems_in;
     } else if (h->text)
-        gs_shard_count(m, L, h, &nelem, st);
+        gs_shard_count(m, L, h, &nelem, &dropped, st);
     k->carry_pass = job->op == GS_OP_SCAN || job->op == GS_OP_COMPACT || h->text;
     if (agree(x, st)) return st->code;
     if (h->text) {
@@ -393,7 +398,8 @@ static int first_pass(rank_run *k, gs_status *st)
         h->e = h->s + nelem;
     }
     job->index_base = job->row_base = h->s;
-    if (h->text && job->op == GS_OP_COMPACT) { /* positions are input rows: the rows dropped before count */
+    k->dropped = dropped;
+    if (h->text && job->op != GS_OP_SCAN) { /* positions are input rows: the rows dropped before count */
         uint64_t before = 0;
         MPI_Exscan(&dropped, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
         if (x->rank) job->row_base += before;
@@ -468,13 +474,15 @@ static void main_pass(rank_run *k, MPI_File fh, gs_run_stats *stats, gs_status *
     if (!rc) rc = gs_writer_open_sink(&w, &bk, &wo, head, head_len, st);
     gs_reader *r = NULL;
     if (!rc) rc = gs_shard_open(m, &k->L, h, k->rs, k->re, &r, st);
+    if (!rc) rc = gs_shard_rows_head(m, r, w, x->rank == 0, st); /* --rows, --keep: rows of this shard */
     uint64_t done = 0;
     if (!rc) {
         gs_source src = gs_source_from_reader(r);
         memset(stats, 0, sizeof *stats);
         rank_device(m);
         rc = gs_engine_run(&k->job, &m->eng, &src, w, &done, stats, st);
-        stats->skipped = gs_reader_skipped(r);
+        /* a window shard's reader parses on past the W-1 elements it reads after its lines */
+        stats->skipped = h->text && k->job.op == GS_OP_MINMAX ? k->dropped : gs_reader_skipped(r);
         gs_trace("mpi: rank %d: the main pass done", x->rank);
         if (!rc && done != k->rows)
             rc = gs_fail(st, GS_EDATA, "%s: %llu rows computed where %llu were planned (did the input change?)", m->in,

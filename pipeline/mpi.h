@@ -40,6 +40,7 @@ typedef struct gs_mpi_job {
     gs_job job;         /* op and types resolved for the input's type */
     gs_engine_opts eng;
     int device_given;   /* else rank r uses GPU (local rank mod devices) */
+    const char *keep_names; /* --keep: the results' names for rank 0's header line (wr.colnames is NULL) */
 } gs_mpi_job;
 
 /* What rank 0 reports for the whole run. */

@@ -43,8 +43,9 @@ typedef struct gs_job {
     /* compact --rows (with compact.indices set): the writer writes the input rows of the positions
      * (gs_source.text) instead of the positions */
     int rows;
-    /* --keep (scan; compact with compact.indices set): the writer writes the kept columns of each
-     * result's input row before it (gs_source.text), as CSV rows */
+    /* --keep (scan, minmax, rolling; compact with compact.indices set): the writer writes the kept
+     * columns of each result's input row before it (gs_source.text), as CSV rows; a window's row is
+     * the one at its right end */
     int keep;
     /* The input row of that first element (index_base plus the rows the stream dropped before it):
      * positions written as input rows (gs_source.rows) are row_base + the row within this run. */
@@ -185,6 +186,11 @@ int64_t gs_chain_out_rows(const gs_chain *c, int64_t n);
 /* 1 where the chain writes positions of its input stream: its last stage is compact --indices (or
  * --rows) and no stage before it filters (scan and minmax keep positions). */
 int gs_chain_writes_positions(const gs_chain *c);
+/* 1 where stages [0, upto) keep positions one to one (scan, minmax/rolling --partial): a position
+ * of stage upto's input is one of the chain's input. */
+int gs_chain_keeps_rows(const gs_chain *c, int upto);
+/* The columns of a rolling job that hold positions (argmin, argmax) as bits of *mask; 1 where any. */
+int gs_job_arg_cols(const gs_job *j, unsigned *mask);
 /* Check a chain of two or more stages whose stage parameters are filled in for the input type
  * `in`: the shape rules (one column between stages, --count last, no convert) and that each
  * stage's variant accepts its parameters. GS_EUSAGE with "stage K (VERB): ..." otherwise. */

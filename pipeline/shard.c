@@ -39,17 +39,47 @@ int gs_shard_open(const gs_mpi_job *m, const gs_layout *L, const gs_shard *h, ui
     return gs_reader_open_lines(r, m->in, &m->rd, L, h->b0, re > h->e ? UINT64_MAX : h->b1, re - rs, st);
 }
 
+static int put_writer(void *ctx, const char *p, size_t len, gs_status *st)
+{
+    return gs_writer_write_bytes((gs_writer *)ctx, p, len, st);
+}
+
+int gs_shard_rows_head(const gs_mpi_job *m, gs_reader *r, gs_writer *w, int head, gs_status *st)
+{
+    const gs_job *j = &m->job;
+    gs_rowtext *t = gs_reader_rowtext(r);
+    if ((!j->rows && !j->keep) || !t) return GS_OK;
+    if (j->keep) gs_rowtext_keep_cols(t, m->wr.ncols, m->wr.coltypes);
+    if (!head) return GS_OK;
+    if (j->keep) return gs_rowtext_keep_header(t, m->keep_names, put_writer, w, st);
+    size_t n = 0;
+    const char *row = gs_rowtext_header(t, &n);
+    return row ? gs_writer_write_bytes(w, row, n, st) : GS_OK;
+}
+
+/* The read options of a first pass: values only, no rows kept. */
+static gs_read_opts pass_opts(const gs_mpi_job *m)
+{
+    gs_read_opts rd = m->rd;
+    rd.keep_rows = 0;
+    rd.keep = NULL;
+    return rd;
+}
+
 /* csv/text: elements in the shard's lines (the whole of them: e is not known yet). */
-int gs_shard_count(const gs_mpi_job *m, const gs_layout *L, const gs_shard *h, uint64_t *count, gs_status *st)
+int gs_shard_count(const gs_mpi_job *m, const gs_layout *L, const gs_shard *h, uint64_t *count, uint64_t *dropped,
+                   gs_status *st)
 {
     gs_reader *r = NULL;
     *count = 0;
-    int rc = gs_reader_open_lines(&r, m->in, &m->rd, L, h->b0, h->b1, UINT64_MAX, st);
+    const gs_read_opts rd = pass_opts(m);
+    int rc = gs_reader_open_lines(&r, m->in, &rd, L, h->b0, h->b1, UINT64_MAX, st);
     void *buf = rc ? NULL : malloc(FOLD_BLOCK);
     if (!rc && !buf) rc = gs_fail(st, GS_ENOMEM, "out of host memory");
     size_t got = 0, cap = FOLD_BLOCK / gs_type_size(L->type);
     while (!rc && !(rc = gs_reader_read(r, buf, cap, &got, st)) && got) *count += got;
     free(buf);
+    *dropped = r ? gs_reader_skipped(r) : 0;
     gs_reader_close(r);
     return rc;
 }
@@ -250,8 +280,9 @@ int gs_shard_total(const gs_mpi_job *m, const gs_layout *L, const gs_shard *h, g
     gs_reader *r = NULL;
     void *buf = malloc(FOLD_BLOCK);
     if (!buf) rc = gs_fail(st, GS_ENOMEM, "out of host memory");
-    if (!rc) rc = h->text ? gs_reader_open_lines(&r, m->in, &m->rd, L, h->b0, h->b1, UINT64_MAX, st)
-                          : gs_reader_open_range(&r, m->in, &m->rd, L, s, e - s, st);
+    const gs_read_opts rd = pass_opts(m);
+    if (!rc) rc = h->text ? gs_reader_open_lines(&r, m->in, &rd, L, h->b0, h->b1, UINT64_MAX, st)
+                          : gs_reader_open_range(&r, m->in, &rd, L, s, e - s, st);
     while (!rc) {
         size_t n = 0, got = 0;
         while (n < cap && !(rc = gs_reader_read(r, (char *)buf + n * isz, cap - n, &got, st)) && got) n += got;

@@ -100,6 +100,99 @@ def positions(out):
     return np.array([int(x) for x in out.split()], dtype=np.int64)
 
 
+def window_rows(x, w, partial):
+    """(start, end) of each window of w over n values: numpy's sliding windows, or pandas' right-aligned
+    partial ones."""
+    n = len(x)
+    ends = range(n) if partial else range(w - 1, n)
+    return [(max(0, e - w + 1), e + 1) for e in ends]
+
+
+def arg_first(v, find_max):
+    """numpy's argmin/argmax: the first NaN where there is one, else the first extreme."""
+    nan = np.flatnonzero(np.isnan(v))
+    if len(nan):
+        return int(nan[0])
+    return int(np.argmax(v) if find_max else np.argmin(v))
+
+
+def windows(tag, path, df):
+    """rolling argmin/argmax as input rows where rows are dropped, and --keep on minmax and rolling:
+    the kept columns of the row at each window's right end, against pandas and numpy."""
+    import io
+
+    def frame_check(name, args, want):
+        for ch in CHUNKS:
+            for th in THREADS:
+                rc, out, err = run(args + [path, "--chunk", ch, "--threads", th, "-q", "--backend", BACKEND])
+                if rc != 0:
+                    check(False, f"{tag}_{name}_c{ch}_t{th}", f"exit {rc}: {err}")
+                    continue
+                got = pd.read_csv(io.BytesIO(out))
+                ok = list(got.columns) == list(want.columns) and len(got) == len(want)
+                bad = None
+                for col in want.columns if ok else []:
+                    a, b = got[col].to_numpy(), want[col].to_numpy()
+                    same = [(x == y) or (pd.isna(x) and pd.isna(y)) for x, y in zip(a, b)]
+                    if not all(same):
+                        ok, bad = False, (col, same.index(False), a[same.index(False)], b[same.index(False)])
+                check(ok, f"{tag}_{name}_c{ch}_t{th}", f"{len(got)} rows, want {len(want)}; columns "
+                      f"{list(got.columns)} want {list(want.columns)}; first difference {bad}")
+
+    def stats(x, rows, w, partial):
+        """argmin, argmax, min, max, count of each window; positions as rows[] (the input's rows)."""
+        out = {"argmin": [], "argmax": [], "min": [], "max": [], "count": []}
+        for b, e in window_rows(x, w, partial):
+            v = x[b:e]
+            out["argmin"].append(rows[b + arg_first(v, False)])
+            out["argmax"].append(rows[b + arg_first(v, True)])
+            out["min"].append(np.nan if np.isnan(v).any() else v.min())
+            out["max"].append(np.nan if np.isnan(v).any() else v.max())
+            out["count"].append(int((~np.isnan(v)).sum()))
+        return out
+
+    for w, partial in [(7, False), (7, True), (1, False), (300, False)]:
+        ptag = f"w{w}{'_partial' if partial else ''}"
+        pargs = ["-w", str(w)] + (["--partial"] if partial else [])
+        # argmin/argmax under --na skip: the rows pandas' index holds after dropna
+        kept = df["price"].dropna()
+        r = stats(kept.to_numpy(dtype=np.float64), kept.index.to_numpy(), w, partial)
+        want = pd.DataFrame({"price_argmin": r["argmin"], "price_argmax": r["argmax"], "price_min": r["min"]})
+        frame_check(f"arg_na_skip_{ptag}", ["rolling", "--agg", "argmin,argmax,min", "--col", "price", "--na", "skip"]
+                    + pargs, want)
+        # --skip-bad and --na skip on an integer column
+        kept = df["bad"].dropna()
+        r = stats(kept.to_numpy(dtype=np.float64), kept.index.to_numpy(), w, partial)
+        want = pd.DataFrame({"bad_argmax": r["argmax"], "bad_argmin": r["argmin"]})
+        frame_check(f"arg_skip_bad_{ptag}", ["rolling", "--agg", "argmax,argmin", "--col", "bad", "-t", "i64",
+                                             "--skip-bad", "--na", "skip"] + pargs, want)
+        # --keep on rolling: NaN kept (pandas' rows), the row at each window's right end
+        x = df["price"].to_numpy(dtype=np.float64)
+        r = stats(x, np.arange(len(x)), w, partial)
+        ends = [e - 1 for _, e in window_rows(x, w, partial)]
+        want = df.loc[ends, ["sym", "id"]].reset_index(drop=True)
+        want["price_max"], want["price_count"], want["price_argmin"] = r["max"], r["count"], r["argmin"]
+        frame_check(f"keep_rolling_{ptag}", ["rolling", "--agg", "max,count,argmin", "--col", "price", "--keep",
+                                             "sym,1"] + pargs, want)
+        # --keep on minmax under --na skip: the rows left, the kept text as in the input
+        kept = df["last"].dropna()
+        r = stats(kept.to_numpy(dtype=np.float64), kept.index.to_numpy(), w, partial)
+        ends = kept.index.to_numpy()[[e - 1 for _, e in window_rows(kept.to_numpy(), w, partial)]]
+        want = df.loc[ends, ["vol", "sym"]].reset_index(drop=True)
+        want["last_min"], want["last_max"] = r["min"], r["max"]
+        frame_check(f"keep_minmax_na_skip_{ptag}", ["minmax", "--col", "last", "--na", "skip", "--keep", "vol,sym"]
+                    + pargs, want)
+    # a chain of a scan and a rolling stage: positions and kept rows of the input
+    kept = df["vol"].dropna()
+    cum = kept.to_numpy(dtype=np.float64).cumsum()
+    r = stats(cum, kept.index.to_numpy(), 5, False)
+    ends = kept.index.to_numpy()[4:]
+    want = df.loc[ends, ["id"]].reset_index(drop=True)
+    want["vol_argmax"] = r["argmax"]
+    frame_check("keep_chain_scan_rolling", ["scan", "--col", "vol", "--na", "skip", "then", "rolling", "-w", "5",
+                                            "--agg", "argmax", "--keep", "id"], want)
+
+
 def main():
     os.makedirs(D, exist_ok=True)
     for crlf in (False, True):
@@ -213,6 +306,7 @@ def main():
                     and "multi" not in raw[1 + i] and "uote" not in raw[1 + i]]
         check(rc == 0 and lines[0] == '"sym",price' and all(any(l.startswith(w + ",") for l in lines) for w in want_sym)
               and ('"MS,FT",' in out.decode()), f"{tag}_keep_bytes", f"exit {rc} {err} {lines[:3]}")
+        windows(tag, path, df)
     # every NA spelling alone in a column, as the first, a middle and the last field
     for pos in range(3):
         rows = []

@@ -108,6 +108,45 @@ else
         --pred gt:4000 --threads 1 "$T/m.csv" "$T/mk.txt" --to text -f 2>"$T/wk.err" >/dev/null
     if [ -s "$T/w1.err" ] && cmp -s "$T/w1.err" "$T/wk.err" && [ "$(wc -l <"$T/wk.err")" = 1 ]; then pass tables_mpi_warning
     else fail tables_mpi_warning "[$(cat "$T/w1.err")] vs [$(head -c 300 "$T/wk.err")]"; fi
+    # --rows and --keep: each rank writes the rows of its shard (quoted fields with delimiters and
+    # quotes, CRLF; a line break inside quotes must not straddle shards: SCALING.md), rank 0 the header
+    awk 'BEGIN { srand(11); print "id,price,\"sym\""; for (i = 0; i < 60000; i++) { r = rand();
+        p = r < 0.1 ? (r < 0.05 ? "" : "NA") : sprintf("%.2f", rand() * 8000);
+        s = r > 0.9 ? "\"a,b\"" : (r > 0.8 ? "\"x\"\"y\"" : "s" i); printf "%d,%s,%s\r\n", i, p, s } }' >"$T/q.csv"
+    for args in "compact --rows --pred gt:4000 --col price --na skip" "compact --keep sym,id --pred lt:100 --col price" \
+        "scan --op max --keep 3,1 --col price --na skip" "rolling -w 50 --agg max,argmin,count --keep sym --col price" \
+        "minmax -w 3000 --keep id --col price --na skip" "rolling -w 7 --partial --agg min --keep all --col price"; do
+        # shellcheck disable=SC2086
+        $G $args -q --threads 1 "$T/q.csv" "$T/q1.csv" -f
+        for k in 2 3; do
+            # shellcheck disable=SC2086
+            timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root -n $k $G $args -q --threads 1 "$T/q.csv" \
+                "$T/qk.csv" -f >"$T/mpi.err" 2>&1
+            rc=$?
+            if [ $rc = 0 ] && [ -s "$T/q1.csv" ] && cmp -s "$T/q1.csv" "$T/qk.csv"; then pass "tables_mpi_rows_$k ($args)"
+            else fail "tables_mpi_rows_$k ($args)" "exit $rc: $(head -c 300 "$T/mpi.err") $(cmp "$T/q1.csv" "$T/qk.csv" 2>&1)"; fi
+        done
+    done
+    # the warning counts each dropped row once (a window shard's reader parses on past its lines)
+    $G minmax -w 3000 --col price --na skip --threads 1 "$T/q.csv" "$T/q1.csv" -f 2>"$T/w1.err"
+    timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root -n 3 $G minmax -w 3000 --col price --na skip --threads 1 \
+        "$T/q.csv" "$T/qk.csv" -f 2>"$T/wk.err" >/dev/null
+    if [ -s "$T/w1.err" ] && cmp -s "$T/w1.err" "$T/wk.err"; then pass tables_mpi_window_warning
+    else fail tables_mpi_window_warning "[$(cat "$T/w1.err")] vs [$(head -c 300 "$T/wk.err")]"; fi
+    # argmin/argmax as input rows: each shard starts at its input row (the rows dropped before counted)
+    for args in "rolling -w 30 --agg argmin,argmax,max --na skip --col price" \
+        "rolling -w 5 --partial --agg argmax --skip-bad --na skip --keep id --col price"; do
+        # shellcheck disable=SC2086
+        $G $args -q --threads 1 "$T/q.csv" "$T/q1.csv" -f
+        for k in 2 3; do
+            # shellcheck disable=SC2086
+            timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root -n $k $G $args -q --threads 1 "$T/q.csv" \
+                "$T/qk.csv" -f >"$T/mpi.err" 2>&1
+            rc=$?
+            if [ $rc = 0 ] && [ -s "$T/q1.csv" ] && cmp -s "$T/q1.csv" "$T/qk.csv"; then pass "tables_mpi_args_$k ($args)"
+            else fail "tables_mpi_args_$k ($args)" "exit $rc: $(head -c 300 "$T/mpi.err") $(cmp "$T/q1.csv" "$T/qk.csv" 2>&1)"; fi
+        done
+    done
     python3 - "$T/m.csv" "$T/m1.txt" <<'PY' && pass tables_mpi_reference || fail tables_mpi_reference "single process differs from pandas"
 import sys
 try:
@@ -122,7 +161,19 @@ PY
 fi
 
 # ---- --keep and --rows: what they refuse ----------------------------------------------------------
-refused keep_chain 2 "--keep takes scan or compact alone" $G scan -q --keep 1 --col 2 data/prices.csv then scan
+refused keep_chain_compact 2 "--keep in a chain takes scan, minmax and rolling stages" $G scan -q --keep 1 --col 2 data/prices.csv then compact --pred gt:0
+refused keep_compact_then_rolling 2 "run compact --keep alone" $G compact -q --pred gt:0 --col 2 data/prices.csv then rolling -w 3 --keep 1
+refused arg_mid_chain_dropped 2 "argmin/argmax before another stage, with --na skip" $G rolling -q -w 3 --agg argmin --na skip --col 2 data/prices.csv then scan
+refused keep_minmax_to_npy 2 "--keep writes CSV rows: --to csv" $G minmax -q -w 3 --keep 1 --col 2 data/prices.csv --to npy
+# --keep on windows: the row at each window's right end (minmax and rolling; a chain of scan and rolling)
+printf 't,v,s\n1,5,"a,b"\n2,,c\r\n3,1,"d\ne"\n4,7,f\n5,0,g\n' >"$T/w.csv"
+printf 't,s,v_min,v_max\n2,c,nan,nan\n3,"d\ne",nan,nan\n4,f,1,7\n5,g,0,7\n' >"$T/w.want"
+same keep_minmax_right_end "$T/w.want" $G minmax -q -w 2 --keep t,s --col v "$T/w.csv"
+printf 't,v_argmin,v_argmax,v_count\n1,0,0,1\n3,2,0,2\n4,2,3,2\n5,4,3,2\n' >"$T/w.want"
+same keep_rolling_partial_na_skip "$T/w.want" $G rolling -q -w 2 --partial --agg argmin,argmax,count --na skip --keep 1 --col v "$T/w.csv"
+printf 't\tv_argmax\n4\t3\n5\t3\n' >"$T/w.want"
+tr ',' '\t' <"$T/w.csv" >"$T/w.tsv"
+same keep_chain_tsv "$T/w.want" $G scan -q --col v --na skip "$T/w.tsv" then rolling -w 3 --agg argmax --keep t
 refused keep_indices 2 "not with --indices, --count or --rows" $G compact -q --keep 1 --indices --col 2 data/prices.csv
 refused keep_to_npy 2 "--keep writes CSV rows: --to csv" $G scan -q --keep 1 --col 2 data/prices.csv --to npy
 refused keep_unknown_name 1 "no column named 'nosuch' in the header (--keep)" $G scan -q --keep nosuch --col 2 data/prices.csv
