@@ -1,0 +1,143 @@
+/* csv_split.c - csv's fast splitter (gs_csv_piece, csv_lines.h): the pieces of a block without
+ * quotes, split at delimiters and line ends found with wide loads, the selected field parsed.
+ *
+ * It agrees with libcsv on the dialect: rows end at '\n' (a '\r' before it, like any '\r', ' '
+ * or '\t' around a field, is surrounding space, except the delimiter itself); blank lines are
+ * skipped; fields beyond the selected one are not looked at. */
+#include "csv_lines.h"
+#include "missing.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* A line of surrounding space only (never the delimiter: "\t" is a row of two empty fields
+ * in a tab-separated file), as libcsv skips it. */
+static int is_blank(const gs_lparse *c, const char *p, const char *e)
+{
+    for (; p < e; p++)
+        if (!gs_lparse_trim(c, *p)) return 0;
+    return 1;
+}
+
+/* Wide loads: 8 bytes at a time in a 64-bit word (SWAR). bytes_eq sets the high bit of each
+ * byte of w equal to the byte of `pat` (a byte repeated 8 times), exactly: no borrow crosses
+ * from one byte into the next, so a match never shows in a neighbour. The first match is the
+ * lowest set bit (x86 and ARM are little-endian; elsewhere, a byte loop). */
+#define SWAR_ONES 0x0101010101010101ull
+#define SWAR_LOW7 0x7f7f7f7f7f7f7f7full
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR_OK 1
+#else
+#define SWAR_OK 0
+#endif
+
+static inline uint64_t bytes_eq(uint64_t w, uint64_t pat)
+{
+    uint64_t x = w ^ pat;
+    return ~(((x & SWAR_LOW7) + SWAR_LOW7) | x | SWAR_LOW7);
+}
+
+static inline uint64_t load8(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* The first delimiter or line end in [p, end), or end: 16 bytes a step with SSE2 (every x86-64
+ * has it), else 8 with SWAR, then the last few. */
+static inline const char *field_end(const char *p, const char *end, char delim)
+{
+#if defined(__SSE2__)
+    const __m128i vd = _mm_set1_epi8(delim), vn = _mm_set1_epi8('\n');
+    for (; end - p >= 16; p += 16) {
+        __m128i w = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(w, vd), _mm_cmpeq_epi8(w, vn)));
+        if (m) return p + __builtin_ctz(m);
+    }
+#endif
+#if SWAR_OK
+    const uint64_t pd = SWAR_ONES * (unsigned char)delim, pn = SWAR_ONES * '\n';
+    for (; end - p >= 8; p += 8) {
+        uint64_t w = load8(p), m = bytes_eq(w, pd) | bytes_eq(w, pn);
+        if (m) return p + (__builtin_ctzll(m) >> 3);
+    }
+#endif
+    while (p < end && *p != delim && *p != '\n') p++;
+    return p;
+}
+
+/* The first line end in [p, end), or end. Most lines have a few bytes left after the selected
+ * field: a few wide steps beat a memchr call; a long rest goes to memchr. */
+static inline const char *line_end(const char *p, const char *end)
+{
+#if defined(__SSE2__)
+    const __m128i vn = _mm_set1_epi8('\n');
+    for (int i = 0; i < 2 && end - p >= 16; i++, p += 16) {
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), vn));
+        if (m) return p + __builtin_ctz(m);
+    }
+#endif
+#if SWAR_OK
+    const uint64_t pn = SWAR_ONES * '\n';
+    for (int i = 0; i < 4 && end - p >= 8; i++, p += 8) {
+        uint64_t m = bytes_eq(load8(p), pn);
+        if (m) return p + (__builtin_ctzll(m) >> 3);
+    }
+#endif
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    return nl ? nl : end;
+}
+
+void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
+{
+    const char *p = pc->begin, *end = pc->end;
+    const char delim = c->delim;
+    const int col = c->col;
+    uint64_t line = 0;
+    if (c->ncols > 1) {
+        gs_csv_piece_cols(c, pc);
+        return;
+    }
+    /* A quote sends the block to the sequential parser: looked for here, in every piece at
+     * once, rather than in the whole block before it is split. */
+    if (memchr(p, '"', (size_t)(end - p))) {
+        pc->quoted = 1;
+        return;
+    }
+    while (p < end) {
+        const char *f = p, *fe = field_end(p, end, delim);
+        int k = 1;
+        for (; k < col && fe < end && *fe == delim; k++) {
+            f = fe + 1;
+            fe = field_end(f, end, delim);
+        }
+        /* the line end: fe when the field stopped there, else further on */
+        const char *nl = fe;
+        if (fe < end && *fe != '\n') nl = line_end(fe, end);
+        if (k < col) {
+            if (!is_blank(c, p, nl) && gs_piece_bad(c, pc, GS_PERR_MISSING, line, col, k, "", 0)) return;
+        } else {
+            while (f < fe && gs_lparse_trim(c, *f)) f++;
+            while (fe > f && gs_lparse_trim(c, fe[-1])) fe--;
+            if (f < fe || !is_blank(c, p, nl)) {
+                void *slot = gs_piece_slot(pc, c->esize);
+                if (!slot) return;
+                int r = gs_field_parse(c, f, (size_t)(fe - f), slot);
+                if (r == 0) {
+                    pc->n++;
+                    if (pc->keep_rows && gs_piece_span(pc, p - pc->begin, (nl < end ? nl + 1 : end) - p)) return;
+                } else if (r == GS_FIELD_SKIP ? gs_piece_skip(pc) : gs_piece_bad(c, pc, r, line, col, 0, f, (size_t)(fe - f)))
+                    return;
+            }
+        }
+        if (nl == end) break;
+        line++;
+        p = nl + 1;
+    }
+    pc->lines = line;
+}
