@@ -13,8 +13,9 @@ count of runs, and SKIP lines for what this machine cannot run (zstd CLI, mpirun
 in). Exit 1 when something failed. Left out of the random space (open behaviours, see the
 comments where they are): --skip-bad (positions of skipped rows) is never used; the sign of a float
 sum's zero, minmax's CSV header with a --delim other than ',', an empty raw file's npy output to a
-pipe, raw data opening like a long skippable zstd frame, and CSV with a header and CR-only line
-ends under mpirun are; `--include-known` runs them too."""
+pipe, raw data opening like a long skippable zstd frame, CSV with a header and CR-only line
+ends under mpirun, rolling's integer sums written as f64 (not wrapped) and its integer columns
+printed through f64 beside a float one are; `--include-known` runs them too."""
 import argparse
 import json
 import os

@@ -1,8 +1,9 @@
 """tests/diff/gen.py - random cases for the differential tester. A case is an input (type, length,
-data) and a command: one verb (scan, compact, minmax, convert) or a chain of 2 to 4 stages joined
-with `then` (docs/USAGE.md, Chains: types flow, compact --indices writes u64, a minmax that is not last has
---only, --count ends a chain). Its expected output comes from oracle.py, stage by stage, so that
-predicate values and windows are picked from the data each stage really sees."""
+data) and a command: one verb (scan, compact, minmax, rolling, convert) or a chain of 2 to 4 stages
+joined with `then` (docs/USAGE.md, Chains: types flow, compact --indices writes u64, a minmax that is
+not last has --only, a rolling that is not last has one aggregate, --count ends a chain). Its
+expected output comes from oracle.py, stage by stage, so that predicate values and windows are
+picked from the data each stage really sees."""
 import numpy as np
 
 import oracle

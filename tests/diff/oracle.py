@@ -1,6 +1,8 @@
 """tests/diff/oracle.py - what each verb must give, computed with numpy alone: cumsum and
 minimum/maximum.accumulate for scan, flatnonzero for compact, sliding_window_view (a doubling
-table for long windows) for minmax, and saturating casts for convert.
+table for long windows) for minmax, saturating casts for convert, and for rolling exact window
+sums (prefix sums of the values as Python integers, rounded once) and a doubling table of
+(key, position) for the extremes and their first positions.
 
 A value is a Val: the array, and for float sums whose order gpustream may change (docs/USAGE.md, Semantics), a
 tolerance per element (None: exact). Min and max order -0.0 below +0.0 and give NaN wherever a NaN
