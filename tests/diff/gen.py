@@ -58,14 +58,17 @@ AGGS = ['sum', 'mean', 'var', 'std', 'count', 'min', 'max', 'argmin', 'argmax']
 
 def _rolling_stage(rng, t, last, inexact_before):
     """A rolling stage: one aggregate unless last (several end a chain); after an inexact float
-    result, only aggregates that carry a tolerance through (min, max, count)."""
+    result, only aggregates that carry a tolerance through (min, max, count); now and then
+    --out-type."""
     pool = ['min', 'max', 'count'] if inexact_before else AGGS
     k = rng.choice([1, 1, 2, 3, 4]) if last else 1
     st = {'verb': 'rolling', 'aggs': rng.sample(pool, min(k, len(pool))), 'partial': rng.random() < 0.4,
           'mp': rng.choice([None] * 6 + [1, 2, 3, 5, 10, 100]), 'skip': rng.random() < 0.3,
           'ddof': rng.choice([None, None, 0, 1, 2, 5]), 'wflag': rng.choice(['-w', '--window'])}
-    cols = oracle.rolling_types(t, st['aggs'], st['partial'], st['mp'], st['skip'])
-    return st, oracle.shared_type(cols)
+    st['out_type'] = None
+    if rng.random() < 0.15:  # a bound on a float result cannot decide an integer's truncation
+        st['out_type'] = rng.choice(FLOATS if inexact_before or _inexact(st, t) else TYPES)
+    return st, _out_type(st, t)
 
 
 def _inexact(st, t):
@@ -115,7 +118,8 @@ def _out_type(st, t):
     if st['verb'] == 'compact' and st['indices']:
         return 'u64'
     if st['verb'] == 'rolling':
-        return oracle.shared_type(oracle.rolling_types(t, st['aggs'], st['partial'], st['mp'], st['skip']))
+        return st['out_type'] or oracle.shared_type(oracle.rolling_types(t, st['aggs'], st['partial'],
+                                                                          st['mp'], st['skip']))
     return t
 
 
@@ -291,7 +295,8 @@ def evaluate(rng, stages, v, exact, known=False):
         elif st['verb'] == 'rolling':
             st['w'] = max(_pick_window(rng, len(v.x)), st['mp'] or 1)  # --min-periods <= W
             v = oracle.rolling(v, st['w'], st['aggs'], st['partial'], st['mp'],
-                               1 if st['ddof'] is None else st['ddof'], st['skip'], known)
+                               1 if st['ddof'] is None else st['ddof'], st['skip'], known,
+                               st['out_type'])
         else:
             st['w'] = _pick_window(rng, len(v.x))
             v = oracle.minmax(v, st['w'], st['partial'], st['only'])
@@ -351,6 +356,8 @@ def stage_words(st):
         if st.get('only'):
             g.append(['--only', st['only']])
     if st['verb'] == 'rolling':
+        if st['out_type']:
+            g.append(['--out-type', st['out_type']])
         if st['aggs'] != ['mean'] or st['w'] % 2:
             g.append(['--agg', ','.join(st['aggs'])])  # mean is the default
         if st['mp'] is not None:

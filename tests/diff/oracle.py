@@ -404,10 +404,20 @@ def _extremes(x, t, w, partial, a, b, skip, nan_pos, nan_in):
     return out
 
 
-def rolling(v, w, aggs, partial, mp, ddof, skip, known=False):
+def _converted(ys, ts, cols, out_t):
+    """Columns YS (types COLS, tolerances TS) converted to OUT_T."""
+    r = 2.0 ** -23 if out_t == 'f32' else 0.0
+    ys2 = [convert(Val(y, ct, None), out_t).x for y, ct in zip(ys, cols)]
+    ts2 = [np.where(tol < 0, tol, tol + r * np.abs(y.astype(np.float64)) + float(np.finfo(np.float32).smallest_subnormal))
+           if out_t in FLOATS else tol for y, tol in zip(ys, ts)]
+    return ys2, ts2, [out_t] * len(cols)
+
+
+def rolling(v, w, aggs, partial, mp, ddof, skip, known=False, out_t=None):
     """rolling -w W --agg AGGS [--partial] [--min-periods MP] [--ddof DDOF] [--skip-nan] of V:
     one column per aggregate (1-D for one), in the shared type; Val.cols has each column's type,
-    Val.own each column in it.
+    Val.own each column in it. OUT_T (--out-type): every column converted to it as convert does
+    (a column with a tolerance only to a float type, one f32 rounding more).
 
     Known open behaviour, left out unless KNOWN: an integer sum written as f64 (the column that
     may say "no value") is the exact sum rounded, where an i64/u64 sum column wraps as
@@ -444,6 +454,8 @@ def rolling(v, w, aggs, partial, mp, ddof, skip, known=False):
         ys.append(y.astype(NP[ct]))
         tol = tols.get(g)
         ts.append(np.full(len(a), -1.0) if tol is None else np.where(none, 0.0, tol))
+    if out_t:
+        ys, ts, cols = _converted(ys, ts, cols, out_t)
     st = shared_type(cols)
     if len(aggs) == 1:
         tol = None if tols.get(aggs[0]) is None else ts[0]
