@@ -204,9 +204,20 @@ def type_range(t):
     return int(info.min), int(info.max)
 
 
-def _read_csv(data, t, ncols, header, delims):
-    """CSV output: one header line where HEADER, then rows of NCOLS fields split by one of DELIMS
-    (the same for the header and every row)."""
+def _columns(rows, t, ncols, cols, own=False):
+    """Fields of ROWS parsed column by column, each in its own type (COLS, else T): the list of
+    columns where OWN, else an array of type T, shape (m,), or (m, NCOLS) where NCOLS > 1."""
+    cols = cols or [t] * ncols
+    out = [_parse_words([r[c] for r in rows], cols[c]) for c in range(ncols)]
+    if own:
+        return out
+    out = [c.astype(NP[t]) for c in out]
+    return np.stack(out, axis=1) if ncols > 1 else out[0]
+
+
+def _read_csv(data, t, ncols, header, delims, cols=None, names=None, own=False):
+    """CSV output: one header line where HEADER (NAMES where given), then rows of NCOLS fields
+    split by one of DELIMS (the same for the header and every row)."""
     text = data.decode()
     lines = text.splitlines()
     for d in delims:
@@ -220,28 +231,31 @@ def _read_csv(data, t, ncols, header, delims):
         if not rows:
             raise ValueError('csv output without its header line')
         head = rows.pop(0)
+        if names and head != names:
+            raise ValueError('csv header %r, want %r' % (','.join(head)[:80], ','.join(names)))
         try:
             _parse_words(head, t)
             raise ValueError('csv output has no header line (first row %r)' % ','.join(head))
         except ValueError as e:
             if 'no header' in str(e):
                 raise
-    cols = [_parse_words([r[c] for r in rows], t) for c in range(ncols)]
-    return np.stack(cols, axis=1) if ncols == 2 else cols[0]
+    return _columns(rows, t, ncols, cols, own)
 
 
-def _read_text(data, t, ncols):
+def _read_text(data, t, ncols, cols=None, own=False):
     rows = [ln.split() for ln in data.decode().splitlines()]
     for r in rows:
         if len(r) != ncols:
             raise ValueError('text line of %d fields, want %d: %r' % (len(r), ncols, ' '.join(r)[:60]))
-    cols = [_parse_words([r[c] for r in rows], t) for c in range(ncols)]
-    return np.stack(cols, axis=1) if ncols == 2 else cols[0]
+    return _columns(rows, t, ncols, cols, own)
 
 
-def read_output(data, fmt, t, ncols, header, delims, zst):
+def read_output(data, fmt, t, ncols, header, delims, zst, cols=None, names=None, own=False):
     """The output bytes DATA (format FMT, zstd where ZST) as an array of type T: shape (m,) or
-    (m, 2) where NCOLS is 2. Raises ValueError with the reason when they do not read back."""
+    (m, NCOLS) where NCOLS > 1. CSV and text print each column in its own type (COLS, else T),
+    read as such and then cast to T as raw and npy hold them; a CSV header must be NAMES where
+    given; OWN: CSV and text as the list of columns in their own types. Raises ValueError with
+    the reason when they do not read back."""
     if zst:
         if not data:
             raise ValueError('empty file where a zstd stream was due')
@@ -251,15 +265,15 @@ def read_output(data, fmt, t, ncols, header, delims, zst):
         if len(data) % (dt.itemsize * ncols):
             raise ValueError('%d bytes: not whole %s rows of %d' % (len(data), t, ncols))
         a = np.frombuffer(data, dtype=dt)
-        return a.reshape(-1, 2) if ncols == 2 else a
+        return a.reshape(-1, ncols) if ncols > 1 else a
     if fmt == 'npy':
         a = np.load(io.BytesIO(data), allow_pickle=False)
         if a.dtype != dt:
             raise ValueError('npy dtype %s, want %s' % (a.dtype.str, dt.str))
-        want = 2 if ncols == 2 else 1
-        if a.ndim != want or (ncols == 2 and a.shape[1] != 2):
-            raise ValueError('npy shape %s, want %s' % (a.shape, '(n, 2)' if ncols == 2 else '(n,)'))
+        want = 2 if ncols > 1 else 1
+        if a.ndim != want or (ncols > 1 and a.shape[1] != ncols):
+            raise ValueError('npy shape %s, want %s' % (a.shape, '(n, %d)' % ncols if ncols > 1 else '(n,)'))
         return a
     if fmt == 'csv':
-        return _read_csv(data, t, ncols, header, delims)
-    return _read_text(data, t, ncols)
+        return _read_csv(data, t, ncols, header, delims, cols, names, own)
+    return _read_text(data, t, ncols, cols, own)

@@ -1,8 +1,9 @@
 """tests/diff/gen.py - random cases for the differential tester. A case is an input (type, length,
-data) and a command: one verb (scan, compact, minmax, convert) or a chain of 2 to 4 stages joined
-with `then` (docs/USAGE.md, Chains: types flow, compact --indices writes u64, a minmax that is not last has
---only, --count ends a chain). Its expected output comes from oracle.py, stage by stage, so that
-predicate values and windows are picked from the data each stage really sees."""
+data) and a command: one verb (scan, compact, minmax, rolling, convert) or a chain of 2 to 4 stages
+joined with `then` (docs/USAGE.md, Chains: types flow, compact --indices writes u64, a minmax that is
+not last has --only, a rolling that is not last has one aggregate, --count ends a chain). Its
+expected output comes from oracle.py, stage by stage, so that predicate values and windows are
+picked from the data each stage really sees."""
 import numpy as np
 
 import oracle
@@ -52,24 +53,74 @@ def _minmax_stage(rng, t, last):
             'wflag': rng.choice(['-w', '--window'])}, t
 
 
+AGGS = ['sum', 'mean', 'var', 'std', 'count', 'min', 'max', 'argmin', 'argmax']
+
+
+def _rolling_stage(rng, t, last, inexact_before):
+    """A rolling stage: one aggregate unless last (several end a chain); after an inexact float
+    result, only aggregates that carry a tolerance through (min, max, count); now and then
+    --out-type."""
+    pool = ['min', 'max', 'count'] if inexact_before else AGGS
+    k = rng.choice([1, 1, 2, 3, 4]) if last else 1
+    st = {'verb': 'rolling', 'aggs': rng.sample(pool, min(k, len(pool))), 'partial': rng.random() < 0.4,
+          'mp': rng.choice([None] * 6 + [1, 2, 3, 5, 10, 100]), 'skip': rng.random() < 0.3,
+          'ddof': rng.choice([None, None, 0, 1, 2, 5]), 'wflag': rng.choice(['-w', '--window'])}
+    st['out_type'] = None
+    if rng.random() < 0.15:  # a bound on a float result cannot decide an integer's truncation
+        st['out_type'] = rng.choice(FLOATS if inexact_before or _inexact(st, t) else TYPES)
+    return st, _out_type(st, t)
+
+
+def _inexact(st, t):
+    """Whether stage ST (input type T) may give float results off by a tolerance: float sums,
+    and rolling's sum, mean, var and std."""
+    if st['verb'] == 'scan':
+        return st['op'] == 'sum' and (st['out_type'] or t) in FLOATS
+    if st['verb'] == 'rolling':
+        return any(g in oracle.FLOAT_AGGS and not (g == 'sum' and t not in FLOATS) for g in st['aggs'])
+    return False
+
+
 def make_stages(rng, t):
-    """The verbs and their options (predicate values and windows come later, from the data)."""
+    """The verbs and their options (predicate values and windows come later, from the data).
+    After a rolling result with a tolerance no compact, argmin or argmax follows (a bound cannot
+    decide a predicate or a position)."""
     r = rng.random()
     if r < 0.15:
         return [{'verb': 'convert', 'out_type': rng.choice(TYPES) if rng.random() < 0.8 else None}]
     length = 1 if r < 0.55 else rng.choice([2, 2, 3, 3, 4])
-    stages = []
+    stages, loose = [], False
     for k in range(length):
         last = k == length - 1
         verb = rng.choice(['scan', 'compact', 'minmax'])
+        if verb == 'minmax' and rng.random() < 0.5:
+            verb = 'rolling'
+        if verb == 'compact' and loose:
+            verb = 'scan'
+        tin = t
         if verb == 'scan':
             st, t = _scan_stage(rng, t)
         elif verb == 'compact':
             st, t = _compact_stage(rng, t, last)
+        elif verb == 'rolling':
+            st, t = _rolling_stage(rng, t, last, loose)
         else:
             st, t = _minmax_stage(rng, t, last)
+        loose = loose or (st['verb'] == 'rolling' and _inexact(st, tin))
         stages.append(st)
     return stages
+
+
+def _out_type(st, t):
+    """The type stage ST writes from input type T."""
+    if st['verb'] in ('scan', 'convert'):
+        return st['out_type'] or t
+    if st['verb'] == 'compact' and st['indices']:
+        return 'u64'
+    if st['verb'] == 'rolling':
+        return st['out_type'] or oracle.shared_type(oracle.rolling_types(t, st['aggs'], st['partial'],
+                                                                          st['mp'], st['skip']))
+    return t
 
 
 def _float_sum_at(stages, t):
@@ -78,11 +129,17 @@ def _float_sum_at(stages, t):
     for i, st in enumerate(stages):
         if st['verb'] == 'scan' and st['op'] == 'sum' and (st['out_type'] or t) in FLOATS:
             out.append(i)
-        if st['verb'] == 'scan':
-            t = st['out_type'] or t
-        elif st['verb'] == 'compact' and st['indices']:
-            t = 'u64'
+        t = _out_type(st, t)
     return out
+
+
+def _sums_data(stages, t):
+    """Whether some stage sums floats (scan or rolling), so that data keep sums finite."""
+    for st in stages:
+        if _inexact(st, t) or (st['verb'] == 'rolling' and t in FLOATS and 'sum' in st['aggs']):
+            return True
+        t = _out_type(st, t)
+    return False
 
 
 # ---- data ------------------------------------------------------------------------------------
@@ -152,6 +209,9 @@ def _exact_fits(stages, t, n, scale):
                     return False
         elif st['verb'] == 'compact' and st['indices']:
             return True
+        elif st['verb'] == 'rolling':
+            u = _out_type(st, u)
+            bound = max(bound, n)  # counts and positions; sums there carry a tolerance
     return True
 
 
@@ -164,14 +224,14 @@ def make_data(rng, nrng, t, n, stages):
         return _int_data(nrng, t, n, rng.choice(['full', 'full', 'small', 'extreme', 'sparse',
                                                   'runs', 'const'])), n, True
     later = [st for i, st in enumerate(stages) if sums and i > sums[0]]
-    need_exact = any(st['verb'] == 'compact' or (st['verb'] == 'scan' and st['op'] == 'sum')
+    need_exact = any(st['verb'] in ('compact', 'rolling') or (st['verb'] == 'scan' and st['op'] == 'sum')
                      for st in later)
     kind = rng.choice(['exact', 'runs', 'sparse'] if need_exact else
                       ['exact', 'runs', 'sparse', 'wide', 'wide'])
     scale = rng.choice([1, 8, 128])
     while kind != 'wide' and not _exact_fits(stages, t, n, scale):
         n = n // 4
-    return _float_data(nrng, t, n, kind, scale, bool(sums)), n, kind != 'wide'
+    return _float_data(nrng, t, n, kind, scale, _sums_data(stages, t)), n, kind != 'wide'
 
 
 # ---- values picked from the data a stage sees ----------------------------------------------
@@ -217,9 +277,10 @@ def _pick_window(rng, m):
     return rng.choice([1 << 20, 1 << 40])
 
 
-def evaluate(rng, stages, v, exact):
+def evaluate(rng, stages, v, exact, known=False):
     """Runs the oracle through STAGES from V, filling in predicates and windows; returns the
-    expected Val (or the count) and the length each stage reads."""
+    expected Val (or the count) and the length each stage reads. KNOWN: expect what
+    docs/USAGE.md says where gpustream is known to differ."""
     lens = []
     for st in stages:
         lens.append(len(v.x))
@@ -231,6 +292,11 @@ def evaluate(rng, stages, v, exact):
         elif st['verb'] == 'compact':
             st['pred'] = _pick_pred(rng, st, v)
             v = oracle.compact(v, st['pred'], st['invert'], st['indices'], st['count'])
+        elif st['verb'] == 'rolling':
+            st['w'] = max(_pick_window(rng, len(v.x)), st['mp'] or 1)  # --min-periods <= W
+            v = oracle.rolling(v, st['w'], st['aggs'], st['partial'], st['mp'],
+                               1 if st['ddof'] is None else st['ddof'], st['skip'], known,
+                               st['out_type'])
         else:
             st['w'] = _pick_window(rng, len(v.x))
             v = oracle.minmax(v, st['w'], st['partial'], st['only'])
@@ -238,7 +304,8 @@ def evaluate(rng, stages, v, exact):
 
 
 def make_case(rng, nrng, include_known=False):
-    """A random case: {'t', 'n', 'x', 'stages', 'exact', 'want', 'lens', 'loose_zero'}."""
+    """A random case: {'t', 'n', 'x', 'stages', 'exact', 'want', 'lens', 'loose_zero', 'magic',
+    'known'}."""
     t = rng.choice(TYPES)
     stages = make_stages(rng, t)
     x, n, exact = make_data(rng, nrng, t, pick_n(rng), stages)
@@ -255,13 +322,13 @@ def make_case(rng, nrng, include_known=False):
             # within the file (from a pipe: anywhere past 64 KiB) is taken for zstd (exit 1, the
             # message names --from raw) instead of data.
             b[4:8] = np.frombuffer(rng.randrange(60000).to_bytes(4, 'little'), np.uint8)
-    want, lens = evaluate(rng, stages, Val(x, t, None), exact)
+    want, lens = evaluate(rng, stages, Val(x, t, None), exact, include_known)
     # An exclusive float sum starts from +0.0 (its first output), so a run of -0.0 sums to +0.0
     # there where a shifted numpy cumsum gives -0.0: outputs of a chain with an exclusive float
     # sum compare zeros by value. Inclusive sums keep -0.0 as numpy does (compared exactly).
     loose = any(stages[i].get('exclusive') for i in _float_sum_at(stages, t)) and not include_known
     return {'t': t, 'n': n, 'x': x, 'stages': stages, 'exact': exact, 'want': want,
-            'lens': lens, 'loose_zero': loose, 'magic': magic}
+            'lens': lens, 'loose_zero': loose, 'magic': magic, 'known': include_known}
 
 
 # ---- stage options as command words ----------------------------------------------------------
@@ -281,11 +348,22 @@ def stage_words(st):
         if st['pred_given']:
             g.append(['--pred', ':'.join([kind] + vals)])
         g += [[f] for f in ('--invert', '--indices', '--count') if st[f[2:]]]
-    elif st['verb'] == 'minmax':
+    elif st['verb'] in ('minmax', 'rolling'):
         w = {1 << 20: '2^20', 1 << 40: '2^40'}.get(st['w'], str(st['w']))
         g.append([st['wflag'], w])
         if st['partial']:
             g.append(['--partial'])
-        if st['only']:
+        if st.get('only'):
             g.append(['--only', st['only']])
+    if st['verb'] == 'rolling':
+        if st['out_type']:
+            g.append(['--out-type', st['out_type']])
+        if st['aggs'] != ['mean'] or st['w'] % 2:
+            g.append(['--agg', ','.join(st['aggs'])])  # mean is the default
+        if st['mp'] is not None:
+            g.append(['--min-periods', str(st['mp'])])
+        if st['ddof'] is not None:
+            g.append(['--ddof', str(st['ddof'])])
+        if st['skip']:
+            g.append(['--skip-nan'])
     return g

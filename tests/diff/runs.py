@@ -42,6 +42,20 @@ def _count_known(r):
     return r['in_mode'] in ('file', 'noext', 'redirect') and r['in_fmt'] in ('raw', 'npy') and not r['in_zst']
 
 
+def _stream_name(stages, name):
+    """The name of the one column that STAGES pass on from input column NAME (None: unnamed), as
+    gpustream names it: a rolling stage's is NAME_AGG (AGG alone), minmax --only's NAME_min or
+    NAME_max (`min`, `max` alone), compact --indices' `index`; scan and compact keep theirs."""
+    for st in stages:
+        if st['verb'] == 'rolling':
+            name = (name + '_' if name else '') + st['aggs'][0]
+        elif st['verb'] == 'compact' and st['indices']:
+            name = 'index'
+        elif st['verb'] == 'minmax':
+            name = (name + '_' if name else '') + st['only']
+    return name
+
+
 def _choose_io(rng, case, env, r):
     r['in_fmt'] = rng.choice(['raw', 'raw', 'npy', 'csv', 'csv', 'text'])
     r['in_zst'] = env['zstd'] and rng.random() < 0.25
@@ -62,6 +76,8 @@ def _choose_io(rng, case, env, r):
     last = case['stages'][-1]
     r['count'] = last['verb'] == 'compact' and last['count']
     r['ncols'] = 2 if last['verb'] == 'minmax' and not last['only'] else 1
+    if last['verb'] == 'rolling':
+        r['ncols'] = len(last['aggs'])
     r['out_fmt'] = rng.choice(['raw', 'npy', 'csv', 'text'])
     r['out_zst'] = env['zstd'] and rng.random() < 0.25
     omodes = ['file', 'file', 'noext', 'stdout-file', 'stdout-pipe']
@@ -69,8 +85,15 @@ def _choose_io(rng, case, env, r):
     if r['out_fmt'] == 'npy' and not _length_known(case, r):
         r['out_zst'] = False
         r['out_mode'] = rng.choice(['file', 'noext'])
-    # a header line where the input has one, and always over a window's statistics (minmax)
-    r['header'] = (r['in_fmt'] == 'csv' and r['spec']['header']) or last['verb'] == 'minmax'
+    # a header line where the input has one; minmax and rolling at the end always write one, their
+    # columns named after the input's column, else by the statistic alone
+    r['header'] = (r['in_fmt'] == 'csv' and r['spec']['header']) or last['verb'] in ('minmax', 'rolling')
+    r['names'] = None
+    if last['verb'] in ('minmax', 'rolling') and r['out_fmt'] == 'csv':
+        has = r['in_fmt'] == 'csv' and r['spec']['header']
+        col = _stream_name(case['stages'][:-1], r['spec']['names'][r['spec']['pos']] if has else None)
+        stats = last['aggs'] if last['verb'] == 'rolling' else [last['only']] if last['only'] else ['min', 'max']
+        r['names'] = [(col + '_' if col else '') + g for g in stats]
     delim = r['spec'].get('delim', ',')
     r['delims'] = [','] if delim == ',' else [',', delim]
 
@@ -106,7 +129,7 @@ def _run_wide(rng, case, env, r):
     # so a window of 2^40 over an input of unknown length (which auto runs on the CPU) is refused
     # by --backend gpu, and one of 2^20 may pass --device-mem-limit; a chain runs with --host-mem
     # pinned, pageable, registered or direct and --device-alloc once.
-    wmax = max([st.get('w', 0) for st in case['stages'] if st['verb'] == 'minmax'] + [0])
+    wmax = max([st.get('w', 0) for st in case['stages'] if st['verb'] in ('minmax', 'rolling')] + [0])
     unbounded = not _count_known(r)
     backends = [b for b in env['backends'] if not (b == 'gpu' and unbounded and wmax >= 1 << 40)]
     if rng.random() < 0.7:
