@@ -403,12 +403,14 @@ int cmd_info(cli *c)
     }
     printf("tuning     %s\n", GS_HAVE_TUNING ? "block sizes and tune shapes built (make TUNING=1)"
                                             : "tuned launches only (make TUNING=1 builds the bench --block sizes)");
-    printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT " and buffers 2 (%zuM and %d where the GPU backend decodes or encodes zstd "
-           "frames; %zuM where libzstd encodes a CPU run's output), host-mem pinned, "
-           "zstd frames 16M level 3 (GPU codec: %zuK frames), codec auto = gpu decode from %llu MiB of input (a verb "
+    /* c holds the command line's defaults (info takes none of these options) */
+    printf("defaults   chunk " GS_CHUNK_DEFAULT_TEXT " and buffers %d (%zuM and %d where the GPU backend decodes or "
+           "encodes zstd frames; %zuM where libzstd encodes a CPU run's output), host-mem %s, "
+           "zstd frames %zuM level %d (GPU codec: %zuK frames), codec auto = gpu decode from %llu MiB of input (a verb "
            "on the GPU backend, frames up to %zuK), gpu encode from %llu MiB of input (else cpu)\n",
-           GS_ZDEC_CHUNK_DEFAULT >> 20, GS_ZGPU_BUFFERS, GS_CHUNK_ZENC_DEFAULT >> 20, GS_GPU_ZSTD_FRAME >> 10, GS_CODEC_AUTO_GPU_DEC_MIN_BYTES >> 20,
-           GS_GPU_ZDEC_FRAME_MAX >> 10, GS_CODEC_AUTO_GPU_ENC_MIN_BYTES >> 20);
+           GS_BUFFERS_DEFAULT, GS_ZDEC_CHUNK_DEFAULT >> 20, GS_ZGPU_BUFFERS, GS_CHUNK_ZENC_DEFAULT >> 20,
+           gs_host_mem_name(c->eng.host_mem), (size_t)c->wr.frame_size >> 20, c->wr.level, GS_GPU_ZSTD_FRAME >> 10,
+           GS_CODEC_AUTO_GPU_DEC_MIN_BYTES >> 20, GS_GPU_ZDEC_FRAME_MAX >> 10, GS_CODEC_AUTO_GPU_ENC_MIN_BYTES >> 20);
     printf("\nvariants (--algo; * = default for its backend)\n");
     size_t nv;
     const gs_variant *v = gs_variants(&nv);
