@@ -146,27 +146,13 @@ FAMS_FLOAT(f32, float, gs_kmin_f32, gs_kmax_f32)
 FAMS_FLOAT(f64, double, gs_kmin_f64, gs_kmax_f64)
 
 /* Families by the aggregates they serve, then by type. */
-enum { FAM_SUM, FAM_VAR, FAM_CNT, FAM_MIN, FAM_MAX, NFAM };
-static const roll_fam *const fams[NFAM][GS_NTYPES] = {
+static const roll_fam *const fams[GS_RS_NFAM][GS_NTYPES] = { /* by gs_rs_family */
     {&fam_sumi_i32, &fam_sumi_i64, &fam_sumi_u32, &fam_sumi_u64, &fam_sumf_f32, &fam_sumf_f64},
     {&fam_var_i32, &fam_var_i64, &fam_var_u32, &fam_var_u64, &fam_var_f32, &fam_var_f64},
     {&fam_cnt_i32, &fam_cnt_i64, &fam_cnt_u32, &fam_cnt_u64, &fam_cnt_f32, &fam_cnt_f64},
     {&fam_min_i32, &fam_min_i64, &fam_min_u32, &fam_min_u64, &fam_min_f32, &fam_min_f64},
     {&fam_max_i32, &fam_max_i64, &fam_max_u32, &fam_max_u64, &fam_max_f32, &fam_max_f64},
 };
-static int agg_family(gs_agg a)
-{
-    switch (a) {
-    case GS_AGG_SUM:
-    case GS_AGG_MEAN: return FAM_SUM;
-    case GS_AGG_VAR:
-    case GS_AGG_STD: return FAM_VAR;
-    case GS_AGG_COUNT: return FAM_CNT;
-    case GS_AGG_MIN:
-    case GS_AGG_ARGMIN: return FAM_MIN;
-    default: return FAM_MAX;
-    }
-}
 
 /* ---- the sweep ----------------------------------------------------------------------------------
  * The states every backend computes (GS_ROLL_TILE in rolling_ops.h): blocks of W at absolute
@@ -275,8 +261,7 @@ static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi
 
 typedef struct roll_run {
     roll_ctx c;
-    unsigned char ctype[GS_ROLL_COLS_MAX]; /* every column's type */
-    int fam_on[NFAM];
+    int fam_on[GS_RS_NFAM];
     size_t nr; /* tile-edge states a part may need */
     int failed;
 } roll_run;
@@ -293,23 +278,17 @@ static void roll_part(void *vr, size_t part, size_t nparts)
         return;
     }
     ws.rbuf = ws.sbuf + GS_ROLL_TILE * GS_ROLL_STATE_MAX;
-    for (int f = 0; f < NFAM; f++) {
+    for (int f = 0; f < GS_RS_NFAM; f++) {
         if (!r->fam_on[f]) continue;
         roll_ctx c = r->c;
-        c.cols.nf = 0;
-        for (int k = 0; k < c.p->nagg; k++)
-            if (agg_family((gs_agg)c.p->agg[k]) == f) {
-                c.cols.col[c.cols.nf] = k;
-                c.cols.agg[c.cols.nf] = c.p->agg[k];
-                c.cols.ctype[c.cols.nf++] = r->ctype[k];
-            }
+        gs_rs_family_cols(c.p, f, c.cols.out, &c.cols);
         const size_t lo = c.first + b, hi = c.first + e;
-        if ((f == FAM_SUM || f == FAM_VAR) && gs_roll_fast_ok(c.p, &c.cols, f == FAM_VAR, hi - lo)) {
+        if ((f == GS_RS_FAM_SUM || f == GS_RS_FAM_VAR) && gs_roll_fast_ok(c.p, &c.cols, f == GS_RS_FAM_VAR, hi - lo)) {
             /* ends of block 0 (windows clipped at the stream's start) here, the rest there */
             const uint64_t b1 = c.base < c.w ? c.w - c.base : 0; /* local position of block 1 */
             const size_t mid = b1 < lo ? lo : b1 < hi ? (size_t)b1 : hi;
             sweep(&c, fams[f][c.p->type], lo, mid, &ws);
-            if (mid < hi && gs_roll_fast(c.p, &c.cols, f == FAM_VAR, c.in, c.first + c.cnt, c.first, mid, hi))
+            if (mid < hi && gs_roll_fast(c.p, &c.cols, f == GS_RS_FAM_VAR, c.in, c.first + c.cnt, c.first, mid, hi))
                 __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
             continue;
         }
@@ -337,17 +316,9 @@ int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t f
     c->w = p->window < (uint64_t)SIZE_MAX / 2 ? (size_t)p->window : SIZE_MAX / 2;
     c->base = p->base;
     c->cols.out = out;
-    c->cols.k = (uint64_t)p->nagg;
-    c->cols.otype = p->out_type;
-    c->cols.osz = gs_type_size(p->out_type);
-    c->cols.in = p->type;
-    c->cols.mp = p->min_periods;
-    c->cols.ddof = p->ddof;
-    const int missing = gs_roll_missing(p);
     for (int k = 0; k < p->nagg; k++) {
         if (p->agg[k] >= GS_NAGG) return gs_fail(st, GS_EUSAGE, "rolling: unknown aggregate %d", (int)p->agg[k]);
-        r.ctype[k] = (unsigned char)gs_agg_type((gs_agg)p->agg[k], p->type, missing);
-        r.fam_on[agg_family((gs_agg)p->agg[k])] = 1;
+        r.fam_on[gs_rs_family(p->agg[k])] = 1;
     }
     if (c->cnt == 0) return GS_OK;
     /* Each part re-reads up to two blocks before its range: worth it only with enough outputs. */

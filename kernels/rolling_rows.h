@@ -6,6 +6,7 @@
 #define GS_ROLLING_ROWS_H
 
 #include <math.h>
+#include <string.h>
 
 #include "kernels.h"
 #include "rolling_ops.h"
@@ -21,6 +22,38 @@ typedef struct gs_rs_cols {
     unsigned char agg[GS_ROLL_COLS_MAX];   /* gs_agg of col[i] */
     unsigned char ctype[GS_ROLL_COLS_MAX]; /* gs_type of col[i] */
 } gs_rs_cols;
+
+/* The families of states, one pass each (CPU and GPU alike), and the family of an aggregate. */
+enum { GS_RS_FAM_SUM, GS_RS_FAM_VAR, GS_RS_FAM_CNT, GS_RS_FAM_MIN, GS_RS_FAM_MAX, GS_RS_NFAM };
+static inline int gs_rs_family(int a)
+{
+    return a == GS_AGG_SUM || a == GS_AGG_MEAN  ? GS_RS_FAM_SUM
+           : a == GS_AGG_VAR || a == GS_AGG_STD ? GS_RS_FAM_VAR
+           : a == GS_AGG_COUNT                  ? GS_RS_FAM_CNT
+           : a == GS_AGG_MIN || a == GS_AGG_ARGMIN ? GS_RS_FAM_MIN
+                                                   : GS_RS_FAM_MAX;
+}
+
+/* The columns of p's rows at out that family fam writes (c->nf = 0: none), each in its
+ * gs_agg_type. */
+static inline void gs_rs_family_cols(const gs_minmax_params *p, int fam, void *out, gs_rs_cols *c)
+{
+    const int missing = gs_roll_missing(p);
+    memset(c, 0, sizeof *c);
+    c->out = (char *)out;
+    c->k = (uint64_t)p->nagg;
+    c->osz = gs_type_size(p->out_type);
+    c->mp = p->min_periods;
+    c->otype = p->out_type;
+    c->in = p->type;
+    c->ddof = p->ddof;
+    for (int k = 0; k < p->nagg; k++) {
+        if (gs_rs_family(p->agg[k]) != fam) continue;
+        c->col[c->nf] = k;
+        c->agg[c->nf] = (unsigned char)p->agg[k];
+        c->ctype[c->nf++] = (unsigned char)gs_agg_type((gs_agg)p->agg[k], p->type, missing);
+    }
+}
 
 /* A value of column type ct (kind 0: si, 1: ui, 2: f; f32 columns hold f rounded to f32) stored as
  * type ot: gs_convert's rules. */

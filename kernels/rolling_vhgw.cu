@@ -62,41 +62,24 @@ extern "C" int gs_rolling_gpu_vhgw(const gs_minmax_params *p, const void *d_in, 
     GS_FORWARD(gs_check_scratch("rolling vhgw", scratch_bytes, gs_rolling_gpu_vhgw_scratch(p, m), st));
     RsGrid g;
     rs_grid(p, m, first, &g);
-    const int missing = gs_roll_missing(p);
     const cudaStream_t s = gs_stream(stream);
     return gs_dispatch_type(p->type, st, [&](auto t) -> int {
         typedef decltype(t) T;
         const T *in = (const T *)d_in;
-        for (int fam = 0; fam < 5; fam++) { /* sum, var, count, min, max: as rolling_cpu.c's families */
+        for (int fam = 0; fam < GS_RS_NFAM; fam++) { /* as rolling_cpu.c's families */
             gs_rs_cols c;
-            memset(&c, 0, sizeof c);
-            c.out = (char *)d_out;
-            c.k = (uint64_t)p->nagg;
-            c.osz = gs_type_size(p->out_type);
-            c.mp = p->min_periods;
-            c.otype = p->out_type;
-            c.in = p->type;
-            c.ddof = p->ddof;
-            for (int k = 0; k < p->nagg; k++) {
-                const int a = p->agg[k];
-                const int f = a == GS_AGG_SUM || a == GS_AGG_MEAN ? 0 : a == GS_AGG_VAR || a == GS_AGG_STD ? 1
-                              : a == GS_AGG_COUNT ? 2 : a == GS_AGG_MIN || a == GS_AGG_ARGMIN ? 3 : 4;
-                if (f != fam) continue;
-                c.col[c.nf] = k;
-                c.agg[c.nf] = (unsigned char)a;
-                c.ctype[c.nf++] = (unsigned char)gs_agg_type((gs_agg)a, p->type, missing);
-            }
+            gs_rs_family_cols(p, fam, d_out, &c);
             if (!c.nf) continue;
             int rc;
             char *sc = (char *)d_scratch;
             switch (fam) {
-            case 0:
+            case GS_RS_FAM_SUM:
                 rc = gs_type_is_float(p->type) ? rs_family<RsSumF, T>(g, in, sc, c, s, st)
                                                : rs_family<RsSumI, T>(g, in, sc, c, s, st);
                 break;
-            case 1: rc = rs_family<RsVar, T>(g, in, sc, c, s, st); break;
-            case 2: rc = rs_family<RsCnt, T>(g, in, sc, c, s, st); break;
-            case 3: rc = rs_family<RsMin, T>(g, in, sc, c, s, st); break;
+            case GS_RS_FAM_VAR: rc = rs_family<RsVar, T>(g, in, sc, c, s, st); break;
+            case GS_RS_FAM_CNT: rc = rs_family<RsCnt, T>(g, in, sc, c, s, st); break;
+            case GS_RS_FAM_MIN: rc = rs_family<RsMin, T>(g, in, sc, c, s, st); break;
             default: rc = rs_family<RsMax, T>(g, in, sc, c, s, st); break;
             }
             if (rc) return rc;

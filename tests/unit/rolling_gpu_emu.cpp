@@ -55,35 +55,18 @@ static void emu_rolling(const gs_minmax_params *p, const T *in, uint64_t m, uint
 {
     RsGrid g;
     rs_grid(p, m, first, &g);
-    const int missing = gs_roll_missing(p);
-    for (int fam = 0; fam < 5; fam++) {
+    for (int fam = 0; fam < GS_RS_NFAM; fam++) {
         gs_rs_cols c;
-        memset(&c, 0, sizeof c);
-        c.out = (char *)out;
-        c.k = (uint64_t)p->nagg;
-        c.osz = gs_type_size(p->out_type);
-        c.mp = p->min_periods;
-        c.otype = p->out_type;
-        c.in = p->type;
-        c.ddof = p->ddof;
-        for (int k = 0; k < p->nagg; k++) {
-            const int a = p->agg[k];
-            const int f = a == GS_AGG_SUM || a == GS_AGG_MEAN ? 0 : a == GS_AGG_VAR || a == GS_AGG_STD ? 1
-                          : a == GS_AGG_COUNT ? 2 : a == GS_AGG_MIN || a == GS_AGG_ARGMIN ? 3 : 4;
-            if (f != fam) continue;
-            c.col[c.nf] = k;
-            c.agg[c.nf] = (unsigned char)a;
-            c.ctype[c.nf++] = (unsigned char)gs_agg_type((gs_agg)a, p->type, missing);
-        }
+        gs_rs_family_cols(p, fam, out, &c);
         if (!c.nf) continue;
         switch (fam) {
-        case 0:
+        case GS_RS_FAM_SUM:
             if (gs_type_is_float(p->type)) emu_family<RsSumF, T>(g, in, c);
             else emu_family<RsSumI, T>(g, in, c);
             break;
-        case 1: emu_family<RsVar, T>(g, in, c); break;
-        case 2: emu_family<RsCnt, T>(g, in, c); break;
-        case 3: emu_family<RsMin, T>(g, in, c); break;
+        case GS_RS_FAM_VAR: emu_family<RsVar, T>(g, in, c); break;
+        case GS_RS_FAM_CNT: emu_family<RsCnt, T>(g, in, c); break;
+        case GS_RS_FAM_MIN: emu_family<RsMin, T>(g, in, c); break;
         default: emu_family<RsMax, T>(g, in, c); break;
         }
     }
