@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 
+from checks import check, summary
+
 try:
     import numpy as np
     import pandas as pd
@@ -26,18 +28,6 @@ QUICK = "--quick" in sys.argv
 BACKEND = sys.argv[sys.argv.index("--backend") + 1] if "--backend" in sys.argv else "cpu"
 CHUNKS = ["64", "1K", "1M"] if not QUICK else ["64", "1M"]
 THREADS = ["1", "2"]
-npass = nfail = 0
-
-
-def check(ok, name, why=""):
-    global npass, nfail
-    if ok:
-        npass += 1
-        print(f"PASS {name}")
-    else:
-        nfail += 1
-        print(f"FAIL {name}: {why}"[:400])
-    sys.stdout.flush()
 
 
 def run(args):
@@ -205,8 +195,7 @@ def main():
     make_table(path, 1500 if QUICK else 4000, 11)
     csv_cases(path)
     npy_cases()
-    print(f"# {npass} passed, {nfail} failed")
-    return 1 if nfail else 0
+    return summary()
 
 
 if __name__ == "__main__":

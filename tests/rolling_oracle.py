@@ -23,23 +23,18 @@ import numpy as np
 import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 
+from checks import check, summary
+
 G, TMP = sys.argv[1], sys.argv[2]
 QUICK = "--quick" in sys.argv
 EPS = 2.0 ** -52
 NPT = {"i32": np.int32, "i64": np.int64, "u32": np.uint32, "u64": np.uint64, "f32": np.float32, "f64": np.float64}
 AGGS = ["sum", "mean", "var", "std", "count", "min", "max", "argmin", "argmax"]
-npass = nfail = 0
 WORST = [0.0]  # the largest var error seen, in eps of the exact variance
 
 
 def report(ok, name, why=""):
-    global npass, nfail
-    if ok:
-        npass += 1
-        print(f"PASS {name}")
-    else:
-        nfail += 1
-        print(f"FAIL {name}: {why}")
+    check(ok, name, why, limit=None)
 
 
 def run(x, t, w, aggs, extra=(), out="o.npy"):
@@ -302,7 +297,8 @@ def main():
     check_int("int u64 W=64", rng.integers(0, 2 ** 64, 800, dtype=np.uint64), "u64", 64)
     check_int("int ties W=20", rng.integers(0, 3, 800), "i32", 20)
     check_types()
-    print(f"# rolling oracle: {npass} passed, {nfail} failed; worst var error {WORST[0]:.1f} eps of the exact variance")
+    print(f"# worst var error {WORST[0]:.1f} eps of the exact variance")
+    summary("rolling oracle: ")
 
 
 main()

@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import sys
 
+from checks import check, summary
+
 try:
     import numpy as np
     import pandas as pd
@@ -25,18 +27,6 @@ G, D = sys.argv[1], sys.argv[2]
 QUICK = "--quick" in sys.argv
 BACKEND = sys.argv[sys.argv.index("--backend") + 1] if "--backend" in sys.argv else "cpu"
 NA = sorted(STR_NA_VALUES)
-npass = nfail = 0
-
-
-def check(ok, name, why=""):
-    global npass, nfail
-    if ok:
-        npass += 1
-        print(f"PASS {name}")
-    else:
-        nfail += 1
-        print(f"FAIL {name}: {why}"[:400])
-    sys.stdout.flush()
 
 
 def run(args, stdin=None):
@@ -320,8 +310,7 @@ def main():
         want = pd.read_csv(path).iloc[:, pos].to_numpy(dtype=np.float64)
         rc, out, err = run(["convert", "--col", str(pos + 1), path, "--to", "text", "-q"])
         check(rc == 0 and same_floats(text_values(out), want), f"na_spellings_field{pos + 1}", f"exit {rc} {err} {out[:200]}")
-    print(f"# {npass} passed, {nfail} failed")
-    return 1 if nfail else 0
+    return summary()
 
 
 if __name__ == "__main__":
