@@ -4,16 +4,17 @@
 
 #include <string.h>
 
-/* What several columns cannot run: MPI ranks, --keep and --rows, compact other than a last
- * --count, more output columns than a writer takes. k: the columns (known before the input is
- * opened for a --col list, after it for an npy of k columns). Returns 0 or EXIT_USAGE. */
+/* What several columns cannot run: MPI ranks, compact --rows, compact other than a last --count,
+ * more output columns than a writer takes (--keep's come before those, as the input's text). k: the
+ * columns (known before the input is opened for a --col list, after it for an npy of k columns).
+ * Returns 0 or EXIT_USAGE. */
 static int columns_rules(const cli *c, int k, int nranks)
 {
     char verb[32];
     snprintf(verb, sizeof verb, "%s ", c->verb->name);
     if (nranks > 1) return usage_error(verb, "several columns (--col a,b) do not run over MPI ranks");
     const gs_job *last = &c->stages[c->nstages ? c->nstages - 1 : 0].job;
-    if (c->rd.keep || last->rows) return usage_error(verb, "--keep and --rows take one column (--col C)");
+    if (last->rows) return usage_error(verb, "%s", GS_COLUMNS_ROWS);
     if (!c->nstages) return 0; /* convert: the columns as rows */
     int m = 1;
     for (int s = 0; s < c->nstages; s++) {

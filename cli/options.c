@@ -17,7 +17,7 @@ const opt_def cli_opts[] = {
     {O_INVERT, "invert", 0, 0, V_COMPACT | S_STAGE, NULL, "keep the elements the predicate rejects"},
     {O_INDICES, "indices", 0, 0, V_COMPACT | S_STAGE, NULL, "write the u64 positions of kept elements"},
     {O_COUNT, "count", 0, 0, V_COMPACT | S_STAGE, NULL, "print only the number of kept elements"},
-    {O_KEEP, "keep", 0, 1, V_SCAN | V_COMPACT | V_MINMAX | V_ROLLING, "C1,C2|all", "write these input CSV columns (names or 1-based indices, or all) unchanged before each result, row by row: scan's every row, compact's kept rows, a window's row at its right end (CSV output)"},
+    {O_KEEP, "keep", 0, 1, V_SCAN | V_COMPACT | V_MINMAX | V_ROLLING, "C1,C2|all", "write these input CSV columns (names or 1-based indices, or all) unchanged before each result, row by row: scan's every row, compact's kept rows, a window's row at its right end; with several columns (--col a,b) before all their results (CSV output)"},
     {O_ROWS, "rows", 0, 0, V_COMPACT | S_STAGE, NULL, "write the whole input rows whose value passes, as in the input (quotes, CRLF, the header): a row filter of CSV/text"},
     {O_WINDOW, "window", 'w', 1, V_MINMAX | V_ROLLING | V_BENCH | S_STAGE, "W", "window length, at least 1 (minmax and rolling need it); bench: a list (default 2,64,500,4096,1e6 on a GPU, 2,500,4096 on the CPU)"},
     {O_PARTIAL, "partial", 0, 0, V_MINMAX | V_ROLLING | S_STAGE, NULL, "n outputs: the first W-1 over partial windows"},

@@ -124,7 +124,8 @@ static void seq_row(int ch, void *data)
     csv_seq *C = data;
     (void)ch;
     if (C->cfg->ncols > 1) {
-        if (!C->stop && gs_colrow_end(C->cfg, C->pc, &C->crow, 0, C->line)) C->stop = 1;
+        const int64_t at = C->row_start_b; /* the row: from its start (maybe carried) to the line's end */
+        if (!C->stop && gs_colrow_end(C->cfg, C->pc, &C->crow, 0, C->line, at, C->line_end_b - at)) C->stop = 1;
         gs_colrow_begin(&C->crow);
     } else if (!C->stop && C->field < C->cfg->col &&
         gs_piece_bad(C->cfg, C->pc, GS_PERR_MISSING, C->line, C->cfg->col, C->field, "", 0))
@@ -384,6 +385,7 @@ static int header_cols(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status 
     if (!r) r = gs_csv_cols_setup(gs_lines_cfg(L), gs_lines_decoder(L), o, h.rows ? h.f : NULL, h.n, &is_header,
                                   &C->colnames, st);
     if (!r && is_header) gs_lines_take(L, off, nl);
+    if (!r) r = keep_stage(L, o, is_header ? h.f : NULL, h.n, st);
     for (int i = 0; i < h.n; i++) free(h.f[i]);
     free(h.f);
     return r;

@@ -3,7 +3,7 @@
  * columns resolved against the first row. A row is taken whole or not at all: a missing value
  * under --na skip in any of its columns drops it (pandas' dropna over those columns), a bad field
  * fails the run or, with --skip-bad, drops the row; a row shorter than the last column listed is a
- * missing column. */
+ * missing column. A row taken records its bytes for the row store where rows are kept (--keep). */
 #include "csv_lines.h"
 #include "missing.h"
 
@@ -55,8 +55,10 @@ int gs_colrow_field(const gs_lparse *c, gs_piece *pc, gs_colrow *w, const char *
 }
 
 /* The row ends: taken, dropped or a missing column. blank: the line held no field (skipped).
- * 1 where the parser must stop. */
-int gs_colrow_end(const gs_lparse *c, gs_piece *pc, gs_colrow *w, int blank, uint64_t line)
+ * keep_rows: a row taken is row_len bytes from row_at (gs_piece_span's). 1 where the parser must
+ * stop. */
+int gs_colrow_end(const gs_lparse *c, gs_piece *pc, gs_colrow *w, int blank, uint64_t line, int64_t row_at,
+                  int64_t row_len)
 {
     if (w->dropped || blank) return 0;
     if (w->fields < c->maxcol) {
@@ -67,7 +69,7 @@ int gs_colrow_end(const gs_lparse *c, gs_piece *pc, gs_colrow *w, int blank, uin
     }
     if (w->na_skip) return gs_piece_skip(pc);
     pc->n++;
-    return 0;
+    return pc->keep_rows ? gs_piece_span(pc, row_at, row_len) : 0;
 }
 
 /* ---- the fast splitter ----------------------------------------------------------------------- */
@@ -101,7 +103,7 @@ void gs_csv_piece_cols(const gs_lparse *c, gs_piece *pc)
             if (fe == nl || w.fields >= c->maxcol) break;
             f = fe + 1;
         }
-        if (gs_colrow_end(c, pc, &w, blank, line)) return;
+        if (gs_colrow_end(c, pc, &w, blank, line, p - pc->begin, (nl < end ? nl + 1 : end) - p)) return;
         if (nl == end) break;
         line++;
         p = nl + 1;

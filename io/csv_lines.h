@@ -51,9 +51,10 @@ typedef struct gs_piece {
     uint64_t *skips;         /* where: the piece's value count at each skip (when rows are recorded) */
     size_t nskips, skcap;
     int keep_skips;          /* record skips (the reader has a row map) */
-    /* keep_rows (compact --rows): value i's row is spans[2i] bytes from begin (negative: in the
-     * row carried over from the block before), spans[2i+1] bytes long (-1 until the row ends);
-     * text: the piece's bytes (the carried row first), for the row store */
+    /* keep_rows (compact --rows, --keep): value i's row (several columns: row i's) is spans[2i]
+     * bytes from begin (negative: in the row carried over from the block before), spans[2i+1]
+     * bytes long (-1 until the row ends); text: the piece's bytes (the carried row first), for
+     * the row store */
     int keep_rows;
     int64_t *spans;
     size_t spcap;
@@ -119,7 +120,9 @@ typedef struct gs_colrow {
 void gs_colrow_hold(const gs_lparse *c, gs_piece *pc, gs_colrow *w, int unhold);
 void gs_colrow_begin(gs_colrow *w);
 int gs_colrow_field(const gs_lparse *c, gs_piece *pc, gs_colrow *w, const char *f, size_t len, uint64_t line);
-int gs_colrow_end(const gs_lparse *c, gs_piece *pc, gs_colrow *w, int blank, uint64_t line);
+/* The row's end; keep_rows: a row taken lies row_len bytes from row_at (as gs_piece_span's). */
+int gs_colrow_end(const gs_lparse *c, gs_piece *pc, gs_colrow *w, int blank, uint64_t line, int64_t row_at,
+                  int64_t row_len);
 /* The fast splitter for several columns (gs_csv_piece's, where c->ncols > 1). */
 void gs_csv_piece_cols(const gs_lparse *c, gs_piece *pc);
 /* --col as a list against the first row (f: its n cells; NULL: none read, --no-header or an empty

@@ -48,8 +48,9 @@ int gs_backend_columns_create(gs_backend **b, int k, const gs_backend_cfg *c, gs
                               gs_status *st);
 void gs_backend_columns_counts(const gs_backend *b, uint64_t *counts);
 /* What several columns run: every stage writes as many rows for each (compact only as the chain's
- * last --count) and no input rows or columns are written beside them (text: the run writes some). */
-int gs_columns_check(const gs_chain *chain, int text, gs_status *st);
+ * last --count), so input columns may ride beside them (--keep: a row's kept columns before its
+ * k x m results), but not compact --rows. */
+int gs_columns_check(const gs_chain *chain, gs_status *st);
 
 #ifdef __cplusplus
 }

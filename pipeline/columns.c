@@ -290,10 +290,10 @@ void gs_backend_columns_counts(const gs_backend *b, uint64_t *counts)
     memcpy(counts, C->counts, (size_t)C->k * sizeof *counts);
 }
 
-int gs_columns_check(const gs_chain *chain, int text, gs_status *st)
+int gs_columns_check(const gs_chain *chain, gs_status *st)
 {
     const gs_job *last = &chain->stage[chain->n - 1];
-    if (text || last->keep || last->rows) return gs_fail(st, GS_EUSAGE, "--keep and --rows take one column (--col C)");
+    if (last->rows) return gs_fail(st, GS_EUSAGE, GS_COLUMNS_ROWS);
     for (int k = 0; k < chain->n; k++) {
         const gs_job *j = &chain->stage[k];
         if (j->op == GS_OP_COMPACT && !(k + 1 == chain->n && j->count_only))

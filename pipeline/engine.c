@@ -388,7 +388,7 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
     int rc = gs_rows_setup(r, chain, src, st);
     if (rc) return rc;
     r->in_cols = src->cols > 1 ? src->cols : 1;
-    if (r->in_cols > 1 && gs_columns_check(chain, r->text != NULL, st)) return st->code;
+    if (r->in_cols > 1 && gs_columns_check(chain, st)) return st->code;
     r->types[0] = src->type;
     for (int k = 0; k < chain->n; k++) r->types[k + 1] = gs_job_out_type(&chain->stage[k], r->types[k]);
     r->cols = gs_chain_out_cols(chain) * r->in_cols;

@@ -161,10 +161,12 @@ typedef struct gs_source {
 
 gs_source gs_source_from_reader(gs_reader *r);
 
-/* Why compact takes several columns only as the last stage's --count (the engine and the CLI). */
+/* Why compact takes several columns only as the last stage's --count, and --rows one column (the
+ * engine and the CLI). */
 #define GS_COLUMNS_COMPACT                                                                                      \
     "compact keeps a different number of values in each column: with several columns (--col a,b) it counts " \
     "them (--count, one count a column); for the values, run one column at a time"
+#define GS_COLUMNS_ROWS "--rows takes one column (--col C)"
 
 /* The output type and columns a job writes for an input type. */
 gs_type gs_job_out_type(const gs_job *j, gs_type in);

@@ -51,14 +51,15 @@ void gs_rows_positions(const gs_run *r, uint64_t *p, size_t n)
     for (size_t i = 0; i < n; i++) p[i] += row_base;
 }
 
-/* A rolling chunk's argmin/argmax columns (r->arg_cols) as input rows: each position p becomes
- * row_base + the row of stream value p - index_base, read and written in the column's type (a
- * float column's NaN, a window without a value, stays). */
+/* A rolling chunk's argmin/argmax columns (r->arg_cols, of each input column's results) as input
+ * rows: each position p becomes row_base + the row of stream value p - index_base, read and
+ * written in the column's type (a float column's NaN, a window without a value, stays). */
 int gs_rows_args(gs_run *r, gs_chunk *c, gs_status *st)
 {
     const gs_job *j = &r->chain->stage[r->chain->n - 1];
     const gs_type t = r->types[r->chain->n];
     const size_t cols = (size_t)r->cols, rows = c->n / cols, es = gs_type_size(t);
+    const size_t per = cols / (size_t)r->in_cols; /* results of one input column (arg_cols's bits) */
     if (rows > r->kpos_cap) {
         uint64_t *np = realloc(r->kpos, rows * sizeof *np);
         if (!np) return gs_fail(st, GS_ENOMEM, "out of host memory");
@@ -66,7 +67,7 @@ int gs_rows_args(gs_run *r, gs_chunk *c, gs_status *st)
         r->kpos_cap = rows;
     }
     for (size_t k = 0; k < cols; k++) {
-        if (!(r->arg_cols >> k & 1)) continue;
+        if (!(r->arg_cols >> (k % per) & 1)) continue;
         char *v = (char *)c->data + k * es;
         size_t m = 0;
         for (size_t i = 0; i < rows; i++) { /* the column's positions, NaN left out */

@@ -112,7 +112,7 @@ refused compact_mid_chain 2 "compact keeps a different number of values in each 
 $G gen -q -n 100 -t i32 "$T/g.raw"
 refused raw_input 2 "--col applies to CSV and 2-D npy input, and this input is raw" \
     $G scan -q -t i32 --col 1,2 "$T/g.raw" "$T/out.csv"
-refused keep 2 "--keep and --rows take one column" $G scan -q --col a,b --keep c "$T/t.csv" "$T/out.csv"
+refused rows 2 "--rows takes one column (--col C)" $G compact -q --rows --col a,b "$T/t.csv" "$T/out.csv"
 refused names_no_header 2 "names columns, which needs a header line" \
     $G scan -q --no-header --col a,b "$T/t.csv" "$T/out.csv"
 refused twice 2 "give several columns as one list (--col a,b)" $G scan -q --col a --col b "$T/t.csv"

@@ -3,12 +3,14 @@
 # against pandas (tests/tables.py: every NA spelling, empty fields in every column position,
 # quoted delimiters and line breaks, CRLF, --na V|skip, --skip-bad, --indices over several --chunk
 # and --threads values, stdin), input detected by content, output formats gpustream does not write,
-# and compact --rows. PASS/FAIL/SKIP lines for tests/run.sh; pandas missing: its checks skip.
+# and compact --rows; --keep with one column and with several (tests/keep_columns.py). PASS/FAIL/SKIP
+# lines for tests/run.sh; pandas missing: its checks skip.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common.sh
 
 python3 tests/tables.py "$G" "$T/tables" ${TABLES_QUICK:+--quick}
+python3 tests/keep_columns.py "$G" "$T/keepcols" ${TABLES_QUICK:+--quick}
 
 # ---- input recognised by content, and names --------------------------------------------------
 # same NAME WANT_FILE CMD...: the command's stdout equals the file
@@ -187,3 +189,21 @@ refused rows_raw_input 2 "needs CSV or text input (this input is raw)" $G compac
 printf '1,"a,b",5\n2,c,7\n' >"$T/nh.csv"
 printf '"a,b",1,5\nc,2,12\n' >"$T/nh.want"
 same keep_no_header "$T/nh.want" $G scan -q --keep 2,1 --col 3 "$T/nh.csv"
+# --keep with several columns: the kept columns, then each column's results (a .tsv: tabs throughout);
+# what stays refused (compact's values and --rows, each column keeping other rows; npy input; MPI)
+printf 't\tv\tw\ts\n1\t5\t2\t"a\tb"\n2\t\t4\tc\n3\t1\t\t"d\ne"\n4\t7\t8\tf\n5\t0\t1\tg\n' >"$T/k.tsv"
+printf 's\tt\tv_max\tv_count\tw_max\tw_count\n"a\tb"\t1\t5\t1\t2\t1\nf\t4\t7\t2\t8\t2\ng\t5\t7\t2\t8\t2\n' >"$T/k.want"
+same keep_cols_tsv_na_skip "$T/k.want" $G rolling -q -w 2 --partial --agg max,count --col v,w --na skip --keep s,t "$T/k.tsv"
+refused keep_cols_compact 2 "compact keeps a different number of values in each column" $G compact -q --keep 1 --col 2,3 data/prices.csv
+refused keep_cols_count 2 "not with --indices, --count or --rows" $G compact -q --count --keep 1 --col 2,3 data/prices.csv
+refused keep_cols_rows 2 "--rows takes one column (--col C)" $G compact -q --rows --col 2,3 data/prices.csv
+if python3 -c "import numpy as np; np.save('$T/k.npy', np.zeros((4, 3)))" 2>/dev/null; then
+    refused keep_cols_npy 2 "--keep writes input columns, which needs CSV input (this input is npy)" $G scan -q --keep 1 --col 1,2 "$T/k.npy"
+else skip keep_cols_npy "no numpy"; fi
+if [ -n "$MPIRUN" ] && ! $G info | grep -q '^mpi  *not built'; then
+    timeout 60 "$MPIRUN" --oversubscribe --allow-run-as-root -n 2 $G scan -q --keep 1 --col 2,3 data/prices.csv "$T/o.csv" \
+        -f >"$T/got" 2>"$T/err"
+    rc=$?
+    if [ $rc = 2 ] && grep -q "several columns (--col a,b) do not run over MPI ranks" "$T/err"; then pass keep_cols_mpi
+    else fail keep_cols_mpi "exit $rc: $(head -c 300 "$T/err")"; fi
+else skip keep_cols_mpi "no mpirun, or gpustream built without MPI"; fi

@@ -2,9 +2,10 @@
 # tests/gpu/test_tables.sh - real CSV tables on the GPU backend, run by tests/run.sh where a GPU
 # answers: tests/tables.py with --backend gpu (the values go to the device, positions come back
 # from it and are turned into input rows, and compact --rows writes the rows' text from the host),
-# every case over several --chunk and --threads values against pandas; then a larger table whose
-# positions and rows under --na skip must equal the CPU backend's byte for byte, with --backend gpu
-# and auto. PASS/FAIL/SKIP lines for tests/run.sh.
+# and tests/keep_columns.py with --backend gpu (--keep with several columns, each on a GPU backend of
+# its own, the kept text on the host), every case over several --chunk and --threads values against
+# pandas; then a larger table whose positions and rows under --na skip must equal the CPU backend's
+# byte for byte, with --backend gpu and auto. PASS/FAIL/SKIP lines for tests/run.sh.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common.sh
@@ -12,6 +13,8 @@ if ! "$G" info 2>/dev/null | grep -qE '^devices +[1-9]'; then skip gpu_tables "n
 
 timeout -k 5 900 python3 tests/tables.py "$G" "$T/tables" --backend gpu ||
     { rc=$?; [ $rc = 124 ] && fail gpu_tables "tests/tables.py --backend gpu ran past 900 s"; }
+timeout -k 5 600 python3 tests/keep_columns.py "$G" "$T/keepcols" --backend gpu ||
+    { rc=$?; [ $rc = 124 ] && fail gpu_keep_columns "tests/keep_columns.py --backend gpu ran past 600 s"; }
 
 # 3 million rows, a twentieth of the prices missing: positions and rows, GPU and auto against the CPU
 awk 'BEGIN { srand(3); printf "t,\"sym\",price,vol\r\n";

@@ -2,8 +2,9 @@
  * (common/rowmap.c) against a direct count, and the csv and text readers under --na skip and
  * skip_bad, on inputs with missing values, NA spellings, bad fields and quoted rows, over small
  * blocks (the record crosses blocks and pieces), 1 and 3 threads and varying read sizes: every
- * value handed out is the expected one and maps back to its input row. Also what missing values
- * read as by default, under --na V, and the error for integer types. */
+ * value handed out is the expected one and maps back to its input row; the row store's rows of the
+ * values (compact --rows, --keep), for one column and for several (--col w,v). Also what missing
+ * values read as by default, under --na V, and the error for integer types. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -95,10 +96,12 @@ static void test_rowmap(void)
 /* ---- readers that drop rows ------------------------------------------------------------------- */
 /* A csv of `rows` data rows (header "id,v,w"): column v holds numbers, empty fields, NA spellings and
  * bad fields; some rows quote a field holding the delimiter or a line break. want[] gets the values
- * kept and rows[] their input rows, for --na skip with skip_bad. */
+ * kept and rows[] their input rows, for --na skip with skip_bad. pair: for --col w,v instead (rows
+ * of two values, want[2i] w and want[2i+1] v): w holds numbers (quoted in the rows whose id holds a
+ * line break) and empty fields, so rows are dropped for either column. */
 static size_t row_off[8192]; /* make_csv: where data row i starts; row_off[rows] = the end */
 
-static char *make_csv(size_t rows, unsigned seed, double *want, uint64_t *wrow, size_t *nwant, int crlf)
+static char *make_csv(size_t rows, unsigned seed, double *want, uint64_t *wrow, size_t *nwant, int crlf, int pair)
 {
     size_t cap = rows * 48 + 64, len = 0;
     char *s = malloc(cap);
@@ -112,10 +115,13 @@ static char *make_csv(size_t rows, unsigned seed, double *want, uint64_t *wrow, 
         const char *na[] = {"", "NA", "N/A", "null", "NaN", "#N/A", "<NA>", "None", "nan", "-1.#IND"};
         if (k < 3) len += (size_t)sprintf(s + len, "%zu,%s,1%s", i, na[rand() % 10], eol);
         else if (k == 3) len += (size_t)sprintf(s + len, "%zu,x%d,1%s", i, rand() % 9, eol);
+        else if (k == 4 && pair) len += (size_t)sprintf(s + len, "\"%zu,\n\",\"%d\",\"4\"%s", i, k * 10 + (int)i, eol);
         else if (k == 4) len += (size_t)sprintf(s + len, "\"%zu,\n\",\"%d\",\"a%sb\"%s", i, k * 10 + (int)i, eol, eol);
         else len += (size_t)sprintf(s + len, "%zu,%d.5,%s%s", i, (int)i, k == 5 ? "" : "2", eol);
-        if (k >= 4) {
-            want[*nwant] = k == 4 ? k * 10 + (double)i : (double)(int)i + 0.5;
+        if (k >= 4 && !(pair && k == 5)) {
+            const double v = k == 4 ? k * 10 + (double)i : (double)(int)i + 0.5;
+            if (pair) want[2 * *nwant] = k == 4 ? 4 : 2, want[2 * *nwant + 1] = v;
+            else want[*nwant] = v;
             wrow[(*nwant)++] = i;
         }
     }
@@ -140,61 +146,67 @@ static int put_mem(void *ctx, const char *p, size_t len, gs_status *st)
 }
 
 /* keep_rows: every value's row as in the input, read back from the row store chunk by chunk (the
- * rows of a chunk released once written), across blocks that end inside quoted rows. */
+ * rows of a chunk released once written), across blocks that end inside quoted rows; one column, and
+ * two (a row of values each, the row dropped where either column misses). The values too. */
 static void test_reader_rowtext(void)
 {
     const size_t rows = 3000;
-    double *want = malloc(rows * sizeof *want);
+    double *want = malloc(2 * rows * sizeof *want);
     uint64_t *wrow = malloc(rows * sizeof *wrow);
     const size_t blocks[] = {64, 100, 4096, 0};
-    for (int crlf = 0; crlf < 2; crlf++)
-        for (int b = 0; b < 4; b++)
-            for (int threads = 1; threads <= 3; threads += 2) {
-                size_t nwant;
-                char *csv = make_csv(rows, 21u + (unsigned)b, want, wrow, &nwant, crlf);
-                gs_read_opts o;
-                memset(&o, 0, sizeof o);
-                o.format = GS_FMT_CSV;
-                o.type = GS_F64;
-                o.col = "v";
-                o.threads = threads;
-                o.block_size = blocks[b];
-                o.skip_bad = 1;
-                o.na = GS_NA_SKIP;
-                o.keep_rows = 1;
-                gs_status st = {0};
-                gs_decoder *d = NULL;
-                gs_bsrc *src = src_new(csv, strlen(csv), (size_t)(b * 37 + 5));
-                int rc = gs_dec_open_csv(&d, src, &o, &st);
-                double *got = malloc(rows * sizeof *got);
-                uint64_t pos[1024];
-                membuf out = {0}, exp = {0};
-                size_t n = 0, hl = 0;
-                const char *h = rc ? NULL : gs_rowtext_header(d->text, &hl);
-                int ok = !rc && h && hl == (size_t)(crlf ? 8 : 7) && !memcmp(h, csv, hl);
-                for (size_t want_n = 3; ok; want_n = want_n * 7 % 1001 + 1) {
-                    size_t g = 0;
-                    rc = d->read(d, got + n, want_n < rows - n ? want_n : rows - n, &g, &st);
-                    if (rc || !g) break;
-                    size_t m = 0; /* every other value of the chunk, as a compaction keeps some */
-                    for (size_t i = n; i < n + g; i++)
-                        if (i % 2 == 0) {
-                            pos[m++] = i;
-                            put_mem(&exp, csv + row_off[wrow[i]], row_off[wrow[i] + 1] - row_off[wrow[i]], &st);
-                        }
-                    rc = gs_rowtext_write(d->text, pos, m, put_mem, &out, &st);
-                    n += g;
-                    gs_rowtext_release(d->text, n);
-                    if (rc) break;
+    for (int pair = 0; pair < 2; pair++)
+        for (int crlf = 0; crlf < 2; crlf++)
+            for (int b = 0; b < 4; b++)
+                for (int threads = 1; threads <= 3; threads += 2) {
+                    size_t nwant;
+                    const size_t k = pair ? 2 : 1;
+                    char *csv = make_csv(rows, 21u + (unsigned)b, want, wrow, &nwant, crlf, pair);
+                    gs_read_opts o;
+                    memset(&o, 0, sizeof o);
+                    o.format = GS_FMT_CSV;
+                    o.type = GS_F64;
+                    o.col = pair ? "w,v" : "v";
+                    o.threads = threads;
+                    o.block_size = blocks[b];
+                    o.skip_bad = 1;
+                    o.na = GS_NA_SKIP;
+                    o.keep_rows = 1;
+                    gs_status st = {0};
+                    gs_decoder *d = NULL;
+                    gs_bsrc *src = src_new(csv, strlen(csv), (size_t)(b * 37 + 5));
+                    int rc = gs_dec_open_csv(&d, src, &o, &st);
+                    double *got = malloc(k * rows * sizeof *got);
+                    uint64_t pos[1024];
+                    membuf out = {0}, exp = {0};
+                    size_t n = 0, hl = 0;
+                    const char *h = rc ? NULL : gs_rowtext_header(d->text, &hl);
+                    int ok = !rc && h && hl == (size_t)(crlf ? 8 : 7) && !memcmp(h, csv, hl);
+                    for (size_t want_n = 3; ok; want_n = want_n * 7 % 1001 + 1) {
+                        size_t g = 0;
+                        rc = d->read(d, got + n * k, want_n < rows - n ? want_n : rows - n, &g, &st);
+                        if (rc || !g) break;
+                        size_t m = 0; /* every other value of the chunk, as a compaction keeps some */
+                        for (size_t i = n; i < n + g; i++)
+                            if (i % 2 == 0) {
+                                pos[m++] = i;
+                                put_mem(&exp, csv + row_off[wrow[i]], row_off[wrow[i] + 1] - row_off[wrow[i]], &st);
+                            }
+                        rc = gs_rowtext_write(d->text, pos, m, put_mem, &out, &st);
+                        n += g;
+                        gs_rowtext_release(d->text, n);
+                        if (rc) break;
+                    }
+                    ok = ok && !rc && n == nwant && out.n == exp.n && !memcmp(out.p, exp.p, out.n) &&
+                         !memcmp(got, want, n * k * sizeof *got);
+                    char name[80];
+                    snprintf(name, sizeof name, "rowtext_%s%s_block%zu_t%d", pair ? "cols_" : "", crlf ? "crlf" : "lf",
+                             blocks[b], threads);
+                    CHECK(ok, name, "rc=%d (%s) n=%zu want %zu, %zu bytes want %zu", rc, st.msg, n, nwant, out.n,
+                          exp.n);
+                    if (d) d->close(d);
+                    else src->close(src);
+                    free(got), free(csv), free(out.p), free(exp.p);
                 }
-                ok = ok && !rc && n == nwant && out.n == exp.n && !memcmp(out.p, exp.p, out.n);
-                char name[80];
-                snprintf(name, sizeof name, "rowtext_%s_block%zu_t%d", crlf ? "crlf" : "lf", blocks[b], threads);
-                CHECK(ok, name, "rc=%d (%s) n=%zu want %zu, %zu bytes want %zu", rc, st.msg, n, nwant, out.n, exp.n);
-                if (d) d->close(d);
-                else src->close(src);
-                free(got), free(csv), free(out.p), free(exp.p);
-            }
     free(want), free(wrow);
 }
 
@@ -208,7 +220,7 @@ static void test_reader_rows(void)
         for (int b = 0; b < 4; b++)
             for (int threads = 1; threads <= 3; threads += 2) {
                 size_t nwant;
-                char *csv = make_csv(rows, 11u + (unsigned)b, want, wrow, &nwant, crlf);
+                char *csv = make_csv(rows, 11u + (unsigned)b, want, wrow, &nwant, crlf, 0);
                 gs_read_opts o;
                 memset(&o, 0, sizeof o);
                 o.format = GS_FMT_CSV;
