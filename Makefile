@@ -102,9 +102,21 @@ ifeq ($(CUDA),1)
   else
     GENCODE := $(foreach a,$(GPU_ARCH),-gencode arch=compute_$(subst sm_,,$(a)),code=$(a))
   endif
-  # the longest nvcc jobs first, so that -j keeps every core busy to the end
-  CU_SRC   := $(wildcard kernels/*_lookback.cu kernels/*_cub.cu) \
-              $(filter-out %_lookback.cu %_cub.cu,$(wildcard kernels/*.cu)) $(wildcard pipeline/*.cu) $(wildcard pipeline/*/*.cu)
+  # The longest nvcc jobs first, so that -j keeps every core busy to the end: CPU seconds of each,
+  # 2026-11-27, scan_lookback 73, scan_cub 51, minmax_vhgw 32, compact_cub 32, bench_gpu 31, the
+  # others 14 or less (docs/PERFORMANCE.md).
+  CU_FIRST := $(wildcard kernels/scan_lookback.cu kernels/scan_cub.cu kernels/minmax_vhgw.cu kernels/compact_cub.cu \
+              pipeline/bench_gpu.cu)
+  CU_SRC   := $(CU_FIRST) $(filter-out $(CU_FIRST),$(wildcard kernels/*.cu) $(wildcard pipeline/*.cu) $(wildcard pipeline/*/*.cu))
+  # CUDA runtime calls and no device code: nvcc compiles these as C++ (-x c++), without the device
+  # passes of each target, which would only make empty images (a second of CPU a file). A device
+  # keyword or a launch in one of them stops the build here: take that file out of the list.
+  HOST_CU  := $(addprefix pipeline/gpu/,backend.cu chain.cu codec_host.cu codec_loader.cu codec_stubs.cu \
+              codec_watchdog.cu frames.cu memory.cu zencode.cu)
+  HOST_CU_DEV := $(shell grep -s -l -E '__global__|__device__|__shared__|__constant__|__managed__|<<<' $(HOST_CU))
+  ifneq ($(HOST_CU_DEV),)
+    $(error $(HOST_CU_DEV): device code in a file that HOST_CU compiles as C++)
+  endif
   CPPFLAGS += -DGS_HAVE_CUDA
   NVFLAGS  ?= -O3
   # --threads 0: the targets of one file compile in parallel (the last files no longer run alone)
@@ -120,6 +132,8 @@ ifeq ($(CUDA),1)
     NVFLAGS  += -DGS_HAVE_NVCOMP -I$(NVCOMP_HOME)/include -DGS_NVCOMP_LIBDIR='"$(NVCOMP_LIBDIR)"'
     NVCOMP_WHY := nvCOMP headers from $(NVCOMP_HOME)
   else
+    # nvCOMP's kernels: these files are wholly under GS_HAVE_NVCOMP, so without it they are empty
+    HOST_CU  += $(addprefix pipeline/gpu/,codec_bench.cu codec_decode.cu codec_encode.cu)
     NVCOMP_WHY := no nvCOMP: $(if $(NVCOMP_HOME),no include/nvcomp/zstd.h under NVCOMP_HOME=$(NVCOMP_HOME),no .deps/nvcomp (make deps-nvcomp-local) and no NVCOMP_HOME)
   endif
 else
@@ -203,9 +217,10 @@ $(MPI_OBJ1): pipeline/mpi.c $(BUILD)/flags $(BUILD)/mpi-flags | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(MPI_CFLAGS) -MMD -MP -c $< -o $@
 
+$(patsubst %.cu,$(BUILD)/%.cu.o,$(HOST_CU)): NVLANG := -x c++
 $(BUILD)/%.cu.o: %.cu $(BUILD)/flags | check-deps
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
+	$(NVCC) $(NVFLAGS) $(NVLANG) -MMD -MP -c $< -o $@
 
 # (the unit tests' own headers, e.g. the fake GPU backend, rebuild them when they change)
 $(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(LIB_OBJ)

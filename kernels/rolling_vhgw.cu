@@ -73,9 +73,9 @@ extern "C" int gs_rolling_gpu_vhgw(const gs_minmax_params *p, const void *d_in, 
             int rc;
             char *sc = (char *)d_scratch;
             switch (fam) {
-            case GS_RS_FAM_SUM:
-                rc = gs_type_is_float(p->type) ? rs_family<RsSumF, T>(g, in, sc, c, s, st)
-                                               : rs_family<RsSumI, T>(g, in, sc, c, s, st);
+            case GS_RS_FAM_SUM: /* T decides the state at compile time: no kernels for the other */
+                if constexpr (gs_is_float<T>::value) rc = rs_family<RsSumF, T>(g, in, sc, c, s, st);
+                else rc = rs_family<RsSumI, T>(g, in, sc, c, s, st);
                 break;
             case GS_RS_FAM_VAR: rc = rs_family<RsVar, T>(g, in, sc, c, s, st); break;
             case GS_RS_FAM_CNT: rc = rs_family<RsCnt, T>(g, in, sc, c, s, st); break;
