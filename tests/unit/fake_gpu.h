@@ -72,7 +72,8 @@ static struct {
     /* the direct input: file pages locked (file_register) and what it does on its n-th call */
     int file_none;          /* no file_register at all */
     int file_refuse_at;     /* refuse the n-th registration and every later one (0: never) */
-    int shrink_at, grow_at; /* at the n-th release, cut the file (shrink_path) to half / double it */
+    int shrink_at;          /* at the n-th registration, cut the file (shrink_path) to half and refuse it */
+    int grow_at;            /* at the n-th release, double the file (shrink_path) */
     const char *shrink_path;
     int shrunk;
     uint64_t file_calls, file_regs, file_live, file_bytes, file_releases;
@@ -112,14 +113,24 @@ static inline int fake_file_register(gs_backend *b, const void *p, size_t bytes,
     const uint64_t call = __atomic_add_fetch(&fk.file_calls, 1, __ATOMIC_RELAXED);
     if (fk.file_refuse_at && call >= (uint64_t)fk.file_refuse_at)
         return gs_fail(st, GS_EDATA, "fake GPU: page-locking refused");
-    /* after the cut, pages past the file's end cannot be locked (the driver's page walk faults
+    /* the cut comes before a window the reader has not read yet (a release may come after the
+     * last read); pages past the file's end cannot be locked (the driver's page walk faults
      * there, and reports it): refused, as a device refuses it, without a look at them */
-    if (__atomic_load_n(&fk.shrunk, __ATOMIC_RELAXED))
-        return gs_fail(st, GS_EDATA, "fake GPU: cudaHostRegister: invalid argument");
+    struct stat sb;
     unsigned char *held = malloc(bytes);
     if (!held) return gs_fail(st, GS_ENOMEM, "fake GPU: out of memory");
-    memcpy(held, p, bytes);
+    /* the cut and the copies of the pages are one at a time: no copy reads a page being cut */
     pthread_mutex_lock(&f->mu);
+    if (fk.shrink_path && call == (uint64_t)fk.shrink_at && !stat(fk.shrink_path, &sb)) {
+        fk.shrunk = 1;
+        (void)!truncate(fk.shrink_path, sb.st_size / 2);
+    }
+    if (fk.shrunk) {
+        pthread_mutex_unlock(&f->mu);
+        free(held);
+        return gs_fail(st, GS_EDATA, "fake GPU: cudaHostRegister: invalid argument");
+    }
+    memcpy(held, p, bytes);
     int i = 0;
     while (i < FAKE_LOCKS && f->lock[i].p) i++;
     if (i < FAKE_LOCKS) f->lock[i] = (fake_lock){p, bytes, held};
@@ -139,11 +150,8 @@ static inline void fake_file_unregister(gs_backend *b, const void *p, size_t byt
     fake *f = b->impl;
     struct stat sb;
     (void)settled;
-    const uint64_t call = ++fk.file_releases; /* on the reader's thread, or the driver's at the end */
-    if (fk.shrink_path && call == (uint64_t)fk.shrink_at && !stat(fk.shrink_path, &sb)) {
-        __atomic_store_n(&fk.shrunk, 1, __ATOMIC_RELAXED);
-        (void)!truncate(fk.shrink_path, sb.st_size / 2);
-    }
+    /* on the reader's thread, or the driver's at the end */
+    const uint64_t call = __atomic_add_fetch(&fk.file_releases, 1, __ATOMIC_RELAXED);
     if (fk.shrink_path && call == (uint64_t)fk.grow_at && !stat(fk.shrink_path, &sb))
         (void)!truncate(fk.shrink_path, sb.st_size * 2);
     pthread_mutex_lock(&f->mu);
