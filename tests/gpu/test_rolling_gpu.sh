@@ -30,14 +30,16 @@ dt = {"i32": np.int32, "i64": np.int64, "u32": np.uint32, "u64": np.uint64}
 for t, (lo, hi) in {"i32": (-2**31, 2**31), "i64": (-2**62, 2**62), "u32": (0, 2**32), "u64": (0, 2**63)}.items():
     rng.integers(lo, hi, n, dtype=np.int64 if t != "u64" else np.uint64).astype(dt[t]).tofile(f"{T}/x.{t}")
 EOF
-same() { # NAME ARGS... : --backend gpu and --backend cpu write the same bytes
+same() { # NAME ARGS... OUT: --backend gpu and --backend cpu write the same bytes (OUT names the format)
     local name=$1; shift
-    "$G" "$@" --backend gpu -q -f "$T/g.out" 2>"$T/g.err"
+    local ext=${!###*.}
+    set -- "${@:1:$#-1}"
+    "$G" "$@" --backend gpu -q -f "$T/g.$ext" 2>"$T/g.err"
     local rg=$?
-    "$G" "$@" --backend cpu -q -f "$T/c.out" 2>"$T/c.err"
+    "$G" "$@" --backend cpu -q -f "$T/c.$ext" 2>"$T/c.err"
     local rc=$?
-    if [ $rg = 0 ] && [ $rc = 0 ] && cmp -s "$T/g.out" "$T/c.out"; then pass "gpu rolling: $name"
-    else fail "gpu rolling: $name" "exit gpu $rg cpu $rc: $(head -c 200 "$T/g.err") $(cmp "$T/g.out" "$T/c.out" 2>&1 | head -1)"; fi
+    if [ $rg = 0 ] && [ $rc = 0 ] && cmp -s "$T/g.$ext" "$T/c.$ext"; then pass "gpu rolling: $name"
+    else fail "gpu rolling: $name" "exit gpu $rg cpu $rc: $(head -c 200 "$T/g.err") $(cmp "$T/g.$ext" "$T/c.$ext" 2>&1 | head -1)"; fi
 }
 for t in f64 f32 i32 i64 u32 u64; do
     for w in 1 2 31 32 33 100 1000 70001; do
