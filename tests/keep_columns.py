@@ -16,18 +16,10 @@ import os
 import subprocess
 import sys
 
-from checks import check, summary
+from checks import check, cli_args, need, summary
 
-try:
-    import numpy as np
-    import pandas as pd
-except ImportError as e:  # a tool this machine lacks: skipped, never failed
-    print(f"SKIP keep_columns: {e}")
-    sys.exit(0)
-
-G, D = sys.argv[1], sys.argv[2]
-QUICK = "--quick" in sys.argv
-BACKEND = sys.argv[sys.argv.index("--backend") + 1] if "--backend" in sys.argv else "cpu"
+np, pd = need("keep_columns", "numpy", "pandas")
+G, D, QUICK, BACKEND = cli_args()
 CHUNKS = ["64", "1K", "1M"] if not QUICK else ["64", "1M"]
 THREADS = ["1", "2"] if not QUICK else ["2"]
 CELLS = ["time", '"sym"', "price", "vol", "last", "note"]  # the header as written

@@ -13,20 +13,11 @@ import shutil
 import subprocess
 import sys
 
-from checks import check, summary
+from checks import check, cli_args, need, summary
 
-try:
-    import numpy as np
-    import pandas as pd
-    from pandas._libs.parsers import STR_NA_VALUES
-except ImportError as e:  # a tool this machine lacks: skipped, never failed
-    print(f"SKIP tables: {e}")
-    sys.exit(0)
-
-G, D = sys.argv[1], sys.argv[2]
-QUICK = "--quick" in sys.argv
-BACKEND = sys.argv[sys.argv.index("--backend") + 1] if "--backend" in sys.argv else "cpu"
-NA = sorted(STR_NA_VALUES)
+np, pd, parsers = need("tables", "numpy", "pandas", "pandas._libs.parsers")
+G, D, QUICK, BACKEND = cli_args()
+NA = sorted(parsers.STR_NA_VALUES)
 
 
 def run(args, stdin=None):
