@@ -115,9 +115,8 @@ else
     awk 'BEGIN { srand(11); print "id,price,\"sym\""; for (i = 0; i < 60000; i++) { r = rand();
         p = r < 0.1 ? (r < 0.05 ? "" : "NA") : sprintf("%.2f", rand() * 8000);
         s = r > 0.9 ? "\"a,b\"" : (r > 0.8 ? "\"x\"\"y\"" : "s" i); printf "%d,%s,%s\r\n", i, p, s } }' >"$T/q.csv"
-    for args in "compact --rows --pred gt:4000 --col price --na skip" "compact --keep sym,id --pred lt:100 --col price" \
-        "scan --op max --keep 3,1 --col price --na skip" "rolling -w 50 --agg max,argmin,count --keep sym --col price" \
-        "minmax -w 3000 --keep id --col price --na skip" "rolling -w 7 --partial --agg min --keep all --col price"; do
+    mpi_same() { # WHAT ARGS: 2 and 3 ranks write what one process writes
+        local what=$1 args=$2 k rc
         # shellcheck disable=SC2086
         $G $args -q --threads 1 "$T/q.csv" "$T/q1.csv" -f
         for k in 2 3; do
@@ -125,9 +124,14 @@ else
             timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root -n $k $G $args -q --threads 1 "$T/q.csv" \
                 "$T/qk.csv" -f >"$T/mpi.err" 2>&1
             rc=$?
-            if [ $rc = 0 ] && [ -s "$T/q1.csv" ] && cmp -s "$T/q1.csv" "$T/qk.csv"; then pass "tables_mpi_rows_$k ($args)"
-            else fail "tables_mpi_rows_$k ($args)" "exit $rc: $(head -c 300 "$T/mpi.err") $(cmp "$T/q1.csv" "$T/qk.csv" 2>&1)"; fi
+            if [ $rc = 0 ] && [ -s "$T/q1.csv" ] && cmp -s "$T/q1.csv" "$T/qk.csv"; then pass "tables_mpi_${what}_$k ($args)"
+            else fail "tables_mpi_${what}_$k ($args)" "exit $rc: $(head -c 300 "$T/mpi.err") $(cmp "$T/q1.csv" "$T/qk.csv" 2>&1)"; fi
         done
+    }
+    for args in "compact --rows --pred gt:4000 --col price --na skip" "compact --keep sym,id --pred lt:100 --col price" \
+        "scan --op max --keep 3,1 --col price --na skip" "rolling -w 50 --agg max,argmin,count --keep sym --col price" \
+        "minmax -w 3000 --keep id --col price --na skip" "rolling -w 7 --partial --agg min --keep all --col price"; do
+        mpi_same rows "$args"
     done
     # the warning counts each dropped row once (a window shard's reader parses on past its lines)
     $G minmax -w 3000 --col price --na skip --threads 1 "$T/q.csv" "$T/q1.csv" -f 2>"$T/w1.err"
@@ -138,16 +142,7 @@ else
     # argmin/argmax as input rows: each shard starts at its input row (the rows dropped before counted)
     for args in "rolling -w 30 --agg argmin,argmax,max --na skip --col price" \
         "rolling -w 5 --partial --agg argmax --skip-bad --na skip --keep id --col price"; do
-        # shellcheck disable=SC2086
-        $G $args -q --threads 1 "$T/q.csv" "$T/q1.csv" -f
-        for k in 2 3; do
-            # shellcheck disable=SC2086
-            timeout 120 "$MPIRUN" --oversubscribe --allow-run-as-root -n $k $G $args -q --threads 1 "$T/q.csv" \
-                "$T/qk.csv" -f >"$T/mpi.err" 2>&1
-            rc=$?
-            if [ $rc = 0 ] && [ -s "$T/q1.csv" ] && cmp -s "$T/q1.csv" "$T/qk.csv"; then pass "tables_mpi_args_$k ($args)"
-            else fail "tables_mpi_args_$k ($args)" "exit $rc: $(head -c 300 "$T/mpi.err") $(cmp "$T/q1.csv" "$T/qk.csv" 2>&1)"; fi
-        done
+        mpi_same args "$args"
     done
     python3 - "$T/m.csv" "$T/m1.txt" <<'PY' && pass tables_mpi_reference || fail tables_mpi_reference "single process differs from pandas"
 import sys
