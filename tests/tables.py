@@ -97,28 +97,31 @@ def arg_first(v, find_max):
     return int(np.argmax(v) if find_max else np.argmin(v))
 
 
+def frame_check(name, args, path, want):
+    """ARGS on PATH at every chunk size and thread count, its CSV output against the frame WANT:
+    the same columns and rows, values equal (NaN equal to NaN)."""
+    import io
+    for ch in CHUNKS:
+        for th in THREADS:
+            rc, out, err = run(args + [path, "--chunk", ch, "--threads", th, "-q", "--backend", BACKEND])
+            if rc != 0:
+                check(False, f"{name}_c{ch}_t{th}", f"exit {rc}: {err}")
+                continue
+            got = pd.read_csv(io.BytesIO(out))
+            ok = list(got.columns) == list(want.columns) and len(got) == len(want)
+            bad = None
+            for col in want.columns if ok else []:
+                a, b = got[col].to_numpy(), want[col].to_numpy()
+                same = [(x == y) or (pd.isna(x) and pd.isna(y)) for x, y in zip(a, b)]
+                if not all(same):
+                    ok, bad = False, (col, same.index(False), a[same.index(False)], b[same.index(False)])
+            check(ok, f"{name}_c{ch}_t{th}", f"{len(got)} rows, want {len(want)}; columns "
+                  f"{list(got.columns)} want {list(want.columns)}; first difference {bad}")
+
+
 def windows(tag, path, df):
     """rolling argmin/argmax as input rows where rows are dropped, and --keep on minmax and rolling:
     the kept columns of the row at each window's right end, against pandas and numpy."""
-    import io
-
-    def frame_check(name, args, want):
-        for ch in CHUNKS:
-            for th in THREADS:
-                rc, out, err = run(args + [path, "--chunk", ch, "--threads", th, "-q", "--backend", BACKEND])
-                if rc != 0:
-                    check(False, f"{tag}_{name}_c{ch}_t{th}", f"exit {rc}: {err}")
-                    continue
-                got = pd.read_csv(io.BytesIO(out))
-                ok = list(got.columns) == list(want.columns) and len(got) == len(want)
-                bad = None
-                for col in want.columns if ok else []:
-                    a, b = got[col].to_numpy(), want[col].to_numpy()
-                    same = [(x == y) or (pd.isna(x) and pd.isna(y)) for x, y in zip(a, b)]
-                    if not all(same):
-                        ok, bad = False, (col, same.index(False), a[same.index(False)], b[same.index(False)])
-                check(ok, f"{tag}_{name}_c{ch}_t{th}", f"{len(got)} rows, want {len(want)}; columns "
-                      f"{list(got.columns)} want {list(want.columns)}; first difference {bad}")
 
     def stats(x, rows, w, partial):
         """argmin, argmax, min, max, count of each window; positions as rows[] (the input's rows)."""
@@ -139,30 +142,30 @@ def windows(tag, path, df):
         kept = df["price"].dropna()
         r = stats(kept.to_numpy(dtype=np.float64), kept.index.to_numpy(), w, partial)
         want = pd.DataFrame({"price_argmin": r["argmin"], "price_argmax": r["argmax"], "price_min": r["min"]})
-        frame_check(f"arg_na_skip_{ptag}", ["rolling", "--agg", "argmin,argmax,min", "--col", "price", "--na", "skip"]
-                    + pargs, want)
+        frame_check(f"{tag}_arg_na_skip_{ptag}", ["rolling", "--agg", "argmin,argmax,min", "--col", "price", "--na", "skip"]
+                    + pargs, path, want)
         # --skip-bad and --na skip on an integer column
         kept = df["bad"].dropna()
         r = stats(kept.to_numpy(dtype=np.float64), kept.index.to_numpy(), w, partial)
         want = pd.DataFrame({"bad_argmax": r["argmax"], "bad_argmin": r["argmin"]})
-        frame_check(f"arg_skip_bad_{ptag}", ["rolling", "--agg", "argmax,argmin", "--col", "bad", "-t", "i64",
-                                             "--skip-bad", "--na", "skip"] + pargs, want)
+        frame_check(f"{tag}_arg_skip_bad_{ptag}", ["rolling", "--agg", "argmax,argmin", "--col", "bad", "-t", "i64",
+                                             "--skip-bad", "--na", "skip"] + pargs, path, want)
         # --keep on rolling: NaN kept (pandas' rows), the row at each window's right end
         x = df["price"].to_numpy(dtype=np.float64)
         r = stats(x, np.arange(len(x)), w, partial)
         ends = [e - 1 for _, e in window_rows(x, w, partial)]
         want = df.loc[ends, ["sym", "id"]].reset_index(drop=True)
         want["price_max"], want["price_count"], want["price_argmin"] = r["max"], r["count"], r["argmin"]
-        frame_check(f"keep_rolling_{ptag}", ["rolling", "--agg", "max,count,argmin", "--col", "price", "--keep",
-                                             "sym,1"] + pargs, want)
+        frame_check(f"{tag}_keep_rolling_{ptag}", ["rolling", "--agg", "max,count,argmin", "--col", "price", "--keep",
+                                             "sym,1"] + pargs, path, want)
         # --keep on minmax under --na skip: the rows left, the kept text as in the input
         kept = df["last"].dropna()
         r = stats(kept.to_numpy(dtype=np.float64), kept.index.to_numpy(), w, partial)
         ends = kept.index.to_numpy()[[e - 1 for _, e in window_rows(kept.to_numpy(), w, partial)]]
         want = df.loc[ends, ["vol", "sym"]].reset_index(drop=True)
         want["last_min"], want["last_max"] = r["min"], r["max"]
-        frame_check(f"keep_minmax_na_skip_{ptag}", ["minmax", "--col", "last", "--na", "skip", "--keep", "vol,sym"]
-                    + pargs, want)
+        frame_check(f"{tag}_keep_minmax_na_skip_{ptag}", ["minmax", "--col", "last", "--na", "skip", "--keep", "vol,sym"]
+                    + pargs, path, want)
     # a chain of a scan and a rolling stage: positions and kept rows of the input
     kept = df["vol"].dropna()
     cum = kept.to_numpy(dtype=np.float64).cumsum()
@@ -170,8 +173,8 @@ def windows(tag, path, df):
     ends = kept.index.to_numpy()[4:]
     want = df.loc[ends, ["id"]].reset_index(drop=True)
     want["vol_argmax"] = r["argmax"]
-    frame_check("keep_chain_scan_rolling", ["scan", "--col", "vol", "--na", "skip", "then", "rolling", "-w", "5",
-                                            "--agg", "argmax", "--keep", "id"], want)
+    frame_check(f"{tag}_keep_chain_scan_rolling", ["scan", "--col", "vol", "--na", "skip", "then", "rolling", "-w", "5",
+                                            "--agg", "argmax", "--keep", "id"], path, want)
 
 
 def main():
@@ -254,32 +257,17 @@ def main():
         else:
             check(rc == 0 and dz.stdout == rows_of(df["price"] > 4000), f"{tag}_rows_zstd", f"exit {rc} {err}")
         # --keep: input columns as in the input before each result
-        import io
-        def keep_check(name, args, want):
-            for ch in CHUNKS:
-                for th in THREADS:
-                    rc, out, err = run(args + [path, "--chunk", ch, "--threads", th, "-q", "--backend", BACKEND])
-                    if rc != 0:
-                        check(False, f"{tag}_keep_{name}_c{ch}_t{th}", f"exit {rc}: {err}")
-                        continue
-                    got = pd.read_csv(io.BytesIO(out))
-                    ok = list(got.columns) == list(want.columns) and len(got) == len(want)
-                    for col in want.columns if ok else []:
-                        a, b = got[col].to_numpy(), want[col].to_numpy()
-                        ok = ok and all((x == y) or (pd.isna(x) and pd.isna(y)) for x, y in zip(a, b))
-                    check(ok, f"{tag}_keep_{name}_c{ch}_t{th}", f"{len(got)} rows, want {len(want)}; "
-                          f"columns {list(got.columns)} want {list(want.columns)}")
         m = df["vol"].notna()
         want = df.loc[m, ["id", "sym"]].reset_index(drop=True)
         want["vol"] = df.loc[m, "vol"].astype(np.int64).cumsum().to_numpy()
-        keep_check("scan_int", ["scan", "--col", "vol", "-t", "i64", "--na", "skip", "--keep", "id,sym"], want)
+        frame_check(f"{tag}_keep_scan_int", ["scan", "--col", "vol", "-t", "i64", "--na", "skip", "--keep", "id,sym"], path, want)
         m = df["price"] > 4000
         want = df.loc[m, ["last", "sym", "price"]].reset_index(drop=True)
-        keep_check("compact", ["compact", "--pred", "gt:4000", "--col", "price", "--keep", "last,2"], want)
+        frame_check(f"{tag}_keep_compact", ["compact", "--pred", "gt:4000", "--col", "price", "--keep", "last,2"], path, want)
         plain = pd.read_csv(path)  # bad tokens kept as text: --keep writes them as they are
         want = plain.loc[m].reset_index(drop=True).assign(price_=plain.loc[m, "price"].to_numpy())
         want.columns = list(df.columns) + ["price.1"]  # pandas names a repeated header this way
-        keep_check("compact_all", ["compact", "--pred", "gt:4000", "--col", "price", "--keep", "all"], want)
+        frame_check(f"{tag}_keep_compact_all", ["compact", "--pred", "gt:4000", "--col", "price", "--keep", "all"], path, want)
         # the kept text is the input's: quoted fields stay quoted
         rc, out, err = run(["compact", "--pred", "gt:4000", "--col", "price", "--keep", "sym", path, "-q"])
         lines = out.decode().split("\n")
