@@ -104,18 +104,14 @@ static void gs_peek_close(gs_bsrc *s)
     s->close(s);
 }
 
-int gs_bsrc_unpeek(gs_bsrc *s, size_t len)
-{
-    gs_peek *p = s->peek;
-    if (!p || p->pos || p->len != len) return 0;
-    gs_peek_unhook(s);
-    return 1;
-}
-
 int gs_bsrc_peek(gs_bsrc *s, void *buf, size_t n, size_t *got, gs_status *st)
 {
     *got = 0;
     gs_peek *p = s->peek;
+    if (!p && s->look) {
+        int answered = 0, rc = s->look(s, buf, n, got, &answered, st);
+        if (rc || answered) return rc;
+    }
     if (!p) {
         if (!(p = calloc(1, sizeof *p))) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->name);
         p->read = s->read;

@@ -30,6 +30,10 @@ struct gs_bsrc {
      * read-only), consumed where take is set; *got = 0 where not now (read instead). GS_EDATA where
      * the file shrank. */
     int (*view)(gs_bsrc *s, size_t cap, int take, const void **p, size_t *got, gs_status *st);
+    /* Optional (NULL: none): the first up to n bytes still to be read, without taking them, from
+     * where the source keeps them itself (*answered = 1); *answered = 0 where it cannot now, and
+     * gs_bsrc_peek reads them ahead instead. */
+    int (*look)(gs_bsrc *s, void *buf, size_t n, size_t *got, int *answered, gs_status *st);
 };
 
 /* Open a file (NULL/"-" = stdin). Regular files are read with several threads (pread at offsets)
@@ -37,11 +41,9 @@ struct gs_bsrc {
 int gs_bsrc_open_file(gs_bsrc **s, const char *path, int threads, gs_status *st);
 /* Move a regular file's source (not stdin, nothing read or peeked yet) to byte offset off. */
 int gs_bsrc_file_seek(gs_bsrc *s, uint64_t off, gs_status *st);
-/* Peek: the first up to n bytes of the source without consuming them (buffered inside). */
+/* Peek: the first up to n bytes of the source without consuming them (its look, or read ahead
+ * into a buffer inside). */
 int gs_bsrc_peek(gs_bsrc *s, void *buf, size_t n, size_t *got, gs_status *st);
-/* Drop a peek that holds len bytes, none of them read yet, for a source that gives them again:
- * 1 if dropped (the source's own read is back), else 0. */
-int gs_bsrc_unpeek(gs_bsrc *s, size_t len);
 /* Wrap a zstd-compressed source (io/zstd_source.c): decodes any valid zstd stream (frames,
  * concatenations, skippable frames); independent frames are decoded in parallel, order kept. A
  * truncated or corrupt stream is an error. Takes ownership of `in`. Of o: threads, zcodec,

@@ -91,155 +91,122 @@ int gs_zsrc_device_batch(gs_zsrc *s, size_t n, unsigned char *dst, gs_status *st
 }
 
 /* ---- frames handed out whole ------------------------------------------------------------------ */
-/* Frames for a decoder on a device (gs_reader_frames): gathered as a batch is (the window holds
- * them, unmoved after the first), each checked by the frame index; where the chunk is not filled
- * exactly the window goes back to the first frame and nothing is taken. */
+/* Frames for a decoder on a device (gs_reader_frames). A chunk's frames are first indexed where they
+ * lie in the window (the window keeps them all while the index walks: io/zstd_source.c's
+ * chunk_at), each checked by the frame index; only a run of frames that fills the chunk exactly
+ * (or ends the input on a whole element) is copied, by its offsets, into the caller's buffer.
+ * Anything else leaves the window's cursor where the chunk began, and gs_zsrc_read decodes those
+ * frames: nothing is copied out before the chunk is known to be whole. */
 typedef struct gs_zcopy_job {
     const gs_zsrc *s;
     const gs_zframes_req *q;
-    size_t from, n;
+    size_t n;
 } gs_zcopy_job;
 
 static void gs_zcopy_part(void *ctx, size_t part, size_t nparts)
 {
     const gs_zcopy_job *j = ctx;
+    const unsigned char *base = j->s->win + j->s->chunk_at;
     size_t b, e;
-    gs_split(j->n - j->from, nparts, part, &b, &e);
-    for (size_t i = j->from + b; i < j->from + e; i++)
-        memcpy(j->q->dst + j->q->t[i].off, j->s->win + j->s->frames[i].off, j->q->t[i].csize);
+    gs_split(j->n, nparts, part, &b, &e);
+    for (size_t i = b; i < e; i++) memcpy(j->q->dst + j->q->t[i].off, base + j->s->frames[i].off, j->q->t[i].csize);
 }
 
-/* Frames [from, n) from the window to their places in q->dst, on the pool. */
-static void gs_zsrc_gather(gs_zsrc *s, const gs_zframes_req *q, size_t from, size_t n)
+/* A frame of known size whole at the cursor, as the frame index reads it (the common case after a
+ * chunk's first frame): 1 with its sizes, else 0 (the general way, gs_zsrc_next, judges it). */
+static int gs_zsrc_whole(const gs_zsrc *s, gs_zfinfo *fi)
 {
-    if (n <= from) return;
-    size_t parts = n - from < (size_t)s->threads ? n - from : (size_t)s->threads;
-    gs_zcopy_job j = {s, q, from, n};
-    gs_parallel_for(parts, gs_zcopy_part, &j);
+    const size_t avail = s->win_len - s->win_pos;
+    return avail >= GS_ZSTD_HEADER_MAX && gs_zframe_parse(s->win + s->win_pos, avail, fi) == GS_ZF_OK &&
+           fi->kind == GS_ZK_FRAME && fi->content != GS_ZSTD_SIZE_UNKNOWN && fi->content <= GS_ZSTD_BATCH_FRAME_MAX;
 }
 
-/* A chunk's frames not taken after all: the window gets back the bytes of frames [0, n) in front
- * of what it holds, as they were in the input; frames [0, flushed) were gathered into q->dst
- * already and the window holds what followed them from offset 0 (gs_zsrc_frames). */
-static int gs_zsrc_untake(gs_zsrc *s, const gs_zframes_req *q, size_t flushed, gs_status *st)
+/* A window as large as the caller's buffer, once a first frame qualifies: a chunk's frames then
+ * come in few large reads. */
+static int gs_zsrc_win_for(gs_zsrc *s, const gs_zframes_req *q, gs_status *st)
 {
-    if (!flushed) {
-        s->win_pos = s->frames[0].off;
-        return GS_OK;
-    }
-    size_t f = 0;
-    for (size_t i = 0; i < flushed; i++) f += q->t[i].csize;
-    if (s->win_cap < f + s->win_len) {
-        unsigned char *w = realloc(s->win, f + s->win_len);
-        if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
-        s->win = w;
-        s->win_cap = f + s->win_len;
-        if (s->win_max < s->win_cap) s->win_max = s->win_cap;
-    }
-    memmove(s->win + f, s->win, s->win_len);
-    for (size_t i = 0, at = 0; i < flushed; at += q->t[i].csize, i++) memcpy(s->win + at, q->dst + q->t[i].off, q->t[i].csize);
-    s->win_len += f;
-    s->win_pos = 0;
-    s->win_full = s->win_len == s->win_cap;
+    if (s->win_cap >= q->dst_cap) return GS_OK;
+    gs_zsrc_shift(s);
+    unsigned char *w = realloc(s->win, q->dst_cap);
+    if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+    s->win = w;
+    s->win_cap = s->win_max = q->dst_cap;
+    s->win_full = 0;
     return GS_OK;
+}
+
+/* Index the chunk's frames from the cursor into s->frames and q->t: *n frames of *total decoded
+ * bytes, *kind how the walk ended. */
+static int gs_zsrc_index(gs_zsrc *s, const gs_zframes_req *q, size_t *n, size_t *total, int *kind, gs_status *st)
+{
+    size_t end = 0;
+    int rc;
+    for (;;) {
+        size_t cs = 0, ds = 0;
+        gs_zfinfo fi;
+        const int parsed = *n > 0 && gs_zsrc_whole(s, &fi);
+        if (parsed) {
+            *kind = GS_ZN_BATCH;
+            cs = (size_t)fi.csize;
+            ds = (size_t)fi.content;
+        } else if ((rc = gs_zsrc_next(s, 1, kind, &cs, &ds, st))) {
+            return rc;
+        }
+        if (*n == 0 && *kind == GS_ZN_BATCH && ds && ds <= q->frame_max && (rc = gs_zsrc_win_for(s, q, st))) return rc;
+        if (*kind == GS_ZN_SKIP && *n == 0) { /* no output either way */
+            if ((rc = gs_zsrc_skip(s, st))) return rc;
+            s->chunk_at = s->win_pos;
+            continue;
+        }
+        if (*kind != GS_ZN_BATCH) return GS_OK;
+        const unsigned char *p = s->win + s->win_pos;
+        const size_t off = (end + q->align - 1) / q->align * q->align;
+        if (*total % q->unit || ds == 0 || ds > q->frame_max || ds > q->content_max - *total || *n == q->t_cap ||
+            off > q->dst_cap || cs > q->dst_cap - off ||
+            !(parsed ? gs_zframe_check(p, &fi, NULL) == 0 : gs_zsrc_for_device(p, cs, ds, &fi))) {
+            *kind = GS_ZN_STOP;
+            return GS_OK;
+        }
+        if ((rc = gs_zsrc_frames_room(s, *n, st))) return rc;
+        s->frames[*n] = (gs_zframe){s->win_pos - s->chunk_at, cs, *total, ds, 0, fi.xxh};
+        q->t[*n] = (gs_zfref){off, cs, *total, ds, fi.xxh};
+        ++*n;
+        end = off + cs;
+        *total += ds;
+        s->win_pos += cs;
+        if (*total == q->content_max) return GS_OK;
+    }
 }
 
 int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, size_t *nf, uint64_t *bytes, gs_status *st)
 {
     gs_zsrc *s = (gs_zsrc *)b;
-    size_t n = 0, total = 0, end = 0, flushed = 0;
-    double gathered = 0; /* seconds gathering frames into dst (GS_TRACE's timeline only) */
-    int kind = GS_ZN_END, rc;
+    size_t n = 0, total = 0;
+    int kind = GS_ZN_END;
     *nf = 0;
     *bytes = 0;
-    /* A peek (the format's detection) decoded the input's first frames and holds what it read of
-     * them, nothing of it handed on yet: it is dropped and the frames read again from the window,
-     * so that the first chunk goes as frames too. */
-    if (s->frames_mode && !s->ahead && !s->streaming && s->base.peek && s->out_first_win != SIZE_MAX &&
-        gs_bsrc_unpeek(&s->base, s->out_pos)) {
-        s->win_pos = s->out_first_win;
-        s->out_pos = s->out_len = 0;
-        s->decoded = 0;
-        s->out_first_win = SIZE_MAX;
-    }
     /* (bytes decoded and not yet read, or held by a peek, come first: gs_zsrc_read) */
     if (!s->frames_mode || s->ahead || s->streaming || s->out_pos < s->out_len || s->base.peek || !q->unit || !q->align)
         return GS_OK;
     s->frames_max = q->frame_max;
     const double t0 = gs_trace_enabled() ? gs_now() : 0, fill0 = s->fill_s;
-    for (;;) {
-        size_t cs = 0, ds = 0;
-        gs_zfinfo fi;
-        int parsed = 0;
-        /* After a chunk's first frame, a whole zstd frame of known size in the window is taken as
-         * the frame index reads it here; anything else (skippable, legacy, cut off by the window's
-         * end, refused) goes the general way (gs_zsrc_next, which fills the window and judges
-         * what it holds): each frame is read once, not twice. */
-        const size_t avail = s->win_len - s->win_pos;
-        if (n > 0 && avail >= GS_ZSTD_HEADER_MAX && gs_zframe_parse(s->win + s->win_pos, avail, &fi) == GS_ZF_OK &&
-            fi.kind == GS_ZK_FRAME && fi.content != GS_ZSTD_SIZE_UNKNOWN && fi.content <= GS_ZSTD_BATCH_FRAME_MAX) {
-            kind = GS_ZN_BATCH;
-            cs = (size_t)fi.csize;
-            ds = (size_t)fi.content;
-            parsed = 1;
-        } else {
-            /* The next frame is not whole in the window. Where the window is full, the frames
-             * taken so far go to dst now and what follows them moves to the window's start (a
-             * frame's worth at most, not the window's): taken frames refer to window offsets, so
-             * the window moves only once none is left in it. */
-            for (;;) {
-                if (n > flushed && s->win_len == s->win_cap) {
-                    const double tg = gs_trace_enabled() ? gs_now() : 0;
-                    gs_zsrc_gather(s, q, flushed, n);
-                    if (gs_trace_enabled()) gathered += gs_now() - tg;
-                    flushed = n;
-                    gs_zsrc_shift(s);
-                }
-                if ((rc = gs_zsrc_next(s, n == flushed, &kind, &cs, &ds, st))) return rc;
-                /* no room without moving: the window filled while the frame was read */
-                if (kind != GS_ZN_STOP || n == flushed || s->win_len != s->win_cap) break;
-            }
-        }
-        if (n == 0 && kind == GS_ZN_BATCH && ds && ds <= q->frame_max && s->win_cap < q->dst_cap) {
-            /* a frame that qualifies: a window as large as dst, so that a chunk's frames come in
-             * few large reads (grown once, before any frame is taken) */
-            gs_zsrc_shift(s);
-            unsigned char *w = realloc(s->win, q->dst_cap);
-            if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
-            s->win = w;
-            s->win_cap = s->win_max = q->dst_cap;
-            s->win_full = 0;
-        }
-        if (kind == GS_ZN_SKIP && n == 0) { /* no output either way */
-            if ((rc = gs_zsrc_skip(s, st))) return rc;
-            continue;
-        }
-        if (kind != GS_ZN_BATCH) break;
-        const unsigned char *p = s->win + s->win_pos;
-        size_t off = (end + q->align - 1) / q->align * q->align;
-        if (total % q->unit || ds == 0 || ds > q->frame_max || ds > q->content_max - total || n == q->t_cap ||
-            off > q->dst_cap || cs > q->dst_cap - off ||
-            !(parsed ? gs_zframe_check(p, &fi, NULL) == 0 : gs_zsrc_for_device(p, cs, ds, &fi))) {
-            kind = GS_ZN_STOP;
-            break;
-        }
-        if ((rc = gs_zsrc_frames_room(s, n, st))) return rc;
-        s->frames[n] = (gs_zframe){s->win_pos, cs, total, ds, 0, fi.xxh};
-        q->t[n] = (gs_zfref){off, cs, total, ds, fi.xxh};
-        n++;
-        end = off + cs;
-        total += ds;
-        s->win_pos += cs;
-        if (total == q->content_max) break;
+    s->indexing = 1;
+    s->chunk_at = s->win_pos;
+    int rc = gs_zsrc_index(s, q, &n, &total, &kind, st);
+    s->indexing = 0;
+    if (rc) return rc;
+    if (n == 0 || (total != q->content_max && !(kind == GS_ZN_END && total % esize == 0))) {
+        s->win_pos = s->chunk_at; /* not a chunk: gs_zsrc_read decodes these frames */
+        return GS_OK;
     }
-    if (!n) return GS_OK;
-    if (total != q->content_max && !(kind == GS_ZN_END && total % esize == 0))
-        return gs_zsrc_untake(s, q, flushed, st); /* not taken: gs_zsrc_read decodes them */
     const double t1 = gs_trace_enabled() ? gs_now() : 0;
-    gs_zsrc_gather(s, q, flushed, n);
+    const size_t parts = n < (size_t)s->threads ? n : (size_t)s->threads;
+    gs_zcopy_job j = {s, q, n};
+    gs_parallel_for(parts, gs_zcopy_part, &j);
     if (gs_trace_enabled())
-        gs_trace("reader: %zu frames, %zu B: found and checked %.2f ms (reading %.2f), gathered %.2f ms", n, end,
-                 (t1 - t0 - gathered) * 1e3, (s->fill_s - fill0) * 1e3, (gs_now() - t1 + gathered) * 1e3);
+        gs_trace("reader: %zu frames, %zu B: indexed %.2f ms (reading %.2f), copied %.2f ms", n,
+                 (size_t)(q->t[n - 1].off + q->t[n - 1].csize), (t1 - t0) * 1e3, (s->fill_s - fill0) * 1e3,
+                 (gs_now() - t1) * 1e3);
     s->base.consumed = s->in_consumed;
     s->decoded += total;
     *nf = n;

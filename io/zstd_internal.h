@@ -52,9 +52,10 @@ typedef struct gs_zsrc {
     int in_eof;
     unsigned char *out; /* a decoded batch not yet handed out: [out_pos, out_len) */
     size_t out_cap, out_pos, out_len;
-    /* The batch in out is the input's first decoded bytes and its frames are still in the window
-     * from this offset on (SIZE_MAX: not so): a peek of those bytes can be given back (gs_zsrc_frames). */
-    size_t out_first_win;
+    /* While a chunk's frames are indexed (gs_zsrc_frames), the window keeps every byte from chunk_at
+     * on: the frames found are at offsets from there, and win_pos is the index's cursor. */
+    int indexing;
+    size_t chunk_at;
     uint64_t decoded;   /* bytes decoded so far (batches and streamed frames) */
     int skip_first;     /* a skippable frame came before anything was decoded */
     gs_zframe *frames;
@@ -67,6 +68,7 @@ typedef struct gs_zsrc {
     size_t dev_cap;
     ZSTD_DCtx **dctx; /* one per worker */
     ZSTD_DStream *ds; /* streaming fallback */
+    ZSTD_DStream *look_ds; /* the format's look at the first decoded bytes (gs_zsrc_look) */
     int streaming;    /* inside a streamed frame */
     uint64_t in_consumed; /* bytes taken from s->in, behind everything decoded so far */
     /* Decoding ahead (regular files, several threads, no device codec): a decoder thread fills
@@ -86,8 +88,8 @@ typedef struct gs_zsrc {
 enum { GS_ZN_END, GS_ZN_SKIP, GS_ZN_BATCH, GS_ZN_STREAM, GS_ZN_STOP };
 
 /* io/zstd_source.c */
-/* Drop the window's bytes before win_pos: the rest moves to its start. Window offsets held from
- * before (a batch's frames, out_first_win) no longer hold. */
+/* Drop the window's bytes before win_pos (before chunk_at while indexing): the rest moves to its
+ * start. Window offsets held from before (a batch's frames) no longer hold. */
 void gs_zsrc_shift(gs_zsrc *s);
 /* What the next frame is: GS_ZN_BATCH with its compressed and decoded sizes where it is whole in
  * the window with a content size, GS_ZN_STREAM for the streaming decoder, GS_ZN_SKIP, GS_ZN_END,

@@ -22,17 +22,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-void gs_zsrc_shift(gs_zsrc *s)
+/* The window's first byte still needed. */
+static size_t gs_zsrc_kept(const gs_zsrc *s)
 {
-    s->out_first_win = SIZE_MAX;
-    memmove(s->win, s->win + s->win_pos, s->win_len - s->win_pos);
-    s->win_len -= s->win_pos;
-    s->win_pos = 0;
+    return s->indexing ? s->chunk_at : s->win_pos;
 }
 
-/* Make at least `need` bytes available at win_pos, unless the input ends. With may_move, old
- * bytes are dropped and the window may grow; without it (a batch refers to window offsets),
- * only the free tail is filled. */
+void gs_zsrc_shift(gs_zsrc *s)
+{
+    const size_t from = gs_zsrc_kept(s), n = s->win_len - from;
+    if (n <= from) gs_par_copy(s->win, s->win + from, n, s->threads); /* apart: on the pool */
+    else memmove(s->win, s->win + from, n);
+    s->win_len = n;
+    s->win_pos -= from;
+    if (s->indexing) s->chunk_at = 0;
+}
+
+/* Make at least `need` bytes available at win_pos, unless the input ends. With may_move, bytes
+ * no longer needed (gs_zsrc_kept) are dropped and the window may grow; without it (a batch refers
+ * to window offsets), only the free tail is filled. */
 static int gs_zsrc_fill(gs_zsrc *s, size_t need, int may_move, gs_status *st)
 {
     if (may_move && s->win_full && s->win_cap < s->win_max) {
@@ -46,9 +54,9 @@ static int gs_zsrc_fill(gs_zsrc *s, size_t need, int may_move, gs_status *st)
     while (s->win_len - s->win_pos < need && !s->in_eof) {
         if (may_move) {
             /* Drop what is decoded when the tail is full or too short; grow by doubling. */
-            if (s->win_pos && (s->win_len == s->win_cap || s->win_cap - s->win_pos < need)) gs_zsrc_shift(s);
-            if (s->win_cap < need) {
-                size_t cap = s->win_cap * 2 > need ? s->win_cap * 2 : need;
+            if (gs_zsrc_kept(s) && (s->win_len == s->win_cap || s->win_cap - s->win_pos < need)) gs_zsrc_shift(s);
+            if (s->win_cap - s->win_pos < need) {
+                size_t cap = s->win_cap * 2 > s->win_pos + need ? s->win_cap * 2 : s->win_pos + need;
                 unsigned char *w = realloc(s->win, cap);
                 if (!w) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
                 s->win = w;
@@ -329,7 +337,6 @@ static int gs_zsrc_pull(gs_zsrc *s, void *buf, size_t cap, size_t *got, gs_statu
         }
         int rc = gs_zsrc_decode_batch(s, n, dst, st);
         if (rc) return rc;
-        s->out_first_win = dst != buf && s->decoded == 0 && n ? s->frames[0].off : SIZE_MAX;
         s->decoded += total;
         if (dst == buf) {
             *got = total;
@@ -339,6 +346,43 @@ static int gs_zsrc_pull(gs_zsrc *s, void *buf, size_t cap, size_t *got, gs_statu
         s->out_pos = 0;
         s->out_len = total;
     }
+}
+
+/* gs_bsrc.look of a source that hands out frames: the input's first n decoded bytes, for the
+ * format's detection, decoded from the window by a stream decoder of their own. Nothing is taken:
+ * the window keeps the frames for gs_zsrc_frames, so the first chunk goes as frames too. A prefix
+ * that does not decode cleanly (corrupt, cut short inside a frame) is not answered: the read path
+ * meets it and says what is wrong. */
+static int gs_zsrc_look(gs_bsrc *b, void *buf, size_t n, size_t *got, int *answered, gs_status *st)
+{
+    gs_zsrc *s = (gs_zsrc *)b;
+    *got = 0;
+    *answered = 0;
+    if (s->decoded || s->out_pos < s->out_len || s->streaming) return GS_OK;
+    if (!s->look_ds) {
+        if (!(s->look_ds = ZSTD_createDStream())) return GS_OK;
+        if (ZSTD_isError(ZSTD_DCtx_setParameter(s->look_ds, ZSTD_d_windowLogMax, GS_ZSTD_WINDOW_LOG_MAX)))
+            return GS_OK;
+    } else if (ZSTD_isError(ZSTD_DCtx_reset(s->look_ds, ZSTD_reset_session_only))) {
+        return GS_OK;
+    }
+    ZSTD_outBuffer ob = {buf, n, 0};
+    size_t at = 0, r = 0; /* at: bytes looked at past win_pos; r: 0 at a frame's end */
+    while (ob.pos < n) {
+        if (at == s->win_len - s->win_pos) {
+            int rc = gs_zsrc_fill(s, at + 1, 1, st);
+            if (rc) return rc;
+            if (at == s->win_len - s->win_pos) break; /* the input ends */
+        }
+        ZSTD_inBuffer ib = {s->win + s->win_pos + at, s->win_len - s->win_pos - at, 0};
+        r = ZSTD_decompressStream(s->look_ds, &ob, &ib);
+        at += ib.pos;
+        if (ZSTD_isError(r)) return GS_OK;
+    }
+    if (ob.pos < n && r != 0) return GS_OK; /* cut short inside a frame */
+    *got = ob.pos;
+    *answered = 1;
+    return GS_OK;
 }
 
 /* The decoder thread: each slot in turn, when the caller has freed it, gets the next batch, until
@@ -437,6 +481,7 @@ static void gs_zsrc_close(gs_bsrc *b)
     if (s->dctx)
         for (int i = 0; i < s->threads; i++) ZSTD_freeDCtx(s->dctx[i]);
     ZSTD_freeDStream(s->ds);
+    ZSTD_freeDStream(s->look_ds);
     free(s->dctx);
     free(s->frames);
     free(s->dev.src), free(s->dev.csize), free(s->dev.dsize), free(s->dev.doff), free(s->dev.idx), free(s->dev.ok);
@@ -462,8 +507,10 @@ int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, const gs_read_opts *o, gs_stat
     s->codec = o->zcodec;
     s->frames_mode = o->zframes;
     s->frames_max = SIZE_MAX;
-    s->out_first_win = SIZE_MAX;
-    if (o->zframes) s->base.frames = gs_zsrc_frames;
+    if (o->zframes) {
+        s->base.frames = gs_zsrc_frames;
+        s->base.look = gs_zsrc_look;
+    }
     s->threads = o->threads > 0 ? o->threads : gs_pool_threads();
     pthread_mutex_init(&s->ahead_mu, NULL);
     pthread_cond_init(&s->ahead_cv, NULL);

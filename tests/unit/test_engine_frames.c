@@ -5,7 +5,7 @@
  *   - decoding: every op and a chain with the frames filling the chunks (all taken as frames),
  *     frames that straddle chunks or pass the limit (none: the reader decodes them), an npy
  *     header shifting them (none), one large frame among small ones and a frame without checksum
- *     past the reader's window (some), the format's peek given back (all), a pipe, frames of 2 and
+ *     past the reader's window (some), the format detected by a look (all), a pipe, frames of 2 and
  *     4 bytes that the peek takes whole (none), and corrupt frames (one error);
  *   - encoding: every op in i32, f64 and u64, each chunk or every other one as frames (values
  *     between), short frames at the chunks' ends, npy's header, incompressible values, no and one
@@ -137,7 +137,7 @@ static gs_plan plan_frames(const gs_chain *ch, size_t chunk_bytes, size_t frame)
 
 typedef struct frun {
     const char *in;          /* the input file (a path, or /dev/fd/N) */
-    gs_format in_fmt;        /* GS_FMT_AUTO: detected (its peek given back) */
+    gs_format in_fmt;        /* GS_FMT_AUTO: detected (a look that takes nothing) */
     gs_type type;
     int threads;             /* the reader's (0: the pool's) */
     size_t chunk;            /* bytes */
@@ -351,11 +351,11 @@ static void test_decode_shapes(void)
     fr.in = tmp("mix.zst");
     fr.in_fmt = GS_FMT_RAW;
     check("64K, one 1.5 MiB frame, 64K: the frames around it", &scan, &fr, in, n, "some", NULL);
-    /* the format detected: its peek decodes the first frame on the host and is given back unread */
+    /* the format detected: its look decodes the first bytes on the host and takes nothing */
     write_zst(tmp("v64.zst"), GS_FMT_RAW, GS_I32, in, n, 64 << 10);
     fr.in = tmp("v64.zst");
     fr.in_fmt = GS_FMT_AUTO;
-    check("a detected format's peek given back (all as frames)", &scan, &fr, in, n, "all", NULL);
+    check("a detected format's look (all as frames)", &scan, &fr, in, n, "all", NULL);
     /* frames of 2 and 4 bytes first: the format's peek (6 bytes) takes exactly them, and they come
      * first; every later chunk splits a frame, so no frame is taken */
     f = fopen(tmp("peek.zst"), "wb");
@@ -387,9 +387,9 @@ static void test_decode_shapes(void)
 }
 
 /* Frames past the end of the reader's window (17 MiB with one thread; 20 MB of frames here): a
- * chunk's frames taken before the window's end go to the chunk and the window moves on; with a
- * frame the path refuses (no checksum) after that point in a chunk, the chunk's frames, those
- * already gathered too, are given back and decoded by the reader. */
+ * chunk whose frames cross the window's end moves to its start; with a frame the path refuses
+ * (no checksum) after that point in a chunk, the chunk is decoded by the reader from where it
+ * began. */
 static void test_decode_window(void)
 {
     const size_t n = 10000001;
@@ -403,7 +403,7 @@ static void test_decode_window(void)
         append_frame(f, (const char *)in + at, at + 32768 < n * 4 ? 32768 : n * 4 - at, k != 875);
     if (f) fclose(f);
     fr.in = tmp("wmix.zst");
-    check("a refused frame after the window's end: the chunk given back", &scan, &fr, in, n, "some", NULL);
+    check("a refused frame after the window's end: the chunk decoded", &scan, &fr, in, n, "some", NULL);
     free(in);
 }
 

@@ -284,6 +284,7 @@ static int write_frames(const char *path, const unsigned char *d, size_t len, co
 }
 
 static size_t chunk_window; /* read_chunks' compressed read-ahead window (0: by thread count) */
+static int chunk_plain;     /* read_chunks opens the reader without frames (gs_reader_read only) */
 
 /* Read path in chunks of `chunk` bytes as the engine does: frames where given (decoded here,
  * each checked as the device's caller must), else gs_reader_read until the chunk is full. */
@@ -294,7 +295,7 @@ static int read_chunks(const char *path, gs_format fmt, size_t chunk, unsigned c
     ro.format = fmt;
     ro.type = GS_I32;
     ro.type_given = 1;
-    ro.zframes = 1;
+    ro.zframes = !chunk_plain;
     ro.threads = 3;
     ro.zstd_window = chunk_window;
     gs_reader *r = NULL;
@@ -395,7 +396,7 @@ static void test_reader_frames(void)
               name, "rc=%d %s got=%zu of %zu frames=%zu bad=%zu", rc, st.msg, got, len, frames, bad);
     }
     { /* a window smaller than a chunk's frames: it grows to the staging buffer's size at the
-       * first frame that qualifies, and chunks whose frames cross its end are gathered in parts */
+       * first frame that qualifies, and chunks whose frames cross its end move to its start */
         const size_t k16[] = {16u << 10};
         gs_status st = {0};
         size_t got = 0, frames = 0, bad = 0;
@@ -411,8 +412,8 @@ static void test_reader_frames(void)
     }
     { /* a frame without a checksum at each place from frame 16 on, the window (528 KiB here)
        * holding about 4 chunks' frames, so that it fills in the middle of some chunks: where the
-       * refused frame comes after that point in its chunk, the frames gathered before it go back
-       * into the window and the chunk is read decoded */
+       * refused frame comes after that point in its chunk, the frames indexed before it moved with
+       * the window, and the chunk is read decoded from where it began */
         const size_t k16[] = {16u << 10}, n2 = 4u << 20;
         unsigned char *half = malloc(n2), *back2 = malloc(n2 + (1u << 20));
         for (size_t i = 0; i < n2; i++) half[i] = i % 2 ? (unsigned char)rnd() : 0;
@@ -431,7 +432,7 @@ static void test_reader_frames(void)
                          st.msg, got, frames, bad);
             }
         }
-        CHECK(ok, "reader frames: a refused frame after the window's end gives its chunk back", "%s", why);
+        CHECK(ok, "reader frames: a refused frame after the window's end, the chunk read decoded", "%s", why);
         free(half);
         free(back2);
     }
@@ -475,9 +476,94 @@ static void test_reader_frames(void)
     free(back);
 }
 
+/* ---- the format's look ------------------------------------------------------------------------ */
+/* Detection reads the first decoded bytes without taking them (gs_bsrc.look): with the format
+ * detected, every chunk still comes as frames, the first included. A first frame that is corrupt
+ * or cut short is left to the read path: the error is the one a reader without frames gives. */
+static void read_both(const char *path, gs_format fmt, size_t chunk, unsigned char *out, size_t cap, int *rc,
+                      gs_status *st)
+{
+    size_t got = 0, frames = 0, bad = 0;
+    for (int plain = 0; plain < 2; plain++) {
+        chunk_plain = plain;
+        memset(&st[plain], 0, sizeof st[plain]);
+        rc[plain] = read_chunks(path, fmt, chunk, out, cap, &got, &frames, &bad, &st[plain]);
+    }
+    chunk_plain = 0;
+}
+
+static void test_reader_look(void)
+{
+    char dir[] = "/tmp/gs_test_rlook.XXXXXX", path[80], cmd[200];
+    if (!mkdtemp(dir)) {
+        CHECK(0, "reader look: temp dir", "mkdtemp failed");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/f.zst", dir);
+    const size_t len = 8 * (64u << 10), k64[] = {64u << 10};
+    unsigned char *d = make_data(len, 0), *back = malloc(len + (1u << 20));
+    gs_status st[2];
+    int rc[2];
+    { /* raw, detected: all 8 frames as frames */
+        size_t got = 0, frames = 0, bad = 0;
+        int r = write_frames(path, d, len, k64, 1, SIZE_MAX, -1);
+        if (!r) r = read_chunks(path, GS_FMT_AUTO, 128u << 10, back, len + (1u << 20), &got, &frames, &bad, &st[0]);
+        CHECK(!r && got == len && !memcmp(back, d, len) && !bad && frames == 8,
+              "reader look: a detected format, every frame as a frame (the first chunk's too)",
+              "rc=%d %s got=%zu frames=%zu bad=%zu", r, st[0].msg, got, frames, bad);
+    }
+    { /* CSV, detected: the look's text, then the rows read (no frames for text) */
+        const size_t rows = 40000;
+        char *txt = malloc(rows * 8);
+        int32_t *want = malloc(rows * sizeof *want);
+        size_t tl = 0, got = 0, frames = 0, bad = 0;
+        for (size_t i = 0; i < rows; i++) {
+            want[i] = (int32_t)(i * 7 % 100003);
+            tl += (size_t)sprintf(txt + tl, "%d\n", want[i]);
+        }
+        int r = write_frames(path, (unsigned char *)txt, tl, k64, 1, SIZE_MAX, -1);
+        if (!r) r = read_chunks(path, GS_FMT_AUTO, 64u << 10, back, len + (1u << 20), &got, &frames, &bad, &st[0]);
+        CHECK(!r && got == rows * 4 && !memcmp(back, want, rows * 4) && frames == 0,
+              "reader look: CSV detected in frames, read as rows", "rc=%d %s got=%zu frames=%zu", r, st[0].msg, got,
+              frames);
+        free(txt);
+        free(want);
+    }
+    { /* the first block's type made reserved: corrupt, as the plain reader says */
+        int r = write_frames(path, d, len, k64, 1, SIZE_MAX, -1);
+        FILE *fp = r ? NULL : fopen(path, "r+b");
+        unsigned char head[32];
+        gs_zfinfo fi;
+        if (fp && fread(head, 1, sizeof head, fp) == sizeof head && gs_zframe_head(head, sizeof head, &fi) == GS_ZF_OK) {
+            head[fi.header] |= 0x06;
+            fseek(fp, 0, SEEK_SET);
+            fwrite(head, 1, sizeof head, fp);
+        }
+        if (fp) fclose(fp);
+        read_both(path, GS_FMT_AUTO, 128u << 10, back, len + (1u << 20), rc, st);
+        CHECK(rc[0] == GS_EDATA && rc[1] == GS_EDATA && !strcmp(st[0].msg, st[1].msg) && strstr(st[0].msg, "corrupt"),
+              "reader look: a corrupt first frame, the plain reader's error", "rc=%d/%d '%s' / '%s'", rc[0], rc[1],
+              st[0].msg, st[1].msg);
+    }
+    { /* the file cut inside its first frame */
+        int r = write_frames(path, d, len, k64, 1, SIZE_MAX, -1);
+        if (!r) r = truncate(path, 5000);
+        read_both(path, GS_FMT_AUTO, 128u << 10, back, len + (1u << 20), rc, st);
+        CHECK(!r && rc[0] == GS_EDATA && rc[1] == GS_EDATA && !strcmp(st[0].msg, st[1].msg) &&
+                  strstr(st[0].msg, "truncated"),
+              "reader look: a first frame cut short, the plain reader's error", "rc=%d/%d '%s' / '%s'", rc[0], rc[1],
+              st[0].msg, st[1].msg);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) printf("# could not remove %s\n", dir);
+    free(d);
+    free(back);
+}
+
 int main(void)
 {
     test_codec_path();
     test_reader_frames();
+    test_reader_look();
     return CHECK_DONE();
 }
