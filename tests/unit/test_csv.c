@@ -14,6 +14,7 @@
 #include "../../common/pool.h"
 #include "../../io/csv_lines.h"
 #include "check.h"
+#include "xorshift.h"
 
 /* ---- in-memory source and sink -------------------------------------------------------------- */
 
@@ -215,13 +216,7 @@ static char *encode(gs_type t, int ncols, const void *vals, size_t n, const char
 }
 
 static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rnd(void) { return xorshift64(&rng_state); }
 
 /* ---- gs_num_parse against the libc --------------------------------------------------------- */
 
