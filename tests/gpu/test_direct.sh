@@ -10,7 +10,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common.sh
-if ! "$G" info 2>/dev/null | grep -qE '^devices +[1-9]'; then skip gpu_direct "no CUDA device for this build"; exit 0; fi
+need_gpu gpu_direct
 
 ops=("scan" "scan --op max --exclusive" "compact --pred gt:0" "compact --pred nonzero --indices" "minmax -w 500"
     "minmax -w 70000 --partial")
