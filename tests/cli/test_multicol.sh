@@ -12,23 +12,16 @@ python3 tests/multicol.py "$G" "$T/py" ${TABLES_QUICK:+--quick}
 # same NAME WANT_TEXT CMD...: the command's stdout equals the text
 same() {
     local name=$1 want=$2; shift 2
-    "$@" >"$T/got" 2>"$T/err"
-    local rc=$?
-    if [ $rc -ne 0 ]; then fail "$name" "exit $rc: $(head -c 300 "$T/err")"
-    elif [ "$(cat "$T/got")" = "$want" ]; then pass "$name"
+    ran_ok "$name" "$@" || return 0
+    if [ "$(cat "$T/got")" = "$want" ]; then pass "$name"
     else fail "$name" "got [$(head -c 200 "$T/got")] want [$want]"; fi
 }
 # refused NAME CODE PATTERN CMD...: exits CODE with one error line holding PATTERN, no OUT left
 refused() {
     local name=$1 code=$2 pat=$3; shift 3
     rm -f "$T/out.csv"
-    "$@" >"$T/got" 2>"$T/err"
-    local rc=$?
-    if [ $rc -ne "$code" ]; then fail "$name" "exit $rc, want $code: $(head -c 300 "$T/err")"
-    elif ! grep -qF -- "$pat" "$T/err"; then fail "$name" "stderr lacks [$pat]: $(head -c 300 "$T/err")"
-    elif [ "$(grep -c '^gpustream: error' "$T/err")" != 1 ]; then fail "$name" "not one error line: $(cat "$T/err")"
-    elif [ -e "$T/out.csv" ]; then fail "$name" "OUT left behind"
-    else pass "$name"; fi
+    refused_with "$name" "$code" -F "$pat" "$@" || return 0
+    if [ -e "$T/out.csv" ]; then fail "$name" "OUT left behind"; else pass "$name"; fi
 }
 
 printf 'a,b,"c d"\n1,10,100\n2,20,200\n3,,300\n4,40,400\n' >"$T/t.csv"

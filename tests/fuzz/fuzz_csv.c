@@ -27,27 +27,7 @@
 #include "../../common/pool.h"
 #include "../../common/rowmap.h"
 #include "../../io/csv_lines.h"
-
-typedef struct mem_src {
-    gs_bsrc base;
-    const uint8_t *data;
-    size_t len, pos, step;
-} mem_src;
-
-static int mem_read(gs_bsrc *s, void *buf, size_t cap, size_t *got, gs_status *st)
-{
-    mem_src *m = (mem_src *)s;
-    size_t n = m->len - m->pos;
-    (void)st;
-    if (n > cap) n = cap;
-    if (n > m->step) n = m->step;
-    if (n) memcpy(buf, m->data + m->pos, n); /* data is NULL for an empty re-encoded text */
-    m->pos += n;
-    *got = n;
-    return GS_OK;
-}
-
-static void mem_close(gs_bsrc *s) { free(s); }
+#include "fuzz_mem.h"
 
 typedef struct mem_sink {
     gs_bsink base;
@@ -112,15 +92,9 @@ static result decode(const uint8_t *data, size_t len, const gs_read_opts *o, int
     result r;
     gs_decoder *d = NULL;
     memset(&r, 0, sizeof r);
-    mem_src *m = calloc(1, sizeof *m);
-    if (!m) abort();
-    m->base.read = mem_read;
-    m->base.close = mem_close;
-    m->base.name = "fuzz.csv";
-    m->base.size = -1;
-    m->data = data;
-    m->len = len;
-    m->step = step;
+    /* a pipe (no size) handing out reads of at most step bytes; data is NULL for an empty
+     * re-encoded text */
+    gs_fz_src *m = gs_fz_src_new("fuzz.csv", data, len, 0, step, NULL);
     r.rc = text ? gs_dec_open_text(&d, &m->base, o, &r.st) : gs_dec_open_csv(&d, &m->base, o, &r.st);
     if (r.rc) {
         m->base.close(&m->base);

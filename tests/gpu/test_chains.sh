@@ -8,10 +8,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common.sh
-if ! "$G" info 2>/dev/null | grep -qE '^devices +[1-9]'; then skip gpu_chains "no CUDA device for this build"; exit 0; fi
+need_gpu gpu_chains
 
-G=$G BACKEND=gpu timeout -k 5 900 bash tests/cli/test_chains.sh ||
-    { rc=$?; [ $rc = 124 ] && fail gpu_chains "tests/cli/test_chains.sh with BACKEND=gpu ran past 900 s"; }
+within 900 gpu_chains env G="$G" BACKEND=gpu bash tests/cli/test_chains.sh
 
 if ! command -v compute-sanitizer >/dev/null; then skip gpu_chains_memcheck "no compute-sanitizer"; exit 0; fi
 "$G" gen -q -n 3000001 -t i32 --dist sparse:0.3 -f "$T/c.raw"

@@ -11,7 +11,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common.sh
-if ! "$G" info 2>/dev/null | grep -qE '^devices +[1-9]'; then skip gpu_direct "no CUDA device for this build"; exit 0; fi
+need_gpu gpu_direct
 
 # Did --stats ($1) say every chunk ran on the CPU while CUDA started (no chunk reached the GPU)?
 all_warm() {

@@ -167,23 +167,21 @@ static std::string fmt(gs_type t, const void *p)
     return b;
 }
 
+/* elem_eq for the floating type F (float, double). */
+template <class F> static bool float_eq(const void *a, const void *b, bool numeric)
+{
+    F x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    if (x != x || y != y) return x != x && y != y;
+    return numeric ? x == y : memcmp(a, b, sizeof x) == 0;
+}
+
 /* Equal: same bits, or both NaN; numeric (float sums): == or both NaN. */
 static bool elem_eq(gs_type t, const void *a, const void *b, bool numeric)
 {
-    if (t == GS_F32) {
-        float x, y;
-        memcpy(&x, a, 4);
-        memcpy(&y, b, 4);
-        if (x != x || y != y) return x != x && y != y;
-        return numeric ? x == y : memcmp(a, b, 4) == 0;
-    }
-    if (t == GS_F64) {
-        double x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        if (x != x || y != y) return x != x && y != y;
-        return numeric ? x == y : memcmp(a, b, 8) == 0;
-    }
+    if (t == GS_F32) return float_eq<float>(a, b, numeric);
+    if (t == GS_F64) return float_eq<double>(a, b, numeric);
     return memcmp(a, b, gs_type_size(t)) == 0;
 }
 
@@ -245,24 +243,22 @@ static void hneed(std::vector<char> &v, size_t b)
 }
 
 /* ---- variants ------------------------------------------------------------------------------- */
-struct scan_v {
+/* A scan or compact variant: its name, entry point and scratch size; slow: a teaching variant
+ * (no 2^28 in the test matrix). */
+template <class Fn, class ScratchFn> struct sc_variant {
     const char *name;
-    gs_scan_gpu_fn fn;
-    gs_scan_gpu_scratch_fn scratch;
-    bool slow; /* teaching variant: no 2^28 in the test matrix */
+    Fn fn;
+    ScratchFn scratch;
+    bool slow;
 };
+typedef sc_variant<gs_scan_gpu_fn, gs_scan_gpu_scratch_fn> scan_v;
+typedef sc_variant<gs_compact_gpu_fn, gs_compact_gpu_scratch_fn> compact_v;
 static const scan_v scan_vs[] = {
     {"naive", gs_scan_gpu_naive, gs_scan_gpu_naive_scratch, true},
     {"blelloch", gs_scan_gpu_blelloch, gs_scan_gpu_blelloch_scratch, true},
     {"blelloch-smem", gs_scan_gpu_blelloch_smem, gs_scan_gpu_blelloch_smem_scratch, true},
     {"lookback", gs_scan_gpu_lookback, gs_scan_gpu_lookback_scratch, false},
     {"cub", gs_scan_gpu_cub, gs_scan_gpu_cub_scratch, false},
-};
-struct compact_v {
-    const char *name;
-    gs_compact_gpu_fn fn;
-    gs_compact_gpu_scratch_fn scratch;
-    bool slow;
 };
 static const compact_v compact_vs[] = {
     {"scan", gs_compact_gpu_scan, gs_compact_gpu_scan_scratch, true},

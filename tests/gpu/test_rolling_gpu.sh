@@ -11,7 +11,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common.sh
-if ! "$G" info 2>/dev/null | grep -qE '^devices +[1-9]'; then skip gpu_rolling "no CUDA device for this build"; exit 0; fi
+need_gpu gpu_rolling
 
 ALL=sum,mean,var,std,count,min,max,argmin,argmax
 python3 - "$T" <<'EOF'

@@ -6,7 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common.sh
-if ! "$G" info 2>/dev/null | grep -qE '^devices +[1-9]'; then skip gpu_sanitize "no CUDA device for this build"; exit 0; fi
+need_gpu gpu_sanitize
 if ! command -v compute-sanitizer >/dev/null; then skip gpu_sanitize "no compute-sanitizer"; exit 0; fi
 
 "$G" gen -q -n 3000001 -t i32 --dist sparse:0.5 -f "$T/s.raw"

@@ -92,17 +92,11 @@ static double as_double(gs_type t, const void *e)
 }
 
 /* ---- jobs ------------------------------------------------------------------------------- */
+/* Each job below: the fields it names, every other one zero. */
 
 static gs_job job_scan(gs_type t, gs_scan_op op, int excl, gs_type out)
 {
-    gs_job j;
-    memset(&j, 0, sizeof j);
-    j.op = GS_OP_SCAN;
-    j.scan.type = t;
-    j.scan.out_type = out;
-    j.scan.op = op;
-    j.scan.exclusive = excl;
-    return j;
+    return (gs_job){.op = GS_OP_SCAN, .scan = {.type = t, .out_type = out, .op = op, .exclusive = excl}};
 }
 
 static gs_value val_of(gs_type t, double d)
@@ -122,28 +116,14 @@ static gs_value val_of(gs_type t, double d)
 
 static gs_job job_compact(gs_type t, gs_pred_kind pred, double a, double b, int invert, int indices)
 {
-    gs_job j;
-    memset(&j, 0, sizeof j);
-    j.op = GS_OP_COMPACT;
-    j.compact.type = t;
-    j.compact.pred = pred;
-    j.compact.a = val_of(t, a);
-    j.compact.b = val_of(t, b);
-    j.compact.invert = invert;
-    j.compact.indices = indices;
-    return j;
+    return (gs_job){.op = GS_OP_COMPACT,
+                    .compact = {.type = t, .pred = pred, .a = val_of(t, a), .b = val_of(t, b), .invert = invert,
+                                .indices = indices}};
 }
 
 static gs_job job_minmax(gs_type t, uint64_t w, int partial, gs_mm_only only)
 {
-    gs_job j;
-    memset(&j, 0, sizeof j);
-    j.op = GS_OP_MINMAX;
-    j.minmax.type = t;
-    j.minmax.window = w;
-    j.minmax.only = only;
-    j.partial = partial;
-    return j;
+    return (gs_job){.op = GS_OP_MINMAX, .minmax = {.type = t, .window = w, .only = only}, .partial = partial};
 }
 
 static gs_type out_type_of(const gs_job *j, gs_type in)
@@ -257,6 +237,23 @@ typedef struct run_cfg {
 static const char *hm_name[] = {"pinned", "pageable", "registered", "mapped"};
 static const char *da_name[] = {"once", "per-chunk", "async"};
 
+/* Engine options for backend bk on this test's device under rc, for elements of isz bytes; every
+ * other option zero, the total size unknown. */
+static gs_engine_opts engine_opts(gs_backend_kind bk, const run_cfg *rc, size_t isz)
+{
+    gs_engine_opts o;
+    memset(&o, 0, sizeof o);
+    o.backend = bk;
+    o.device = g_dev;
+    o.chunk_bytes = rc->chunk * isz;
+    o.buffers = rc->buffers;
+    o.host_mem = rc->hm;
+    o.dev_alloc = rc->da;
+    o.device_mem_limit = rc->limit;
+    o.total_bytes = -1;
+    return o;
+}
+
 typedef struct drive_out {
     void *vals;
     size_t nvals;
@@ -283,15 +280,7 @@ static int drive_gpu(const gs_job *j, const gs_variant *v, gs_type t, const void
     int sent_last = 0;
 
     memset(res, 0, sizeof *res);
-    memset(&o, 0, sizeof o);
-    o.backend = GS_BACKEND_GPU;
-    o.device = g_dev;
-    o.chunk_bytes = rc->chunk * isz;
-    o.buffers = rc->buffers;
-    o.host_mem = rc->hm;
-    o.dev_alloc = rc->da;
-    o.device_mem_limit = rc->limit;
-    o.total_bytes = -1;
+    o = engine_opts(GS_BACKEND_GPU, rc, isz);
     memset(&c, 0, sizeof c);
     c.job = j;
     c.variant = v;
@@ -699,15 +688,7 @@ static int engine_run(const gs_job *j, gs_backend_kind bk, const run_cfg *rc, gs
 
     *out = NULL;
     *len = 0;
-    memset(&o, 0, sizeof o);
-    o.backend = bk;
-    o.device = g_dev;
-    o.chunk_bytes = rc->chunk * gs_type_size(t);
-    o.buffers = rc->buffers;
-    o.host_mem = rc->hm;
-    o.dev_alloc = rc->da;
-    o.device_mem_limit = rc->limit;
-    o.total_bytes = -1;
+    o = engine_opts(bk, rc, gs_type_size(t));
     memset(&src, 0, sizeof src);
     src.read = mem_read;
     src.ctx = &ms;

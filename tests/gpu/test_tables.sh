@@ -9,12 +9,10 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common.sh
-if ! "$G" info 2>/dev/null | grep -qE '^devices +[1-9]'; then skip gpu_tables "no CUDA device for this build"; exit 0; fi
+need_gpu gpu_tables
 
-timeout -k 5 900 python3 tests/tables.py "$G" "$T/tables" --backend gpu ||
-    { rc=$?; [ $rc = 124 ] && fail gpu_tables "tests/tables.py --backend gpu ran past 900 s"; }
-timeout -k 5 600 python3 tests/keep_columns.py "$G" "$T/keepcols" --backend gpu ||
-    { rc=$?; [ $rc = 124 ] && fail gpu_keep_columns "tests/keep_columns.py --backend gpu ran past 600 s"; }
+within 900 gpu_tables python3 tests/tables.py "$G" "$T/tables" --backend gpu
+within 600 gpu_keep_columns python3 tests/keep_columns.py "$G" "$T/keepcols" --backend gpu
 
 # 3 million rows, a twentieth of the prices missing: positions and rows, GPU and auto against the CPU
 awk 'BEGIN { srand(3); printf "t,\"sym\",price,vol\r\n";

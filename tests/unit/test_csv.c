@@ -14,6 +14,7 @@
 #include "../../common/pool.h"
 #include "../../io/csv_lines.h"
 #include "check.h"
+#include "xorshift.h"
 
 /* ---- in-memory source and sink -------------------------------------------------------------- */
 
@@ -174,6 +175,14 @@ static int same_f64(const dec_result *r, const double *want, size_t n)
     return memcmp(r->vals, want, n * sizeof *want) == 0;
 }
 
+/* Decodes the csv text s under o; checks that it fails with GS_EDATA and exactly the message msg. */
+static void check_csv_error(const char *name, const char *s, const gs_read_opts *o, const char *msg)
+{
+    dec_result r = decode_s(s, o);
+    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, msg), name, "rc %d msg %s", r.rc, r.st.msg);
+    free(r.vals);
+}
+
 /* Encode n values; returns the text (caller frees). */
 static char *encode(gs_type t, int ncols, const void *vals, size_t n, const char *colnames, char delim, int text,
                     int threads, size_t *outlen)
@@ -215,13 +224,7 @@ static char *encode(gs_type t, int ncols, const void *vals, size_t n, const char
 }
 
 static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rnd(void) { return xorshift64(&rng_state); }
 
 /* ---- gs_num_parse against the libc --------------------------------------------------------- */
 
@@ -230,21 +233,18 @@ static int parse_matches_libc(const char *s, gs_type t)
 {
     char *end;
     size_t len = strlen(s);
-    if (t == GS_F64) {
-        double a = 0, b = strtod(s, &end);
-        int ok_libc = len && end == s + len;
-        int r = gs_num_parse(s, len, t, &a);
-        if (!ok_libc) return r == -1;
-        if (r != 0) return 0;
-        return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
-    } else {
-        float a = 0, b = strtof(s, &end);
-        int ok_libc = len && end == s + len;
-        int r = gs_num_parse(s, len, t, &a);
-        if (!ok_libc) return r == -1;
-        if (r != 0) return 0;
-        return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
-    }
+    union {
+        double f64;
+        float f32;
+    } a = {0}, b; /* ours, the libc's: the member of type t */
+    if (t == GS_F64) b.f64 = strtod(s, &end);
+    else b.f32 = strtof(s, &end);
+    int ok_libc = len && end == s + len;
+    int r = gs_num_parse(s, len, t, &a);
+    if (!ok_libc) return r == -1;
+    if (r != 0) return 0;
+    int both_nan = t == GS_F64 ? isnan(a.f64) && isnan(b.f64) : isnan(a.f32) && isnan(b.f32);
+    return both_nan || memcmp(&a, &b, t == GS_F64 ? sizeof a.f64 : sizeof a.f32) == 0;
 }
 
 static void random_decimal(char *buf)
@@ -695,10 +695,7 @@ static void test_csv_dialect(void)
     free(r.vals);
 
     o.header = GS_HDR_NO;
-    r = decode_s("x\n1\n", &o);
-    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 1 field 1: invalid number 'x'"), "csv_no_header",
-          "rc %d msg %s", r.rc, r.st.msg);
-    free(r.vals);
+    check_csv_error("csv_no_header", "x\n1\n", &o, "in.csv: line 1 field 1: invalid number 'x'");
 
     o.col = "x";
     r = decode_s("x\n1\n", &o);
@@ -707,10 +704,7 @@ static void test_csv_dialect(void)
     o.header = GS_HDR_AUTO;
 
     o.col = "price";
-    r = decode_s("a,b\n1,2\n", &o);
-    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: no column named 'price' in the header"),
-          "csv_no_such_name", "msg %s", r.st.msg);
-    free(r.vals);
+    check_csv_error("csv_no_such_name", "a,b\n1,2\n", &o, "in.csv: no column named 'price' in the header");
 
     o.col = "0";
     r = decode_s("1\n", &o);
@@ -747,10 +741,8 @@ static void test_csv_dialect(void)
     CHECK(same_f64(&r, (double[]){1.5, 2}, 2), "csv_quoted", "rc %d n %zu %s", r.rc, r.n, r.st.msg);
     free(r.vals);
 
-    r = decode_s("name,val\n\"a,b\",1\n\"c\nd\",2\n\"e\"\"f\",3\n\"g\",x\n", &o);
-    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 6 field 2: invalid number 'x'"),
-          "csv_quoted_delim_newline_err", "msg %s", r.st.msg);
-    free(r.vals);
+    check_csv_error("csv_quoted_delim_newline_err", "name,val\n\"a,b\",1\n\"c\nd\",2\n\"e\"\"f\",3\n\"g\",x\n", &o,
+                    "in.csv: line 6 field 2: invalid number 'x'");
     r = decode_s("name,val\n\"a,b\",1\n\"c\nd\",2\n\"e\"\"f\",3\n", &o);
     CHECK(same_f64(&r, (double[]){1, 2, 3}, 3) && !strcmp(r.colname, "val"), "csv_quoted_delim_newline",
           "rc %d n %zu %s", r.rc, r.n, r.st.msg);
@@ -799,10 +791,8 @@ static void test_csv_dialect(void)
               r.st.msg);
         free(r.vals);
         /* the lines of a CR-only file count its CRs */
-        r = decode_s("\"a\nb\",v\r1,5\r2,x\r", &o);
-        CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 4 field 2: invalid number 'x'"), "csv_cr_error_line",
-              "rc %d '%s'", r.rc, r.st.msg);
-        free(r.vals);
+        check_csv_error("csv_cr_error_line", "\"a\nb\",v\r1,5\r2,x\r", &o,
+                        "in.csv: line 4 field 2: invalid number 'x'");
         o.col = NULL;
     }
 
@@ -826,26 +816,17 @@ static void test_csv_dialect(void)
     CHECK(same_f64(&r, (double[]){-2000}, 1), "csv_spaces", "rc %d %s", r.rc, r.st.msg);
     free(r.vals);
 
-    r = decode_s("a,b\n1,2\n3\n", &o);
-    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 3: missing column 2 (the row has 1 field)"),
-          "csv_missing_column", "msg %s", r.st.msg);
-    free(r.vals);
+    check_csv_error("csv_missing_column", "a,b\n1,2\n3\n", &o,
+                    "in.csv: line 3: missing column 2 (the row has 1 field)");
     o.col = "4";
-    r = decode_s("\"a\",b\n1,2,3\n", &o);
-    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 1: missing column 4 (the row has 2 fields)"),
-          "csv_missing_column_quoted", "msg %s", r.st.msg);
-    free(r.vals);
+    check_csv_error("csv_missing_column_quoted", "\"a\",b\n1,2,3\n", &o,
+                    "in.csv: line 1: missing column 4 (the row has 2 fields)");
 
     o.col = NULL;
     o.type = GS_I32;
-    r = decode_s("1\n3000000000\n", &o);
-    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 2 field 1: number '3000000000' out of range for i32"),
-          "csv_out_of_range", "msg %s", r.st.msg);
-    free(r.vals);
-    r = decode_s("1\n2.5\n", &o);
-    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 2 field 1: invalid number '2.5'"), "csv_int_fraction",
-          "msg %s", r.st.msg);
-    free(r.vals);
+    check_csv_error("csv_out_of_range", "1\n3000000000\n", &o,
+                    "in.csv: line 2 field 1: number '3000000000' out of range for i32");
+    check_csv_error("csv_int_fraction", "1\n2.5\n", &o, "in.csv: line 2 field 1: invalid number '2.5'");
 
     o.skip_bad = 1;
     o.col = "2";
@@ -856,17 +837,11 @@ static void test_csv_dialect(void)
     free(r.vals);
     o.skip_bad = 0;
 
-    r = decode_s("a,b\n1,\"2\n", &o);
-    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 2: unterminated quoted field"), "csv_unterminated",
-          "msg %s", r.st.msg);
-    free(r.vals);
+    check_csv_error("csv_unterminated", "a,b\n1,\"2\n", &o, "in.csv: line 2: unterminated quoted field");
 
     o.col = "2";
     o.type = GS_F64;
-    r = decode_s("\n\n\"a,b\n", &o);
-    CHECK(r.rc == GS_EDATA && !strcmp(r.st.msg, "in.csv: line 3: unterminated quoted field"),
-          "csv_unterminated_header", "msg %s", r.st.msg);
-    free(r.vals);
+    check_csv_error("csv_unterminated_header", "\n\n\"a,b\n", &o, "in.csv: line 3: unterminated quoted field");
 
     /* Stray quotes inside unquoted text fields are tolerated (we never look at those fields). */
     r = decode_s("h,v\n5'10\",1\nab\"c\"d,2\n", &o);

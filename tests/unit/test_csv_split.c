@@ -13,15 +13,10 @@
 #include "../../io/csv_lines.h"
 #include "../../io/missing.h"
 #include "check.h"
+#include "xorshift.h"
 
 static uint64_t rng_state = 0x853c49e6748fea9bull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rnd(void) { return xorshift64(&rng_state); }
 
 /* The reference: one line at a time, one byte at a time. Returns the values' count, or -1 at
  * the first error (then *err_line says where); *lines the '\n' seen, *skipped the bad values

@@ -264,6 +264,14 @@ static void *values(gs_type t, size_t n, int sparse, unsigned seed, int uniform)
     return v;
 }
 
+/* n i32 values as values() makes them, written to path as raw zstd in frames of `frame` bytes. */
+static int32_t *i32_zst(const char *path, size_t n, int sparse, unsigned seed, int uniform, size_t frame)
+{
+    int32_t *in = values(GS_I32, n, sparse, seed, uniform);
+    write_zst(path, GS_FMT_RAW, GS_I32, in, n, frame);
+    return in;
+}
+
 /* ---- decoding ------------------------------------------------------------------------------------------- */
 typedef struct feeder {
     int fd;
@@ -393,9 +401,8 @@ static void test_decode_shapes(void)
 static void test_decode_window(void)
 {
     const size_t n = 10000001;
-    int32_t *in = values(GS_I32, n, 0, 8, 1);
+    int32_t *in = i32_zst(tmp("w.zst"), n, 0, 8, 1, 32 << 10);
     const gs_chain scan = chain1(job_of(GS_OP_SCAN, GS_I32, 0));
-    write_zst(tmp("w.zst"), GS_FMT_RAW, GS_I32, in, n, 32 << 10);
     frun fr = {tmp("w.zst"), GS_FMT_RAW, GS_I32, 1, 1 << 20, NULL, GS_FMT_RAW, 0, 0};
     check("frames past the window's end", &scan, &fr, in, n, "all", NULL);
     FILE *f = fopen(tmp("wmix.zst"), "wb");
@@ -412,9 +419,8 @@ static void test_decode_window(void)
 static void test_decode_corrupt(void)
 {
     const size_t n = 750001;
-    int32_t *in = values(GS_I32, n, 1, 6, 0);
+    int32_t *in = i32_zst(tmp("v64.zst"), n, 1, 6, 0, 64 << 10);
     const gs_chain cmp = chain1(job_of(GS_OP_COMPACT, GS_I32, 0));
-    write_zst(tmp("v64.zst"), GS_FMT_RAW, GS_I32, in, n, 64 << 10);
     size_t len = 0, off = 0, size = 0;
     unsigned char *z = slurp(tmp("v64.zst"), &len);
     const int found = z && !frame_at(z, len, -4, &off, &size);
@@ -482,8 +488,7 @@ static void test_encode_ops(void)
 static void test_encode_shapes(void)
 {
     const size_t n = 300001;
-    int32_t *in = values(GS_I32, n, 1, 8, 0);
-    write_zst(tmp("v.zst"), GS_FMT_RAW, GS_I32, in, n, 64 << 10);
+    int32_t *in = i32_zst(tmp("v.zst"), n, 1, 8, 0, 64 << 10);
     const gs_chain scan = chain1(job_of(GS_OP_SCAN, GS_I32, 0));
     const gs_chain cmp = chain1(job_of(GS_OP_COMPACT, GS_I32, 0));
     const gs_chain mm9 = chain1(j_minmax(9, GS_MM_BOTH, 0, GS_I32));

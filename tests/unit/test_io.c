@@ -4,6 +4,8 @@
  * no content size, concatenated, skippable frames); bad inputs and failed outputs, after which
  * no output and no temp file may remain. */
 #include "check.h"
+#include "paths.h"
+#include "xorshift.h"
 #include "../../io/io.h"
 
 #include <dirent.h>
@@ -29,24 +31,11 @@ static size_t zwindow;
 static int zsync;
 static int have_zstd_cli, have_numpy;
 
-static const char *P(const char *name)
-{
-    static char bufs[8][512];
-    static int i;
-    char *b = bufs[i++ % 8];
-    snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
-    return b;
-}
+static const char *P(const char *name) { return dir_path(dir, name); }
 
 /* ---- data ----------------------------------------------------------------------------------- */
 static uint64_t rng = 88172645463325252ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next_rand(void) { return xorshift64(&rng); }
 
 /* n values of type t: the edge values first, then random bit patterns (NaN payloads too). */
 static void *make_values(gs_type t, size_t n)

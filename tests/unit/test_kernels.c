@@ -80,16 +80,19 @@ static int64_t get_i(gs_type t, const void *a, size_t i)
     return (int64_t)b;
 }
 static uint64_t get_u(gs_type t, const void *a, size_t i) { return get_bits(t, a, i); }
+/* Float element as a double, from its raw bits. */
 static double get_f(gs_type t, const void *a, size_t i)
 {
-    if (t == GS_F32) {
+    const uint64_t b = get_bits(t, a, i);
+    const union {
+        uint32_t u;
         float f;
-        memcpy(&f, (const char *)a + 4 * i, 4);
-        return f;
-    }
-    double d;
-    memcpy(&d, (const char *)a + 8 * i, 8);
-    return d;
+    } w32 = {(uint32_t)b};
+    const union {
+        uint64_t u;
+        double d;
+    } w64 = {b};
+    return t == GS_F32 ? w32.f : w64.d;
 }
 static int el_nan(gs_type t, const void *a, size_t i) { return isflt(t) && isnan(get_f(t, a, i)); }
 
@@ -290,11 +293,14 @@ static size_t scan_same(const gs_scan_params *p, const scan_expect *e, const voi
 
 static const char *const op_name[] = {"sum", "min", "max"};
 
-typedef struct scan_variant {
+/* The CPU scan and compact variants under test, by name: sequential and parallel. */
+typedef struct cpu_variant {
     const char *name;
-    gs_scan_cpu_fn fn;
-} scan_variant;
-static const scan_variant scan_variants[] = {{"cpu", gs_scan_cpu}, {"cpu-par", gs_scan_cpu_par}};
+    gs_scan_cpu_fn scan;
+    gs_compact_cpu_fn compact;
+} cpu_variant;
+static const cpu_variant cpu_variants[] = {{"cpu", gs_scan_cpu, gs_compact_cpu},
+                                           {"cpu-par", gs_scan_cpu_par, gs_compact_cpu_par}};
 
 static void test_scan_identity(void)
 {
@@ -309,7 +315,7 @@ static void test_scan_identity(void)
 }
 
 /* Chunked run over consecutive chunks from `cycle`, carrying the total. */
-static int scan_chunked(const scan_variant *v, const gs_scan_params *p, const void *x, size_t n, void *out,
+static int scan_chunked(const cpu_variant *v, const gs_scan_params *p, const void *x, size_t n, void *out,
                         const size_t *cycle, size_t ncycle, gs_value *carry)
 {
     gs_status st = {0};
@@ -318,7 +324,7 @@ static int scan_chunked(const scan_variant *v, const gs_scan_params *p, const vo
     while (off < n) {
         size_t len = cycle[c++ % ncycle];
         if (len > n - off) len = n - off;
-        if (v->fn(p, (const char *)x + off * esize(p->type), (char *)out + off * esize(p->out_type), len, carry,
+        if (v->scan(p, (const char *)x + off * esize(p->type), (char *)out + off * esize(p->out_type), len, carry,
                   &st))
             return -1;
         off += len;
@@ -343,14 +349,14 @@ static void test_scan(void)
                     const gs_scan_params p = {pairs[pi][0], pairs[pi][1], (gs_scan_op)op, ex, 0};
                     scan_expect e = scan_oracle(&p, x, n);
                     for (size_t vi = 0; vi < 2; vi++) {
-                        const scan_variant *v = &scan_variants[vi];
+                        const cpu_variant *v = &cpu_variants[vi];
                         char name[160], why[600] = "";
                         snprintf(name, sizeof name, "scan %s %s->%s %s %s n=%zu", v->name, tname[p.type],
                                  tname[p.out_type], op_name[op], ex ? "exclusive" : "inclusive", n);
                         gs_status st = {0};
                         gs_value carry;
                         gs_scan_identity(p.op, p.out_type, &carry);
-                        int ok = v->fn(&p, x, out, n, &carry, &st) == GS_OK;
+                        int ok = v->scan(&p, x, out, n, &carry, &st) == GS_OK;
                         if (!ok) snprintf(why, sizeof why, "returned an error: %s", st.msg);
                         size_t bad = ok ? scan_verify(&p, &e, out, n, &carry) : 0;
                         if (ok && bad != SIZE_MAX) {
@@ -404,18 +410,18 @@ static void test_scan_edges(void)
                 gs_scan_identity(GS_SCAN_SUM, GS_F64, &c);
                 gs_scan_identity(GS_SCAN_SUM, GS_F32, &cf);
                 gs_scan_identity(GS_SCAN_SUM, GS_F64, &cw);
-                ok &= scan_variants[vi].fn(&p, x, out, len, &c, &st) == GS_OK && signbit(out[0]) &&
+                ok &= cpu_variants[vi].scan(&p, x, out, len, &c, &st) == GS_OK && signbit(out[0]) &&
                       signbit(out[len - 1]) && signbit(c.f64);
-                ok &= scan_variants[vi].fn(&q, xf, of, len, &cf, &st) == GS_OK && signbit(of[0]) &&
+                ok &= cpu_variants[vi].scan(&q, xf, of, len, &cf, &st) == GS_OK && signbit(of[0]) &&
                       signbit(of[len - 1]) && signbit(cf.f32);
-                ok &= scan_variants[vi].fn(&w, xf, out, len, &cw, &st) == GS_OK && signbit(out[len - 1]);
+                ok &= cpu_variants[vi].scan(&w, xf, out, len, &cw, &st) == GS_OK && signbit(out[len - 1]);
             }
         x[7] = 1.0, x[9] = -1.0; /* 1 + -1 is +0.0, and stays +0.0 after more -0.0 */
         for (size_t vi = 0; vi < 2; vi++) {
             gs_scan_params p = {GS_F64, GS_F64, GS_SCAN_SUM, 0, 0};
             gs_value c;
             gs_scan_identity(GS_SCAN_SUM, GS_F64, &c);
-            ok &= scan_variants[vi].fn(&p, x, out, n, &c, &st) == GS_OK && signbit(out[6]) && out[7] == 1.0 &&
+            ok &= cpu_variants[vi].scan(&p, x, out, n, &c, &st) == GS_OK && signbit(out[6]) && out[7] == 1.0 &&
                   out[9] == 0.0 && !signbit(out[9]) && !signbit(out[n - 1]);
         }
         CHECK(ok, "scan sum of -0.0 stays -0.0 (numpy's cumsum)", "a +0.0");
@@ -429,7 +435,7 @@ static void test_scan_edges(void)
         int ok = 1;
         for (size_t vi = 0; vi < 2; vi++) {
             gs_value c = {.i64 = 0};
-            ok &= scan_variants[vi].fn(&p, x, out, 3, &c, &st) == GS_OK && out[0] == INT64_MAX &&
+            ok &= cpu_variants[vi].scan(&p, x, out, 3, &c, &st) == GS_OK && out[0] == INT64_MAX &&
                   out[1] == INT64_MIN && out[2] == 0 && c.i64 == 0;
         }
         CHECK(ok, "scan sum i64 wraps at INT64_MAX", "wrong wrap");
@@ -442,8 +448,8 @@ static void test_scan_edges(void)
         int ok = 1;
         for (size_t vi = 0; vi < 2; vi++) {
             gs_value c = {.i64 = 0}, c32 = {.i32 = 0};
-            ok &= scan_variants[vi].fn(&p, x, out, 2, &c, &st) == GS_OK && out[1] == 2 * (int64_t)INT32_MAX;
-            ok &= scan_variants[vi].fn(&q, x, o32, 2, &c32, &st) == GS_OK && o32[1] == -2;
+            ok &= cpu_variants[vi].scan(&p, x, out, 2, &c, &st) == GS_OK && out[1] == 2 * (int64_t)INT32_MAX;
+            ok &= cpu_variants[vi].scan(&q, x, o32, 2, &c32, &st) == GS_OK && o32[1] == -2;
         }
         CHECK(ok, "scan sum i32->i64 widens, i32 wraps", "wrong widening or wrap");
     }
@@ -454,7 +460,7 @@ static void test_scan_edges(void)
         int ok = 1;
         for (size_t vi = 0; vi < 2; vi++) {
             gs_value c = {.u64 = 5};
-            ok &= scan_variants[vi].fn(&p, x, out, 2, &c, &st) == GS_OK && out[0] == 5 && out[1] == 4 && c.u64 == 6;
+            ok &= cpu_variants[vi].scan(&p, x, out, 2, &c, &st) == GS_OK && out[0] == 5 && out[1] == 4 && c.u64 == 6;
         }
         CHECK(ok, "scan exclusive u64 from carry 5 wraps past UINT64_MAX", "wrong exclusive carry");
     }
@@ -466,10 +472,10 @@ static void test_scan_edges(void)
         for (size_t vi = 0; vi < 2; vi++) {
             gs_value c;
             gs_scan_identity(GS_SCAN_MIN, GS_F64, &c);
-            ok &= scan_variants[vi].fn(&p, x, out, 5, &c, &st) == GS_OK && out[0] == 0 && !signbit(out[0]) &&
+            ok &= cpu_variants[vi].scan(&p, x, out, 5, &c, &st) == GS_OK && out[0] == 0 && !signbit(out[0]) &&
                   signbit(out[1]) && signbit(out[2]) && isnan(out[3]) && isnan(out[4]) && isnan(c.f64);
             c.f64 = -0.0;
-            ok &= scan_variants[vi].fn(&q, x, out, 3, &c, &st) == GS_OK && !signbit(out[0]) && !signbit(out[1]) &&
+            ok &= cpu_variants[vi].scan(&q, x, out, 3, &c, &st) == GS_OK && !signbit(out[0]) && !signbit(out[1]) &&
                   !signbit(c.f64);
         }
         CHECK(ok, "scan f64 min/max: -0.0 below +0.0, NaN sticks", "wrong zero sign or NaN");
@@ -482,8 +488,8 @@ static void test_scan_edges(void)
         for (size_t vi = 0; vi < 2; vi++) {
             gs_value c = {.i32 = 0}, c2 = {.i32 = 0};
             memcpy(b, a, n * 4);
-            ok &= scan_variants[vi].fn(&p, a, ref, n, &c, &st) == GS_OK;
-            ok &= scan_variants[vi].fn(&p, b, b, n, &c2, &st) == GS_OK;
+            ok &= cpu_variants[vi].scan(&p, a, ref, n, &c, &st) == GS_OK;
+            ok &= cpu_variants[vi].scan(&p, b, b, n, &c2, &st) == GS_OK;
             ok &= memcmp(b, ref, n * 4) == 0 && c.i32 == c2.i32;
         }
         CHECK(ok, "scan in place (in == out) equals out of place", "in-place result differs");
@@ -498,7 +504,7 @@ static void test_scan_edges(void)
                 gs_scan_params p = {bad[k][0], bad[k][1], GS_SCAN_SUM, 0, 0};
                 gs_value c = {.u64 = 0};
                 int32_t dummy = 0;
-                ok &= scan_variants[vi].fn(&p, &dummy, &dummy, 0, &c, &s) == GS_EUSAGE && s.code == GS_EUSAGE &&
+                ok &= cpu_variants[vi].scan(&p, &dummy, &dummy, 0, &c, &s) == GS_EUSAGE && s.code == GS_EUSAGE &&
                       strstr(s.msg, tname[bad[k][0]]) && strstr(s.msg, tname[bad[k][1]]);
             }
         CHECK(ok, "scan refuses widenings other than i32->i64 u32->u64 f32->f64", "accepted or unclear message");
@@ -617,12 +623,6 @@ static void pick_operands(gs_compact_params *p, const void *x, size_t n)
     set_bits(t, &p->b, 0, get_bits(t, x, j));
 }
 
-typedef struct compact_variant {
-    const char *name;
-    gs_compact_cpu_fn fn;
-} compact_variant;
-static const compact_variant compact_variants[] = {{"cpu", gs_compact_cpu}, {"cpu-par", gs_compact_cpu_par}};
-
 static void test_compact(void)
 {
     for (size_t si = 0; si < NSIZES; si++) {
@@ -649,11 +649,11 @@ static void test_compact(void)
                             else set_bits(t, exp, nexp++, get_bits(t, x, i));
                         }
                     for (size_t vi = 0; vi < 2; vi++) {
-                        const compact_variant *v = &compact_variants[vi];
+                        const cpu_variant *v = &cpu_variants[vi];
                         gs_status st = {0};
                         size_t kept = SIZE_MAX;
                         if (!ok[vi]) continue;
-                        if (v->fn(&p, x, n, out, base, &kept, &st) != GS_OK) {
+                        if (v->compact(&p, x, n, out, base, &kept, &st) != GS_OK) {
                             ok[vi] = 0, snprintf(why[vi], sizeof why[vi], "returned an error: %s", st.msg);
                         } else if (kept != nexp || memcmp(out, exp, nexp * osz) != 0) {
                             ok[vi] = 0, snprintf(why[vi], sizeof why[vi], "invert=%d indices=%d: kept %zu, oracle %zu%s",
@@ -665,7 +665,7 @@ static void test_compact(void)
                             while (off < n && ok[vi]) {
                                 size_t len = cyc[c++ % ncyc], k2 = 0;
                                 if (len > n - off) len = n - off;
-                                if (v->fn(&p, (const char *)x + off * esize(t), len, (char *)out2 + total * osz,
+                                if (v->compact(&p, (const char *)x + off * esize(t), len, (char *)out2 + total * osz,
                                           base + off, &k2, &st))
                                     ok[vi] = 0;
                                 total += k2, off += len;
@@ -678,7 +678,7 @@ static void test_compact(void)
                 }
                 for (size_t vi = 0; vi < 2; vi++) {
                     char name[160];
-                    snprintf(name, sizeof name, "compact %s %s %s (x4: invert, indices) n=%zu", compact_variants[vi].name,
+                    snprintf(name, sizeof name, "compact %s %s %s (x4: invert, indices) n=%zu", cpu_variants[vi].name,
                              tname[ti], pred_name[pr], n);
                     CHECK(ok[vi], name, "%s", why[vi]);
                 }
@@ -719,7 +719,7 @@ static void test_compact_edges(void)
                                    .indices = 1};
             uint64_t idx[6];
             size_t kept = 0, ne = 0;
-            ok &= compact_variants[vi].fn(&p, x, 6, idx, 0, &kept, &st) == GS_OK;
+            ok &= cpu_variants[vi].compact(&p, x, 6, idx, 0, &kept, &st) == GS_OK;
             for (size_t i = 0; i < 6; i++)
                 if (cases[c].expect[i]) ok &= ne < kept && idx[ne++] == i;
             ok &= kept == ne;
@@ -733,13 +733,13 @@ static void test_compact_edges(void)
         size_t kept;
         uint64_t o[3];
         gs_compact_params p = {.type = GS_U64, .pred = GS_PRED_GT, .a.u64 = 0};
-        ok &= compact_variants[vi].fn(&p, u, 3, o, 0, &kept, &st) == GS_OK && kept == 2 && o[0] == UINT64_MAX;
+        ok &= cpu_variants[vi].compact(&p, u, 3, o, 0, &kept, &st) == GS_OK && kept == 2 && o[0] == UINT64_MAX;
         p.pred = GS_PRED_FINITE;
-        ok &= compact_variants[vi].fn(&p, u, 3, o, 0, &kept, &st) == GS_OK && kept == 3;
+        ok &= cpu_variants[vi].compact(&p, u, 3, o, 0, &kept, &st) == GS_OK && kept == 3;
         p.pred = GS_PRED_NAN;
-        ok &= compact_variants[vi].fn(&p, u, 3, o, 0, &kept, &st) == GS_OK && kept == 0;
+        ok &= cpu_variants[vi].compact(&p, u, 3, o, 0, &kept, &st) == GS_OK && kept == 0;
         gs_compact_params q = {.type = GS_I64, .pred = GS_PRED_LT, .a.i64 = 0};
-        ok &= compact_variants[vi].fn(&q, s, 3, o, 0, &kept, &st) == GS_OK && kept == 2 && (int64_t)o[0] == INT64_MIN;
+        ok &= cpu_variants[vi].compact(&q, s, 3, o, 0, &kept, &st) == GS_OK && kept == 2 && (int64_t)o[0] == INT64_MIN;
     }
     CHECK(ok, "compact integer predicates: finite always, nan never, extremes", "wrong kept set");
     /* in place, values */
@@ -750,8 +750,8 @@ static void test_compact_edges(void)
             int32_t *a = gen(GS_I32, n), *ref = xmalloc(n * 4);
             gs_compact_params p = {.type = GS_I32, .pred = GS_PRED_GT, .a.i32 = 0};
             size_t k1, k2;
-            ok &= compact_variants[vi].fn(&p, a, n, ref, 0, &k1, &st) == GS_OK;
-            ok &= compact_variants[vi].fn(&p, a, n, a, 0, &k2, &st) == GS_OK;
+            ok &= cpu_variants[vi].compact(&p, a, n, ref, 0, &k1, &st) == GS_OK;
+            ok &= cpu_variants[vi].compact(&p, a, n, a, 0, &k2, &st) == GS_OK;
             ok &= k1 == k2 && memcmp(a, ref, k1 * 4) == 0;
             free(a), free(ref);
         }

@@ -13,15 +13,10 @@
 
 #include "../../io/io_internal.h"
 #include "check.h"
+#include "xorshift.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rnd(void) { return xorshift64(&rng_state); }
 
 /* ---- parse: the libc is the reference --------------------------------------------------------- */
 

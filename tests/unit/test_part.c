@@ -5,6 +5,8 @@
  * once, the header read before each range; a writer into a caller's sink gives the bytes a file
  * writer gives. */
 #include "check.h"
+#include "paths.h"
+#include "xorshift.h"
 #include "../../io/io.h"
 
 #include <stdint.h>
@@ -15,14 +17,7 @@
 
 static char dir[256];
 
-static const char *P(const char *name)
-{
-    static char bufs[4][512];
-    static int i;
-    char *b = bufs[i++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
-    return b;
-}
+static const char *P(const char *name) { return dir_path(dir, name); }
 
 static int write_file(const char *path, gs_format f, int zstd, size_t frame, const int32_t *v, size_t n)
 {
@@ -130,10 +125,7 @@ int main(void)
     size_t n = 3001;
     int32_t *v = malloc(n * sizeof *v);
     uint64_t x = 88172645463325252ull;
-    for (size_t i = 0; i < n; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        v[i] = (int32_t)(x % 2001) - 1000;
-    }
+    for (size_t i = 0; i < n; i++) v[i] = (int32_t)(xorshift64(&x) % 2001) - 1000;
     if (write_file(P("a.raw"), GS_FMT_RAW, 0, 0, v, n) || write_file(P("a.npy"), GS_FMT_NPY, 0, 0, v, n) ||
         write_file(P("a.raw.zst"), GS_FMT_RAW, 1, 1002, v, n) || write_file(P("a.npy.zst"), GS_FMT_NPY, 1, 1024, v, n) ||
         write_file(P("one.raw.zst"), GS_FMT_RAW, 1, 1 << 20, v, n) || write_file(P("a.csv"), GS_FMT_CSV, 0, 0, v, n) ||

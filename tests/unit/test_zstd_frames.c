@@ -119,13 +119,30 @@ static int read_all(const char *path, gs_zcodec *c, int32_t *out, size_t cap, si
     return rc;
 }
 
+/* Writes the n values at v to path under wo: the first failure's code (the writer aborted), or 0. */
+static int write_file(const char *path, const gs_write_opts *wo, const void *v, size_t n, gs_status *st)
+{
+    gs_writer *w = NULL;
+    int rc = gs_writer_open(&w, path, wo, st);
+    if (!rc) rc = gs_writer_write(w, v, n, st);
+    if (!rc) rc = gs_writer_close(w, st);
+    else gs_writer_abort(w);
+    return rc;
+}
+
+/* Makes a fresh directory from the mkdtemp template dir; where it cannot, a failed check named
+ * `name` and 0. */
+static int made_dir(char *dir, const char *name)
+{
+    if (mkdtemp(dir)) return 1;
+    CHECK(0, name, "mkdtemp failed");
+    return 0;
+}
+
 static void test_codec_path(void)
 {
     char dir[] = "/tmp/gs_test_zframes.XXXXXX", path[64], cmd[200];
-    if (!mkdtemp(dir)) {
-        CHECK(0, "zstd_frames codec path: temp dir", "mkdtemp failed");
-        return;
-    }
+    if (!made_dir(dir, "zstd_frames codec path: temp dir")) return;
     snprintf(path, sizeof path, "%s/a.i32.zst", dir);
     size_t n = 700001; /* 43 frames of 64 KiB and a short one */
     int32_t *v = malloc(n * sizeof *v), *back = malloc((n + 16) * sizeof *back);
@@ -143,11 +160,7 @@ static void test_codec_path(void)
     wo.force = 1;
     wo.zcodec = &enc.base;
     gs_status st = {0};
-    gs_writer *w = NULL;
-    int rc = gs_writer_open(&w, path, &wo, &st);
-    if (!rc) rc = gs_writer_write(w, v, n, &st);
-    if (!rc) rc = gs_writer_close(w, &st);
-    else gs_writer_abort(w);
+    int rc = write_file(path, &wo, v, n, &st);
     size_t frames = (n * 4 + wo.frame_size - 1) / wo.frame_size;
     CHECK(!rc && enc.base.enc_frames == frames && enc.base.enc_in == n * 4, "zstd_frames codec encode: all frames",
           "rc=%d %s frames=%llu", rc, st.msg, (unsigned long long)enc.base.enc_frames);
@@ -159,12 +172,8 @@ static void test_codec_path(void)
         fake_codec ns;
         fake_init(&ns, 4);
         wo.zcodec = &ns.base;
-        gs_writer *w2 = NULL;
         st = (gs_status){0};
-        rc = gs_writer_open(&w2, p2, &wo, &st);
-        if (!rc) rc = gs_writer_write(w2, v, n, &st);
-        if (!rc) rc = gs_writer_close(w2, &st);
-        else gs_writer_abort(w2);
+        rc = write_file(p2, &wo, v, n, &st);
         size_t got = 0;
         gs_status st2 = {0};
         int rc2 = rc ? rc : read_all(p2, NULL, back, n + 16, &got, &st2);
@@ -355,10 +364,7 @@ static int read_chunks(const char *path, gs_format fmt, size_t chunk, unsigned c
 static void test_reader_frames(void)
 {
     char dir[] = "/tmp/gs_test_rframes.XXXXXX", path[80], cmd[200];
-    if (!mkdtemp(dir)) {
-        CHECK(0, "reader frames: temp dir", "mkdtemp failed");
-        return;
-    }
+    if (!made_dir(dir, "reader frames: temp dir")) return;
     snprintf(path, sizeof path, "%s/f.zst", dir);
     const size_t len = 3 * (64u << 10) * 7 + 4 * 1001; /* odd tail */
     unsigned char *d = make_data(len, 1), *back = malloc(len + (1u << 20));
@@ -458,11 +464,7 @@ static void test_reader_frames(void)
         wo.frame_size = 64u << 10;
         wo.force = 1;
         gs_status st = {0};
-        gs_writer *w = NULL;
-        int rc = gs_writer_open(&w, path, &wo, &st);
-        if (!rc) rc = gs_writer_write(w, d, n, &st);
-        if (!rc) rc = gs_writer_close(w, &st);
-        else gs_writer_abort(w);
+        int rc = write_file(path, &wo, d, n, &st);
         size_t got = 0, frames = 0, bad = 0;
         if (!rc) rc = read_chunks(path, GS_FMT_NPY, 64u << 10, back, len, &got, &frames, &bad, &st);
         /* the frames hold the header's 128 bytes and then data: each frame's data starts 128 bytes

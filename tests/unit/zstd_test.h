@@ -10,14 +10,10 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "xorshift.h"
+
 static uint64_t rng = 0x9E3779B97F4A7C15ull; /* a program may seed it afresh */
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t rnd(void) { return xorshift64(&rng); }
 
 /* The zstd checksum of d, as the reference library computes it. */
 static inline uint32_t xxh(const void *d, size_t n) { return (uint32_t)XXH64(d, n, 0); }
