@@ -9,6 +9,8 @@
 #   bash tests/bench/csv_polars.sh [ROWS]                    (default 1e8; REPS=3)
 #   REPS=5 OUT=results PYTHON=venv/bin/python bash tests/bench/csv_polars.sh 1e7
 #   ONE_THREAD=0 bash tests/bench/csv_polars.sh             (no one-thread cells: "-")
+#   SET=tables bash tests/bench/csv_polars.sh               (rows and columns kept beside the results,
+#                                                            each after the same job without them)
 REPS=${REPS:-3}
 ONE_THREAD=${ONE_THREAD:-1}
 . "$(dirname "$0")/lib.sh"
@@ -21,7 +23,8 @@ echo "file $(stat -c %s "$F") bytes"
 
 # the Polars equivalents, one job a run: minmax = rolling min and max over 500 rows from the 500th,
 # rolling = rolling mean and std over 500 rows from the 500th, scan = cumulative sum, compact = the
-# rows where price > 100
+# rows where price > 100; SET=tables: mean = the rolling mean alone, mean_keep = with the time column
+# beside it, rows = the whole rows where price > 100
 cat >"$D/polars_job.py" <<'PY'
 import sys
 import polars as pl
@@ -31,6 +34,12 @@ if job == "minmax":
     q = q.select(pl.col("price").rolling_min(500).alias("min"), pl.col("price").rolling_max(500).alias("max")).slice(499)
 elif job == "rolling":
     q = q.select(pl.col("price").rolling_mean(500).alias("mean"), pl.col("price").rolling_std(500).alias("std")).slice(499)
+elif job == "mean":
+    q = q.select(pl.col("price").rolling_mean(500).alias("mean")).slice(499)
+elif job == "mean_keep":
+    q = q.select(pl.col("time"), pl.col("price").rolling_mean(500).alias("mean")).slice(499)
+elif job == "rows":
+    q = q.filter(pl.col("price") > 100)
 elif job == "scan":
     q = q.select(pl.col("volume").cum_sum())
 else:
@@ -41,9 +50,15 @@ PY=${PYTHON:-python3}
 HAVE_POLARS=0
 if "$PY" -c 'import polars' 2>/dev/null; then HAVE_POLARS=1; fi
 
-JOBS=("minmax -w 500 --col price" "rolling -w 500 --agg mean,std --col price" "scan --col volume -t i64"
-    "compact --pred gt:100 --col price")
-PJOBS=(minmax rolling scan compact)
+if [ "${SET:-verbs}" = tables ]; then
+    JOBS=("compact --pred gt:100 --col price" "compact --pred gt:100 --col price --rows" "rolling -w 500 --col price"
+        "rolling -w 500 --col price --keep time")
+    PJOBS=(compact rows mean mean_keep)
+else
+    JOBS=("minmax -w 500 --col price" "rolling -w 500 --agg mean,std --col price" "scan --col volume -t i64"
+        "compact --pred gt:100 --col price")
+    PJOBS=(minmax rolling scan compact)
+fi
 COLS=("gpustream (auto)" "--backend cpu" "--backend cpu --threads 1" "Polars lazy" "Polars lazy, 1 thread")
 declare -A CELL
 for i in "${!JOBS[@]}"; do
