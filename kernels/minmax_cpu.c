@@ -28,6 +28,7 @@
 
 #include "../common/pool.h"
 #include "ops.h"
+#include "rolling_ops.h"
 
 #define GS_MM_TILE ((size_t)2048)            /* outputs per suffix tile: 2 x 16 KiB of keys at most */
 #define GS_MM_MIN_PART ((size_t)1 << 16)     /* fewest outputs worth handing to a thread */
@@ -187,58 +188,16 @@ int gs_minmax_cpu_lemire(const gs_minmax_params *p, const void *in, size_t m, si
 }
 
 /* ---- van Herk / Gil-Werman -------------------------------------------------------------------- */
-/* Float <-> key. Flipping the magnitude of negatives makes the bits order as signed integers. */
-static inline int32_t key_f32(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    u ^= (0u - (u >> 31)) >> 1;
-    return (int32_t)u;
-}
-static inline float unkey_f32(int32_t k)
-{
-    uint32_t u = (uint32_t)k;
-    u ^= (0u - (u >> 31)) >> 1;
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-static inline int64_t key_f64(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    u ^= (0ull - (u >> 63)) >> 1;
-    return (int64_t)u;
-}
-static inline double unkey_f64(int64_t k)
-{
-    uint64_t u = (uint64_t)k;
-    u ^= (0ull - (u >> 63)) >> 1;
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-/* NaN maps to the extreme key of its chain; every non-NaN key lies strictly inside. In key space
- * a NaN with the sign bit clear lies above +inf and one with it set below -inf, so each chain
- * only has to move the NaNs on the wrong side (one compare and select, no float compare). The
- * extremes INT_MIN and INT_MAX map back to NaN bit patterns by themselves (0xffffffff and
- * 0x7fffffff for f32), so unkeying needs no test. */
-#define GS_KEY_PINF_F32 ((int32_t)0x7f800000)           /* key(+inf) */
-#define GS_KEY_NINF_F32 (-(int32_t)0x7f800001)          /* key(-inf) */
-#define GS_KEY_PINF_F64 ((int64_t)0x7ff0000000000000)   /* key(+inf) */
-#define GS_KEY_NINF_F64 (-(int64_t)0x7ff0000000000001)  /* key(-inf) */
-static inline int32_t kmin_f32(float x) { const int32_t k = key_f32(x); return k > GS_KEY_PINF_F32 ? INT32_MIN : k; }
-static inline int32_t kmax_f32(float x) { const int32_t k = key_f32(x); return k < GS_KEY_NINF_F32 ? INT32_MAX : k; }
-static inline int64_t kmin_f64(double x) { const int64_t k = key_f64(x); return k > GS_KEY_PINF_F64 ? INT64_MIN : k; }
-static inline int64_t kmax_f64(double x) { const int64_t k = key_f64(x); return k < GS_KEY_NINF_F64 ? INT64_MAX : k; }
-#define KMIN_f32(x) kmin_f32(x)
-#define KMAX_f32(x) kmax_f32(x)
-#define UNMIN_f32(k) unkey_f32(k)
-#define UNMAX_f32(k) unkey_f32(k)
-#define KMIN_f64(x) kmin_f64(x)
-#define KMAX_f64(x) kmax_f64(x)
-#define UNMIN_f64(k) unkey_f64(k)
-#define UNMAX_f64(k) unkey_f64(k)
+/* Float <-> key: the order keys of rolling_ops.h, NaN at the extreme of each chain. The extreme
+ * keys map back to NaN bit patterns by themselves, so unkeying needs no test. */
+#define KMIN_f32(x) gs_kmin_f32(x)
+#define KMAX_f32(x) gs_kmax_f32(x)
+#define UNMIN_f32(k) gs_funkey_f32(k)
+#define UNMAX_f32(k) gs_funkey_f32(k)
+#define KMIN_f64(x) gs_kmin_f64(x)
+#define KMAX_f64(x) gs_kmax_f64(x)
+#define UNMIN_f64(k) gs_funkey_f64(k)
+#define UNMAX_f64(k) gs_funkey_f64(k)
 #define GS_MM_IDKEY(x) (x)
 #define KMIN_i32 GS_MM_IDKEY
 #define KMAX_i32 GS_MM_IDKEY
