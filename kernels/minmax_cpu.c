@@ -50,10 +50,18 @@ static size_t mm_window(const gs_minmax_params *p, size_t m)
 
 static size_t mm_start(size_t e, size_t w) { return e + 1 > w ? e + 1 - w : 0; }
 
+/* GEN(S, T) for each element type, in gs_type order (the tables below index by type). */
+#define GS_MM_EACH_TYPE(GEN) \
+    GEN(i32, int32_t) GEN(i64, int64_t) GEN(u32, uint32_t) GEN(u64, uint64_t) GEN(f32, float) GEN(f64, double)
+
 /* ---- naive ---------------------------------------------------------------------------------- */
+typedef void (*naive_fn)(const void *in, size_t m, size_t first, size_t w, gs_mm_only only, void *out);
 #define GS_MM_NAIVE(S, T)                                                                        \
-    static void naive_##S(const T *in, size_t m, size_t first, size_t w, gs_mm_only only, T *out) \
+    static void naive_##S(const void *vin, size_t m, size_t first, size_t w, gs_mm_only only,   \
+                          void *vout)                                                            \
     {                                                                                            \
+        const T *in = vin;                                                                       \
+        T *out = vout;                                                                           \
         for (size_t e = first; e < m; e++) {                                                     \
             const size_t s = mm_start(e, w);                                                     \
             T mn = in[s], mx = in[s];                                                            \
@@ -69,28 +77,16 @@ static size_t mm_start(size_t e, size_t w) { return e + 1 > w ? e + 1 - w : 0; }
             }                                                                                    \
         }                                                                                        \
     }
-GS_MM_NAIVE(i32, int32_t)
-GS_MM_NAIVE(i64, int64_t)
-GS_MM_NAIVE(u32, uint32_t)
-GS_MM_NAIVE(u64, uint64_t)
-GS_MM_NAIVE(f32, float)
-GS_MM_NAIVE(f64, double)
+GS_MM_EACH_TYPE(GS_MM_NAIVE)
+#define GS_MM_NAIVE_FN(S, T) naive_##S,
+static const naive_fn naive_fns[GS_NTYPES] = {GS_MM_EACH_TYPE(GS_MM_NAIVE_FN)};
 
 int gs_minmax_cpu_naive(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
                         gs_status *st)
 {
     int rc = mm_check(p, m, first, st);
     if (rc) return rc;
-    const size_t w = mm_window(p, m);
-    switch (p->type) {
-    case GS_I32: naive_i32(in, m, first, w, p->only, out); break;
-    case GS_I64: naive_i64(in, m, first, w, p->only, out); break;
-    case GS_U32: naive_u32(in, m, first, w, p->only, out); break;
-    case GS_U64: naive_u64(in, m, first, w, p->only, out); break;
-    case GS_F32: naive_f32(in, m, first, w, p->only, out); break;
-    case GS_F64: naive_f64(in, m, first, w, p->only, out); break;
-    default: break;
-    }
+    naive_fns[p->type](in, m, first, mm_window(p, m), p->only, out);
     return GS_OK;
 }
 
@@ -136,10 +132,14 @@ GS_MM_FLOAT_ORDER(f64, double)
         if (iq[(h) & mask] < (s)) (h)++;                                       \
     } while (0)
 
+typedef void (*lemire_fn)(const void *in, size_t m, size_t first, size_t w, gs_mm_only only, void *out,
+                          size_t *ibuf, void *vbuf, size_t mask);
 #define GS_MM_LEMIRE(S, T)                                                                       \
-    static void lemire_##S(const T *in, size_t m, size_t first, size_t w, gs_mm_only only,      \
-                           T *out, size_t *ibuf, void *vbuf, size_t mask)                        \
+    static void lemire_##S(const void *vin, size_t m, size_t first, size_t w, gs_mm_only only,  \
+                           void *vout, size_t *ibuf, void *vbuf, size_t mask)                    \
     {                                                                                            \
+        const T *in = vin;                                                                       \
+        T *out = vout;                                                                           \
         const int want_min = only != GS_MM_MAX, want_max = only != GS_MM_MIN;                    \
         size_t *imin = ibuf, *imax = ibuf + mask + 1;                                            \
         T *vmin = vbuf, *vmax = vmin + mask + 1;                                                 \
@@ -154,12 +154,9 @@ GS_MM_FLOAT_ORDER(f64, double)
             if (want_max) *out++ = vmax[hmax & mask];                                            \
         }                                                                                        \
     }
-GS_MM_LEMIRE(i32, int32_t)
-GS_MM_LEMIRE(i64, int64_t)
-GS_MM_LEMIRE(u32, uint32_t)
-GS_MM_LEMIRE(u64, uint64_t)
-GS_MM_LEMIRE(f32, float)
-GS_MM_LEMIRE(f64, double)
+GS_MM_EACH_TYPE(GS_MM_LEMIRE)
+#define GS_MM_LEMIRE_FN(S, T) lemire_##S,
+static const lemire_fn lemire_fns[GS_NTYPES] = {GS_MM_EACH_TYPE(GS_MM_LEMIRE_FN)};
 
 int gs_minmax_cpu_lemire(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
                          gs_status *st)
@@ -173,16 +170,7 @@ int gs_minmax_cpu_lemire(const gs_minmax_params *p, const void *in, size_t m, si
     size_t *ibuf = malloc(2 * cap * (sizeof(size_t) + sizeof(uint64_t)));
     if (!ibuf) return gs_fail(st, GS_ENOMEM, "minmax: out of host memory for a window of %zu", w);
     void *vbuf = ibuf + 2 * cap;
-    const size_t mask = cap - 1;
-    switch (p->type) {
-    case GS_I32: lemire_i32(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
-    case GS_I64: lemire_i64(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
-    case GS_U32: lemire_u32(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
-    case GS_U64: lemire_u64(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
-    case GS_F32: lemire_f32(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
-    case GS_F64: lemire_f64(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
-    default: break;
-    }
+    lemire_fns[p->type](in, m, first, w, p->only, out, ibuf, vbuf, cap - 1);
     free(ibuf);
     return GS_OK;
 }
