@@ -143,6 +143,7 @@ void gs_parallel_for(size_t nparts, gs_part_fn fn, void *ctx)
     pthread_mutex_unlock(&pool.mu);
 }
 
+/* ---- two passes in rounds of blocks ----------------------------------------------------------- */
 typedef struct rounds_job {
     size_t n, block, blk0; /* blk0: the round's first block */
     gs_block_fn fn;

@@ -1,4 +1,5 @@
-/* pool.h - a persistent thread pool with parallel-for. Several threads may call
+/* pool.h - a persistent thread pool with parallel-for, and the two-pass block rounds of the
+ * parallel CPU kernels built on it. Several threads may call
  * gs_parallel_for at once (reader, compute and writer stages share one pool); the
  * caller works on its own job's pieces too, so a call always makes progress. */
 #ifndef GS_POOL_H
