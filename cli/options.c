@@ -131,6 +131,31 @@ static int parse_dev_alloc(const char *verb, const char *s, gs_dev_alloc *a)
     return usage_error(verb, "unknown --device-alloc '%s' (once, per-chunk or async)", s);
 }
 
+/* The words an option takes and what each sets. */
+typedef struct opt_word {
+    const char *name;
+    int value;
+} opt_word;
+static const opt_word backend_words[] = {{"auto", GS_BACKEND_AUTO}, {"gpu", GS_BACKEND_GPU}, {"cpu", GS_BACKEND_CPU}};
+static const opt_word codec_words[] = {{"auto", GS_CODEC_AUTO}, {"gpu", GS_CODEC_GPU}, {"cpu", GS_CODEC_CPU}};
+static const opt_word scan_op_words[] = {{"sum", GS_SCAN_SUM}, {"min", GS_SCAN_MIN}, {"max", GS_SCAN_MAX}};
+#define NWORDS(w) (sizeof(w) / sizeof(w)[0])
+
+/* s, one of the n words of w: its value in *v; else a usage error "unknown WHAT 's' (a, b or c)". */
+static int parse_word(const char *verb, const char *what, const char *s, const opt_word *w, size_t n, int *v)
+{
+    char list[128] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(s, w[i].name)) {
+            *v = w[i].value;
+            return 0;
+        }
+        const size_t at = strlen(list);
+        snprintf(list + at, sizeof list - at, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ", w[i].name);
+    }
+    return usage_error(verb, "unknown %s '%s' (%s)", what, s, list);
+}
+
 /* rolling --agg: a comma list of aggregate words */
 static int parse_aggs(const char *verb, const char *list, gs_minmax_params *p)
 {
@@ -306,7 +331,7 @@ static int apply_io_opt(cli *c, enum opt_id id, const char *val, const char *ver
 {
     uint64_t u = 0;
     long l = 0;
-    int rc = 0;
+    int rc = 0, word = 0;
     switch (id) {
     case O_TYPE:
         rc = parse_type(verb, val, &c->rd.type);
@@ -331,10 +356,7 @@ static int apply_io_opt(cli *c, enum opt_id id, const char *val, const char *ver
         c->frame_given = 1;
         break;
     case O_CODEC:
-        if (!strcmp(val, "auto")) c->codec = GS_CODEC_AUTO;
-        else if (!strcmp(val, "gpu")) c->codec = GS_CODEC_GPU;
-        else if (!strcmp(val, "cpu")) c->codec = GS_CODEC_CPU;
-        else rc = usage_error(verb, "unknown codec '%s' (auto, gpu or cpu)", val);
+        if (!(rc = parse_word(verb, "codec", val, codec_words, NWORDS(codec_words), &word))) c->codec = (gs_codec_kind)word;
         break;
     case O_COL:
         c->rd.col = val;
@@ -373,13 +395,11 @@ static int apply_run_opt(cli *c, enum opt_id id, const char *val, const char *ve
 {
     uint64_t u = 0;
     long l = 0;
-    int rc = 0;
+    int rc = 0, word = 0;
     switch (id) {
     case O_BACKEND:
-        if (!strcmp(val, "auto")) c->eng.backend = GS_BACKEND_AUTO;
-        else if (!strcmp(val, "gpu")) c->eng.backend = GS_BACKEND_GPU;
-        else if (!strcmp(val, "cpu")) c->eng.backend = GS_BACKEND_CPU;
-        else rc = usage_error(verb, "unknown backend '%s' (auto, gpu or cpu)", val);
+        if (!(rc = parse_word(verb, "backend", val, backend_words, NWORDS(backend_words), &word)))
+            c->eng.backend = (gs_backend_kind)word;
         break;
     case O_DEVICE:
         rc = parse_int(verb, "--device", val, 0, 1023, &l);
@@ -425,7 +445,7 @@ static int apply_stage_opt(cli *c, enum opt_id id, const char *val, const char *
 {
     uint64_t u = 0;
     long l = 0;
-    int rc = 0;
+    int rc = 0, word = 0;
     switch (id) {
     case O_OUTTYPE:
         rc = parse_type(verb, val, &c->job.out_type);
@@ -433,10 +453,7 @@ static int apply_stage_opt(cli *c, enum opt_id id, const char *val, const char *
         break;
     case O_ALGO: c->job.algo = val; break;
     case O_OP:
-        if (!strcmp(val, "sum")) c->job.scan.op = GS_SCAN_SUM;
-        else if (!strcmp(val, "min")) c->job.scan.op = GS_SCAN_MIN;
-        else if (!strcmp(val, "max")) c->job.scan.op = GS_SCAN_MAX;
-        else rc = usage_error(verb, "unknown --op '%s' (sum, min or max)", val);
+        if (!(rc = parse_word(verb, "--op", val, scan_op_words, NWORDS(scan_op_words), &word))) c->job.scan.op = (gs_scan_op)word;
         break;
     case O_EXCLUSIVE: c->job.scan.exclusive = 1; break;
     case O_PRED: c->pred = val; break;

@@ -142,3 +142,33 @@ void gs_parallel_for(size_t nparts, gs_part_fn fn, void *ctx)
     while (atomic_load(&j.done) < nparts || j.users > 0) pthread_cond_wait(&pool.fin, &pool.mu);
     pthread_mutex_unlock(&pool.mu);
 }
+
+/* ---- two passes in rounds of blocks ----------------------------------------------------------- */
+typedef struct rounds_job {
+    size_t n, block, blk0; /* blk0: the round's first block */
+    gs_block_fn fn;
+    void *ctx;
+} rounds_job;
+
+static void rounds_part(void *vj, size_t part, size_t nparts)
+{
+    const rounds_job *j = vj;
+    (void)nparts;
+    const size_t b = (j->blk0 + part) * j->block;
+    j->fn(j->ctx, part, b, b + j->block < j->n ? b + j->block : j->n);
+}
+
+void gs_block_rounds(size_t n, size_t block, size_t per_round, gs_block_fn pass1, void (*between)(void *ctx, size_t nb),
+                     gs_block_fn pass2, void *ctx)
+{
+    const size_t nblocks = (n + block - 1) / block;
+    rounds_job j = {.n = n, .block = block, .ctx = ctx};
+    for (j.blk0 = 0; j.blk0 < nblocks; j.blk0 += per_round) {
+        const size_t nb = nblocks - j.blk0 < per_round ? nblocks - j.blk0 : per_round;
+        j.fn = pass1;
+        gs_parallel_for(nb, rounds_part, &j);
+        between(ctx, nb);
+        j.fn = pass2;
+        gs_parallel_for(nb, rounds_part, &j);
+    }
+}

@@ -1,4 +1,5 @@
-/* pool.h - a persistent thread pool with parallel-for. Several threads may call
+/* pool.h - a persistent thread pool with parallel-for, and the two-pass block rounds of the
+ * parallel CPU kernels built on it. Several threads may call
  * gs_parallel_for at once (reader, compute and writer stages share one pool); the
  * caller works on its own job's pieces too, so a call always makes progress. */
 #ifndef GS_POOL_H
@@ -22,6 +23,15 @@ void gs_pool_stop(void);
 /* Run fn(ctx, p, nparts) for p in [0, nparts) on the pool and the calling thread; returns
  * when all parts are done. nparts <= 1 runs inline. */
 void gs_parallel_for(size_t nparts, gs_part_fn fn, void *ctx);
+
+/* fn runs on block `slot` of a round: elements [b, e). */
+typedef void (*gs_block_fn)(void *ctx, size_t slot, size_t b, size_t e);
+
+/* Two passes over [0, n) in blocks of `block` elements, taken in rounds of at most per_round
+ * blocks (so the second pass re-reads from cache): per round, pass1 on each of its nb blocks in
+ * parallel (slot 0..nb-1), then between(ctx, nb) on the calling thread, then pass2 like pass1. */
+void gs_block_rounds(size_t n, size_t block, size_t per_round, gs_block_fn pass1, void (*between)(void *ctx, size_t nb),
+                     gs_block_fn pass2, void *ctx);
 
 /* Split [0, n) into nparts contiguous ranges; range p is [*b, *e). */
 static inline void gs_split(size_t n, size_t nparts, size_t p, size_t *b, size_t *e)

@@ -105,13 +105,6 @@ static void gs_zsink_count(gs_zsink *k)
     pthread_mutex_unlock(&k->mu);
 }
 
-typedef struct gs_zenc_job {
-    gs_zsink *k;
-    gs_zbatch *b;
-    const unsigned char *src;
-    size_t len;
-} gs_zenc_job;
-
 /* Bytes of frame f of a batch of len bytes cut into k->frame-byte frames (the last may be short). */
 static size_t gs_zframe_len(const gs_zsink *k, size_t len, size_t f)
 {
@@ -119,39 +112,38 @@ static size_t gs_zframe_len(const gs_zsink *k, size_t len, size_t f)
     return len - at < k->frame ? len - at : k->frame;
 }
 
-static void gs_zenc_part(void *ctx, size_t part, size_t nparts)
-{
-    gs_zenc_job *j = ctx;
-    gs_zsink *k = j->k;
-    size_t b, e;
-    gs_split(j->b->nframes, nparts, part, &b, &e);
-    for (size_t f = b; f < e; f++) {
-        size_t off = f * k->frame, n = gs_zframe_len(k, j->len, f);
-        j->b->clen[f] = ZSTD_compress2(k->cctx[part], j->b->cbuf + f * k->cbound, k->cbound, j->src + off, n);
-    }
-}
-
-/* The device codec's frames, copied into the batch with their content size and checksum; 0 in
- * clen where that failed. */
-typedef struct gs_zfinish_job {
+/* A batch's frames into b's buffers on the pool: compressed by libzstd (packed NULL), or the device
+ * codec's frames (at packed + off[f], raw[f] bytes) copied with their content size and checksum,
+ * 0 in clen where that failed. */
+typedef struct gs_zbatch_job {
     gs_zsink *k;
     gs_zbatch *b;
     const unsigned char *src, *packed;
     size_t len;
     const size_t *off, *raw;
-} gs_zfinish_job;
+} gs_zbatch_job;
 
-static void gs_zfinish_part(void *ctx, size_t part, size_t nparts)
+static void gs_zbatch_part(void *ctx, size_t part, size_t nparts)
 {
-    gs_zfinish_job *j = ctx;
+    gs_zbatch_job *j = ctx;
     gs_zsink *k = j->k;
     size_t b, e;
     gs_split(j->b->nframes, nparts, part, &b, &e);
     for (size_t f = b; f < e; f++) {
         size_t at = f * k->frame, n = gs_zframe_len(k, j->len, f);
-        j->b->clen[f] = gs_zframe_finish(j->packed + j->off[f], j->raw[f], n, gs_zstd_checksum(j->src + at, n),
-                                         j->b->cbuf + f * k->cbound, k->cbound, NULL);
+        unsigned char *dst = j->b->cbuf + f * k->cbound;
+        j->b->clen[f] = j->packed ? gs_zframe_finish(j->packed + j->off[f], j->raw[f], n,
+                                                     gs_zstd_checksum(j->src + at, n), dst, k->cbound, NULL)
+                                  : ZSTD_compress2(k->cctx[part], dst, k->cbound, j->src + at, n);
     }
+}
+
+static void gs_zbatch_fill(gs_zsink *k, gs_zbatch *b, const unsigned char *src, size_t len,
+                           const unsigned char *packed, const size_t *off, const size_t *raw)
+{
+    gs_zbatch_job j = {k, b, src, packed, len, off, raw};
+    size_t parts = b->nframes < (size_t)k->threads ? b->nframes : (size_t)k->threads;
+    gs_parallel_for(parts, gs_zbatch_part, &j);
 }
 
 /* *done = 0 where the codec never started: the caller compresses the batch with libzstd. */
@@ -164,9 +156,7 @@ static int gs_zsink_device_batch(gs_zsink *k, gs_zbatch *b, const unsigned char 
     int rc = k->codec->encode(k->codec, src, len, k->frame, &packed, off, raw, st);
     *done = packed != NULL;
     if (rc || !packed) return rc;
-    size_t parts = b->nframes < (size_t)k->threads ? b->nframes : (size_t)k->threads;
-    gs_zfinish_job j = {k, b, src, packed, len, off, raw};
-    gs_parallel_for(parts, gs_zfinish_part, &j);
+    gs_zbatch_fill(k, b, src, len, packed, off, raw);
     uint64_t out = 0;
     for (size_t f = 0; f < b->nframes; f++) {
         if (!b->clen[f]) {
@@ -211,9 +201,7 @@ static int gs_zsink_batch(gs_zsink *k, const unsigned char *src, size_t len, gs_
         if (!done) k->codec->enc_cpu_frames += b->nframes;
     }
     if (!done) {
-        size_t parts = b->nframes < (size_t)k->threads ? b->nframes : (size_t)k->threads;
-        gs_zenc_job j = {k, b, src, len};
-        gs_parallel_for(parts, gs_zenc_part, &j);
+        gs_zbatch_fill(k, b, src, len, NULL, NULL, NULL);
         for (size_t f = 0; f < b->nframes; f++)
             if (ZSTD_isError(b->clen[f]))
                 return gs_fail(st, GS_EDATA, "%s: zstd compression failed: %s", k->base.name,

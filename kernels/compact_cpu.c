@@ -28,8 +28,8 @@
 #define GS_COMPACT_BLOCKS_PER_THREAD 2       /* blocks per thread per round */
 
 /* Expand LOOP(cond) once per predicate, cond the predicate of pred.h for that constant kind (one
- * comparison, inlined); cond reads x, a, b. The loop macros name the element type gs_elem, a
- * typedef local to each generated function. */
+ * comparison, inlined); cond reads x, a, b. The loop macros read the names GS_LOOP_LOCALS
+ * declares in each generated function. */
 #define GS_PRED_CASE(S, K, LOOP) \
     case K: LOOP(gs_pred_test_##S(K, x, a, b)); break;
 #define GS_PRED_SWITCH(S, LOOP)                        \
@@ -49,6 +49,15 @@
 typedef size_t (*count_fn)(const gs_compact_params *p, const void *in, size_t n);
 typedef size_t (*scatter_fn)(const gs_compact_params *p, const void *in, size_t n, void *out, uint64_t base);
 
+/* What the loop macros read, in a function of p (the params) and vin (the input): the element
+ * type gs_elem, the input in, the predicate's constants a and b, and inv. */
+#define GS_LOOP_LOCALS(S, T)            \
+    typedef T gs_elem;                  \
+    const T *in = vin;                  \
+    const T a = p->a.S, b = p->b.S;     \
+    const int inv = p->invert != 0;     \
+    (void)a, (void)b;
+
 #define GS_COMPACT_GEN(S, T)                                                                     \
     static int pred_##S(const gs_compact_params *p, T x)                                        \
     {                                                                                            \
@@ -56,24 +65,16 @@ typedef size_t (*scatter_fn)(const gs_compact_params *p, const void *in, size_t 
     }                                                                                            \
     static size_t count_##S(const gs_compact_params *p, const void *vin, size_t n)               \
     {                                                                                            \
-        typedef T gs_elem; /* the element type, for the loop macros */                           \
-        const T *in = vin;                                                                       \
-        const T a = p->a.S, b = p->b.S;                                                          \
-        const int inv = p->invert != 0;                                                          \
+        GS_LOOP_LOCALS(S, T)                                                                     \
         size_t cnt = 0;                                                                          \
-        (void)a, (void)b;                                                                        \
         GS_PRED_SWITCH(S, GS_COUNT_LOOP)                                                         \
         return cnt;                                                                              \
     }                                                                                            \
     static size_t scatter_##S(const gs_compact_params *p, const void *vin, size_t n, void *vout, \
                               uint64_t base)                                                     \
     {                                                                                            \
-        typedef T gs_elem; /* the element type, for the loop macros */                           \
-        const T *in = vin;                                                                       \
-        const T a = p->a.S, b = p->b.S;                                                          \
-        const int inv = p->invert != 0;                                                          \
+        GS_LOOP_LOCALS(S, T)                                                                     \
         size_t kept = 0;                                                                         \
-        (void)a, (void)b;                                                                        \
         if (p->indices) {                                                                        \
             uint64_t *out = vout, buf[GS_COMPACT_TILE];                                          \
             GS_PRED_SWITCH(S, GS_SCATTER_IDX_LOOP)                                               \
@@ -160,34 +161,32 @@ typedef struct compact_par_ctx {
     scatter_fn scatter;
     const char *in;
     char *out;
-    size_t n, isz, osz;
+    size_t isz, osz;
     uint64_t base;
-    size_t blk0;  /* first block of the current round */
     size_t *off;  /* per block of the round: its count (pass 1), then its output offset */
+    size_t total; /* kept by the rounds before */
 } compact_par_ctx;
 
-static void compact_par_range(const compact_par_ctx *c, size_t part, size_t *b, size_t *e)
-{
-    *b = (c->blk0 + part) * GS_COMPACT_BLOCK;
-    *e = *b + GS_COMPACT_BLOCK < c->n ? *b + GS_COMPACT_BLOCK : c->n;
-}
-
-static void compact_par_count(void *vctx, size_t part, size_t nparts)
+static void compact_par_count(void *vctx, size_t slot, size_t b, size_t e)
 {
     compact_par_ctx *c = vctx;
-    size_t b, e;
-    (void)nparts;
-    compact_par_range(c, part, &b, &e);
-    c->off[part] = c->count(c->p, c->in + b * c->isz, e - b);
+    c->off[slot] = c->count(c->p, c->in + b * c->isz, e - b);
 }
 
-static void compact_par_scatter(void *vctx, size_t part, size_t nparts)
+static void compact_par_offsets(void *vctx, size_t nb)
 {
     compact_par_ctx *c = vctx;
-    size_t b, e;
-    (void)nparts;
-    compact_par_range(c, part, &b, &e);
-    c->scatter(c->p, c->in + b * c->isz, e - b, c->out + c->off[part] * c->osz, c->base + b);
+    for (size_t i = 0; i < nb; i++) {
+        const size_t cnt = c->off[i];
+        c->off[i] = c->total;
+        c->total += cnt;
+    }
+}
+
+static void compact_par_scatter(void *vctx, size_t slot, size_t b, size_t e)
+{
+    compact_par_ctx *c = vctx;
+    c->scatter(c->p, c->in + b * c->isz, e - b, c->out + c->off[slot] * c->osz, c->base + b);
 }
 
 int gs_compact_cpu_par(const gs_compact_params *p, const void *in, size_t n, void *out, uint64_t base,
@@ -203,22 +202,11 @@ int gs_compact_cpu_par(const gs_compact_params *p, const void *in, size_t n, voi
     size_t *off = malloc(per_round * sizeof *off);
     if (!off) return gs_fail(st, GS_ENOMEM, "compact: out of host memory");
 
-    compact_par_ctx c = {.p = p, .count = count_fns[p->type], .scatter = scatter_fns[p->type], .in = in,
-                         .out = out, .n = n, .isz = gs_type_size(p->type),
-                         .osz = p->indices ? sizeof(uint64_t) : gs_type_size(p->type), .base = base, .off = off};
-    size_t total = 0;
-    for (size_t blk0 = 0; blk0 < nblocks; blk0 += per_round) {
-        const size_t nb = nblocks - blk0 < per_round ? nblocks - blk0 : per_round;
-        c.blk0 = blk0;
-        gs_parallel_for(nb, compact_par_count, &c);
-        for (size_t i = 0; i < nb; i++) {
-            const size_t cnt = off[i];
-            off[i] = total;
-            total += cnt;
-        }
-        gs_parallel_for(nb, compact_par_scatter, &c);
-    }
-    *kept = total;
+    compact_par_ctx c = {.p = p, .count = count_fns[p->type], .scatter = scatter_fns[p->type], .in = in, .out = out,
+                         .isz = gs_type_size(p->type), .osz = p->indices ? sizeof(uint64_t) : gs_type_size(p->type),
+                         .base = base, .off = off};
+    gs_block_rounds(n, GS_COMPACT_BLOCK, per_round, compact_par_count, compact_par_offsets, compact_par_scatter, &c);
+    *kept = c.total;
     free(off);
     return GS_OK;
 }

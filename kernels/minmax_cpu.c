@@ -28,6 +28,7 @@
 
 #include "../common/pool.h"
 #include "ops.h"
+#include "rolling_ops.h"
 
 #define GS_MM_TILE ((size_t)2048)            /* outputs per suffix tile: 2 x 16 KiB of keys at most */
 #define GS_MM_MIN_PART ((size_t)1 << 16)     /* fewest outputs worth handing to a thread */
@@ -49,10 +50,18 @@ static size_t mm_window(const gs_minmax_params *p, size_t m)
 
 static size_t mm_start(size_t e, size_t w) { return e + 1 > w ? e + 1 - w : 0; }
 
+/* GEN(S, T) for each element type, in gs_type order (the tables below index by type). */
+#define GS_MM_EACH_TYPE(GEN) \
+    GEN(i32, int32_t) GEN(i64, int64_t) GEN(u32, uint32_t) GEN(u64, uint64_t) GEN(f32, float) GEN(f64, double)
+
 /* ---- naive ---------------------------------------------------------------------------------- */
+typedef void (*naive_fn)(const void *in, size_t m, size_t first, size_t w, gs_mm_only only, void *out);
 #define GS_MM_NAIVE(S, T)                                                                        \
-    static void naive_##S(const T *in, size_t m, size_t first, size_t w, gs_mm_only only, T *out) \
+    static void naive_##S(const void *vin, size_t m, size_t first, size_t w, gs_mm_only only,   \
+                          void *vout)                                                            \
     {                                                                                            \
+        const T *in = vin;                                                                       \
+        T *out = vout;                                                                           \
         for (size_t e = first; e < m; e++) {                                                     \
             const size_t s = mm_start(e, w);                                                     \
             T mn = in[s], mx = in[s];                                                            \
@@ -68,28 +77,16 @@ static size_t mm_start(size_t e, size_t w) { return e + 1 > w ? e + 1 - w : 0; }
             }                                                                                    \
         }                                                                                        \
     }
-GS_MM_NAIVE(i32, int32_t)
-GS_MM_NAIVE(i64, int64_t)
-GS_MM_NAIVE(u32, uint32_t)
-GS_MM_NAIVE(u64, uint64_t)
-GS_MM_NAIVE(f32, float)
-GS_MM_NAIVE(f64, double)
+GS_MM_EACH_TYPE(GS_MM_NAIVE)
+#define GS_MM_NAIVE_FN(S, T) naive_##S,
+static const naive_fn naive_fns[GS_NTYPES] = {GS_MM_EACH_TYPE(GS_MM_NAIVE_FN)};
 
 int gs_minmax_cpu_naive(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
                         gs_status *st)
 {
     int rc = mm_check(p, m, first, st);
     if (rc) return rc;
-    const size_t w = mm_window(p, m);
-    switch (p->type) {
-    case GS_I32: naive_i32(in, m, first, w, p->only, out); break;
-    case GS_I64: naive_i64(in, m, first, w, p->only, out); break;
-    case GS_U32: naive_u32(in, m, first, w, p->only, out); break;
-    case GS_U64: naive_u64(in, m, first, w, p->only, out); break;
-    case GS_F32: naive_f32(in, m, first, w, p->only, out); break;
-    case GS_F64: naive_f64(in, m, first, w, p->only, out); break;
-    default: break;
-    }
+    naive_fns[p->type](in, m, first, mm_window(p, m), p->only, out);
     return GS_OK;
 }
 
@@ -135,10 +132,14 @@ GS_MM_FLOAT_ORDER(f64, double)
         if (iq[(h) & mask] < (s)) (h)++;                                       \
     } while (0)
 
+typedef void (*lemire_fn)(const void *in, size_t m, size_t first, size_t w, gs_mm_only only, void *out,
+                          size_t *ibuf, void *vbuf, size_t mask);
 #define GS_MM_LEMIRE(S, T)                                                                       \
-    static void lemire_##S(const T *in, size_t m, size_t first, size_t w, gs_mm_only only,      \
-                           T *out, size_t *ibuf, void *vbuf, size_t mask)                        \
+    static void lemire_##S(const void *vin, size_t m, size_t first, size_t w, gs_mm_only only,  \
+                           void *vout, size_t *ibuf, void *vbuf, size_t mask)                    \
     {                                                                                            \
+        const T *in = vin;                                                                       \
+        T *out = vout;                                                                           \
         const int want_min = only != GS_MM_MAX, want_max = only != GS_MM_MIN;                    \
         size_t *imin = ibuf, *imax = ibuf + mask + 1;                                            \
         T *vmin = vbuf, *vmax = vmin + mask + 1;                                                 \
@@ -153,12 +154,9 @@ GS_MM_FLOAT_ORDER(f64, double)
             if (want_max) *out++ = vmax[hmax & mask];                                            \
         }                                                                                        \
     }
-GS_MM_LEMIRE(i32, int32_t)
-GS_MM_LEMIRE(i64, int64_t)
-GS_MM_LEMIRE(u32, uint32_t)
-GS_MM_LEMIRE(u64, uint64_t)
-GS_MM_LEMIRE(f32, float)
-GS_MM_LEMIRE(f64, double)
+GS_MM_EACH_TYPE(GS_MM_LEMIRE)
+#define GS_MM_LEMIRE_FN(S, T) lemire_##S,
+static const lemire_fn lemire_fns[GS_NTYPES] = {GS_MM_EACH_TYPE(GS_MM_LEMIRE_FN)};
 
 int gs_minmax_cpu_lemire(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
                          gs_status *st)
@@ -172,73 +170,22 @@ int gs_minmax_cpu_lemire(const gs_minmax_params *p, const void *in, size_t m, si
     size_t *ibuf = malloc(2 * cap * (sizeof(size_t) + sizeof(uint64_t)));
     if (!ibuf) return gs_fail(st, GS_ENOMEM, "minmax: out of host memory for a window of %zu", w);
     void *vbuf = ibuf + 2 * cap;
-    const size_t mask = cap - 1;
-    switch (p->type) {
-    case GS_I32: lemire_i32(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
-    case GS_I64: lemire_i64(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
-    case GS_U32: lemire_u32(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
-    case GS_U64: lemire_u64(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
-    case GS_F32: lemire_f32(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
-    case GS_F64: lemire_f64(in, m, first, w, p->only, out, ibuf, vbuf, mask); break;
-    default: break;
-    }
+    lemire_fns[p->type](in, m, first, w, p->only, out, ibuf, vbuf, cap - 1);
     free(ibuf);
     return GS_OK;
 }
 
 /* ---- van Herk / Gil-Werman -------------------------------------------------------------------- */
-/* Float <-> key. Flipping the magnitude of negatives makes the bits order as signed integers. */
-static inline int32_t key_f32(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    u ^= (0u - (u >> 31)) >> 1;
-    return (int32_t)u;
-}
-static inline float unkey_f32(int32_t k)
-{
-    uint32_t u = (uint32_t)k;
-    u ^= (0u - (u >> 31)) >> 1;
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-static inline int64_t key_f64(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    u ^= (0ull - (u >> 63)) >> 1;
-    return (int64_t)u;
-}
-static inline double unkey_f64(int64_t k)
-{
-    uint64_t u = (uint64_t)k;
-    u ^= (0ull - (u >> 63)) >> 1;
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-/* NaN maps to the extreme key of its chain; every non-NaN key lies strictly inside. In key space
- * a NaN with the sign bit clear lies above +inf and one with it set below -inf, so each chain
- * only has to move the NaNs on the wrong side (one compare and select, no float compare). The
- * extremes INT_MIN and INT_MAX map back to NaN bit patterns by themselves (0xffffffff and
- * 0x7fffffff for f32), so unkeying needs no test. */
-#define GS_KEY_PINF_F32 ((int32_t)0x7f800000)           /* key(+inf) */
-#define GS_KEY_NINF_F32 (-(int32_t)0x7f800001)          /* key(-inf) */
-#define GS_KEY_PINF_F64 ((int64_t)0x7ff0000000000000)   /* key(+inf) */
-#define GS_KEY_NINF_F64 (-(int64_t)0x7ff0000000000001)  /* key(-inf) */
-static inline int32_t kmin_f32(float x) { const int32_t k = key_f32(x); return k > GS_KEY_PINF_F32 ? INT32_MIN : k; }
-static inline int32_t kmax_f32(float x) { const int32_t k = key_f32(x); return k < GS_KEY_NINF_F32 ? INT32_MAX : k; }
-static inline int64_t kmin_f64(double x) { const int64_t k = key_f64(x); return k > GS_KEY_PINF_F64 ? INT64_MIN : k; }
-static inline int64_t kmax_f64(double x) { const int64_t k = key_f64(x); return k < GS_KEY_NINF_F64 ? INT64_MAX : k; }
-#define KMIN_f32(x) kmin_f32(x)
-#define KMAX_f32(x) kmax_f32(x)
-#define UNMIN_f32(k) unkey_f32(k)
-#define UNMAX_f32(k) unkey_f32(k)
-#define KMIN_f64(x) kmin_f64(x)
-#define KMAX_f64(x) kmax_f64(x)
-#define UNMIN_f64(k) unkey_f64(k)
-#define UNMAX_f64(k) unkey_f64(k)
+/* Float <-> key: the order keys of rolling_ops.h, NaN at the extreme of each chain. The extreme
+ * keys map back to NaN bit patterns by themselves, so unkeying needs no test. */
+#define KMIN_f32(x) gs_kmin_f32(x)
+#define KMAX_f32(x) gs_kmax_f32(x)
+#define UNMIN_f32(k) gs_funkey_f32(k)
+#define UNMAX_f32(k) gs_funkey_f32(k)
+#define KMIN_f64(x) gs_kmin_f64(x)
+#define KMAX_f64(x) gs_kmax_f64(x)
+#define UNMIN_f64(k) gs_funkey_f64(k)
+#define UNMAX_f64(k) gs_funkey_f64(k)
 #define GS_MM_IDKEY(x) (x)
 #define KMIN_i32 GS_MM_IDKEY
 #define KMAX_i32 GS_MM_IDKEY

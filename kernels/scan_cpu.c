@@ -174,38 +174,37 @@ int gs_scan_cpu(const gs_scan_params *p, const void *in, void *out, size_t n, gs
 typedef struct scan_par_ctx {
     scan_fn scan;
     reduce_fn reduce;
+    reduce_fn combine; /* one out_type value into the running offset: a reduce of length 1 */
     const char *in;
     char *out;
-    size_t n, isz, osz;
+    size_t isz, osz;
     int exclusive;
-    size_t blk0;    /* first block of the current round */
     gs_value ident; /* op identity in out_type */
     gs_value *off;  /* per block of the round: its total (pass 1), then its offset (pass 2) */
+    gs_value run;   /* the carry in, combined with every block's total so far */
 } scan_par_ctx;
 
-static void scan_par_block_range(const scan_par_ctx *c, size_t part, size_t *b, size_t *e)
-{
-    *b = (c->blk0 + part) * GS_SCAN_BLOCK;
-    *e = *b + GS_SCAN_BLOCK < c->n ? *b + GS_SCAN_BLOCK : c->n;
-}
-
-static void scan_par_reduce(void *vctx, size_t part, size_t nparts)
+static void scan_par_reduce(void *vctx, size_t slot, size_t b, size_t e)
 {
     scan_par_ctx *c = vctx;
-    size_t b, e;
-    (void)nparts;
-    scan_par_block_range(c, part, &b, &e);
-    c->off[part] = c->ident;
-    c->reduce(c->in + b * c->isz, e - b, &c->off[part]);
+    c->off[slot] = c->ident;
+    c->reduce(c->in + b * c->isz, e - b, &c->off[slot]);
 }
 
-static void scan_par_scan(void *vctx, size_t part, size_t nparts)
+static void scan_par_offsets(void *vctx, size_t nb)
 {
     scan_par_ctx *c = vctx;
-    size_t b, e;
-    (void)nparts;
-    scan_par_block_range(c, part, &b, &e);
-    gs_value acc = c->off[part];
+    for (size_t i = 0; i < nb; i++) { /* exclusive combine: total -> offset */
+        const gs_value total = c->off[i];
+        c->off[i] = c->run;
+        c->combine(&total, 1, &c->run);
+    }
+}
+
+static void scan_par_scan(void *vctx, size_t slot, size_t b, size_t e)
+{
+    scan_par_ctx *c = vctx;
+    gs_value acc = c->off[slot];
     c->scan(c->in + b * c->isz, c->out + b * c->osz, e - b, &acc, c->exclusive);
 }
 
@@ -226,24 +225,13 @@ int gs_scan_cpu_par(const gs_scan_params *p, const void *in, void *out, size_t n
     gs_value *off = malloc(per_round * sizeof *off);
     if (!off) return gs_fail(st, GS_ENOMEM, "scan: out of host memory");
 
-    scan_par_ctx c = {.scan = k->scan[p->op], .reduce = k->reduce[p->op], .in = in, .out = out, .n = n,
-                      .isz = gs_type_size(p->type), .osz = gs_type_size(p->out_type), .exclusive = p->exclusive, .off = off};
+    scan_par_ctx c = {.scan = k->scan[p->op], .reduce = k->reduce[p->op],
+                      .combine = scan_kernels[p->out_type].reduce[p->op], .in = in, .out = out,
+                      .isz = gs_type_size(p->type), .osz = gs_type_size(p->out_type), .exclusive = p->exclusive,
+                      .off = off, .run = *carry};
     gs_scan_identity(p->op, p->out_type, &c.ident);
-    /* Folding one out_type value into the running offset is a reduce of length 1. */
-    const reduce_fn combine = scan_kernels[p->out_type].reduce[p->op];
-    gs_value run = *carry;
-    for (size_t blk0 = 0; blk0 < nblocks; blk0 += per_round) {
-        const size_t nb = nblocks - blk0 < per_round ? nblocks - blk0 : per_round;
-        c.blk0 = blk0;
-        gs_parallel_for(nb, scan_par_reduce, &c);
-        for (size_t i = 0; i < nb; i++) { /* exclusive combine: total -> offset */
-            const gs_value total = off[i];
-            off[i] = run;
-            combine(&total, 1, &run);
-        }
-        gs_parallel_for(nb, scan_par_scan, &c);
-    }
-    *carry = run;
+    gs_block_rounds(n, GS_SCAN_BLOCK, per_round, scan_par_reduce, scan_par_offsets, scan_par_scan, &c);
+    *carry = c.run;
     free(off);
     return GS_OK;
 }

@@ -46,6 +46,13 @@ gs_source gs_source_from_reader(gs_reader *r)
     return s;
 }
 
+/* The run's chunk queues, for what is done to each of them. */
+#define RUN_NQUEUES 4
+static void run_queues(gs_run *r, gs_queue *q[RUN_NQUEUES])
+{
+    q[0] = &r->free_in, q[1] = &r->ready, q[2] = &r->free_out, q[3] = &r->written;
+}
+
 void gs_run_fail(gs_run *r, const gs_status *st)
 {
     pthread_mutex_lock(&r->err_mu);
@@ -57,10 +64,9 @@ void gs_run_fail(gs_run *r, const gs_status *st)
     pthread_mutex_lock(&r->mu);
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
-    gs_queue_close(&r->free_in);
-    gs_queue_close(&r->ready);
-    gs_queue_close(&r->free_out);
-    gs_queue_close(&r->written);
+    gs_queue *q[RUN_NQUEUES];
+    run_queues(r, q);
+    for (int i = 0; i < RUN_NQUEUES; i++) gs_queue_close(q[i]);
 }
 
 /* ---- the reader and the writer ------------------------------------------------------------------ */
@@ -432,8 +438,10 @@ static void ring_init(gs_run *r)
     r->out_own = calloc(r->nchunks, 1);
     r->out_state = calloc(r->nchunks, 1);
     r->out_bytes = r->chunk_elems * (size_t)r->cols * r->out_size;
-    int qfail = gs_queue_init(&r->free_in, r->nchunks) | gs_queue_init(&r->ready, r->nchunks) |
-                gs_queue_init(&r->free_out, r->nchunks) | gs_queue_init(&r->written, r->nchunks);
+    gs_queue *q[RUN_NQUEUES];
+    run_queues(r, q);
+    int qfail = 0;
+    for (int i = 0; i < RUN_NQUEUES; i++) qfail |= gs_queue_init(q[i], r->nchunks);
     if (!r->ins || !r->outs || !r->in_own || !r->out_own || !r->out_state || qfail) {
         gs_status e = {0};
         gs_fail(&e, GS_ENOMEM, "out of host memory for chunk descriptors");
@@ -493,10 +501,9 @@ static void run_free(gs_run *r)
 {
     free(r->kpos);
     free(r->pieces);
-    gs_queue_free(&r->free_in);
-    gs_queue_free(&r->ready);
-    gs_queue_free(&r->free_out);
-    gs_queue_free(&r->written);
+    gs_queue *q[RUN_NQUEUES];
+    run_queues(r, q);
+    for (int i = 0; i < RUN_NQUEUES; i++) gs_queue_free(q[i]);
     pthread_mutex_destroy(&r->err_mu);
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->cv);
