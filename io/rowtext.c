@@ -281,8 +281,28 @@ static int parts_room(gs_rowtext *t, size_t np)
     return 0;
 }
 
+/* The bytes of the rows after row k of segment s (its stream position p) that follow it in s's text
+ * with no gap, each ending in a line end, as long as pos[] goes on one row at a time: *i moves past
+ * them. A run of whole rows goes out as it lies in the input. */
+static size_t run_after(const seg *s, size_t k, const uint64_t *pos, size_t n, size_t *i)
+{
+    size_t run = 0, at = (size_t)(s->spans[2 * k] + s->spans[2 * k + 1]);
+    while (*i < n && pos[*i] == pos[*i - 1] + 1 && ++k < s->n && (size_t)s->spans[2 * k] == at) {
+        const size_t len = (size_t)s->spans[2 * k + 1];
+        const char e = len ? s->text[at + len - 1] : 0;
+        if (e != '\n' && e != '\r') break;
+        run += len;
+        at += len;
+        ++*i;
+    }
+    return run;
+}
+
+#define GS_RUN_DIRECT ((size_t)64 << 10) /* a run of rows this long goes to put() where it lies */
+
 /* The rows of the n ascending stream positions pos[] through put(ctx, bytes, len); a row without
- * its line end gets '\n'. */
+ * its line end gets '\n'. Runs of consecutive rows that lie one after another in the input (every
+ * row, where a filter passes most) go out without a copy once they are long enough. */
 int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
                      int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st)
 {
@@ -290,21 +310,31 @@ int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
     int rc = parts_room(t, 1) ? gs_fail(st, GS_ENOMEM, "out of memory") : GS_OK;
     kbuf *b = rc ? NULL : &t->parts[0];
     if (b) b->len = b->nomem = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
+    for (size_t i = 0; i < n && !rc;) {
         size_t len;
         const char *row = row_at(&s, pos[i], &len);
         if (!row) {
             rc = not_held(pos[i], st);
             break;
         }
+        const int ended = len && (row[len - 1] == '\n' || row[len - 1] == '\r');
+        i++;
+        if (ended) len += run_after(s, (size_t)(pos[i - 1] - s->first), pos, n, &i);
+        if (ended && len >= GS_RUN_DIRECT) {
+            if (b->len) rc = put(ctx, b->out, b->len, st);
+            b->len = 0;
+            if (!rc) rc = put(ctx, row, len, st);
+            continue;
+        }
         out_add(b, row, len);
-        if (len == 0 || (row[len - 1] != '\n' && row[len - 1] != '\r')) out_add(b, "\n", 1);
+        if (!ended) out_add(b, "\n", 1);
         if (b->nomem) rc = gs_fail(st, GS_ENOMEM, "out of memory");
-        else if (b->len >= ((size_t)1 << 20) || i + 1 == n) { /* rows go out in batches */
+        else if (b->len >= ((size_t)1 << 20)) { /* rows go out in batches */
             rc = put(ctx, b->out, b->len, st);
             b->len = 0;
         }
     }
+    if (!rc && b && b->len) rc = put(ctx, b->out, b->len, st);
     return rc;
 }
 

@@ -234,6 +234,8 @@ def main():
             ("na_skip", ["--pred", "lt:100", "--col", "vol", "--na", "skip"], df["vol"] < 100),
             ("skip_bad_int", ["--pred", "ge:0", "-t", "i32", "--col", "bad", "--skip-bad"], df["bad"] >= 0),
             ("first_col", ["--pred", "range:100:200", "--col", "1"], (df["id"] >= 100) & (df["id"] <= 200)),
+            # (nearly) every row: runs of rows that go out as they lie in the input
+            ("all", ["--pred", "ge:-1e300", "--col", "id"], df["id"] >= -1e300),
         ]:
             want = rows_of(mask)
             for ch in CHUNKS:
