@@ -1,94 +1,12 @@
-/* zstd_frames.c - the zstd source's work for a device: a batch's frames decoded by the device
- * codec, and frames handed out whole to a decoder on a device (gs_reader_frames).
- *
- * A device decoder trusts its input, so it is given only frames the frame index finds fit
- * (gs_zframe_check: well formed, with a content size within its limit, a checksum and no
- * dictionary). The device codec's output is kept only where its status is good and the XXH64 of
- * the output (computed here, on the pool) equals the frame's checksum; every other frame of the
- * batch is decoded by libzstd (io/zstd_source.c), which reports any corruption: the device never
- * decides what is valid. A codec that stopped (its device timed out) leaves the batch, and every
- * later one, to libzstd. Frames handed out whole carry their checksum for the caller to check. */
+/* zstd_frames.c - the zstd source's frames handed out whole to a decoder on a device
+ * (gs_reader_frames): each checked by the frame index (gs_zframe_for_device, gs_zframe_check),
+ * and carrying its checksum for the caller to check. */
 #include "zstd_internal.h"
 #include "../common/pool.h"
 #include "../common/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Is frame [p, p+csize) of dsize decoded bytes one a device decoder may take? Its header read
- * into *fi. */
-static int gs_zsrc_for_device(const unsigned char *p, size_t csize, size_t dsize, gs_zfinfo *fi)
-{
-    return gs_zframe_parse(p, csize, fi) == GS_ZF_OK && fi->csize == csize && fi->content == dsize &&
-           gs_zframe_check(p, fi, NULL) == 0;
-}
-
-/* ---- a batch through the device codec --------------------------------------------------------- */
-/* Verification of the device codec's output: the checksum of every frame it reports done. */
-typedef struct gs_zverify_job {
-    gs_zsrc *s;
-    const unsigned char *dst;
-    size_t m;
-} gs_zverify_job;
-
-static void gs_zverify_part(void *ctx, size_t part, size_t nparts)
-{
-    gs_zverify_job *j = ctx;
-    const gs_zdev *d = &j->s->dev;
-    size_t b, e;
-    gs_split(j->m, nparts, part, &b, &e);
-    for (size_t i = b; i < e; i++) {
-        gs_zframe *fr = &j->s->frames[d->idx[i]];
-        if (d->ok[i] && gs_zstd_checksum(j->dst + fr->doff, fr->dsize) == fr->xxh) fr->cpu = 0;
-    }
-}
-
-
-int gs_zsrc_device_batch(gs_zsrc *s, size_t n, unsigned char *dst, gs_status *st)
-{
-    gs_zcodec *c = s->codec;
-    gs_zdev *d = &s->dev;
-    if (c->stopped) return GS_OK;
-    if (s->dev_cap < n) {
-        gs_zdev nd = {malloc(n * sizeof *nd.src), malloc(n * sizeof *nd.csize), malloc(n * sizeof *nd.dsize),
-                      malloc(n * sizeof *nd.doff), malloc(n * sizeof *nd.idx), malloc(n)};
-        free(d->src), free(d->csize), free(d->dsize), free(d->doff), free(d->idx), free(d->ok);
-        *d = nd;
-        s->dev_cap = nd.src && nd.csize && nd.dsize && nd.doff && nd.idx && nd.ok ? n : 0;
-        if (!s->dev_cap) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
-    }
-    double t0 = gs_now();
-    size_t m = 0;
-    for (size_t f = 0; f < n; f++) {
-        gs_zframe *fr = &s->frames[f];
-        gs_zfinfo fi;
-        if (fr->dsize == 0 || fr->dsize > c->frame_max) continue;
-        if (!gs_zsrc_for_device(s->win + fr->off, fr->csize, fr->dsize, &fi)) continue;
-        fr->xxh = fi.xxh;
-        d->src[m] = s->win + fr->off;
-        d->csize[m] = fr->csize;
-        d->dsize[m] = fr->dsize;
-        d->doff[m] = fr->doff;
-        d->idx[m] = f;
-        d->ok[m] = 0;
-        m++;
-    }
-    if (m == 0) return GS_OK;
-    int rc = c->decode(c, m, d->src, d->csize, d->dsize, dst, d->doff, d->ok, st);
-    if (rc) return rc;
-    size_t parts = m < (size_t)s->threads ? m : (size_t)s->threads;
-    gs_zverify_job j = {s, dst, m};
-    gs_parallel_for(parts, gs_zverify_part, &j);
-    for (size_t i = 0; i < m; i++) {
-        const gs_zframe *fr = &s->frames[d->idx[i]];
-        if (fr->cpu) continue;
-        c->dec_in += fr->csize;
-        c->dec_out += fr->dsize;
-        c->dec_frames++;
-    }
-    c->dec_s += gs_now() - t0;
-    return GS_OK;
-}
 
 /* ---- frames handed out whole ------------------------------------------------------------------ */
 /* Frames for a decoder on a device (gs_reader_frames). A chunk's frames are first indexed where they
@@ -163,7 +81,7 @@ static int gs_zsrc_index(gs_zsrc *s, const gs_zframes_req *q, size_t *n, size_t 
         const size_t off = (end + q->align - 1) / q->align * q->align;
         if (*total % q->unit || ds == 0 || ds > q->frame_max || ds > q->content_max - *total || *n == q->t_cap ||
             off > q->dst_cap || cs > q->dst_cap - off ||
-            !(parsed ? gs_zframe_check(p, &fi, NULL) == 0 : gs_zsrc_for_device(p, cs, ds, &fi))) {
+            !(parsed ? gs_zframe_check(p, &fi, NULL) == 0 : gs_zframe_for_device(p, cs, ds, &fi))) {
             *kind = GS_ZN_STOP;
             return GS_OK;
         }

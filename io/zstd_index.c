@@ -209,6 +209,12 @@ static void zf_put_le(unsigned char *p, uint64_t v, size_t n)
     for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
+int gs_zframe_for_device(const unsigned char *p, size_t csize, size_t dsize, gs_zfinfo *fi)
+{
+    return gs_zframe_parse(p, csize, fi) == GS_ZF_OK && fi->csize == csize && fi->content == dsize &&
+           gs_zframe_check(p, fi, NULL) == 0;
+}
+
 size_t gs_zframe_finish(const unsigned char *in, size_t n, uint64_t content, uint32_t xxh, unsigned char *out,
                         size_t cap, const char **why)
 {

@@ -55,6 +55,10 @@ const char *gs_zframe_error(const gs_zfinfo *fi);
  * judges it. 0 if it may; else -1 and *why (if why) says why not. */
 int gs_zframe_check(const unsigned char *p, const gs_zfinfo *fi, const char **why);
 
+/* Is [p, p+csize) one whole frame of dsize decoded bytes that gs_zframe_check lets a device
+ * decoder take? Its header read into *fi. */
+int gs_zframe_for_device(const unsigned char *p, size_t csize, size_t dsize, gs_zfinfo *fi);
+
 /* Rewrite the single frame [in, in+n) into out (cap bytes) with a content-size field of
  * `content` bytes and, unless it has one, the checksum `xxh`. The blocks are copied unchanged (in
  * and out may be the same buffer). Returns the new length, or 0 with *why if the input is not one

@@ -1,6 +1,7 @@
 /* zstd_internal.h - what the zstd files of io/ share among themselves: the decoding source's state
- * (io/zstd_source.c, and io/zstd_frames.c for its frames for a device) and two pool helpers the
- * source and the sink (io/zstd_sink.c) both use (io/zstd_mem.c). */
+ * (io/zstd_source.c; io/zstd_device.c for its batches through a device codec, io/zstd_frames.c
+ * for its frames handed out whole) and two pool helpers the source and the sink (io/zstd_sink.c)
+ * both use (io/zstd_mem.c). */
 #ifndef GS_ZSTD_INTERNAL_H
 #define GS_ZSTD_INTERNAL_H
 
@@ -101,10 +102,12 @@ int gs_zsrc_skip(gs_zsrc *s, gs_status *st);
 /* Room for at least n + 1 entries in s->frames. */
 int gs_zsrc_frames_room(gs_zsrc *s, size_t n, gs_status *st);
 
-/* io/zstd_frames.c */
+/* io/zstd_device.c */
 /* Give the device codec the frames of the batch's [0, n) it may decode into dst; mark the ones it
  * verifiably did (frames[f].cpu = 0). */
 int gs_zsrc_device_batch(gs_zsrc *s, size_t n, unsigned char *dst, gs_status *st);
+
+/* io/zstd_frames.c */
 /* gs_bsrc.frames of a source opened for frames (gs_reader_frames). */
 int gs_zsrc_frames(gs_bsrc *b, const gs_zframes_req *q, size_t esize, size_t *nf, uint64_t *bytes, gs_status *st);
 

@@ -12,9 +12,9 @@
  * in turn, while the caller copies out of the other; an error waits in its slot until the caller
  * has taken every byte before it.
  *
- * With a device codec, a batch's frames go to it first (io/zstd_frames.c); every frame it did not
+ * With a device codec, a batch's frames go to it first (io/zstd_device.c); every frame it did not
  * verifiably decode is decoded here by libzstd, which reports any corruption as above. Frames
- * handed out whole for a device decoder are io/zstd_frames.c's too. */
+ * handed out whole for a device decoder are io/zstd_frames.c's. */
 #include "zstd_internal.h"
 #include "../common/pool.h"
 #include "../common/trace.h"

@@ -409,7 +409,7 @@ static inline void run(const gs_chain *ch, gs_type t, const void *in, size_t n, 
                 result *res)
 {
     msrc m = {in, n, 0, gs_type_size(t), 0};
-    gs_source src = {msrc_read, &m, t, known ? (int64_t)n : -1, msrc_bytes, NULL, NULL};
+    gs_source src = {.read = msrc_read, .ctx = &m, .type = t, .count = known ? (int64_t)n : -1, .bytes = msrc_bytes};
     memset(res, 0, sizeof *res);
     gs_writer *w = NULL;
     gs_byte_sink k = {mbuf_write, &res->out, "memory"};

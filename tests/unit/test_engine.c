@@ -212,7 +212,7 @@ static void test_errors(void)
     result_free(&got);
 
     msrc m = {(const unsigned char *)in, n, 0, 4, 1500};
-    gs_source src = {msrc_read, &m, GS_I32, -1, msrc_bytes, NULL, NULL};
+    gs_source src = {.read = msrc_read, .ctx = &m, .type = GS_I32, .count = -1, .bytes = msrc_bytes};
     gs_status st = {0};
     o = opts(GS_BACKEND_CPU, 100, 4);
     int rc = gs_engine_run_chain(&ch, &o, &src, NULL, NULL, NULL, &st);

@@ -1,4 +1,4 @@
-/* test_zstd_frames.c - the zstd source's work for a device (io/zstd_frames.c). With a device
+/* test_zstd_frames.c - the zstd source's work for a device (io/zstd_device.c, io/zstd_frames.c). With a device
  * codec made of libzstd here that can lie: frames it writes without content size or checksum come
  * out complete; output it reports done but got wrong, or reports failed, is decoded again by
  * libzstd; corrupt input is still an error. Then gs_reader_frames (frames handed whole to a
