@@ -135,7 +135,7 @@ int run_engine(cli *c, const gs_chain *ch, gs_source *src, gs_writer *w, gs_run_
     if (verbose || c->stats) c->eng.note = on_note;
     const int one = src->cols <= 1; /* several columns: each chunk is split, never frames or views */
     const int64_t values = src->count >= 0 && !one ? src->count * src->cols : src->count;
-    gs_plan_settle(&c->eng.plan, ch, values, src->type, one && w && gs_writer_takes_frames(w));
+    gs_plan_settle(&c->eng.plan, ch, values, src->type, src->parsed, one && w && gs_writer_takes_frames(w));
     gs_plan_input(&c->eng.plan, one && src->view != NULL);
     if (verbose || c->stats) plan_notes(&c->eng.plan);
     int rc = gs_engine_run_chain(ch, &c->eng, src, w, count, stats, st);

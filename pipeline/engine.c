@@ -41,8 +41,10 @@ static int reader_view(void *ctx, size_t cap, int take, const void **p, size_t *
 
 gs_source gs_source_from_reader(gs_reader *r)
 {
+    const gs_format f = gs_reader_format(r);
     gs_source s = {reader_read, r, gs_reader_type(r), gs_reader_count(r), reader_bytes, reader_frames,
-                   gs_reader_maps(r) ? reader_view : NULL, gs_reader_rows(r), gs_reader_rowtext(r), gs_reader_cols(r)};
+                   gs_reader_maps(r) ? reader_view : NULL, gs_reader_rows(r), gs_reader_rowtext(r), gs_reader_cols(r),
+                   f == GS_FMT_CSV || f == GS_FMT_TEXT};
     return s;
 }
 
@@ -408,7 +410,7 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
     }
     const int one = r->in_cols == 1; /* several columns: no frames or views (each chunk is split) */
     gs_plan_settle(&r->plan, chain, src->count >= 0 ? src->count * r->in_cols : -1, src->type, /* values */
-                   one && w && gs_writer_takes_frames(w) && !r->rows && !r->text && !r->arg_map);
+                   src->parsed, one && w && gs_writer_takes_frames(w) && !r->rows && !r->text && !r->arg_map);
     gs_plan_input(&r->plan, one && src->view != NULL);
     if (r->o.host_mem == GS_HOST_DIRECT) r->o.host_mem = GS_HOST_PINNED; /* what is not read in place is staged */
     r->o.plan = r->plan; /* the backends read their zstd work there */

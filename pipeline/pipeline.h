@@ -157,6 +157,8 @@ typedef struct gs_source {
     /* Columns read in one pass (0 or 1: one): each element read is a row of that many values of
      * `type`, one per column, and the run computes each column on its own (pipeline/columns.c). */
     int cols;
+    /* The values are parsed from text on the host (CSV or text input). */
+    int parsed;
 } gs_source;
 
 gs_source gs_source_from_reader(gs_reader *r);

@@ -273,7 +273,7 @@ static uint64_t chain_halo_bytes(const gs_chain *c, gs_type t)
     return most;
 }
 
-void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in_type, int out_frames)
+void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in_type, int parsed, int out_frames)
 {
     char sz[32];
     p->zencode = out_frames ? p->zencode_asked : 0;
@@ -294,7 +294,13 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
     if (p->by_size) {
         char cross[32];
         gs_plan_size_text(cross, sizeof cross, GS_AUTO_GPU_MIN_BYTES);
-        if (elems >= 0) {
+        if (parsed && !zframes) {
+            /* the host parses and formats the text on either backend, and that is the run's pace
+             * (docs/PERFORMANCE.md, "CSV": the GPU backend slower on every job measured) */
+            p->backend = GS_PLAN_CPU;
+            snprintf(p->why_backend, sizeof p->why_backend, "auto: values parsed from text on the host, which "
+                     "sets the pace on either backend; CUDA not initialised");
+        } else if (elems >= 0) {
             const uint64_t bytes = (uint64_t)elems * gs_type_size(in_type);
             const int small = bytes < GS_AUTO_GPU_MIN_BYTES;
             p->backend = small ? GS_PLAN_CPU : GS_PLAN_GPU;

@@ -179,9 +179,11 @@ typedef struct gs_plan {
  * the GPU encoder cannot be had or nvCOMP does not load). */
 int gs_plan_make(const gs_plan_in *in, const gs_input_desc *d, const gs_plan_facts *f, gs_plan *p, gs_status *st);
 /* Settle what the open reader and writer tell: the chain with its types, the input's elements
- * (-1 if unknown) of type in_type, and whether the writer takes zstd frames (gs_writer_takes_frames).
- * The same inputs give the same plan: settling twice changes nothing. */
-void gs_plan_settle(gs_plan *p, const struct gs_chain *chain, int64_t elems, gs_type in_type, int out_frames);
+ * (-1 if unknown) of type in_type, whether they are parsed from text on the host (gs_source.parsed),
+ * and whether the writer takes zstd frames (gs_writer_takes_frames). The same inputs give the same
+ * plan: settling twice changes nothing. */
+void gs_plan_settle(gs_plan *p, const struct gs_chain *chain, int64_t elems, gs_type in_type, int parsed,
+                    int out_frames);
 /* The input's path, once settled: read where it lies (p->direct) where --host-mem direct, the
  * backend may be the GPU and the source hands out views of a mapped file (gs_source.view: a
  * regular, uncompressed raw or npy file); else through the staging buffers. Settling twice changes

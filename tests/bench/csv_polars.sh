@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/bench/csv_polars.sh - the CSV jobs beside Polars, on one generated CSV: `time,price,volume`,
 # ROWS rows (tests/bench/prices_csv.py: price a 4-decimal walk; 10^8 rows are 2.6 GB), every output
-# CSV to /dev/null. gpustream with the backend the plan picks (auto), with --backend cpu, and with
+# CSV to /dev/null. gpustream with --backend gpu where a GPU answers (else auto), with --backend cpu, and with
 # --backend cpu --threads 1; Polars lazy (`scan_csv ... sink_csv`) on all cores and with
 # POLARS_MAX_THREADS=1, where `import polars` works in $PYTHON (default python3; else SKIP in those
 # cells). Offline: numpy and the binary only. The median of REPS runs after a warm-up, seconds of the
@@ -59,12 +59,15 @@ else
         "compact --pred gt:100 --col price")
     PJOBS=(minmax rolling scan compact)
 fi
-COLS=("gpustream (auto)" "--backend cpu" "--backend cpu --threads 1" "Polars lazy" "Polars lazy, 1 thread")
+# the first column: the GPU backend (auto takes the CPU for text input), or auto without a GPU
+FIRST=$(has_gpu && echo "--backend gpu" || echo auto)
+COLS=("gpustream $FIRST" "--backend cpu" "--backend cpu --threads 1" "Polars lazy" "Polars lazy, 1 thread")
 declare -A CELL
 for i in "${!JOBS[@]}"; do
     # shellcheck disable=SC2206
     args=(${JOBS[$i]})
-    in_turn "${JOBS[$i]} (auto)" @BIN@ "${args[@]}" -q "$F"
+    # shellcheck disable=SC2046
+    in_turn "${JOBS[$i]} ($FIRST)" @BIN@ "${args[@]}" $([ "$FIRST" = auto ] || echo "$FIRST") -q "$F"
     CELL[$i,0]=$MED
     in_turn "${JOBS[$i]} --backend cpu" @BIN@ "${args[@]}" --backend cpu -q "$F"
     CELL[$i,1]=$MED

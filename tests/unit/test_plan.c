@@ -32,9 +32,11 @@ typedef struct row {
     uint64_t first_frame, content;
     /* the facts, where asked: nvCOMP loads; the GPU encoder (1 made, 0 cannot be had) */
     int nvcomp, encoder;
-    /* settled: elements (-1 unknown), type, the writer takes frames; 1 filled / 2 ended first chunk */
+    /* settled: elements (-1 unknown), type, parsed from text, the writer takes frames; 1 filled / 2
+     * ended first chunk */
     int64_t elems;
     gs_type type;
+    int parsed;
     int out_frames, first;
     /* expected */
     int rc;
@@ -109,7 +111,7 @@ static void run_row(const row *r)
     if (rc || r->rc) return;
     snprintf(n, sizeof n, "%s: facts asked", r->name);
     CHECK(asked == r->want_asked, n, "asked 0x%x, want 0x%x", asked, r->want_asked);
-    gs_plan_settle(&p, &ch, r->elems ? r->elems : -1, r->type, r->out_frames);
+    gs_plan_settle(&p, &ch, r->elems ? r->elems : -1, r->type, r->parsed, r->out_frames);
     if (r->first) gs_plan_first_chunk(&p, r->first == 1, p.chunk_bytes);
     snprintf(n, sizeof n, "%s: backend", r->name);
     CHECK(p.backend == r->want_backend, n, "backend %d, want %d (%s)", p.backend, r->want_backend, p.why_backend);
@@ -180,6 +182,12 @@ static const row rows[] = {
     {.name = "auto, a file of 4 KiB, a window of 2^40", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_MINMAX, NONE2,
      .window = 1ull << 40, .size = 4096, .elems = 512, .type = GS_F64, .want_backend = GS_PLAN_CPU,
      .why_backend = "auto: input 4096 B < crossover"},
+    {.name = "auto, CSV: the CPU", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_MINMAX, NONE2, .size = 16 * GIB,
+     .type = GS_F64, .parsed = 1, .want_backend = GS_PLAN_CPU,
+     .why_backend = "auto: values parsed from text on the host, which sets the pace on either backend; CUDA not initialised"},
+    {.name = "CSV, --backend gpu: the GPU", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2,
+     .backend = GS_BACKEND_GPU, .size = 16 * GIB, .type = GS_F64, .parsed = 1, .want_backend = GS_PLAN_GPU,
+     .want_warm = 1, .why_backend = "--backend gpu"},
     {.name = "auto, a stream, --host-mem registered", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2, .host_mem = GS_HOST_REGISTERED,
      .want_backend = GS_PLAN_GPU,
      .why_backend = "auto: input of unknown size (the --host-mem mode needs the backend before reading)",
