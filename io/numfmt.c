@@ -144,16 +144,35 @@ static inline int count_digits(uint64_t x)
     return t + 1 - (y < pow10_u64[t]);
 }
 
-/* The nd decimal digits of x, written backwards from buf + nd, two at a time. */
-static inline void put_digits(char *buf, uint64_t x, int nd)
+/* The 8 decimal digits of x < 10^8 ending at o, two at a time in 32-bit arithmetic. */
+static inline void put_8(char *o, uint32_t x)
 {
-    char *o = buf + nd;
-    while (x >= 100) {
-        unsigned r = (unsigned)(x % 100);
+    for (int k = 0; k < 4; k++) {
+        const unsigned r = x % 100;
         x /= 100;
         *--o = digit_pairs[2 * r + 1];
         *--o = digit_pairs[2 * r];
     }
+}
+
+/* The nd decimal digits of x, written backwards from buf + nd: eight at a time while x has more
+ * (one 64-bit division each), then two at a time in 32 bits. */
+static inline void put_digits(char *buf, uint64_t x, int nd)
+{
+    char *o = buf + nd;
+    while (x >= 100000000) {
+        put_8(o, (uint32_t)(x % 100000000));
+        x /= 100000000;
+        o -= 8;
+    }
+    uint32_t y = (uint32_t)x;
+    while (y >= 100) {
+        const unsigned r = y % 100;
+        y /= 100;
+        *--o = digit_pairs[2 * r + 1];
+        *--o = digit_pairs[2 * r];
+    }
+    x = y;
     if (x >= 10) {
         *--o = digit_pairs[2 * x + 1];
         *--o = digit_pairs[2 * x];
