@@ -30,8 +30,9 @@
 
 /* Each lane loop is built for the widest vectors the machine has (GCC on x86-64); the bits do not
  * depend on the width: no operation is reordered, none contracted (the Makefile builds this file
- * with -ffp-contract=off). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+ * with -ffp-contract=off). Not under ThreadSanitizer: the clones' resolver runs while the program
+ * is relocated, before the sanitizer's runtime has started, and its instrumented code faults. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define RF_WIDE __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define RF_WIDE
