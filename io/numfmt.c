@@ -172,12 +172,11 @@ static inline void put_digits(char *buf, uint64_t x, int nd)
         *--o = digit_pairs[2 * r + 1];
         *--o = digit_pairs[2 * r];
     }
-    x = y;
-    if (x >= 10) {
-        *--o = digit_pairs[2 * x + 1];
-        *--o = digit_pairs[2 * x];
+    if (y >= 10) {
+        *--o = digit_pairs[2 * y + 1];
+        *--o = digit_pairs[2 * y];
     } else
-        *--o = (char)('0' + x);
+        *--o = (char)('0' + y);
 }
 
 /* Decimal digits of x into buf (no terminator); returns the count. */

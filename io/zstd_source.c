@@ -261,13 +261,14 @@ static int gs_zsrc_stream(gs_zsrc *s, unsigned char *buf, size_t cap, size_t *go
 }
 
 /* The streaming decoder, made when the first frame needs it (batched frames never do). */
-static int gs_zsrc_dstream(gs_zsrc *s, gs_status *st)
+static int gs_zsrc_dstream(gs_zsrc *s, ZSTD_DStream **ds, gs_status *st)
 {
-    if (!(s->ds = ZSTD_createDStream())) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
-    if (ZSTD_isError(ZSTD_DCtx_setParameter(s->ds, ZSTD_d_windowLogMax, GS_ZSTD_WINDOW_LOG_MAX)))
-        return gs_fail(st, GS_EDATA, "%s: this libzstd cannot decode windows of 2^%d bytes", s->base.name,
-                       GS_ZSTD_WINDOW_LOG_MAX);
-    return GS_OK;
+    if (!(*ds = ZSTD_createDStream())) return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
+    if (!ZSTD_isError(ZSTD_DCtx_setParameter(*ds, ZSTD_d_windowLogMax, GS_ZSTD_WINDOW_LOG_MAX))) return GS_OK;
+    ZSTD_freeDStream(*ds);
+    *ds = NULL;
+    return gs_fail(st, GS_EDATA, "%s: this libzstd cannot decode windows of 2^%d bytes", s->base.name,
+                   GS_ZSTD_WINDOW_LOG_MAX);
 }
 
 /* The decoded bytes that follow, up to cap: what a read returns, on the calling thread. */
@@ -303,7 +304,7 @@ static int gs_zsrc_pull(gs_zsrc *s, void *buf, size_t cap, size_t *got, gs_statu
             }
             if (kind == GS_ZN_END && n == 0) return GS_OK;
             if (kind == GS_ZN_STREAM && n == 0) {
-                if (!s->ds && (rc = gs_zsrc_dstream(s, st))) return rc;
+                if (!s->ds && (rc = gs_zsrc_dstream(s, &s->ds, st))) return rc;
                 size_t r = ZSTD_DCtx_reset(s->ds, ZSTD_reset_session_only);
                 if (ZSTD_isError(r)) return gs_zsrc_corrupt(s, ZSTD_getErrorCode(r), st);
                 s->streaming = 1;
@@ -358,14 +359,11 @@ static int gs_zsrc_look(gs_bsrc *b, void *buf, size_t n, size_t *got, int *answe
     gs_zsrc *s = (gs_zsrc *)b;
     *got = 0;
     *answered = 0;
-    if (s->decoded || s->out_pos < s->out_len || s->streaming) return GS_OK;
-    if (!s->look_ds) {
-        if (!(s->look_ds = ZSTD_createDStream())) return GS_OK;
-        if (ZSTD_isError(ZSTD_DCtx_setParameter(s->look_ds, ZSTD_d_windowLogMax, GS_ZSTD_WINDOW_LOG_MAX)))
-            return GS_OK;
-    } else if (ZSTD_isError(ZSTD_DCtx_reset(s->look_ds, ZSTD_reset_session_only))) {
+    gs_status ignored = {0}; /* a stream decoder not made: not answered, the read path meets it */
+    if (s->decoded || s->out_pos < s->out_len || s->streaming ||
+        (!s->look_ds && gs_zsrc_dstream(s, &s->look_ds, &ignored)) ||
+        ZSTD_isError(ZSTD_DCtx_reset(s->look_ds, ZSTD_reset_session_only)))
         return GS_OK;
-    }
     ZSTD_outBuffer ob = {buf, n, 0};
     size_t at = 0, r = 0; /* at: bytes looked at past win_pos; r: 0 at a frame's end */
     while (ob.pos < n) {
