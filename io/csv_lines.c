@@ -59,7 +59,7 @@ int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int 
     return 1;
 }
 
-static void piece_reset(gs_piece *pc, const char *b, const char *e, int keep_skips, int keep_rows)
+static void piece_reset(gs_piece *pc, const char *b, const char *e, int keep_skips, int keep_rows, int no_quotes)
 {
     char *vals = pc->vals;
     size_t cap = pc->cap, skcap = pc->skcap, spcap = pc->spcap;
@@ -74,6 +74,7 @@ static void piece_reset(gs_piece *pc, const char *b, const char *e, int keep_ski
     pc->spans = spans;
     pc->spcap = spcap;
     pc->keep_rows = keep_rows;
+    pc->no_quotes = no_quotes;
     pc->begin = b;
     pc->end = e;
 }
@@ -313,7 +314,7 @@ static int split_block(gs_ldec *L, const char *data, size_t cut, gs_status *st)
     for (size_t i = 0; i < np; i++) {
         size_t e = i + 1 == np ? cut : next_boundary(L, data, cut, cut / np * (i + 1));
         if (e < b) e = b;
-        piece_reset(&L->pieces[i], data + b, data + e, L->base.rows != NULL, L->base.text != NULL);
+        piece_reset(&L->pieces[i], data + b, data + e, L->base.rows != NULL, L->base.text != NULL, L->dl.seq != NULL);
         b = e;
     }
     if (L->seq_mode && np) L->pieces[0].open_row = -(int64_t)L->carry_len;
@@ -327,6 +328,37 @@ static int block_quoted(const gs_ldec *L)
     for (size_t i = 0; i < L->npieces; i++)
         if (L->pieces[i].quoted) return 1;
     return 0;
+}
+
+/* Whether a piece of the block gave a value. */
+static int block_values(const gs_ldec *L)
+{
+    for (size_t i = 0; i < L->npieces; i++)
+        if (L->pieces[i].n) return 1;
+    return 0;
+}
+
+/* The block's buffer was lent to the row store, which holds rows in it: the engine reads on into
+ * another (the store's spare, else a new one), never writing the lent one again. Where the
+ * read-ahead buffer took the carried tail (swapped), the lent one is the next read-ahead's; else
+ * the tail [pos, len) moves to the new buffer. Gives back the lender's reference. */
+static int replace_lent(gs_ldec *L, gs_rowtext_mem *lent, int swapped, gs_status *st)
+{
+    size_t cap = 0;
+    int r = GS_OK;
+    char *nb = gs_rowtext_reuse(L->base.text, 0, swapped ? L->headroom + L->block : L->cap, &cap);
+    if (swapped) { /* next_block sizes the read-ahead buffer before it reads into it */
+        L->abuf = nb;
+        L->acap = nb ? cap : 0;
+    } else {
+        if (!nb && (nb = malloc(L->cap))) cap = L->cap;
+        if (nb) memcpy(nb, L->buf + L->pos, L->len - L->pos), L->len -= L->pos, L->pos = 0;
+        else r = dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name), L->len = L->pos = 0;
+        L->buf = nb;
+        L->cap = nb ? cap : 0;
+    }
+    gs_rowtext_unlend(L->base.text, lent);
+    return r;
 }
 
 /* After a block's job: the carried tail (part of a line) goes in front of the block read ahead,
@@ -389,7 +421,7 @@ static int next_block(gs_ldec *L, gs_status *st)
         }
         L->seq_mode = L->quotes_seen = 1;
         L->npieces = 1;
-        piece_reset(&L->pieces[0], L->buf + L->pos, L->buf + L->pos + cut, L->base.rows != NULL, L->base.text != NULL);
+        piece_reset(&L->pieces[0], L->buf + L->pos, L->buf + L->pos + cut, L->base.rows != NULL, L->base.text != NULL, 0);
         L->pieces[0].open_row = -(int64_t)L->carry_len;
         L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
         if (L->base.text) gs_piece_text(&L->pieces[0], L->base.text, 1, L->midrow, &L->carry, &L->carry_len);
@@ -403,12 +435,22 @@ static int next_block(gs_ldec *L, gs_status *st)
     }
     if (L->rd_rc) return gs_fail(st, src_fail(L, L->rd_rc, &L->rd_st), "%s", L->fail.msg); /* the source said why */
     L->base.skipped += skipped;
-    if ((L->base.rows || L->base.text) &&
-        gs_pieces_keep(L->pieces, L->npieces, L->base.rows, L->base.text, &L->stream_n))
+    /* Rows kept beside the values stay where they lie: the store is lent the block. */
+    gs_rowtext_mem *lent = NULL;
+    if (L->base.text && !L->seq_mode && block_values(L) && !(lent = gs_rowtext_lend(L->buf, L->cap)))
         return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+    r = (L->base.rows || L->base.text) && gs_pieces_keep(L->pieces, L->npieces, L->base.rows, L->base.text, lent, &L->stream_n)
+            ? dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name)
+            : GS_OK;
     L->line_base += lines;
     L->pos += cut;
-    if (L->ahead && (r = take_ahead(L, st))) return r;
+    int swapped = 0;
+    if (!r && L->ahead) swapped = !(r = take_ahead(L, st));
+    if (lent) {
+        const int r2 = replace_lent(L, lent, swapped, st);
+        if (!r) r = r2;
+    }
+    if (r) return r;
     L->cur = L->off = 0;
     /* The end, unless the sequential parser still holds a row (then one more, empty, block
      * finishes it). */

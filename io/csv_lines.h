@@ -53,13 +53,15 @@ typedef struct gs_piece {
     int keep_skips;          /* record skips (the reader has a row map) */
     /* keep_rows (compact --rows, --keep): value i's row (several columns: row i's) is spans[2i]
      * bytes from begin (negative: in the row carried over from the block before), spans[2i+1]
-     * bytes long (-1 until the row ends); text: the piece's bytes (the carried row first), for
-     * the row store */
+     * bytes long (-1 until the row ends); text: a block parsed in order, its bytes copied (the
+     * carried row first) for the row store, which holds other pieces' rows in the block itself */
     int keep_rows;
     int64_t *spans;
     size_t spcap;
     char *text;
     size_t text_cap;         /* bytes allocated at text */
+    int no_quotes;           /* keep_rows: the piece is known to hold no quote character (csv's splitter) */
+    int text_quotes;         /* keep_rows: its rows hold a quote character */
     int64_t open_row;        /* seq: in, -(carried bytes); out: where a row open at the end began */
     int quoted;              /* csv: the piece holds a quote character (and was not parsed) */
     int err;                 /* first error: GS_PERR_* */
@@ -92,14 +94,17 @@ int gs_piece_span(gs_piece *pc, int64_t start, int64_t len);
  * the reader keeps a row map, recorded at the piece's value count. Returns 1 when out of memory. */
 int gs_piece_skip(gs_piece *pc);
 
-/* keep_rows, after a piece's parse (io/csv_rows.c): its bytes for the row store, after the row carried
- * into a sequential block (seq), and the bytes of a row it leaves open (midrow) carried on. */
+/* keep_rows, after a piece's parse (io/csv_rows.c): a piece of a sequential block (seq) copies its
+ * bytes for the row store, after the row carried into the block, and carries on the bytes of a row
+ * it leaves open (midrow); another only looks for quote characters, its rows staying in the block. */
 void gs_piece_text(gs_piece *pc, gs_rowtext *store, int seq, int midrow, char **carry, size_t *carry_len);
 /* After a block, its np pieces in order: their skips into the row map at stream positions from
- * *stream_n on, their row text into the store (either may be NULL); *stream_n advances by their
- * values. -1 where memory is short. */
+ * *stream_n on, their rows into the store (either may be NULL), those without a copy where they lie
+ * in block (the block's memory, lent to the store); *stream_n advances by their values. -1 where
+ * memory is short. */
 struct gs_rowmap;
-int gs_pieces_keep(gs_piece *pieces, size_t np, struct gs_rowmap *rows, gs_rowtext *text, uint64_t *stream_n);
+int gs_pieces_keep(gs_piece *pieces, size_t np, struct gs_rowmap *rows, gs_rowtext *text, gs_rowtext_mem *block,
+                   uint64_t *stream_n);
 
 /* Parses a piece of whole lines; pieces run in parallel. */
 typedef void (*gs_piece_fn)(const gs_lparse *c, gs_piece *pc);

@@ -42,8 +42,12 @@ int gs_piece_skip(gs_piece *pc)
 
 void gs_piece_text(gs_piece *pc, gs_rowtext *store, int seq, int midrow, char **carry, size_t *carry_len)
 {
-    const size_t c = seq ? *carry_len : 0, n = (size_t)(pc->end - pc->begin);
     if (pc->err || pc->nomem) return;
+    if (!seq) { /* the rows stay where they lie in the block, which the store is lent */
+        if (!pc->no_quotes) pc->text_quotes = memchr(pc->begin, '"', (size_t)(pc->end - pc->begin)) != NULL;
+        return;
+    }
+    const size_t c = *carry_len, n = (size_t)(pc->end - pc->begin);
     /* a little over: the next pieces, a few bytes longer or shorter, fit in it again */
     pc->text_cap = c + n + 1 + (n >> 4) + 4096;
     if (!(pc->text = gs_rowtext_reuse(store, 0, c + n + 1, &pc->text_cap)) && !(pc->text = malloc(pc->text_cap))) {
@@ -53,7 +57,7 @@ void gs_piece_text(gs_piece *pc, gs_rowtext *store, int seq, int midrow, char **
     if (c) memcpy(pc->text, *carry, c);
     memcpy(pc->text + c, pc->begin, n);
     for (size_t i = 0; c && i < pc->n; i++) pc->spans[2 * i] += (int64_t)c;
-    if (!seq) return;
+    pc->text_quotes = 1; /* a block parsed in order holds a quote, or goes on with a quoted row */
     size_t keep = 0;
     if (midrow) { /* the open row: from where it began (maybe in the carry) to the block's end */
         const size_t at = (size_t)((int64_t)c + pc->open_row);
@@ -70,20 +74,34 @@ void gs_piece_text(gs_piece *pc, gs_rowtext *store, int seq, int midrow, char **
     *carry_len = keep;
 }
 
-int gs_pieces_keep(gs_piece *pieces, size_t np, struct gs_rowmap *rows, gs_rowtext *text, uint64_t *stream_n)
+/* A piece's rows into the store: in its own copy (pc->text), else where they lie in `block`. */
+static int piece_rows(gs_piece *pc, gs_rowtext *text, gs_rowtext_mem *block)
+{
+    gs_rowtext_mem *m = block;
+    const char *at = pc->begin;
+    if (pc->text) {
+        if (!(m = gs_rowtext_lend(pc->text, pc->text_cap))) free(pc->text);
+        at = pc->text;
+        pc->text = NULL;
+    }
+    if (!m) return -1;
+    int fail = gs_rowtext_append(text, m, at, pc->text_quotes, pc->spans, pc->spcap, pc->n);
+    if (m != block) gs_rowtext_unlend(text, m);
+    size_t cap = 0; /* spans again: those of released rows where there are */
+    pc->spans = gs_rowtext_reuse(text, 1, 0, &cap);
+    pc->spcap = cap / sizeof *pc->spans;
+    return fail;
+}
+
+int gs_pieces_keep(gs_piece *pieces, size_t np, struct gs_rowmap *rows, gs_rowtext *text, gs_rowtext_mem *block,
+                   uint64_t *stream_n)
 {
     int fail = 0;
     for (size_t i = 0; i < np; i++) {
         gs_piece *pc = &pieces[i];
         for (size_t k = 0; rows && k < pc->nskips && !fail; k++) fail = gs_rowmap_add(rows, *stream_n + pc->skips[k], 1);
         *stream_n += pc->n;
-        if (text && !fail) {
-            fail = gs_rowtext_append(text, pc->text, pc->text_cap, pc->spans, pc->spcap, pc->n);
-            pc->text = NULL; /* the store took them (or freed them) */
-            size_t cap = 0;  /* spans again: those of released rows where there are */
-            pc->spans = gs_rowtext_reuse(text, 1, 0, &cap);
-            pc->spcap = cap / sizeof *pc->spans;
-        }
+        if (text && !fail) fail = piece_rows(pc, text, block);
     }
     return fail ? -1 : 0;
 }

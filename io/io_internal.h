@@ -55,14 +55,21 @@ int gs_bsrc_open_zstd(gs_bsrc **s, gs_bsrc *in, const gs_read_opts *o, gs_status
  * found, or 0 for one column) or GS_FMT_TEXT; 0 where it is not text. whole: p holds the whole input. */
 int gs_sniff_text(const unsigned char *p, size_t n, int whole, gs_format *fmt, char *delim);
 
-/* The row store (io/rowtext.c): made and fed by the line decoder. append takes text (text_cap bytes
- * allocated) and spans (spans_cap entries), freed or kept for reuse here, also on failure; -1 where
- * memory is short. reuse: a buffer of released rows with room for want bytes (*cap: its bytes), text
- * or spans, or NULL (the caller allocates). */
+/* The row store (io/rowtext.c): made and fed by the line decoder. Rows lie in memory lent to the
+ * store: lend wraps p (cap bytes, malloc'd) with the lender's one reference (NULL where memory is
+ * short; the caller keeps p); append adds the n rows of text (in m; quotes: they hold a quote
+ * character) with spans (spans_cap entries, kept or freed here, also on failure), -1 where memory is
+ * short; unlend drops the lender's reference. m's memory is reused or freed once no rows held refer
+ * to it, so the lender never writes it again. reuse: a buffer of released rows with room for want
+ * bytes (*cap: its bytes), text or spans, or NULL (the caller allocates). */
+typedef struct gs_rowtext_mem gs_rowtext_mem;
 gs_rowtext *gs_rowtext_new(void);
 void gs_rowtext_free(gs_rowtext *t);
 int gs_rowtext_set_header(gs_rowtext *t, const char *row, size_t len);
-int gs_rowtext_append(gs_rowtext *t, char *text, size_t text_cap, int64_t *spans, size_t spans_cap, size_t n);
+gs_rowtext_mem *gs_rowtext_lend(char *p, size_t cap);
+int gs_rowtext_append(gs_rowtext *t, gs_rowtext_mem *m, const char *text, int quotes, int64_t *spans,
+                      size_t spans_cap, size_t n);
+void gs_rowtext_unlend(gs_rowtext *t, gs_rowtext_mem *m);
 void *gs_rowtext_reuse(gs_rowtext *t, int spans, size_t want, size_t *cap);
 /* --keep: the n columns cols[] (0-based; all: every field of each row), the value's column vcol
  * (0-based), the delimiter. */

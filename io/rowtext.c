@@ -1,13 +1,15 @@
-/* rowtext.c - the input rows of a csv/text stream kept beside its values (compact --rows).
+/* rowtext.c - the input rows of a csv/text stream kept beside its values (compact --rows, --keep).
  *
- * The line decoder hands the store one segment per parsed piece: the piece's bytes (with the part
- * of a quoted row carried over from the block before) and, for each value it gave, where its row
- * lies in them. Segments queue in stream order; the writer asks for the rows of ascending stream
- * positions and releases the segments every position before a point is done with, so the store
- * holds the rows of the chunks in flight only. The reader's thread appends while the writer's
- * reads: the list's ends and the spare buffers are locked (once a segment, once an output chunk);
- * the writer reads the rows it asked for without the lock (first_seg), so the reader never waits
- * for the writer's formatting. */
+ * The line decoder hands the store one segment per parsed piece: where its rows lie and, for each
+ * value it gave, where its row lies in them. The rows of a block split into pieces stay in the
+ * decoder's block, which is lent to the store (the decoder reads on into another); those of a block
+ * parsed in order are a copy, with the part of a quoted row carried over from the block before.
+ * Segments queue in stream order; the writer asks for the rows of ascending stream positions and
+ * releases the segments every position before a point is done with, so the store holds the rows of
+ * the chunks in flight only, and a block's memory goes back to the decoder once none of its rows is
+ * held. The reader's thread appends while the writer's reads: the list's ends, the references and
+ * the spare buffers are locked (once a segment, once an output chunk); the writer reads the rows it
+ * asked for without the lock (first_seg), so the reader never waits for the writer's formatting. */
 #include "io_internal.h"
 
 #include "../common/pool.h"
@@ -31,12 +33,22 @@ typedef struct kbuf {
     char pad[64];    /* parts written by different threads never share a cache line */
 } kbuf;
 
+/* Memory that holds rows: a block of the line decoder's, lent with its rows where they lie, or a
+ * copy (rows of a quoted block, with the part carried over). Freed, or kept for reuse, once no
+ * segment refers to it. */
+struct gs_rowtext_mem {
+    char *p;
+    size_t cap;      /* bytes allocated */
+    int refs;
+};
+
 typedef struct seg {
     uint64_t first;  /* stream position of its first value */
     size_t n;        /* values */
-    char *text;
+    const char *text;
+    gs_rowtext_mem *mem; /* where text lies */
     int64_t *spans;  /* value i's row: text + spans[2i], spans[2i+1] bytes */
-    size_t text_cap, spans_cap; /* bytes allocated */
+    size_t spans_cap; /* bytes allocated */
     int quotes;      /* its rows hold a quote character */
     struct seg *next;
 } seg;
@@ -107,9 +119,32 @@ void *gs_rowtext_reuse(gs_rowtext *t, int spans, size_t want, size_t *cap)
     return p;
 }
 
-static void seg_free(seg *s)
+gs_rowtext_mem *gs_rowtext_lend(char *p, size_t cap)
 {
-    free(s->text);
+    gs_rowtext_mem *m = malloc(sizeof *m);
+    if (m) *m = (gs_rowtext_mem){p, cap, 1};
+    return m;
+}
+
+/* One reference fewer to m; at none, its memory is kept for reuse or freed (under mu, or where no
+ * other thread holds t). */
+static void mem_unref(gs_rowtext *t, gs_rowtext_mem *m)
+{
+    if (!m || --m->refs) return;
+    spare_put(&t->spare[0], m->p, m->cap);
+    free(m);
+}
+
+void gs_rowtext_unlend(gs_rowtext *t, gs_rowtext_mem *m)
+{
+    pthread_mutex_lock(&t->mu);
+    mem_unref(t, m);
+    pthread_mutex_unlock(&t->mu);
+}
+
+static void seg_free(gs_rowtext *t, seg *s)
+{
+    mem_unref(t, s->mem);
     free(s->spans);
     free(s);
 }
@@ -117,7 +152,7 @@ static void seg_free(seg *s)
 void gs_rowtext_free(gs_rowtext *t)
 {
     if (!t) return;
-    for (seg *s = t->head, *nx; s; s = nx) nx = s->next, seg_free(s);
+    for (seg *s = t->head, *nx; s; s = nx) nx = s->next, seg_free(t, s);
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < t->spare[k].n; i++) free(t->spare[k].p[i]);
     free(t->header);
@@ -196,24 +231,23 @@ const char *gs_rowtext_header(const gs_rowtext *t, size_t *len)
     return t->header;
 }
 
-int gs_rowtext_append(gs_rowtext *t, char *text, size_t text_cap, int64_t *spans, size_t spans_cap, size_t n)
+int gs_rowtext_append(gs_rowtext *t, gs_rowtext_mem *m, const char *text, int quotes, int64_t *spans,
+                      size_t spans_cap, size_t n)
 {
     if (!n) {
         pthread_mutex_lock(&t->mu);
-        spare_put(&t->spare[0], text, text_cap);
         spare_put(&t->spare[1], spans, spans_cap * sizeof *spans);
         pthread_mutex_unlock(&t->mu);
         return 0;
     }
     seg *s = malloc(sizeof *s);
     if (!s) {
-        free(text), free(spans);
+        free(spans);
         return -1;
     }
-    *s = (seg){0, n, text, spans, text_cap, spans_cap * sizeof *spans, 0, NULL};
-    const size_t used = (size_t)(spans[2 * n - 2] + spans[2 * n - 1]);
-    s->quotes = memchr(text, '"', used) != NULL;
+    *s = (seg){0, n, text, m, spans, spans_cap * sizeof *spans, quotes, NULL};
     pthread_mutex_lock(&t->mu);
+    m->refs++;
     s->first = t->end;
     t->end += n;
     if (t->tail) t->tail->next = s;
@@ -345,7 +379,7 @@ void gs_rowtext_release(gs_rowtext *t, uint64_t upto)
         seg *s = t->head;
         t->head = s->next;
         if (!t->head) t->tail = NULL;
-        spare_put(&t->spare[0], s->text, s->text_cap);
+        mem_unref(t, s->mem);
         spare_put(&t->spare[1], s->spans, s->spans_cap);
         free(s);
     }
