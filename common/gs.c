@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <time.h>
 
 int gs_fail(gs_status *st, int code, const char *fmt, ...)
@@ -232,4 +233,13 @@ double gs_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void *gs_alloc_large(size_t n)
+{
+    void *p = NULL;
+    const size_t align = n >= GS_HUGE_PAGE ? GS_HUGE_PAGE : 4096;
+    if (posix_memalign(&p, align, n ? n : 1)) return NULL;
+    if (align == GS_HUGE_PAGE) (void)madvise(p, n, MADV_HUGEPAGE); /* advice: the kernel may refuse */
+    return p;
 }

@@ -463,7 +463,7 @@ int gs_dec_open_csv(gs_decoder **d, gs_bsrc *src, const gs_read_opts *o, gs_stat
 /* ---- the writer (csv and text) ------------------------------------------------------------------ */
 
 #define MAX_ROWS_PART 65536 /* rows per formatting part: bounds the text buffers */
-#define VAL_CHARS 32        /* gs_num_format writes < 32 chars */
+#define VAL_CHARS GS_NUM_CHARS /* room for one gs_num_format */
 
 typedef struct lenc {
     gs_encoder base;

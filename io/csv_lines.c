@@ -351,7 +351,7 @@ static int replace_lent(gs_ldec *L, gs_rowtext_mem *lent, int swapped, gs_status
         L->abuf = nb;
         L->acap = nb ? cap : 0;
     } else {
-        if (!nb && (nb = malloc(L->cap))) cap = L->cap;
+        if (!nb && (nb = gs_alloc_large(L->cap))) cap = L->cap;
         if (nb) memcpy(nb, L->buf + L->pos, L->len - L->pos), L->len -= L->pos, L->pos = 0;
         else r = dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name), L->len = L->pos = 0;
         L->buf = nb;
@@ -406,10 +406,11 @@ static int next_block(gs_ldec *L, gs_status *st)
     if ((r = split_block(L, L->buf + L->pos, cut, st))) return r;
     /* With more than one thread, the next block is read while this one is parsed. */
     L->ahead = L->nthreads > 1 && !L->eof;
-    if (L->ahead && L->acap < L->headroom + L->block) {
-        char *nb = realloc(L->abuf, L->headroom + L->block);
-        if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
-        L->abuf = nb;
+    if (L->ahead && L->acap < L->headroom + L->block) { /* read_ahead writes all of it */
+        free(L->abuf);
+        L->acap = 0;
+        if (!(L->abuf = gs_alloc_large(L->headroom + L->block)))
+            return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
         L->acap = L->headroom + L->block;
     }
     L->rd_rc = GS_OK;
@@ -599,7 +600,7 @@ int gs_lines_open(gs_ldec **out, gs_bsrc *src, const gs_read_opts *o, char delim
     L->line_base = o->line_offset;
     if (r) {
     } else if ((unsigned)o->type >= GS_NTYPES) r = gs_fail(st, GS_EUSAGE, "%s: invalid element type", src->name);
-    else if (!(L->buf = malloc(L->cap))) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
+    else if (!(L->buf = gs_alloc_large(L->cap))) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
     /* Only what the format's first look needs (it reads more while it lacks a whole row): a
      * slow pipe must not hold up the open for a whole block. */
     if (!r) r = fill(L, 4, st);

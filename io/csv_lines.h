@@ -88,7 +88,15 @@ int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int 
 
 /* keep_rows: the row of the value just counted (pc->n - 1) starts `start` bytes from pc->begin and
  * is len bytes long (-1: not known yet). Returns 1 when out of memory. */
-int gs_piece_span(gs_piece *pc, int64_t start, int64_t len);
+int gs_piece_span_grow(gs_piece *pc, int64_t start, int64_t len);
+static inline int gs_piece_span(gs_piece *pc, int64_t start, int64_t len)
+{
+    const size_t i = pc->n - 1;
+    if (2 * i + 2 > pc->spcap) return gs_piece_span_grow(pc, start, len);
+    pc->spans[2 * i] = start;
+    pc->spans[2 * i + 1] = len;
+    return 0;
+}
 
 /* A row dropped (a missing value under --na skip; gs_piece_bad under skip_bad): counted, and where
  * the reader keeps a row map, recorded at the piece's value count. Returns 1 when out of memory. */

@@ -9,17 +9,15 @@
 
 #include "../common/rowmap.h"
 
-int gs_piece_span(gs_piece *pc, int64_t start, int64_t len)
+int gs_piece_span_grow(gs_piece *pc, int64_t start, int64_t len)
 {
     const size_t i = pc->n - 1;
-    if (2 * i + 2 > pc->spcap) {
-        size_t nc = pc->spcap ? pc->spcap * 2 : 8192;
-        while (nc < 2 * i + 2) nc *= 2;
-        int64_t *ns = realloc(pc->spans, nc * sizeof *ns);
-        if (!ns) return pc->nomem = 1;
-        pc->spans = ns;
-        pc->spcap = nc;
-    }
+    size_t nc = pc->spcap ? pc->spcap * 2 : 8192;
+    while (nc < 2 * i + 2) nc *= 2;
+    int64_t *ns = realloc(pc->spans, nc * sizeof *ns);
+    if (!ns) return pc->nomem = 1;
+    pc->spans = ns;
+    pc->spcap = nc;
     pc->spans[2 * i] = start;
     pc->spans[2 * i + 1] = len;
     return 0;
@@ -85,10 +83,11 @@ static int piece_rows(gs_piece *pc, gs_rowtext *text, gs_rowtext_mem *block)
         pc->text = NULL;
     }
     if (!m) return -1;
+    const size_t had = pc->spcap * sizeof *pc->spans;
     int fail = gs_rowtext_append(text, m, at, pc->text_quotes, pc->spans, pc->spcap, pc->n);
     if (m != block) gs_rowtext_unlend(text, m);
-    size_t cap = 0; /* spans again: those of released rows where there are */
-    pc->spans = gs_rowtext_reuse(text, 1, 0, &cap);
+    size_t cap = 0; /* spans again: those of released rows, as large as these, where there are */
+    pc->spans = gs_rowtext_reuse(text, 1, had, &cap);
     pc->spcap = cap / sizeof *pc->spans;
     return fail;
 }

@@ -166,7 +166,9 @@ int gs_writer_from_sink(gs_writer **w, gs_bsink *k, const gs_write_opts *o, gs_s
  * Fast exact conversion between text and values, used by csv and text. */
 /* Parse [s, s+len) (no surrounding spaces) as type t. 0 ok, -1 invalid, -2 out of range. */
 int gs_num_parse(const char *s, size_t len, gs_type t, void *out);
-/* Print one value; returns chars written (< 32, no terminator needed but written if room). */
+/* Print one value at buf; returns its length (< GS_NUM_CHARS) and puts a terminator after it. It
+ * may write anything in the GS_NUM_CHARS bytes from buf: the caller gives that much room. */
+#define GS_NUM_CHARS 48
 int gs_num_format(char *buf, gs_type t, const void *val);
 
 #endif

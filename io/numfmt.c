@@ -196,56 +196,97 @@ static int fmt_i64(char *buf, int64_t x)
     return fmt_u64(buf, (uint64_t)x);
 }
 
+/* The 8 decimal digits of x < 10^8 as text in one word (the first digit in the lowest byte): two
+ * halves of 4 digits, each cut into 2 and 2, then 1 and 1, in all lanes at once by multiplying
+ * with a reciprocal (exact below 10^4 and 10^2). Little-endian only (x86 and ARM). */
+static inline uint64_t digits8(uint32_t x)
+{
+    const uint64_t hi = x / 10000, lo = x % 10000;
+    uint64_t v = hi | lo << 32;                                    /* 4 + 4 digits, 32-bit lanes */
+    const uint64_t q2 = (v * 10486) >> 20 & 0x0000007F0000007Full; /* each lane / 100 */
+    v = q2 | (v - q2 * 100) << 16;                                 /* 2 + 2 digits, 16-bit lanes */
+    const uint64_t q1 = (v * 103) >> 10 & 0x000F000F000F000Full;  /* each lane / 10 */
+    v = q1 | (v - q1 * 10) << 8;                                   /* 1 + 1 digits, bytes */
+    return v + 0x3030303030303030ull;
+}
+
+typedef unsigned __int128 gs_u128;
+
+/* The 16 digits of x < 10^16 (leading zeros included) as text in two words, the first digit in the
+ * lowest byte. */
+static inline gs_u128 digits16(uint64_t x)
+{
+    return (gs_u128)digits8((uint32_t)(x / 100000000)) | (gs_u128)digits8((uint32_t)(x % 100000000)) << 64;
+}
+
+static inline void store16(char *o, gs_u128 v) { memcpy(o, &v, 16); }
+
+/* The nd digits of c (nd <= 17) as text: the first at *o where nd is 17 (o moves past it), the
+ * others (at most 16) returned in two words. No division by a variable: the layouts below cut this
+ * text with shifts, and put it out with word stores only (16 bytes, the bytes after the text
+ * overwritten; a word read back soon after narrower stores would wait). */
+static inline __attribute__((always_inline)) gs_u128 digit_text(uint64_t c, int *nd, char **o)
+{
+    if (*nd == 17) {
+        *(*o)++ = (char)('0' + c / 10000000000000000u);
+        *nd = 16;
+        return digits16(c % 10000000000000000u);
+    }
+    return digits16(c) >> (8 * (16 - *nd));
+}
+
 static int fmt_float(char *buf, double x, int is32)
 {
     char *o = buf;
     if (isnan(x)) return (int)(memcpy(buf, "nan", 4), 3);
     if (signbit(x)) *o++ = '-';
-    double ax = fabs(x);
-    if (isinf(ax)) {
-        memcpy(o, "inf", 4);
-        return (int)(o - buf) + 3;
-    }
-    if (ax == 0) {
-        *o++ = '0';
-        *o = 0;
-        return (int)(o - buf);
-    }
-    gs_decimal d = is32 ? gs_numconv_shortest_f32((float)ax) : gs_numconv_shortest_f64(ax);
-    uint64_t c = d.digits;
+    const double ax = fabs(x);
+    if (isinf(ax)) return (int)(memcpy(o, "inf", 4), o + 3 - buf);
+    if (ax == 0) return (int)(memcpy(o, "0", 2), o + 1 - buf);
+    const gs_decimal d = is32 ? gs_numconv_shortest_f32((float)ax) : gs_numconv_shortest_f64(ax);
+    const uint64_t c = d.digits; /* at most 17 digits */
     int nd = count_digits(c);
-    int e10 = d.e10 + nd - 1; /* the exponent of the first digit */
-    if (e10 >= -4 && e10 < 16) {
-        if (e10 < 0) { /* 0.000ddd */
-            *o++ = '0';
-            *o++ = '.';
-            for (int i = -1; i > e10; i--) *o++ = '0';
-            put_digits(o, c, nd);
-            o += nd;
-        } else if (nd <= e10 + 1) { /* ddd000 */
-            put_digits(o, c, nd);
-            o += nd;
-            for (int i = nd; i <= e10; i++) *o++ = '0';
-        } else { /* ddd.ddd: the digits, then the fraction moved right for the point */
-            int ni = e10 + 1;
-            put_digits(o, c, nd);
-            for (int i = nd; i > ni; i--) o[i] = o[i - 1]; /* short: a loop beats a memmove call */
-            o[ni] = '.';
+    const int e10 = d.e10 + nd - 1; /* the exponent of the first digit */
+    if (e10 >= 0 && nd <= 8 && nd > e10 + 1) { /* ddd.ddd, in one word */
+        const uint64_t t = digits8((uint32_t)c) >> (8 * (8 - nd));
+        memcpy(o, &t, 8);
+        o[e10 + 1] = '.';
+        const uint64_t f = t >> (8 * (e10 + 1));
+        memcpy(o + e10 + 2, &f, 8);
+        o += nd + 1;
+    } else if (e10 >= 0 && e10 < 16 && nd > e10 + 1) { /* ddd.ddd */
+        const int n0 = nd;
+        const gs_u128 t = digit_text(c, &nd, &o);
+        const int ni = e10 + 1 - (n0 - nd); /* integer digits in t */
+        store16(o, t);
+        o[ni] = '.';
+        store16(o + ni + 1, t >> (8 * ni));
+        o += nd + 1;
+    } else if (e10 >= 0 && e10 < 16) { /* ddd000: the digits of c * 10^(zeros), nd <= 16 */
+        nd = e10 + 1;
+        store16(o, digit_text(c * pow10_u64[e10 + 1 - count_digits(c)], &nd, &o));
+        o += nd;
+    } else if (e10 < 0 && e10 >= -4) { /* 0.000ddd */
+        memcpy(o, "0.000000", 8);
+        o += 1 - e10;
+        const gs_u128 t = digit_text(c, &nd, &o);
+        store16(o, t);
+        o += nd;
+    } else { /* d.ddde+XX */
+        const int n0 = nd;
+        gs_u128 t = digit_text(c, &nd, &o);
+        if (n0 < 17) *o++ = (char)t, t >>= 8, nd--; /* the first digit */
+        if (nd) {
+            *o = '.';
+            store16(o + 1, t);
             o += nd + 1;
         }
-    } else { /* d.ddde+XX */
-        put_digits(o + 1, c, nd);
-        o[0] = o[1];
-        if (nd > 1) {
-            o[1] = '.';
-            o += nd + 1;
-        } else
-            o += 1;
         *o++ = 'e';
         *o++ = e10 < 0 ? '-' : '+';
-        int ae = e10 < 0 ? -e10 : e10;
-        if (ae < 10) *o++ = '0';
-        o += fmt_u64(o, (uint64_t)ae);
+        const int ae = e10 < 0 ? -e10 : e10;
+        if (ae >= 100) *o++ = (char)('0' + ae / 100);
+        memcpy(o, digit_pairs + 2 * (ae % 100), 2);
+        o += 2;
     }
     *o = 0;
     return (int)(o - buf);

@@ -19,6 +19,7 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +55,10 @@ typedef struct seg {
 } seg;
 
 /* Buffers of released segments, handed back to the line decoder (gs_rowtext_reuse): a buffer
- * written again is already mapped, where a fresh one costs a page fault per page. */
-#define SPARE_MAX 32
+ * written again is already mapped, where a fresh one costs a page fault per page. As many as the
+ * segments of the chunks in flight (a block's pieces, one a thread, times the blocks held), so that
+ * none is freed only to be allocated again. */
+#define SPARE_MAX 512
 typedef struct spare {
     void *p[SPARE_MAX];
     size_t cap[SPARE_MAX];
@@ -455,6 +458,24 @@ static int room(kbuf *b, size_t n)
     return 0;
 }
 
+/* n bytes from s to d, n small (a field): overlapping word moves inside [s, s+n) and [d, d+n), no call. */
+static inline void copy_small(char *d, const char *s, size_t n)
+{
+    uint64_t a, b;
+    uint32_t x, y;
+    if (n >= 8 && n <= 16) {
+        memcpy(&a, s, 8), memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8), memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        memcpy(&x, s, 4), memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4), memcpy(d + n - 4, &y, 4);
+    } else if (n < 4) {
+        for (size_t i = 0; i < n; i++) d[i] = s[i];
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
 /* The kept fields of row [p, p+len), each followed by the delimiter where more follows; the value's
  * field after them where value_field; then `extra` bytes of room for what follows. */
 static void keep_row(const gs_rowtext *t, kbuf *b, const char *p, size_t len, int quotes, int value_field,
@@ -466,25 +487,26 @@ static void keep_row(const gs_rowtext *t, kbuf *b, const char *p, size_t len, in
         return;
     }
     const int n = t->keep_all ? (int)nf : t->nkeep;
+    const size_t *fs = b->fs;
     size_t bytes = (size_t)n + extra + 1;
     for (int k = 0; k < n; k++) {
         const long c = t->keep_all ? k : t->keep[k];
-        if (c < nf) bytes += b->fs[2 * c + 1] - b->fs[2 * c];
+        if (c < nf) bytes += fs[2 * c + 1] - fs[2 * c];
     }
-    if (value_field && t->vcol < nf) bytes += b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol];
+    if (value_field && t->vcol < nf) bytes += fs[2 * t->vcol + 1] - fs[2 * t->vcol];
     if (room(b, bytes)) return;
     char *o = b->out + b->len;
     for (int k = 0; k < n; k++) {
         const long c = t->keep_all ? k : t->keep[k];
         if (c < nf) {
-            memcpy(o, p + b->fs[2 * c], b->fs[2 * c + 1] - b->fs[2 * c]);
-            o += b->fs[2 * c + 1] - b->fs[2 * c];
+            copy_small(o, p + fs[2 * c], fs[2 * c + 1] - fs[2 * c]);
+            o += fs[2 * c + 1] - fs[2 * c];
         }
         if (k + 1 < n || value_field) *o++ = t->delim;
     }
     if (value_field && t->vcol < nf) {
-        memcpy(o, p + b->fs[2 * t->vcol], b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol]);
-        o += b->fs[2 * t->vcol + 1] - b->fs[2 * t->vcol];
+        copy_small(o, p + fs[2 * t->vcol], fs[2 * t->vcol + 1] - fs[2 * t->vcol]);
+        o += fs[2 * t->vcol + 1] - fs[2 * t->vcol];
     }
     b->len = (size_t)(o - b->out);
 }
@@ -518,7 +540,6 @@ typedef struct keep_job {
     int missing;    /* a position not held */
 } keep_job;
 
-#define NUM_MAX 48 /* bytes of one formatted value, at most */
 
 static void keep_part(void *ctx, size_t p, size_t np)
 {
@@ -526,7 +547,7 @@ static void keep_part(void *ctx, size_t p, size_t np)
     gs_rowtext *t = J->t;
     kbuf *b = &t->parts[p];
     const size_t es = gs_type_size(J->type), i1 = (p + 1) * J->per < J->n ? (p + 1) * J->per : J->n;
-    const size_t extra = J->vals ? (size_t)t->ncols * (NUM_MAX + 1) + 1 : 1;
+    const size_t extra = J->vals ? (size_t)t->ncols * (GS_NUM_CHARS + 1) + 1 : 1;
     seg *s = J->head;
     (void)np;
     b->len = 0;

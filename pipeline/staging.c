@@ -10,9 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
-#define GS_STAGE_HUGE ((size_t)2 << 20) /* buffers from this size: 2 MiB-aligned, huge pages advised */
 
 void gs_stage_publish(gs_run *r, gs_backend *b)
 {
@@ -50,12 +48,11 @@ static void *stage_alloc(gs_backend *b, size_t bytes, unsigned char *own, gs_sta
         *own = GS_OWN_BACKEND;
         return b->host_alloc(b, bytes, st);
     }
-    const size_t n = bytes ? bytes : 4096, align = n >= GS_STAGE_HUGE ? GS_STAGE_HUGE : 4096;
-    if (posix_memalign(&p, align, n)) {
+    const size_t n = bytes ? bytes : 4096;
+    if (!(p = gs_alloc_large(n))) {
         gs_fail(st, GS_ENOMEM, "out of host memory allocating a %zu-byte chunk (use a smaller --chunk)", bytes);
         return NULL;
     }
-    if (align == GS_STAGE_HUGE) (void)madvise(p, n, MADV_HUGEPAGE); /* advice: fewer faults where THP allows */
     *own = GS_OWN_ENGINE;
     if (!b) return p;
     /* Page-locking faults in every page first, on this thread: 27 ms for 64 MiB on an H100 host,
