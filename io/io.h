@@ -217,14 +217,15 @@ const char *gs_rowtext_header(const gs_rowtext *t, size_t *len);
  * released), each as in the input (a last row without a line end gets '\n'), through put. */
 int gs_rowtext_write(gs_rowtext *t, const uint64_t *pos, size_t n,
                      int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st);
-/* --keep (the reader's o->keep): for each of the n ascending stream positions, the row's kept
+/* --keep (the reader's o->keep): for each of the n ascending stream positions pos[] (pos NULL: first,
+ * first + 1, ...), the row's kept
  * columns as in the input, then the row's results formatted: vals[i * ncols + c] of type `type`,
  * printed as coltypes[c] (gs_rowtext_keep_cols; default one result in its own type), or where vals
  * is NULL the value's own field as in the input; a line per row, joined by the input's delimiter.
  * The header line of that: the kept columns' header cells and the names in `result` (separated by
  * ','; nothing where the input had no header). */
 void gs_rowtext_keep_cols(gs_rowtext *t, int ncols, const gs_type *coltypes);
-int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type type, const void *vals,
+int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, uint64_t first, size_t n, gs_type type, const void *vals,
                           int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st);
 int gs_rowtext_keep_header(gs_rowtext *t, const char *result,
                            int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st);

@@ -532,7 +532,8 @@ int gs_rowtext_keep_header(gs_rowtext *t, const char *result, int (*put)(void *c
 /* A batch of --keep rows, formatted in parts on the pool. */
 typedef struct keep_job {
     gs_rowtext *t;
-    const uint64_t *pos;
+    const uint64_t *pos; /* NULL: the rows first, first + 1, ... */
+    uint64_t first;
     size_t n, per;
     gs_type type;
     const void *vals;
@@ -549,11 +550,21 @@ static void keep_part(void *ctx, size_t p, size_t np)
     const size_t es = gs_type_size(J->type), i1 = (p + 1) * J->per < J->n ? (p + 1) * J->per : J->n;
     const size_t extra = J->vals ? (size_t)t->ncols * (GS_NUM_CHARS + 1) + 1 : 1;
     seg *s = J->head;
+    size_t k = 0; /* the row's index in s */
     (void)np;
     b->len = 0;
     for (size_t i = p * J->per; i < i1 && !b->nomem; i++) {
         size_t len;
-        const char *row = row_at(&s, J->pos[i], &len);
+        const char *row;
+        if (J->pos || i == p * J->per) { /* found from its position; the next row follows it (no pos) */
+            const uint64_t at = J->pos ? J->pos[i] : J->first + i;
+            if ((row = row_at(&s, at, &len))) k = (size_t)(at - s->first);
+        } else if (++k < s->n || (s = s->next, k = 0, s)) {
+            row = s->text + s->spans[2 * k];
+            len = (size_t)s->spans[2 * k + 1];
+        } else {
+            row = NULL;
+        }
         if (!row) {
             J->missing = 1;
             return;
@@ -579,7 +590,7 @@ static void keep_part(void *ctx, size_t p, size_t np)
     }
 }
 
-int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type type, const void *vals,
+int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, uint64_t first, size_t n, gs_type type, const void *vals,
                           int (*put)(void *ctx, const char *p, size_t len, gs_status *st), void *ctx, gs_status *st)
 {
     const size_t per_max = 1 << 18; /* rows a part: bounds its text (a few MiB) */
@@ -598,14 +609,14 @@ int gs_rowtext_write_keep(gs_rowtext *t, const uint64_t *pos, size_t n, gs_type 
             rc = gs_fail(st, GS_ENOMEM, "out of memory");
             break;
         }
-        keep_job J = {t, pos + done, batch, per, type,
+        keep_job J = {t, pos ? pos + done : NULL, first + done, batch, per, type,
                       vals ? (const char *)vals + done * gs_type_size(type) * (size_t)t->ncols : NULL, head, 0};
         for (size_t p = 0; p < np; p++) t->parts[p].nomem = 0;
         if (np > 1) gs_parallel_for(np, keep_part, &J);
         else keep_part(&J, 0, 1);
         for (size_t p = 0; p < np && !rc; p++) {
             if (t->parts[p].nomem) rc = gs_fail(st, GS_ENOMEM, "out of memory");
-            else if (J.missing) rc = not_held(pos[done], st);
+            else if (J.missing) rc = not_held(pos ? pos[done] : first + done, st);
             else rc = put(ctx, t->parts[p].out, t->parts[p].len, st);
         }
         done += batch;

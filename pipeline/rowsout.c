@@ -127,24 +127,18 @@ int gs_rows_write_keep(gs_run *r, gs_chunk *c, gs_status *st)
     const gs_job *j = &r->chain->stage[r->chain->n - 1];
     int rc = GS_OK;
     if (r->w && c->n) {
-        uint64_t *pos = c->data;
+        uint64_t *pos = c->data, first = 0;
         const void *vals = NULL;
         size_t rows = c->n;
-        if (j->op == GS_OP_COMPACT)
+        if (j->op == GS_OP_COMPACT) {
             for (size_t i = 0; i < c->n; i++) pos[i] -= j->index_base;
-        else {
+        } else { /* a row per result row, the chunk's last rows of the stream */
             rows = c->n / (size_t)r->cols;
-            if (rows > r->kpos_cap) {
-                uint64_t *np = realloc(r->kpos, rows * sizeof *np);
-                if (!np) return gs_fail(st, GS_ENOMEM, "out of host memory");
-                r->kpos = np;
-                r->kpos_cap = rows;
-            }
-            pos = r->kpos;
-            for (size_t i = 0; i < rows; i++) pos[i] = c->in_end - rows + i;
+            pos = NULL;
+            first = c->in_end - rows;
             vals = c->data;
         }
-        rc = gs_rowtext_write_keep(r->text, pos, rows, r->types[r->chain->n], vals, put_bytes, r->w, st);
+        rc = gs_rowtext_write_keep(r->text, pos, first, rows, r->types[r->chain->n], vals, put_bytes, r->w, st);
     }
     gs_rowtext_release(r->text, c->in_end);
     return rc;
