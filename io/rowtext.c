@@ -75,7 +75,8 @@ struct gs_rowtext {
      * column (0-based) and the delimiter */
     int *keep, nkeep, keep_all, vcol;
     char delim;
-    int need;        /* fields of a row to find: 1 + the last column written */
+    int need, need_kept; /* fields of a row to find: 1 + the last column written, with the value's
+                          * field (compact) and without it (results written instead) */
     int ncols;       /* results a row (rolling: one per aggregate), each printed as coltypes[c] */
     gs_type coltypes[GS_WRITE_COLS_MAX];
     int coltyped;    /* coltypes given (else each value in its own type) */
@@ -205,9 +206,10 @@ int gs_rowtext_set_keep(gs_rowtext *t, const int *cols, int n, int all, int vcol
     t->keep_all = all;
     t->vcol = vcol;
     t->delim = delim;
-    t->need = vcol + 1; /* the value's field (compact) is the last one looked for at most */
+    t->need_kept = 0;
     for (int k = 0; k < n; k++)
-        if (cols[k] + 1 > t->need) t->need = cols[k] + 1;
+        if (cols[k] + 1 > t->need_kept) t->need_kept = cols[k] + 1;
+    t->need = vcol + 1 > t->need_kept ? vcol + 1 : t->need_kept;
     return 0;
 }
 
@@ -481,7 +483,7 @@ static inline void copy_small(char *d, const char *s, size_t n)
 static void keep_row(const gs_rowtext *t, kbuf *b, const char *p, size_t len, int quotes, int value_field,
                      size_t extra)
 {
-    long nf = row_fields(b, t->delim, p, len, t->keep_all ? 0 : t->need, quotes);
+    long nf = row_fields(b, t->delim, p, len, t->keep_all ? 0 : value_field ? t->need : t->need_kept, quotes);
     if (nf < 0) {
         b->nomem = 1;
         return;
