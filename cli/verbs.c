@@ -305,7 +305,9 @@ int cmd_compute(cli *c)
     int rc;
     gs_ranks ranks = gs_ranks_detect();
     if ((rc = compute_precheck(c, &ranks))) return rc;
-    c->rd.keep_rows = c->stages[c->nstages ? c->nstages - 1 : 0].job.rows || c->rd.keep;
+    const cli_stage *last = &c->stages[c->nstages ? c->nstages - 1 : 0];
+    c->rd.keep_rows = last->job.rows || c->rd.keep;
+    c->rd.keep_value = c->rd.keep && last->verb->bit == V_COMPACT; /* compact writes the value's field as read */
     if ((rc = setup_codecs(c, 1, 1, ranks.size == 1 ? -1 : 0, &st))) return finish_status(&st);
     if ((rc = gs_reader_open(&r, c->in, &c->rd, &st))) return finish_status(&st);
     gs_type in_type = gs_reader_type(r), out_type;

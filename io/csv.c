@@ -366,13 +366,28 @@ int gs_col_number(const char *col, long *index)
     return 1;
 }
 
-/* --keep's columns for the row store (names: the header's cells, n of them; NULL without a header). */
+/* --keep's columns for the row store (names: the header's cells, n of them; NULL without a header).
+ * Where one column is read and the kept columns lie among the first GS_KEEP_CUT, the splitter cuts
+ * the kept fields as it parses (gs_piece_kept), so the store holds those rather than whole rows. */
 static int keep_stage(gs_ldec *L, const gs_read_opts *o, char **names, int n, gs_status *st)
 {
     gs_rowtext *t = gs_lines_decoder(L)->text;
-    const gs_lparse *cfg = gs_lines_cfg(L);
+    gs_lparse *cfg = gs_lines_cfg(L);
     if (!o->keep || !t) return GS_OK;
-    return gs_rowtext_keep_resolve(t, o->keep, names, n, cfg->col - 1, cfg->delim, gs_lines_decoder(L)->src->name, st);
+    int r = gs_rowtext_keep_resolve(t, o->keep, names, n, cfg->col - 1, cfg->delim, gs_lines_decoder(L)->src->name, st);
+    int all = 0, nk = 0;
+    const int *cols = r ? NULL : gs_rowtext_keep_list(t, &nk, &all);
+    int need = o->keep_value ? cfg->col : 0, ok = cols && !all && cfg->ncols <= 1 && nk >= 1 && nk <= GS_KEEP_CUT;
+    for (int k = 0; ok && k < nk; k++) {
+        if (cols[k] + 1 > need) need = cols[k] + 1;
+        cfg->keep_cols[k] = cols[k];
+    }
+    if (ok && need <= GS_KEEP_CUT) {
+        cfg->nkeep = nk;
+        cfg->keep_need = need;
+        cfg->keep_value = o->keep_value;
+    }
+    return r;
 }
 
 /* --col as a list: the columns and the header from the first row (csv_cols.c). */

@@ -290,7 +290,7 @@ static void run_part(void *ctx, size_t p, size_t np)
         p--;
     }
     if (L->seq_mode) L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
-    else L->dl.piece(&L->cfg, &L->pieces[p]);
+    else if (gs_piece_kept_text(&L->pieces[p], L->base.text, L->cfg.nkeep)) L->dl.piece(&L->cfg, &L->pieces[p]);
     if (L->base.text) gs_piece_text(&L->pieces[p], L->base.text, L->seq_mode, L->midrow, &L->carry, &L->carry_len);
 }
 
@@ -438,7 +438,7 @@ static int next_block(gs_ldec *L, gs_status *st)
     L->base.skipped += skipped;
     /* Rows kept beside the values stay where they lie: the store is lent the block. */
     gs_rowtext_mem *lent = NULL;
-    if (L->base.text && !L->seq_mode && block_values(L) && !(lent = gs_rowtext_lend(L->buf, L->cap)))
+    if (L->base.text && !L->seq_mode && !L->cfg.nkeep && block_values(L) && !(lent = gs_rowtext_lend(L->buf, L->cap)))
         return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
     r = (L->base.rows || L->base.text) && gs_pieces_keep(L->pieces, L->npieces, L->base.rows, L->base.text, lent, &L->stream_n)
             ? dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name)

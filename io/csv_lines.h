@@ -13,6 +13,9 @@
 
 #include "io_internal.h"
 
+/* --keep: the splitter cuts the kept fields of rows where no column past this many is looked at. */
+#define GS_KEEP_CUT 32
+
 /* A quoted csv field this long is a missing closing quote. */
 #define GS_LINES_MAX_FIELD ((size_t)64 << 20)
 
@@ -32,6 +35,10 @@ typedef struct gs_lparse {
     int ncols;
     int cols[GS_WRITE_COLS_MAX];
     int maxcol;
+    /* --keep's columns cut by the fast splitter (io/csv_rows.c): nkeep > 0 where the store takes each
+     * row's kept fields rather than the row (one value column, at most GS_KEEP_CUT columns looked at) */
+    int nkeep, keep_need, keep_value;
+    int keep_cols[GS_KEEP_CUT];
 } gs_lparse;
 
 /* csv: ch is surrounding space of a field. */
@@ -60,6 +67,8 @@ typedef struct gs_piece {
     size_t spcap;
     char *text;
     size_t text_cap;         /* bytes allocated at text */
+    size_t text_len;         /* kept: bytes used */
+    int kept;                /* text holds each value's kept fields (gs_piece_kept), not rows */
     int no_quotes;           /* keep_rows: the piece is known to hold no quote character (csv's splitter) */
     int text_quotes;         /* keep_rows: its rows hold a quote character */
     int64_t open_row;        /* seq: in, -(carried bytes); out: where a row open at the end began */
@@ -98,10 +107,18 @@ static inline int gs_piece_span(gs_piece *pc, int64_t start, int64_t len)
     return 0;
 }
 
+/* keep_rows with c->nkeep (csv's splitter, io/csv_split.c): the kept fields of the row [p, e) (its line end
+ * excluded) of the value just counted, as in the input and joined by the delimiter (the value's field
+ * after them where c->keep_value), onto pc->text with their span. Returns 1 when out of memory. */
+int gs_piece_kept(const gs_lparse *c, gs_piece *pc, const char *p, const char *e);
+
 /* A row dropped (a missing value under --na skip; gs_piece_bad under skip_bad): counted, and where
  * the reader keeps a row map, recorded at the piece's value count. Returns 1 when out of memory. */
 int gs_piece_skip(gs_piece *pc);
 
+/* keep_rows with nkeep kept columns cut by the splitter, before a piece's parse (io/csv_rows.c): the
+ * piece's text, for its values' kept fields. 0 where memory is short (pc->nomem set). */
+int gs_piece_kept_text(gs_piece *pc, gs_rowtext *store, int nkeep);
 /* keep_rows, after a piece's parse (io/csv_rows.c): a piece of a sequential block (seq) copies its
  * bytes for the row store, after the row carried into the block, and carries on the bytes of a row
  * it leaves open (midrow); another only looks for quote characters, its rows staying in the block. */

@@ -38,9 +38,23 @@ int gs_piece_skip(gs_piece *pc)
     return 0;
 }
 
+int gs_piece_kept_text(gs_piece *pc, gs_rowtext *store, int nkeep)
+{
+    if (!pc->keep_rows || !nkeep) return 1;
+    const size_t n = (size_t)(pc->end - pc->begin) + 64; /* kept fields are shorter than their rows */
+    pc->text_cap = n;
+    if (!(pc->text = gs_rowtext_reuse(store, 0, n, &pc->text_cap)) && !(pc->text = gs_alloc_large(n))) {
+        pc->nomem = 1;
+        return 0;
+    }
+    pc->text_len = 0;
+    pc->kept = 1;
+    return 1;
+}
+
 void gs_piece_text(gs_piece *pc, gs_rowtext *store, int seq, int midrow, char **carry, size_t *carry_len)
 {
-    if (pc->err || pc->nomem) return;
+    if (pc->err || pc->nomem || pc->kept) return;
     if (!seq) { /* the rows stay where they lie in the block, which the store is lent */
         if (!pc->no_quotes) pc->text_quotes = memchr(pc->begin, '"', (size_t)(pc->end - pc->begin)) != NULL;
         return;
@@ -84,7 +98,8 @@ static int piece_rows(gs_piece *pc, gs_rowtext *text, gs_rowtext_mem *block)
     }
     if (!m) return -1;
     const size_t had = pc->spcap * sizeof *pc->spans;
-    int fail = gs_rowtext_append(text, m, at, pc->text_quotes, pc->spans, pc->spcap, pc->n);
+    int fail = gs_rowtext_append(text, m, at, pc->kept ? GS_ROWS_KEPT : pc->text_quotes ? GS_ROWS_QUOTES : 0,
+                                 pc->spans, pc->spcap, pc->n);
     if (m != block) gs_rowtext_unlend(text, m);
     size_t cap = 0; /* spans again: those of released rows, as large as these, where there are */
     pc->spans = gs_rowtext_reuse(text, 1, had, &cap);

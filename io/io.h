@@ -128,6 +128,7 @@ typedef struct gs_read_opts {
     int keep_rows;      /* csv/text: keep each value's input row (gs_reader_rowtext) */
     const char *keep;   /* csv: --keep, the columns written before the results ("c1,c2" names or 1-based
                            indices, or "all"); implies keep_rows */
+    int keep_value;     /* --keep: the value's own field is written after the kept ones (compact) */
     size_t block_size;  /* csv/text: bytes parsed per block; 0 = 32 MiB (tests lower it to cross block and
                            piece edges on small inputs) */
 } gs_read_opts;

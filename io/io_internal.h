@@ -12,6 +12,8 @@
 
 #include "io.h"
 
+#include <string.h>
+
 /* ---- byte sources ------------------------------------------------------------------------ */
 typedef struct gs_bsrc gs_bsrc;
 struct gs_bsrc {
@@ -57,8 +59,7 @@ int gs_sniff_text(const unsigned char *p, size_t n, int whole, gs_format *fmt, c
 
 /* The row store (io/rowtext.c): made and fed by the line decoder. Rows lie in memory lent to the
  * store: lend wraps p (cap bytes, malloc'd) with the lender's one reference (NULL where memory is
- * short; the caller keeps p); append adds the n rows of text (in m; quotes: they hold a quote
- * character) with spans (spans_cap entries, kept or freed here, also on failure), -1 where memory is
+ * short; the caller keeps p); append adds the n rows of text (in m; flags GS_ROWS_*) with spans (spans_cap entries, kept or freed here, also on failure), -1 where memory is
  * short; unlend drops the lender's reference. m's memory is reused or freed once no rows held refer
  * to it, so the lender never writes it again. reuse: a buffer of released rows with room for want
  * bytes (*cap: its bytes), text or spans, or NULL (the caller allocates). */
@@ -67,13 +68,17 @@ gs_rowtext *gs_rowtext_new(void);
 void gs_rowtext_free(gs_rowtext *t);
 int gs_rowtext_set_header(gs_rowtext *t, const char *row, size_t len);
 gs_rowtext_mem *gs_rowtext_lend(char *p, size_t cap);
-int gs_rowtext_append(gs_rowtext *t, gs_rowtext_mem *m, const char *text, int quotes, int64_t *spans,
+enum { GS_ROWS_QUOTES = 1, /* the rows hold a quote character */
+       GS_ROWS_KEPT = 2 /* each span is a value's kept fields, joined (gs_piece_kept), not its row */ };
+int gs_rowtext_append(gs_rowtext *t, gs_rowtext_mem *m, const char *text, int flags, int64_t *spans,
                       size_t spans_cap, size_t n);
 void gs_rowtext_unlend(gs_rowtext *t, gs_rowtext_mem *m);
 void *gs_rowtext_reuse(gs_rowtext *t, int spans, size_t want, size_t *cap);
 /* --keep: the n columns cols[] (0-based; all: every field of each row), the value's column vcol
  * (0-based), the delimiter. */
 int gs_rowtext_set_keep(gs_rowtext *t, const int *cols, int n, int all, int vcol, char delim);
+/* The kept columns as set (0-based; *n of them, or *all: every field). */
+const int *gs_rowtext_keep_list(const gs_rowtext *t, int *n, int *all);
 /* --keep's spec ("all", or names and 1-based indices separated by ','), names resolved against the
  * header's nnames cells (names NULL: the input has none), as gs_rowtext_set_keep's columns. */
 int gs_rowtext_keep_resolve(gs_rowtext *t, const char *spec, char **names, int nnames, int vcol, char delim,
@@ -161,6 +166,25 @@ int gs_enc_open_text(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_sta
 int gs_reader_from_decoder(gs_reader **r, gs_decoder *dec, gs_format f, int compressed, const char *name,
                            gs_status *st);
 int gs_writer_from_sink(gs_writer **w, gs_bsink *k, const gs_write_opts *o, gs_status *st);
+
+/* n bytes from s to d, n small (a field of a row): overlapping word moves inside [s, s+n) and
+ * [d, d+n), no call; memcpy where n is over 16. */
+static inline void gs_copy_small(char *d, const char *s, size_t n)
+{
+    uint64_t a, b;
+    uint32_t x, y;
+    if (n >= 8 && n <= 16) {
+        memcpy(&a, s, 8), memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8), memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        memcpy(&x, s, 4), memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4), memcpy(d + n - 4, &y, 4);
+    } else if (n < 4) {
+        for (size_t i = 0; i < n; i++) d[i] = s[i];
+    } else {
+        memcpy(d, s, n);
+    }
+}
 
 /* ---- numbers (io/numfmt.c) -------------------------------------------------------------------
  * Fast exact conversion between text and values, used by csv and text. */

@@ -51,6 +51,7 @@ typedef struct seg {
     int64_t *spans;  /* value i's row: text + spans[2i], spans[2i+1] bytes */
     size_t spans_cap; /* bytes allocated */
     int quotes;      /* its rows hold a quote character */
+    int kept;        /* its spans are the values' kept fields (GS_ROWS_KEPT), not rows */
     struct seg *next;
 } seg;
 
@@ -213,6 +214,13 @@ int gs_rowtext_set_keep(gs_rowtext *t, const int *cols, int n, int all, int vcol
     return 0;
 }
 
+const int *gs_rowtext_keep_list(const gs_rowtext *t, int *n, int *all)
+{
+    *n = t->nkeep;
+    *all = t->keep_all;
+    return t->keep;
+}
+
 void gs_rowtext_keep_cols(gs_rowtext *t, int ncols, const gs_type *coltypes)
 {
     t->ncols = ncols >= 1 && ncols <= GS_WRITE_COLS_MAX ? ncols : 1;
@@ -236,7 +244,7 @@ const char *gs_rowtext_header(const gs_rowtext *t, size_t *len)
     return t->header;
 }
 
-int gs_rowtext_append(gs_rowtext *t, gs_rowtext_mem *m, const char *text, int quotes, int64_t *spans,
+int gs_rowtext_append(gs_rowtext *t, gs_rowtext_mem *m, const char *text, int flags, int64_t *spans,
                       size_t spans_cap, size_t n)
 {
     if (!n) {
@@ -250,7 +258,7 @@ int gs_rowtext_append(gs_rowtext *t, gs_rowtext_mem *m, const char *text, int qu
         free(spans);
         return -1;
     }
-    *s = (seg){0, n, text, m, spans, spans_cap * sizeof *spans, quotes, NULL};
+    *s = (seg){0, n, text, m, spans, spans_cap * sizeof *spans, !!(flags & GS_ROWS_QUOTES), !!(flags & GS_ROWS_KEPT), NULL};
     pthread_mutex_lock(&t->mu);
     m->refs++;
     s->first = t->end;
@@ -447,7 +455,7 @@ static long row_fields(kbuf *b, char delim, const char *p, size_t len, long need
 }
 
 /* Room for n more bytes at b->out + b->len (nomem set where memory is short). */
-static int room(kbuf *b, size_t n)
+static inline int room(kbuf *b, size_t n)
 {
     if (b->nomem) return -1;
     if (b->len + n <= b->cap) return 0;
@@ -458,24 +466,6 @@ static int room(kbuf *b, size_t n)
     b->out = no;
     b->cap = nc;
     return 0;
-}
-
-/* n bytes from s to d, n small (a field): overlapping word moves inside [s, s+n) and [d, d+n), no call. */
-static inline void copy_small(char *d, const char *s, size_t n)
-{
-    uint64_t a, b;
-    uint32_t x, y;
-    if (n >= 8 && n <= 16) {
-        memcpy(&a, s, 8), memcpy(&b, s + n - 8, 8);
-        memcpy(d, &a, 8), memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4 && n < 8) {
-        memcpy(&x, s, 4), memcpy(&y, s + n - 4, 4);
-        memcpy(d, &x, 4), memcpy(d + n - 4, &y, 4);
-    } else if (n < 4) {
-        for (size_t i = 0; i < n; i++) d[i] = s[i];
-    } else {
-        memcpy(d, s, n);
-    }
 }
 
 /* The kept fields of row [p, p+len), each followed by the delimiter where more follows; the value's
@@ -501,13 +491,13 @@ static void keep_row(const gs_rowtext *t, kbuf *b, const char *p, size_t len, in
     for (int k = 0; k < n; k++) {
         const long c = t->keep_all ? k : t->keep[k];
         if (c < nf) {
-            copy_small(o, p + fs[2 * c], fs[2 * c + 1] - fs[2 * c]);
+            gs_copy_small(o, p + fs[2 * c], fs[2 * c + 1] - fs[2 * c]);
             o += fs[2 * c + 1] - fs[2 * c];
         }
         if (k + 1 < n || value_field) *o++ = t->delim;
     }
     if (value_field && t->vcol < nf) {
-        copy_small(o, p + fs[2 * t->vcol], fs[2 * t->vcol + 1] - fs[2 * t->vcol]);
+        gs_copy_small(o, p + fs[2 * t->vcol], fs[2 * t->vcol + 1] - fs[2 * t->vcol]);
         o += fs[2 * t->vcol + 1] - fs[2 * t->vcol];
     }
     b->len = (size_t)(o - b->out);
@@ -571,7 +561,12 @@ static void keep_part(void *ctx, size_t p, size_t np)
             J->missing = 1;
             return;
         }
-        keep_row(t, b, row, len, s->quotes, !J->vals, extra); /* room for the results and the line end */
+        if (s->kept && !room(b, len + extra)) { /* the kept fields, cut by the reader */
+            gs_copy_small(b->out + b->len, row, len);
+            b->len += len;
+        } else if (!s->kept) {
+            keep_row(t, b, row, len, s->quotes, !J->vals, extra); /* room for the results and the line end */
+        }
         if (b->nomem) return;
         char *o = b->out + b->len;
         const char *v = J->vals ? (const char *)J->vals + i * es * (size_t)t->ncols : NULL;

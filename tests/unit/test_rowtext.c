@@ -4,7 +4,9 @@
  * alternate between the parallel splitter and the sequential parser, is read at small block sizes,
  * 1 and several threads and short source reads; after every read the rows of a subset of the values
  * read are written and let go, as the writer does, while the decoder reads on. The rows written must
- * be the input's bytes: a block the decoder wrote into while the store held it would show. */
+ * be the input's bytes: a block the decoder wrote into while the store held it would show. The same
+ * reads with --keep (the fields the splitter cuts as it parses, or the rows of quoted blocks) write
+ * each value's kept fields, as in the input, before the value's own field or its formatted value. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +62,7 @@ static char *make_csv(size_t rows, size_t run, int crlf, size_t *at, size_t *len
 
 /* Reads the whole input with keep_rows, writing the rows of every value where keep(i) and letting
  * the rows go after each read. 0 where the rows written equal want (else the reason in why). */
-static int read_rows(const char *csv, size_t n, size_t block, int threads, size_t step, int every,
+static int read_rows(const char *csv, size_t n, size_t block, int threads, size_t step, int every, int keep,
                      const char *want, size_t want_n, size_t rows, char *why, size_t whylen)
 {
     gs_read_opts o;
@@ -71,6 +73,10 @@ static int read_rows(const char *csv, size_t n, size_t block, int threads, size_
     o.threads = threads;
     o.block_size = block;
     o.keep_rows = 1;
+    /* keep 1: note and id, then the value's field (compact); 2: then the value; 3: id, then the value
+     * (the one column before the value's, cut on the splitter's way to it) */
+    o.keep = keep == 3 ? "id" : keep ? "note,id" : NULL;
+    o.keep_value = keep == 1;
     gs_status st = {0};
     gs_decoder *d = NULL;
     gs_fz_src *src = gs_fz_src_new("in.csv", (const uint8_t *)csv, n, 1, step, NULL);
@@ -89,7 +95,13 @@ static int read_rows(const char *csv, size_t n, size_t block, int threads, size_
         for (size_t i = 0; i < got; i++)
             if ((done + i) % (uint64_t)every == 0) pos[k++] = done + i;
         done += got;
-        if (k && (rc = gs_rowtext_write(d->text, pos, k, put, &out, &st))) break;
+        if (keep >= 2) /* every value: its row's kept fields, then the value formatted */
+            rc = gs_rowtext_write_keep(d->text, NULL, done - got, got, GS_F64, vals, put, &out, &st);
+        else if (keep == 1 && k)
+            rc = gs_rowtext_write_keep(d->text, pos, 0, k, GS_F64, NULL, put, &out, &st);
+        else if (k)
+            rc = gs_rowtext_write(d->text, pos, k, put, &out, &st);
+        if (rc) break;
         gs_rowtext_release(d->text, done);
     }
     d->close(d);
@@ -105,6 +117,32 @@ static int read_rows(const char *csv, size_t n, size_t block, int threads, size_
     return bad;
 }
 
+/* Row i's kept fields (note, id) as in the input, then its price field (keep 1) or its price
+ * formatted (keep 2), and a line end. */
+static void want_kept(text *w, const char *row, size_t len, int keep)
+{
+    char f[3][64];
+    size_t fl[3] = {0}, k = 0;
+    int inq = 0;
+    while (len && (row[len - 1] == '\n' || row[len - 1] == '\r')) len--;
+    for (size_t i = 0; i < len; i++) {
+        if (row[i] == '"') inq = !inq;
+        if (row[i] == ',' && !inq) k++;
+        else f[k][fl[k]++] = row[i];
+    }
+    if (keep != 3) add(w, f[2], fl[2]), add(w, ",", 1);
+    add(w, f[0], fl[0]);
+    add(w, ",", 1);
+    if (keep == 1) add(w, f[1], fl[1]);
+    else {
+        char num[GS_NUM_CHARS];
+        f[1][fl[1]] = 0;
+        const double v = strtod(f[1], NULL);
+        add(w, num, (size_t)gs_num_format(num, GS_F64, &v));
+    }
+    add(w, "\n", 1);
+}
+
 int main(void)
 {
     gs_pool_start(8);
@@ -113,19 +151,24 @@ int main(void)
     for (int crlf = 0; crlf < 2; crlf++) {
         size_t n;
         char *csv = make_csv(rows, 1500, crlf, at, len, &n);
-        const int every[] = {1, 3};
-        for (int e = 0; e < 2; e++) {
+        const int every[] = {1, 3, 1, 3, 1, 1}, keeps[] = {0, 0, 1, 1, 2, 3};
+        for (int e = 0; e < 6; e++) {
             text want = {0};
-            for (size_t i = 0; i < rows; i += (size_t)every[e]) add(&want, csv + at[i], len[i]);
+            for (size_t i = 0; i < rows; i += (size_t)every[e]) {
+                if (keeps[e]) want_kept(&want, csv + at[i], len[i], keeps[e]);
+                else add(&want, csv + at[i], len[i]);
+            }
             const size_t blocks[] = {4096, 65536, 0};
             const int threads[] = {1, 3, 8};
             for (int b = 0; b < 3; b++)
                 for (int t = 0; t < 3; t++) {
                     char why[600] = "", name[96];
                     const size_t step = b == 1 ? 1000 : n;
-                    snprintf(name, sizeof name, "rows_%s_every%d_block%zu_threads%d", crlf ? "crlf" : "lf", every[e],
+                    snprintf(name, sizeof name, "%s_%s_every%d_block%zu_threads%d",
+                             keeps[e] == 3 ? "keep_one" : keeps[e] == 2 ? "keep_value" : keeps[e] ? "keep_field" : "rows", crlf ? "crlf" : "lf", every[e],
                              blocks[b], threads[t]);
-                    CHECK(!read_rows(csv, n, blocks[b], threads[t], step, every[e], want.p, want.n, rows, why, sizeof why),
+                    CHECK(!read_rows(csv, n, blocks[b], threads[t], step, every[e], keeps[e], want.p, want.n, rows, why,
+                                     sizeof why),
                           name, "%s", why);
                 }
             free(want.p);
