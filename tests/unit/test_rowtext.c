@@ -65,14 +65,8 @@ static char *make_csv(size_t rows, size_t run, int crlf, size_t *at, size_t *len
 static int read_rows(const char *csv, size_t n, size_t block, int threads, size_t step, int every, int keep,
                      const char *want, size_t want_n, size_t rows, char *why, size_t whylen)
 {
-    gs_read_opts o;
-    memset(&o, 0, sizeof o);
-    o.format = GS_FMT_CSV;
-    o.type = GS_F64;
-    o.col = "price";
-    o.threads = threads;
-    o.block_size = block;
-    o.keep_rows = 1;
+    gs_read_opts o = {.format = GS_FMT_CSV, .type = GS_F64, .col = "price", .threads = threads, .block_size = block,
+                      .keep_rows = 1};
     /* keep 1: note and id, then the value's field (compact); 2: then the value; 3: id, then the value
      * (the one column before the value's, cut on the splitter's way to it) */
     o.keep = keep == 3 ? "id" : keep ? "note,id" : NULL;
