@@ -96,7 +96,7 @@ static int piece_rows(gs_piece *pc, gs_rowtext *text, gs_rowtext_mem *block)
         at = pc->text;
         pc->text = NULL;
     }
-    if (!m) return -1;
+    if (!m && pc->n) return -1; /* (a block without values is not lent: nothing of it is held) */
     const size_t had = pc->spcap * sizeof *pc->spans;
     int fail = gs_rowtext_append(text, m, at, pc->kept ? GS_ROWS_KEPT : pc->text_quotes ? GS_ROWS_QUOTES : 0,
                                  pc->spans, pc->spcap, pc->n);
