@@ -1,4 +1,4 @@
-/* gs.c - status messages, type names and sizes, exact value parsing, conversion, size parsing. */
+/* gs.c - status messages, type names and sizes, exact value parsing, conversion, size parsing, large buffers. */
 #include "gs.h"
 
 #include <ctype.h>
