@@ -172,6 +172,14 @@ refused rows_mid_chain 2 "make it the last stage" $G compact -q --rows --col 2 d
 refused rows_after_compact 2 "its positions are no input rows" $G compact -q --col 2 data/prices.csv then compact --rows
 refused rows_to_raw 2 "--to csv or --to text" $G compact -q --rows --col 2 data/prices.csv --to raw
 refused rows_raw_input 2 "needs CSV or text input (this input is raw)" $G compact -q --rows -t i32 "$T/g.raw"
+# every row dropped (no value in any block): the header alone, exit 0
+printf 't,v\n1,\n2,NA\n3,\n' >"$T/nov.csv"
+printf 't,v\n' >"$T/nov.want"
+same rows_all_dropped "$T/nov.want" $G compact -q --pred gt:0 --rows --na skip --col v "$T/nov.csv"
+printf 't,v,v\n' >"$T/nov.want"
+same keep_all_dropped "$T/nov.want" $G scan -q --keep all --na skip --col v "$T/nov.csv"
+printf 't,v\n' >"$T/nov.want"
+same keep_one_all_dropped "$T/nov.want" $G scan -q --keep t --skip-bad --na skip --col v "$T/nov.csv"
 # --keep without a header: columns by index, no header line
 printf '1,"a,b",5\n2,c,7\n' >"$T/nh.csv"
 printf '"a,b",1,5\nc,2,12\n' >"$T/nh.want"
