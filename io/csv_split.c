@@ -5,14 +5,11 @@
  * or '\t' around a field, is surrounding space, except the delimiter itself); blank lines are
  * skipped; fields beyond the selected one are not looked at. */
 #include "csv_lines.h"
+#include "csv_scan.h"
 #include "missing.h"
 
 #include <stdint.h>
 #include <string.h>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* A line of surrounding space only (never the delimiter: "\t" is a row of two empty fields
  * in a tab-separated file), as libcsv skips it. */
@@ -23,75 +20,6 @@ static int is_blank(const gs_lparse *c, const char *p, const char *e)
     return 1;
 }
 
-/* Wide loads: 8 bytes at a time in a 64-bit word (SWAR). bytes_eq sets the high bit of each
- * byte of w equal to the byte of `pat` (a byte repeated 8 times), exactly: no borrow crosses
- * from one byte into the next, so a match never shows in a neighbour. The first match is the
- * lowest set bit (x86 and ARM are little-endian; elsewhere, a byte loop). */
-#define SWAR_ONES 0x0101010101010101ull
-#define SWAR_LOW7 0x7f7f7f7f7f7f7f7full
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define SWAR_OK 1
-#else
-#define SWAR_OK 0
-#endif
-
-static inline uint64_t bytes_eq(uint64_t w, uint64_t pat)
-{
-    uint64_t x = w ^ pat;
-    return ~(((x & SWAR_LOW7) + SWAR_LOW7) | x | SWAR_LOW7);
-}
-
-static inline uint64_t load8(const char *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
-
-/* The first delimiter or line end in [p, end), or end: 16 bytes a step with SSE2 (every x86-64
- * has it), else 8 with SWAR, then the last few. */
-static inline const char *field_end(const char *p, const char *end, char delim)
-{
-#if defined(__SSE2__)
-    const __m128i vd = _mm_set1_epi8(delim), vn = _mm_set1_epi8('\n');
-    for (; end - p >= 16; p += 16) {
-        __m128i w = _mm_loadu_si128((const __m128i *)(const void *)p);
-        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(w, vd), _mm_cmpeq_epi8(w, vn)));
-        if (m) return p + __builtin_ctz(m);
-    }
-#endif
-#if SWAR_OK
-    const uint64_t pd = SWAR_ONES * (unsigned char)delim, pn = SWAR_ONES * '\n';
-    for (; end - p >= 8; p += 8) {
-        uint64_t w = load8(p), m = bytes_eq(w, pd) | bytes_eq(w, pn);
-        if (m) return p + (__builtin_ctzll(m) >> 3);
-    }
-#endif
-    while (p < end && *p != delim && *p != '\n') p++;
-    return p;
-}
-
-/* The first line end in [p, end), or end. Most lines have a few bytes left after the selected
- * field: a few wide steps beat a memchr call; a long rest goes to memchr. */
-static inline const char *line_end(const char *p, const char *end)
-{
-#if defined(__SSE2__)
-    const __m128i vn = _mm_set1_epi8('\n');
-    for (int i = 0; i < 2 && end - p >= 16; i++, p += 16) {
-        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), vn));
-        if (m) return p + __builtin_ctz(m);
-    }
-#endif
-#if SWAR_OK
-    const uint64_t pn = SWAR_ONES * '\n';
-    for (int i = 0; i < 4 && end - p >= 8; i++, p += 8) {
-        uint64_t m = bytes_eq(load8(p), pn);
-        if (m) return p + (__builtin_ctzll(m) >> 3);
-    }
-#endif
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    return nl ? nl : end;
-}
 
 void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
 {
@@ -112,16 +40,16 @@ void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
     /* --keep of one column before the value's, without the value's field: cut here on the way */
     const int kc = pc->kept && c->nkeep == 1 && !c->keep_value && c->keep_cols[0] + 1 < col ? c->keep_cols[0] + 1 : 0;
     while (p < end) {
-        const char *f = p, *fe = field_end(p, end, delim), *kf = f, *kfe = fe;
+        const char *f = p, *fe = gs_field_end(p, end, delim), *kf = f, *kfe = fe;
         int k = 1;
         for (; k < col && fe < end && *fe == delim; k++) {
             f = fe + 1;
-            fe = field_end(f, end, delim);
+            fe = gs_field_end(f, end, delim);
             if (k + 1 == kc) kf = f, kfe = fe;
         }
         /* the line end: fe when the field stopped there, else further on */
         const char *nl = fe;
-        if (fe < end && *fe != '\n') nl = line_end(fe, end);
+        if (fe < end && *fe != '\n') nl = gs_line_end(fe, end);
         if (k < col) {
             if (!is_blank(c, p, nl) && gs_piece_bad(c, pc, GS_PERR_MISSING, line, col, k, "", 0)) return;
         } else {
@@ -157,7 +85,7 @@ int gs_piece_kept(const gs_lparse *c, gs_piece *pc, const char *p, const char *e
     int nf = 0;
     while (e > p && e[-1] == '\r') e--; /* as the row's line end */
     for (const char *f = p; nf < c->keep_need;) {
-        const char *x = field_end(f, e, c->delim);
+        const char *x = gs_field_end(f, e, c->delim);
         fb[nf] = f, fe[nf++] = x;
         if (x >= e) break;
         f = x + 1;

@@ -5,10 +5,9 @@
 
 #include "../common/pool.h"
 
+#include "csv_scan.h"
+
 #include <limits.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,23 +74,9 @@ void gs_rowtext_keep_cols(gs_rowtext *t, int ncols, const gs_type *coltypes)
 
 /* ---- --keep: columns of the rows before the results ---------------------------------------------- */
 
-/* The first delimiter in p[i, len), or len: 16 bytes a step with SSE2 (every x86-64 has it). */
-static inline size_t delim_at(const char *p, size_t i, size_t len, char delim)
-{
-#if defined(__SSE2__)
-    const __m128i vd = _mm_set1_epi8(delim);
-    for (; len - i >= 16; i += 16) {
-        const unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), vd));
-        if (m) return i + (size_t)__builtin_ctz(m);
-    }
-#endif
-    while (i < len && p[i] != delim) i++;
-    return i;
-}
-
 /* The first `need` fields of row [p, p+len) (every field where need is 0) as in the input (quotes
  * kept, the line end dropped) into b->fs: field k is [fs[2k], fs[2k+1]) from p. Returns the count,
- * or -1 where memory is short. A row without a quote is cut at its delimiters by memchr. */
+ * or -1 where memory is short. A row without a quote (no line end inside) is cut by gs_field_end. */
 static long row_fields(gs_rt_buf *b, char delim, const char *p, size_t len, long need, int maybe_quoted)
 {
     while (len && (p[len - 1] == '\n' || p[len - 1] == '\r')) len--;
@@ -108,7 +93,7 @@ static long row_fields(gs_rt_buf *b, char delim, const char *p, size_t len, long
     int inq = 0;
     for (size_t i = 0; (long)n < want;) {
         if (!quoted)
-            i = delim_at(p, i, len, delim);
+            i = (size_t)(gs_field_end(p + i, p + len, delim) - p);
         else
             for (; i < len && (inq || p[i] != delim); i++)
                 if (p[i] == '"') inq = !inq;
@@ -235,11 +220,11 @@ static void keep_part(void *ctx, size_t p, size_t np)
             J->missing = 1;
             return;
         }
-        if (s->kept && !room(b, len + extra)) { /* the kept fields, cut by the reader */
+        if (!s->kept) {
+            keep_row(t, b, row, len, s->quotes, !J->vals, extra); /* room for the results and the line end */
+        } else if (!room(b, len + extra)) { /* the kept fields, cut by the reader */
             gs_copy_small(b->out + b->len, row, len);
             b->len += len;
-        } else if (!s->kept) {
-            keep_row(t, b, row, len, s->quotes, !J->vals, extra); /* room for the results and the line end */
         }
         if (b->nomem) return;
         char *o = b->out + b->len;
