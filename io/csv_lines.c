@@ -59,7 +59,7 @@ int gs_piece_bad(const gs_lparse *c, gs_piece *pc, int kind, uint64_t line, int 
     return 1;
 }
 
-static void piece_reset(gs_piece *pc, const char *b, const char *e, int keep_skips, int keep_rows, int no_quotes)
+static void piece_reset(gs_piece *pc, const char *b, const char *e, int keep_skips, int keep_rows)
 {
     char *vals = pc->vals;
     size_t cap = pc->cap, skcap = pc->skcap, spcap = pc->spcap;
@@ -74,7 +74,6 @@ static void piece_reset(gs_piece *pc, const char *b, const char *e, int keep_ski
     pc->spans = spans;
     pc->spcap = spcap;
     pc->keep_rows = keep_rows;
-    pc->no_quotes = no_quotes;
     pc->begin = b;
     pc->end = e;
 }
@@ -314,7 +313,7 @@ static int split_block(gs_ldec *L, const char *data, size_t cut, gs_status *st)
     for (size_t i = 0; i < np; i++) {
         size_t e = i + 1 == np ? cut : next_boundary(L, data, cut, cut / np * (i + 1));
         if (e < b) e = b;
-        piece_reset(&L->pieces[i], data + b, data + e, L->base.rows != NULL, L->base.text != NULL, L->dl.seq != NULL);
+        piece_reset(&L->pieces[i], data + b, data + e, L->base.rows != NULL, L->base.text != NULL);
         b = e;
     }
     if (L->seq_mode && np) L->pieces[0].open_row = -(int64_t)L->carry_len;
@@ -422,7 +421,7 @@ static int next_block(gs_ldec *L, gs_status *st)
         }
         L->seq_mode = L->quotes_seen = 1;
         L->npieces = 1;
-        piece_reset(&L->pieces[0], L->buf + L->pos, L->buf + L->pos + cut, L->base.rows != NULL, L->base.text != NULL, 0);
+        piece_reset(&L->pieces[0], L->buf + L->pos, L->buf + L->pos + cut, L->base.rows != NULL, L->base.text != NULL);
         L->pieces[0].open_row = -(int64_t)L->carry_len;
         L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
         if (L->base.text) gs_piece_text(&L->pieces[0], L->base.text, 1, L->midrow, &L->carry, &L->carry_len);

@@ -69,8 +69,6 @@ typedef struct gs_piece {
     size_t text_cap;         /* bytes allocated at text */
     size_t text_len;         /* kept: bytes used */
     int kept;                /* text holds each value's kept fields (gs_piece_kept), not rows */
-    int no_quotes;           /* keep_rows: the piece is known to hold no quote character (csv's splitter) */
-    int text_quotes;         /* keep_rows: its rows hold a quote character */
     int64_t open_row;        /* seq: in, -(carried bytes); out: where a row open at the end began */
     int quoted;              /* csv: the piece holds a quote character (and was not parsed) */
     int err;                 /* first error: GS_PERR_* */
@@ -121,7 +119,7 @@ int gs_piece_skip(gs_piece *pc);
 int gs_piece_kept_text(gs_piece *pc, gs_rowtext *store, int nkeep);
 /* keep_rows, after a piece's parse (io/csv_rows.c): a piece of a sequential block (seq) copies its
  * bytes for the row store, after the row carried into the block, and carries on the bytes of a row
- * it leaves open (midrow); another only looks for quote characters, its rows staying in the block. */
+ * it leaves open (midrow); another's rows stay in the block. */
 void gs_piece_text(gs_piece *pc, gs_rowtext *store, int seq, int midrow, char **carry, size_t *carry_len);
 /* After a block, its np pieces in order: their skips into the row map at stream positions from
  * *stream_n on, their rows into the store (either may be NULL), those without a copy where they lie

@@ -54,11 +54,8 @@ int gs_piece_kept_text(gs_piece *pc, gs_rowtext *store, int nkeep)
 
 void gs_piece_text(gs_piece *pc, gs_rowtext *store, int seq, int midrow, char **carry, size_t *carry_len)
 {
-    if (pc->err || pc->nomem || pc->kept) return;
-    if (!seq) { /* the rows stay where they lie in the block, which the store is lent */
-        if (!pc->no_quotes) pc->text_quotes = memchr(pc->begin, '"', (size_t)(pc->end - pc->begin)) != NULL;
-        return;
-    }
+    /* other pieces' rows stay where they lie in the block (lent to the store), or were cut (kept) */
+    if (pc->err || pc->nomem || pc->kept || !seq) return;
     const size_t c = *carry_len, n = (size_t)(pc->end - pc->begin);
     /* a little over: the next pieces, a few bytes longer or shorter, fit in it again */
     pc->text_cap = c + n + 1 + (n >> 4) + 4096;
@@ -69,7 +66,6 @@ void gs_piece_text(gs_piece *pc, gs_rowtext *store, int seq, int midrow, char **
     if (c) memcpy(pc->text, *carry, c);
     memcpy(pc->text + c, pc->begin, n);
     for (size_t i = 0; c && i < pc->n; i++) pc->spans[2 * i] += (int64_t)c;
-    pc->text_quotes = 1; /* a block parsed in order holds a quote, or goes on with a quoted row */
     size_t keep = 0;
     if (midrow) { /* the open row: from where it began (maybe in the carry) to the block's end */
         const size_t at = (size_t)((int64_t)c + pc->open_row);
@@ -86,11 +82,14 @@ void gs_piece_text(gs_piece *pc, gs_rowtext *store, int seq, int midrow, char **
     *carry_len = keep;
 }
 
-/* A piece's rows into the store: in its own copy (pc->text), else where they lie in `block`. */
+/* A piece's rows into the store: in its own copy (pc->text), else where they lie in `block`. Rows
+ * may hold quotes in a copy only: a block parsed in order holds a quote or goes on with a quoted
+ * row, and csv's splitter takes no block with one (the text format has no --keep, which reads them). */
 static int piece_rows(gs_piece *pc, gs_rowtext *text, gs_rowtext_mem *block)
 {
     gs_rowtext_mem *m = block;
     const char *at = pc->begin;
+    const int flags = pc->kept ? GS_ROWS_KEPT : pc->text ? GS_ROWS_QUOTES : 0;
     if (pc->text) {
         if (!(m = gs_rowtext_lend(pc->text, pc->text_cap))) free(pc->text);
         at = pc->text;
@@ -98,8 +97,7 @@ static int piece_rows(gs_piece *pc, gs_rowtext *text, gs_rowtext_mem *block)
     }
     if (!m && pc->n) return -1; /* (a block without values is not lent: nothing of it is held) */
     const size_t had = pc->spcap * sizeof *pc->spans;
-    int fail = gs_rowtext_append(text, m, at, pc->kept ? GS_ROWS_KEPT : pc->text_quotes ? GS_ROWS_QUOTES : 0,
-                                 pc->spans, pc->spcap, pc->n);
+    int fail = gs_rowtext_append(text, m, at, flags, pc->spans, pc->spcap, pc->n);
     if (m != block) gs_rowtext_unlend(text, m);
     size_t cap = 0; /* spans again: those of released rows, as large as these, where there are */
     pc->spans = gs_rowtext_reuse(text, 1, had, &cap);
