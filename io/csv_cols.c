@@ -74,13 +74,6 @@ int gs_colrow_end(const gs_lparse *c, gs_piece *pc, gs_colrow *w, int blank, uin
 
 /* ---- the fast splitter ----------------------------------------------------------------------- */
 
-static int blank_line(const gs_lparse *c, const char *p, const char *e)
-{
-    for (; p < e; p++)
-        if (!gs_lparse_trim(c, *p)) return 0;
-    return 1;
-}
-
 void gs_csv_piece_cols(const gs_lparse *c, gs_piece *pc)
 {
     const char *p = pc->begin, *end = pc->end;
@@ -93,7 +86,7 @@ void gs_csv_piece_cols(const gs_lparse *c, gs_piece *pc)
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl) nl = end;
-        const int blank = blank_line(c, p, nl);
+        const int blank = gs_lparse_blank(c, p, nl);
         gs_colrow_begin(&w);
         for (const char *f = p; !blank;) {
             const char *fe = f;

@@ -47,6 +47,15 @@ static inline int gs_lparse_trim(const gs_lparse *c, char ch)
     return ch == '\r' || (ch == ' ' && c->trim_sp) || (ch == '\t' && c->trim_tab);
 }
 
+/* csv: [p, e) is a line of surrounding space only (never the delimiter: "\t" is a row of two empty
+ * fields in a tab-separated file), which libcsv skips. */
+static inline int gs_lparse_blank(const gs_lparse *c, const char *p, const char *e)
+{
+    for (; p < e; p++)
+        if (!gs_lparse_trim(c, *p)) return 0;
+    return 1;
+}
+
 enum { GS_PERR_NONE = 0, GS_PERR_INVALID, GS_PERR_RANGE, GS_PERR_MISSING, GS_PERR_TOOLONG, GS_PERR_QUOTE, GS_PERR_NA };
 
 typedef struct gs_piece {

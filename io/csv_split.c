@@ -11,16 +11,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* A line of surrounding space only (never the delimiter: "\t" is a row of two empty fields
- * in a tab-separated file), as libcsv skips it. */
-static int is_blank(const gs_lparse *c, const char *p, const char *e)
-{
-    for (; p < e; p++)
-        if (!gs_lparse_trim(c, *p)) return 0;
-    return 1;
-}
-
-
 void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
 {
     const char *p = pc->begin, *end = pc->end;
@@ -51,11 +41,11 @@ void gs_csv_piece(const gs_lparse *c, gs_piece *pc)
         const char *nl = fe;
         if (fe < end && *fe != '\n') nl = gs_line_end(fe, end);
         if (k < col) {
-            if (!is_blank(c, p, nl) && gs_piece_bad(c, pc, GS_PERR_MISSING, line, col, k, "", 0)) return;
+            if (!gs_lparse_blank(c, p, nl) && gs_piece_bad(c, pc, GS_PERR_MISSING, line, col, k, "", 0)) return;
         } else {
             while (f < fe && gs_lparse_trim(c, *f)) f++;
             while (fe > f && gs_lparse_trim(c, fe[-1])) fe--;
-            if (f < fe || !is_blank(c, p, nl)) {
+            if (f < fe || !gs_lparse_blank(c, p, nl)) {
                 void *slot = gs_piece_slot(pc, c->esize);
                 if (!slot) return;
                 int r = gs_field_parse(c, f, (size_t)(fe - f), slot);
