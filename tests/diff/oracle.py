@@ -303,18 +303,28 @@ def _ratio(num, den, scale):
 def _float_stats(x, t, a, b, c, valid, ddof, squares):
     """Exact sum, mean, variance of the values of each window [a, b) (only VALID ones, C of
     them), rounded once to f64, and sum |x| over each: from prefix sums of exact integers."""
-    ints, low = _exact_ints(np.where(valid, x, 0), t)
-    p1, p2 = [0], [0]
-    for v in ints:
+    xv = np.where(valid, x, 0)
+    ints, low = _exact_ints(xv, t)
+    # var and std take each value as an f64 (docs/USAGE.md): an integer beyond 2^53 rounded
+    vints, vlow = ints, low
+    if squares and t not in FLOATS and int(np.max(np.abs(xv.astype(np.float64)), initial=0)) > 2 ** 53:
+        vints, vlow = _exact_ints(xv.astype(np.float64), 'f64')
+    p1, q1, p2 = [0], [0], [0]
+    for v, w in zip(ints, vints):
         p1.append(p1[-1] + v)
         if squares:
-            p2.append(p2[-1] + v * v)
+            q1.append(q1[-1] + w)
+            p2.append(p2[-1] + w * w)
     s, mean, var = [], [], []
     for i, j, k in zip(a.tolist(), b.tolist(), c.tolist()):
-        s1, s2 = p1[j] - p1[i], (p2[j] - p2[i]) if squares else 0
+        s1 = p1[j] - p1[i]
         s.append(_ratio(s1, 1, low))
         mean.append(_ratio(s1, k, low) if k else math.nan)
-        var.append(_ratio(k * s2 - s1 * s1, k * (k - ddof), 2 * low) if squares and k - ddof > 0 else math.nan)
+        if squares and k - ddof > 0:
+            v1, v2 = q1[j] - q1[i], p2[j] - p2[i]
+            var.append(_ratio(k * v2 - v1 * v1, k * (k - ddof), 2 * vlow))
+        else:
+            var.append(math.nan)
     absx = np.concatenate(([0.0], np.cumsum(np.where(valid & np.isfinite(x), np.abs(x.astype(np.float64)), 0))))
     return np.array(s), np.array(mean), np.array(var), absx[b] - absx[a]
 
