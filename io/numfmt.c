@@ -227,19 +227,22 @@ static inline void store16(char *o, gs_u128 v) { memcpy(o, &v, 16); }
  * overwritten; a word read back soon after narrower stores would wait). */
 static inline __attribute__((always_inline)) gs_u128 digit_text(uint64_t c, int *nd, char **o)
 {
-    if (*nd == 17) {
-        *(*o)++ = (char)('0' + c / 10000000000000000u);
-        *nd = 16;
-        return digits16(c % 10000000000000000u);
-    }
-    return digits16(c) >> (8 * (16 - *nd));
+    /* without a branch (16 and 17 digits alternate at random in real data): the first digit is
+     * written in any case, and kept only for 17 (the callers store over it otherwise) */
+    const uint64_t hi = c / 10000000000000000u;
+    const int n17 = *nd == 17;
+    **o = (char)('0' + hi);
+    *o += n17;
+    *nd -= n17;
+    return digits16(c - hi * 10000000000000000u) >> (8 * (16 - *nd));
 }
 
 static int fmt_float(char *buf, double x, int is32)
 {
     char *o = buf;
     if (isnan(x)) return (int)(memcpy(buf, "nan", 4), 3);
-    if (signbit(x)) *o++ = '-';
+    *o = '-'; /* kept for a negative value, else written over */
+    o += signbit(x) != 0;
     const double ax = fabs(x);
     if (isinf(ax)) return (int)(memcpy(o, "inf", 4), o + 3 - buf);
     if (ax == 0) return (int)(memcpy(o, "0", 2), o + 1 - buf);
@@ -264,7 +267,8 @@ static int fmt_float(char *buf, double x, int is32)
         o += nd + 1;
     } else if (e10 >= 0 && e10 < 16) { /* ddd000: the digits of c * 10^(zeros), nd <= 16 */
         nd = e10 + 1;
-        store16(o, digit_text(c * pow10_u64[e10 + 1 - count_digits(c)], &nd, &o));
+        const gs_u128 t = digit_text(c * pow10_u64[e10 + 1 - count_digits(c)], &nd, &o);
+        store16(o, t);
         o += nd;
     } else if (e10 < 0 && e10 >= -4) { /* 0.000ddd */
         memcpy(o, "0.000000", 8);
