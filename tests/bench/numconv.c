@@ -1,8 +1,8 @@
 /* numconv.c - one core's cost of io/numfmt.c per value, in ns: gs_num_parse and gs_num_format
  * over 10^7 values of three kinds (a 4-decimal price walk as f64, normal(0, 1000) f64 at full
  * precision (17 digits), the price walk as f32), the best of 5 passes, in the thread's CPU time
- * (other jobs on the machine count little). Built against the objects
- * of a CPU build (make CUDA=0):
+ * (other jobs on the machine count little), and for the 17-digit values Dragonbox's digits alone.
+ * Built against the objects of a CPU build (make CUDA=0):
  *   cc -O2 -Iio tests/bench/numconv.c build/cpu/io/numfmt.o build/cpu/io/numconv.cpp.o -lm \
  *      -Wl,--gc-sections -o numconv
  *   ./numconv [n] */
@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "io_internal.h"
+#include "numconv.h"
 
 static double now(void)
 {
@@ -59,6 +60,26 @@ static void run(const char *name, gs_type t, const void *vals, size_t n)
     free(text), free(off), free(back);
 }
 
+/* The shortest digits alone (Dragonbox, io/numconv.cpp), without the layout: what formatting
+ * costs at least. */
+static void digits_only(const char *name, const double *vals, size_t n)
+{
+    double best = 1e30;
+    volatile uint64_t sink = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = now();
+        uint64_t acc = 0;
+        for (size_t i = 0; i < n; i++) {
+            const gs_decimal d = gs_numconv_shortest_f64(fabs(vals[i]));
+            acc += d.digits + (uint64_t)d.e10;
+        }
+        double t1 = now();
+        sink += acc;
+        if (t1 - t0 < best) best = t1 - t0;
+    }
+    printf("%-28s digits %6.1f ns/value\n", name, best / (double)n * 1e9);
+}
+
 int main(int argc, char **argv)
 {
     size_t n = argc > 1 ? (size_t)atof(argv[1]) : 10000000;
@@ -73,6 +94,7 @@ int main(int argc, char **argv)
     }
     run("f64 prices (4 decimals)", GS_F64, walk, n);
     run("f64 normal, 17 digits", GS_F64, normal, n);
+    digits_only("f64 normal, 17 digits", normal, n);
     run("f32 prices", GS_F32, walk32, n);
     return 0;
 }
