@@ -17,14 +17,14 @@ static const char main_examples[] =
     "  gpustream scan --op max data.csv --col price --to csv > runmax.csv\n"
     "  gpustream gen -n 1e8 -t f32 --dist walk | gpustream minmax -w 500 -t f32 > env.raw\n";
 static const char main_chains[] =
-    "'then' joins scan, compact and minmax into one pass: one reader, one writer, every stage\n"
+    "'then' joins scan, compact, minmax and rolling into one pass: one reader, one writer, every stage\n"
     "on each chunk with its own carry (on the GPU the data stay on the device between stages). A\n"
     "stage takes its own options up to the next 'then' (given twice, the last wins); the options of\n"
     "the whole run (IN, OUT, -t, --from/--to, --col, --backend, --chunk, --threads, -z, --level,\n"
     "--frame-size, -f, -q, --stats, --progress ...) go in any stage, and given in two stages with\n"
     "different values they are a usage error naming both. A stage reads the type the one before\n"
     "writes (scan --out-type widens; compact --indices writes u64); minmax passes one column on\n"
-    "(--only min|max); --count ends a chain; convert, gen, bench and info are not stages. The output\n"
+    "(--only min|max), rolling its one --agg (several end a chain); --count ends a chain; convert, gen, bench and info are not stages. The output\n"
     "equals the same verbs piped in a shell, but float sums: a stage after compact sees other chunk\n"
     "boundaries, so they may differ by reassociation (the sequential --algo cpu does not). --stats\n"
     "times each stage. A file named then is given as ./then.\n";
