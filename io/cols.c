@@ -3,8 +3,38 @@
  * its own path (io/csv.c's header stage). */
 #include "io.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+/* How many of the header's names a failed lookup lists, and how many characters of them. */
+#define COL_HINT_NAMES 8
+#define COL_HINT_CHARS 160
+
+int gs_col_lookup(char *const *names, int n, const char *q, size_t len, const char *src, const char *what,
+                  gs_status *st)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(names[i]) == len && !memcmp(names[i], q, len)) return i;
+    char hint[COL_HINT_CHARS + 64];
+    size_t h = 0;
+    int near = -1;
+    for (int i = 0; i < n && near < 0; i++)
+        if (strlen(names[i]) == len && !strncasecmp(names[i], q, len)) near = i;
+    if (near >= 0)
+        snprintf(hint, sizeof hint, "; did you mean '%s'?", names[near]);
+    else {
+        h = (size_t)snprintf(hint, sizeof hint, "; its column%s:", n == 1 ? "" : "s");
+        int shown = 0;
+        for (; shown < n && shown < COL_HINT_NAMES && h + strlen(names[shown]) + 3 <= COL_HINT_CHARS; shown++)
+            h += (size_t)snprintf(hint + h, sizeof hint - h, "%s '%s'", shown ? "," : "", names[shown]);
+        if (shown < n) snprintf(hint + h, sizeof hint - h, " and %d more", n - shown);
+    }
+    if (n == 0) hint[0] = 0;
+    gs_fail(st, GS_EDATA, "%s: no column named '%.*s' in the header%s%s", src, (int)len, q, what, hint);
+    return -1;
+}
 
 /* Item [p, e) of a list, trimmed of spaces. */
 static void trim(const char **p, const char **e)
@@ -78,11 +108,8 @@ static int walk(const char *spec, char *const *names, int nnames, int check_only
             return gs_fail(st, GS_EUSAGE, "--col '%s': column '%.*s' is given by name, which needs a header line",
                            spec, (int)(e - q), q);
         else {
-            int i;
-            for (i = 0; i < nnames && (strlen(names[i]) != (size_t)(e - q) || memcmp(names[i], q, (size_t)(e - q)));
-                 i++) {}
-            if (i == nnames)
-                return gs_fail(st, GS_EDATA, "%s: no column named '%.*s' in the header", src, (int)(e - q), q);
+            const int i = gs_col_lookup(names, nnames, q, (size_t)(e - q), src, "", st);
+            if (i < 0) return GS_EDATA;
             a = b = i + 1;
         }
         for (long c = a; c <= b; c++) {

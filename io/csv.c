@@ -429,9 +429,8 @@ static int header_stage(gs_ldec *L, csv_seq *C, const gs_read_opts *o, gs_status
         int is_header = by_name || o->header == GS_HDR_YES;
         if (!is_header && cfg->col <= h.n) is_header = gs_row_is_header((const char *const *)h.f, h.n, cfg->col - 1);
         if (by_name) {
-            int i;
-            for (i = 0; i < h.n && strcmp(h.f[i], o->col) != 0; i++) {}
-            if (i == h.n) r = gs_fail(st, GS_EDATA, "%s: no column named '%s' in the header", name, o->col);
+            const int i = gs_col_lookup(h.f, h.n, o->col, strlen(o->col), name, "", st);
+            if (i < 0) r = GS_EDATA;
             else cfg->col = i + 1;
         }
         if (!r && is_header) {

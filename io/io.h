@@ -83,6 +83,11 @@ typedef struct gs_zframes_req {
 /* A CSV column given as a number ("3", "+3", " 3 "): 1 and *index set (0 or negative is not
  * checked here); 0 for a name. */
 int gs_col_number(const char *col, long *index);
+/* The header cell (of n, names) named [q, q + len): its 0-based index; or -1 and GS_EDATA in st:
+ * "SRC: no column named 'Q' in the header" + WHAT ("" or e.g. " (--keep)"), then the cell that
+ * differs only in case ("did you mean"), else the header's first cells (io/cols.c). */
+int gs_col_lookup(char *const *names, int n, const char *q, size_t len, const char *src, const char *what,
+                  gs_status *st);
 /* --col as a list (io/cols.c): "a,b,c" of header names or 1-based indices, ranges "2-5" among them,
  * at most GS_WRITE_COLS_MAX columns, none twice. gs_cols_is_list: spec names several columns (a ','
  * or a range); one column keeps the single-column path. gs_cols_check: the list's form and its

@@ -29,9 +29,8 @@ int gs_rowtext_keep_resolve(gs_rowtext *t, const char *spec, char **names, int n
         } else if (!names) {
             r = gs_fail(st, GS_EUSAGE, "--keep column '%s' is given by name, which needs a header line", item);
         } else {
-            int i;
-            for (i = 0; i < nnames && strcmp(names[i], item); i++) {}
-            if (i == nnames) r = gs_fail(st, GS_EDATA, "%s: no column named '%s' in the header (--keep)", src, item);
+            const int i = gs_col_lookup(names, nnames, item, strlen(item), src, " (--keep)", st);
+            if (i < 0) r = GS_EDATA;
             cols[nk++] = i;
         }
         p = e ? e + 1 : p + len;

@@ -48,7 +48,7 @@ err npy_cut_in_magic 1 "cut4.npy: not an npy file (no \\x93NUMPY magic)" -- $G s
 err newline_in_out 1 "nodir/a\\nb: No such file or directory" -- $G scan -q -t i32 in.raw "nodir/a
 b"
 printf 'a,b\n1,2\n' >"$D/t.csv"
-err newline_in_col 1 "t.csv: no column named 'c\\nd' in the header" -- $G scan -q --col "c
+err newline_in_col 1 "t.csv: no column named 'c\\nd' in the header; its columns: 'a', 'b'" -- $G scan -q --col "c
 d" t.csv -
 # compact --count with OUT: the count goes to OUT (a line of text), nothing to stdout
 (cd "$D" && $G compact -q --count --pred gt:1 -t i32 in.raw count.txt >"$T/stdout") && [ "$(cat "$D/count.txt")" = 1 ] &&

@@ -704,7 +704,12 @@ static void test_csv_dialect(void)
     o.header = GS_HDR_AUTO;
 
     o.col = "price";
-    check_csv_error("csv_no_such_name", "a,b\n1,2\n", &o, "in.csv: no column named 'price' in the header");
+    check_csv_error("csv_no_such_name", "a,b\n1,2\n", &o, "in.csv: no column named 'price' in the header; its columns: 'a', 'b'");
+    check_csv_error("csv_name_other_case", "time,Price\n1,2\n", &o,
+                    "in.csv: no column named 'price' in the header; did you mean 'Price'?");
+    check_csv_error("csv_no_such_name_wide", "c0,c1,c2,c3,c4,c5,c6,c7,c8,c9\n0,1,2,3,4,5,6,7,8,9\n", &o,
+                    "in.csv: no column named 'price' in the header; its columns: 'c0', 'c1', 'c2', 'c3', 'c4', 'c5', "
+                    "'c6', 'c7' and 2 more");
 
     o.col = "0";
     r = decode_s("1\n", &o);
@@ -1037,7 +1042,7 @@ static void test_large(void)
         char expect[128];
         if (k == 1) {
             /* header named "xalue" now: column 'value' is gone */
-            snprintf(expect, sizeof expect, "in.csv: no column named 'value' in the header");
+            snprintf(expect, sizeof expect, "in.csv: no column named 'value' in the header; its columns: 'id', 'xalue', 'note'");
         } else {
             const char *fe = strchr(f + 1, ',');
             snprintf(expect, sizeof expect, "in.csv: line %zu field 2: invalid number '%.*s'", line, (int)(fe - f - 1),
