@@ -24,7 +24,6 @@
 #define RF_LV 16                          /* var family */
 #define RF_T ((int64_t)GS_ROLL_TILE)      /* values per tile */
 #define RF_SLAB ((int64_t)1024)           /* fewest values of a slab of blocks */
-#define RF_WMIN ((uint64_t)2 * GS_ROLL_TILE) /* below: too few tiles per block to gain */
 #define RF_WMAX ((uint64_t)1 << 20)       /* above: the generic sweep (tables of W values) */
 #define RF_WROWS ((int64_t)1 << 16)       /* above: no tables in lane rows (RF_LV W values each) */
 
@@ -250,7 +249,7 @@ static void rf_slab(const rf_ctx *c, int64_t jb, int64_t nb, int64_t ea, int64_t
 
 int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var, size_t nout)
 {
-    if (p->type != GS_F64 || p->skip_nan || p->window < RF_WMIN || p->window > RF_WMAX) return 0;
+    if (p->type != GS_F64 || p->skip_nan || p->window > RF_WMAX) return 0;
     if (var && p->window > 2 * (uint64_t)nout + 4096) return 0; /* var's tables of W values would outweigh the rows */
     if (p->min_periods > p->window || cols->otype != GS_F64) return 0;
     for (int i = 0; i < cols->nf; i++)

@@ -10,7 +10,7 @@
 #include "rolling_rows.h"
 
 /* Whether the fast sweep serves this family (var: the var family, else the sum family) with these
- * columns for nout rows: f64 input without --skip-nan, f64 columns written as f64, 64 <= W <= 2^20,
+ * columns for nout rows: f64 input without --skip-nan, f64 columns written as f64, W <= 2^20,
  * min_periods <= W, and for var W <= 2 nout + 4096 (its tables hold W values). */
 int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var, size_t nout);
 

@@ -133,8 +133,9 @@ template <class T> static void one_type(gs_type t, const char *tn)
 }
 
 /* The CPU's f64 sweep (kernels/rolling_fast.c) on its own paths: one aggregate a row (rows of one
- * value), the sum and var families together, windows past its tables of lane rows (W > 2^16),
- * ranges that start inside a block (first > W - 1), NaN propagated. */
+ * value), the sum and var families together, windows of one tile and less (W <= 32), windows past
+ * its tables of lane rows (W > 2^16), ranges that start inside a block (first > W - 1), NaN
+ * propagated. */
 static void f64_sweep()
 {
     const size_t m = 300007;
@@ -142,7 +143,7 @@ static void f64_sweep()
     fill(x.data(), m, 29, 1);
     const unsigned char sets[][4] = {{GS_AGG_MEAN}, {GS_AGG_STD}, {GS_AGG_SUM, GS_AGG_VAR}, {GS_AGG_MEAN, GS_AGG_STD, GS_AGG_SUM, GS_AGG_VAR}};
     const int nsets[] = {1, 1, 2, 4};
-    const uint64_t windows[] = {64, 96, 100, 1000, 70001};
+    const uint64_t windows[] = {1, 2, 3, 5, 10, 16, 20, 31, 32, 33, 50, 63, 64, 96, 100, 1000, 70001};
     int n0 = npass;
     for (int si = 0; si < 4; si++)
         for (uint64_t W : windows)
