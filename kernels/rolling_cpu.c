@@ -13,8 +13,9 @@
  *
  * The work is done per family of states (sumf, sumi, var, min, max, cnt), one pass each; a family
  * writes its own columns (sum and mean from one sum state, var and std from one var state, ...).
- * The sum and var families on f64 without --skip-nan take kernels/rolling_fast.c's schedule where
- * it applies (gs_roll_fast_ok): the same states by the same operations, tiles side by side in
+ * The sum and var families without --skip-nan take kernels/rolling_fast.c's schedule where it
+ * applies (gs_roll_fast_ok: f64 and f32 input, and integers' var family): the same states by the
+ * same operations on the input converted to f64 as the families convert it, tiles side by side in
  * vector lanes; block 0's ends (windows clipped at the stream's start) stay here.
  * Suffixes are built per tile of GS_ROLL_TILE outputs into a buffer that stays in cache; the
  * suffix state at each tile's upper edge comes from one backward pass over the block first, so
@@ -264,7 +265,42 @@ typedef struct roll_run {
     int fam_on[GS_RS_NFAM];
     size_t nr; /* tile-edge states a part may need */
     int failed;
+    const double *dbl; /* the input as f64 for the fast sweep (c.in itself where it is f64) */
+    double *dbl_own;   /* that copy, where the input is another type */
 } roll_run;
+
+/* A family the fast sweep serves on rows of nout: f the family, cols its columns. */
+static int roll_fast(const roll_ctx *c, int f, size_t nout)
+{
+    return (f == GS_RS_FAM_SUM || f == GS_RS_FAM_VAR) && gs_roll_fast_ok(c->p, &c->cols, f == GS_RS_FAM_VAR, nout);
+}
+
+/* part of the input converted to f64, as each family's add converts a value ((double)x) */
+static void roll_to_f64(void *vr, size_t part, size_t nparts)
+{
+    roll_run *r = vr;
+    const size_t m = r->c.first + r->c.cnt;
+    size_t b, e;
+    gs_split(m, nparts, part, &b, &e);
+    double *d = r->dbl_own;
+    switch (r->c.p->type) {
+    case GS_F32:
+        for (size_t i = b; i < e; i++) d[i] = (double)((const float *)r->c.in)[i];
+        break;
+    case GS_I32:
+        for (size_t i = b; i < e; i++) d[i] = (double)((const int32_t *)r->c.in)[i];
+        break;
+    case GS_I64:
+        for (size_t i = b; i < e; i++) d[i] = (double)((const int64_t *)r->c.in)[i];
+        break;
+    case GS_U32:
+        for (size_t i = b; i < e; i++) d[i] = (double)((const uint32_t *)r->c.in)[i];
+        break;
+    default:
+        for (size_t i = b; i < e; i++) d[i] = (double)((const uint64_t *)r->c.in)[i];
+        break;
+    }
+}
 
 static void roll_part(void *vr, size_t part, size_t nparts)
 {
@@ -283,12 +319,12 @@ static void roll_part(void *vr, size_t part, size_t nparts)
         roll_ctx c = r->c;
         gs_rs_family_cols(c.p, f, c.cols.out, &c.cols);
         const size_t lo = c.first + b, hi = c.first + e;
-        if ((f == GS_RS_FAM_SUM || f == GS_RS_FAM_VAR) && gs_roll_fast_ok(c.p, &c.cols, f == GS_RS_FAM_VAR, hi - lo)) {
+        if (r->dbl && roll_fast(&c, f, hi - lo)) {
             /* ends of block 0 (windows clipped at the stream's start) here, the rest there */
             const uint64_t b1 = c.base < c.w ? c.w - c.base : 0; /* local position of block 1 */
             const size_t mid = b1 < lo ? lo : b1 < hi ? (size_t)b1 : hi;
             sweep(&c, fams[f][c.p->type], lo, mid, &ws);
-            if (mid < hi && gs_roll_fast(c.p, &c.cols, f == GS_RS_FAM_VAR, c.in, c.first + c.cnt, c.first, mid, hi))
+            if (mid < hi && gs_roll_fast(c.p, &c.cols, f == GS_RS_FAM_VAR, r->dbl, c.first + c.cnt, c.first, mid, hi))
                 __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
             continue;
         }
@@ -327,7 +363,22 @@ int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t f
     if (nparts > c->cnt / min_part) nparts = c->cnt / min_part ? c->cnt / min_part : 1;
     const size_t span = (c->cnt + nparts - 1) / nparts;
     r.nr = (span < c->w ? span : c->w) / GS_ROLL_TILE + 2;
+    /* the fast sweep reads f64: other input types are converted once, where a family takes it */
+    int fast = 0;
+    for (int f = 0; f < GS_RS_NFAM; f++) {
+        roll_ctx cf = *c;
+        gs_rs_family_cols(p, f, out, &cf.cols);
+        fast |= r.fam_on[f] && roll_fast(&cf, f, span);
+    }
+    if (fast && p->type == GS_F64) r.dbl = in;
+    else if (fast) {
+        if (!(r.dbl_own = malloc(m * sizeof *r.dbl_own)))
+            return gs_fail(st, GS_ENOMEM, "rolling: out of host memory for %zu values as f64", m);
+        gs_parallel_for((size_t)gs_pool_threads(), roll_to_f64, &r);
+        r.dbl = r.dbl_own;
+    }
     gs_parallel_for(nparts, roll_part, &r);
+    free(r.dbl_own);
     if (r.failed) return gs_fail(st, GS_ENOMEM, "rolling: out of host memory for a window of %zu", c->w);
     return GS_OK;
 }

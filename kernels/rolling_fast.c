@@ -1,5 +1,5 @@
-/* rolling_fast.c - the CPU sweep of the sum (sum, mean) and var (var, std) families on f64 input
- * without --skip-nan, with f64 columns: the states of rolling_cpu.c's sweep (its comment "the
+/* rolling_fast.c - the CPU sweep of the sum (sum, mean) and var (var, std) families on the input as
+ * f64 without --skip-nan, with f64 or f32 columns: the states of rolling_cpu.c's sweep (its comment "the
  * sweep" defines them), by the same operations of rolling_ops.h in the same order, so the same
  * bits as the generic sweep and the GPU kernels; only the schedule differs. Tiles are folded side
  * by side, one in each lane of a vector: RF_LS of them for the sum family, RF_LV for var's longer
@@ -73,6 +73,18 @@ typedef struct rf_ctx {
                                        out of range) */
     rf_st *tot, *pt, *st;           /* per tile, rows of M + 1: the block before the slab, its blocks */
 } rf_ctx;
+
+/* an f32 column's value: rounded once, a NaN as the one quiet NaN (as gs_rs_put_f writes it) */
+static inline float rf_f32(double d)
+{
+    union {
+        float f;
+        uint32_t u;
+    } q;
+    if (d != d) q.u = 0x7fc00000u;
+    else q.f = (float)d;
+    return q.f;
+}
 
 static inline void rf_init(int var, rf_st *a)
 {
@@ -249,11 +261,12 @@ static void rf_slab(const rf_ctx *c, int64_t jb, int64_t nb, int64_t ea, int64_t
 
 int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var, size_t nout)
 {
-    if (p->type != GS_F64 || p->skip_nan || p->window > RF_WMAX) return 0;
+    /* the sum family of integers is an exact integer sum: another state */
+    if (!(p->type == GS_F64 || p->type == GS_F32 || var) || p->skip_nan || p->window > RF_WMAX) return 0;
     if (var && p->window > 2 * (uint64_t)nout + 4096) return 0; /* var's tables of W values would outweigh the rows */
-    if (p->min_periods > p->window || cols->otype != GS_F64) return 0;
+    if (p->min_periods > p->window || (cols->otype != GS_F64 && cols->otype != GS_F32)) return 0;
     for (int i = 0; i < cols->nf; i++)
-        if (cols->ctype[i] != GS_F64) return 0;
+        if (cols->ctype[i] != cols->otype) return 0;
     return 1;
 }
 

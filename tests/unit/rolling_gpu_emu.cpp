@@ -132,25 +132,25 @@ template <class T> static void one_type(gs_type t, const char *tn)
     printf("PASS gpu kernels on the host = cpu, byte for byte: %s (%d cases)\n", tn, npass - pass0);
 }
 
-/* The CPU's f64 sweep (kernels/rolling_fast.c) on its own paths: one aggregate a row (rows of one
+/* The CPU's lane sweep (kernels/rolling_fast.c) on its own paths: one aggregate a row (rows of one
  * value), the sum and var families together, windows of one tile and less (W <= 32), windows past
  * its tables of lane rows (W > 2^16), ranges that start inside a block (first > W - 1), NaN
- * propagated. */
-static void f64_sweep()
+ * propagated; on f64, on f32 (f32 columns) and on integers (the var family, f64 columns). */
+template <class T> static void lane_sweep(gs_type t, const char *tn)
 {
     const size_t m = 300007;
-    std::vector<double> x(m);
+    std::vector<T> x(m);
     fill(x.data(), m, 29, 1);
-    const unsigned char sets[][4] = {{GS_AGG_MEAN}, {GS_AGG_STD}, {GS_AGG_SUM, GS_AGG_VAR}, {GS_AGG_MEAN, GS_AGG_STD, GS_AGG_SUM, GS_AGG_VAR}};
-    const int nsets[] = {1, 1, 2, 4};
+    const unsigned char sets[][4] = {{GS_AGG_MEAN}, {GS_AGG_STD}, {GS_AGG_SUM, GS_AGG_VAR}, {GS_AGG_MEAN, GS_AGG_STD, GS_AGG_SUM, GS_AGG_VAR}, {GS_AGG_VAR, GS_AGG_STD}};
+    const int nsets[] = {1, 1, 2, 4, 2};
     const uint64_t windows[] = {1, 2, 3, 5, 10, 16, 20, 31, 32, 33, 50, 63, 64, 96, 100, 1000, 70001};
     int n0 = npass;
-    for (int si = 0; si < 4; si++)
+    for (int si = 0; si < 5; si++)
         for (uint64_t W : windows)
             for (uint64_t first : {W - 1, W + 4321}) {
                 gs_minmax_params p;
                 memset(&p, 0, sizeof p);
-                p.type = GS_F64;
+                p.type = t;
                 p.window = W;
                 p.nagg = nsets[si];
                 memcpy(p.agg, sets[si], (size_t)nsets[si]);
@@ -158,28 +158,31 @@ static void f64_sweep()
                 p.min_periods = 1;
                 p.out_type = gs_roll_out_type(&p);
                 p.base = 12345;
-                const size_t bytes = (m - first) * (size_t)p.nagg * 8;
+                const size_t bytes = (m - first) * (size_t)p.nagg * gs_type_size(p.out_type);
                 std::vector<char> a(bytes, 0x5a), b(bytes, 0x3c);
                 gs_status st = {};
                 if (gs_rolling_cpu(&p, x.data(), m, first, a.data(), &st)) {
-                    printf("FAIL emu f64 sweep: cpu: %s\n", st.msg);
+                    printf("FAIL emu %s lane sweep: cpu: %s\n", tn, st.msg);
                     nfail++;
                     continue;
                 }
                 emu_rolling(&p, x.data(), m, first, b.data());
                 if (memcmp(a.data(), b.data(), bytes)) {
-                    printf("FAIL gpu kernels on the host = cpu f64 sweep: aggs %d W=%llu first=%zu\n", si,
+                    printf("FAIL gpu kernels on the host = cpu lane sweep: %s aggs %d W=%llu first=%zu\n", tn, si,
                            (unsigned long long)W, (size_t)first);
                     nfail++;
                 } else
                     npass++;
             }
-    printf("PASS gpu kernels on the host = cpu f64 sweep, byte for byte (%d cases)\n", npass - n0);
+    printf("PASS gpu kernels on the host = cpu lane sweep, byte for byte: %s (%d cases)\n", tn, npass - n0);
 }
 
 int main()
 {
-    f64_sweep();
+    lane_sweep<double>(GS_F64, "f64");
+    lane_sweep<float>(GS_F32, "f32");
+    lane_sweep<int32_t>(GS_I32, "i32");
+    lane_sweep<uint64_t>(GS_U64, "u64");
     one_type<double>(GS_F64, "f64");
     one_type<float>(GS_F32, "f32");
     one_type<int32_t>(GS_I32, "i32");
