@@ -133,13 +133,20 @@ GS_HD void gs_rs_row_sumf(const gs_rs_cols *c, uint64_t row, gs_rs_sumf a)
     for (int i = 0; i < c->nf; i++)
         gs_rs_put_f(c, row, i, miss ? gs_rs_nan() : gs_rs_sum_col(c->agg[i], s, a.n));
 }
+/* (double)s, the nearest f64; from 64 bits where s fits them (the same value: the conversion from
+ * 128 bits is a call into the compiler's library) */
+GS_HD double gs_rs_i128_f64(gs_i128 s)
+{
+    const int64_t t = (int64_t)s;
+    return (gs_i128)t == s ? (double)t : (double)s;
+}
 GS_HD void gs_rs_row_sumi(const gs_rs_cols *c, uint64_t row, gs_rs_sumi a)
 {
     const int miss = a.n < c->mp;
     for (int i = 0; i < c->nf; i++) {
         if (miss) gs_rs_put_f(c, row, i, gs_rs_nan());
-        else if (c->agg[i] == GS_AGG_MEAN) gs_rs_put_f(c, row, i, (double)a.s / (double)a.n);
-        else if (c->ctype[i] == GS_F64) gs_rs_put_f(c, row, i, (double)a.s);
+        else if (c->agg[i] == GS_AGG_MEAN) gs_rs_put_f(c, row, i, gs_rs_i128_f64(a.s) / (double)a.n);
+        else if (c->ctype[i] == GS_F64) gs_rs_put_f(c, row, i, gs_rs_i128_f64(a.s));
         else { /* wraps as integer sums do: i64 and u64 share the bits */
             const uint64_t u = (uint64_t)a.s;
             gs_rs_store(gs_rs_at(c, row, i), c->otype, c->ctype[i], (int64_t)u, u, 0.0, 0.0f);
