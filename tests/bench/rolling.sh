@@ -6,7 +6,7 @@
 # `rolling -w 500 --agg mean,std` of an f64 .npy (default 8 GiB) in the page cache (/dev/shm) ->
 # /dev/null per backend, beside Polars (the .npy read by numpy, a pl.Series, rolling_mean and
 # rolling_std; the whole process and its compute alone) where `import polars` works in $PYTHON.
-# The CPU backend per core: bench --backend cpu --threads 1 at W = 100 and 10^4 beside Polars with
+# The CPU backend per core: bench --backend cpu --threads 1 at W = 10, 20, 100 and 10^4 beside Polars with
 # POLARS_MAX_THREADS=1 over 10^7 values.
 #   bash tests/bench/rolling.sh                  (SIZE=8G, REPS=3)
 #   SIZE=256M REPS=1 bash tests/bench/rolling.sh (a quick look)
@@ -67,7 +67,7 @@ fi
 echo "-- per core: 10^7 f64, one thread"
 "$BIN" gen -q -n 10000000 -t f64 --dist walk -f "$D/y.npy" || exit 1
 for agg in mean std; do
-    "$BIN" bench --backend cpu --threads 1 --op rolling --agg $agg --window 100,10000 -n 1e7 -t f64 --reps 5 |
+    "$BIN" bench --backend cpu --threads 1 --op rolling --agg $agg --window 10,20,100,10000 -n 1e7 -t f64 --reps 5 |
         grep -E '^mode|^cpu'
 done
 if "$PY" -c 'import polars' 2>/dev/null; then
@@ -77,7 +77,7 @@ import numpy as np
 import polars as pl
 s = pl.Series("x", np.load(sys.argv[1]))
 for agg in ("mean", "std"):
-    for w in (100, 10000):
+    for w in (10, 20, 100, 10000):
         f = getattr(s, "rolling_" + agg)
         f(w)
         best = min((lambda t: (f(w), time.perf_counter() - t)[1])(time.perf_counter()) for _ in range(5))
