@@ -13,6 +13,21 @@ static int open_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int
     return gs_writer_open(w, c->out, &c->wr, st);
 }
 
+/* A rolling job of min and max alone, in that order, or of one of them, with minmax's windows
+ * (NaN not skipped, no --min-periods above 1, its own types and variants): minmax's job, whose
+ * output is the same bytes (docs/USAGE.md) from minmax's kernels. */
+static void rolling_as_minmax(const cli_stage *s, gs_job *j)
+{
+    const gs_minmax_params *p = &j->minmax;
+    if (p->skip_nan || p->min_periods > 1 || s->out_type_given || j->algo) return;
+    if (p->nagg == 2 && p->agg[0] == GS_AGG_MIN && p->agg[1] == GS_AGG_MAX) j->minmax.only = GS_MM_BOTH;
+    else if (p->nagg == 1 && p->agg[0] == GS_AGG_MIN) j->minmax.only = GS_MM_MIN;
+    else if (p->nagg == 1 && p->agg[0] == GS_AGG_MAX) j->minmax.only = GS_MM_MAX;
+    else return;
+    j->minmax.nagg = 0;
+    j->as_rolling = 1;
+}
+
 /* Fill in stage k's parameters for its input type t. Returns 0 or an exit status. */
 int stage_setup(cli *c, int k, gs_type t, gs_job *j)
 {
@@ -46,6 +61,7 @@ int stage_setup(cli *c, int k, gs_type t, gs_job *j)
         if (s->out_type_given) j->minmax.out_type = j->out_type;
         /* Whole windows hold W values: there --min-periods only counts where NaN are skipped. */
         if (!j->partial && !(j->minmax.skip_nan && gs_type_is_float(t))) j->minmax.min_periods = 1;
+        rolling_as_minmax(s, j);
         j->minmax.out_type = gs_job_out_type(j, t);
         break;
     default:

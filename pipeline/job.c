@@ -83,7 +83,7 @@ void gs_job_scan_start(const gs_job *j, gs_value *carry)
 
 const char *gs_job_name(const gs_job *j)
 {
-    return gs_op_name(gs_job_variant_op(j));
+    return gs_op_name(j->as_rolling ? GS_OP_ROLLING : gs_job_variant_op(j));
 }
 
 int gs_chain_out_cols(const gs_chain *c) { return gs_job_out_cols(&c->stage[c->n - 1]); }
@@ -174,9 +174,9 @@ int gs_chain_check(const gs_chain *c, gs_type in, gs_status *st)
             gs_fail(st, GS_EUSAGE, "not a chain stage (chains take scan, compact, minmax and rolling)");
         else if (!last && j->count_only)
             gs_fail(st, GS_EUSAGE, "--count ends a chain: make this the last stage, or drop --count");
-        else if (!last && j->op == GS_OP_MINMAX && j->minmax.nagg > 1)
+        else if (!last && j->op == GS_OP_MINMAX && gs_job_out_cols(j) > 1 && (j->minmax.nagg || j->as_rolling))
             gs_fail(st, GS_EUSAGE, "rolling writes %d columns, which no stage reads: give one --agg to pass one "
-                                   "column on", j->minmax.nagg);
+                                   "column on", gs_job_out_cols(j));
         else if (!last && j->op == GS_OP_MINMAX && !j->minmax.nagg && j->minmax.only == GS_MM_BOTH)
             gs_fail(st, GS_EUSAGE, "minmax writes (min, max) pairs, which no stage reads: add --only min or "
                                    "--only max to pass one column on");

@@ -32,6 +32,7 @@ typedef struct gs_job {
     gs_minmax_params minmax;
     int partial;     /* minmax --partial */
     int roll_out_type_given; /* rolling: minmax.out_type is --out-type's (else gs_roll_out_type's) */
+    int as_rolling;  /* minmax's job for a rolling of min and max alone (its bytes): named rolling */
     int count_only;  /* compact --count: no output, count reported */
     const char *algo;/* --algo, NULL = default */
     gs_type out_type;/* convert: output type */

@@ -70,6 +70,12 @@ for t in i32 u64 f32 f64; do
             [ "$a" = "$b" ] || { fail "minmax = rolling min,max $t W=$w $p" "raw bytes differ"; continue; }
         done
     done
+    # rolling runs min and max alone on minmax's kernels; its own (chosen with --algo) give the same
+    for w in 2 17 500; do
+        a=$("$G" minmax -q -w $w -t $t "$T/m.$t" | md5sum)
+        b=$("$G" rolling -q -w $w --agg min,max --algo cpu-vhgw -t $t "$T/m.$t" | md5sum)
+        [ "$a" = "$b" ] || fail "minmax = rolling's own min,max $t W=$w" "raw bytes differ"
+    done
     a=$("$G" minmax -q -w 9 --only max -t $t "$T/m.$t" --to text | md5sum)
     b=$("$G" rolling -q -w 9 --agg max -t $t "$T/m.$t" --to text | md5sum)
     [ "$a" = "$b" ] && pass "minmax = rolling --agg min,max: $t raw, --only max = --agg max text" || fail "minmax text $t" "differs"
@@ -82,6 +88,12 @@ x.tofile(sys.argv[1] + "/nan.f64")
 EOF
 "$G" minmax -q -w 10 -t f64 "$T/nan.f64" "$T/a.npy" && "$G" rolling -q -w 10 --agg min,max -t f64 "$T/nan.f64" "$T/b.npy" &&
     cmp -s "$T/a.npy" "$T/b.npy" && pass "minmax = rolling min,max: npy with NaN, byte for byte" || fail "minmax npy" "differs"
+for w in 1 2; do
+    "$G" minmax -q -f -w $w --only min -t f64 "$T/nan.f64" "$T/a.raw" && "$G" rolling -q -f -w $w --agg min -t f64 "$T/nan.f64" "$T/b.raw" &&
+        cmp -s "$T/a.raw" "$T/b.raw" && pass "minmax --only min = rolling --agg min, NaN's bits too: W=$w" || fail "minmax nan W=$w" "differs"
+done
+refused_with rolling_pair_in_chain 2 -F "stage 1 (rolling): rolling writes 2 columns, which no stage reads" \
+    "$G" rolling -q -w 2 --agg min,max -t f64 "$T/nan.f64" then scan && pass "a rolling of min,max in a chain is named rolling"
 for src in "--col price data/prices.csv" "-t i32 $T/m.i32" "--from csv --no-header -t f64 $T/nh.csv"; do
     printf '5\n3\n8\n1\n' >"$T/nh.csv"
     for only in "" "--only min"; do
