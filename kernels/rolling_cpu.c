@@ -13,8 +13,9 @@
  *
  * The work is done per family of states (sumf, sumi, var, min, max, cnt), one pass each; a family
  * writes its own columns (sum and mean from one sum state, var and std from one var state, ...).
- * The sum and var families without --skip-nan take kernels/rolling_fast.c's schedule where it
- * applies (gs_roll_fast_ok: f64 and f32 input, and integers' var family): the same states by the
+ * The sum and var families without --skip-nan (or with it where the chunk holds no NaN: it skips
+ * nothing there) take kernels/rolling_fast.c's schedule where it applies (gs_roll_fast_ok: f64 and
+ * f32 input, and integers' var family): the same states by the
  * same operations on the input converted to f64 as the families convert it, tiles side by side in
  * vector lanes; block 0's ends (windows clipped at the stream's start) stay here.
  * Suffixes are built per tile of GS_ROLL_TILE outputs into a buffer that stays in cache; the
@@ -292,14 +293,35 @@ typedef struct roll_run {
     int fam_on[GS_RS_NFAM];
     size_t nr; /* tile-edge states a part may need */
     int failed;
+    gs_minmax_params fp; /* the params the fast sweep is asked with: --skip-nan dropped where the
+                            chunk holds no NaN (then it skips nothing) */
     const double *dbl; /* the input as f64 for the fast sweep (c.in itself where it is f64) */
     double *dbl_own;   /* that copy, where the input is another type */
 } roll_run;
 
-/* A family the fast sweep serves on rows of nout: f the family, cols its columns. */
-static int roll_fast(const roll_ctx *c, int f, size_t nout)
+/* A family the fast sweep serves on rows of nout with params fp: f the family, cols its columns. */
+static int roll_fast(const gs_minmax_params *fp, const gs_rs_cols *cols, int f, size_t nout)
 {
-    return (f == GS_RS_FAM_SUM || f == GS_RS_FAM_VAR) && gs_roll_fast_ok(c->p, &c->cols, f == GS_RS_FAM_VAR, nout);
+    return (f == GS_RS_FAM_SUM || f == GS_RS_FAM_VAR) && gs_roll_fast_ok(fp, cols, f == GS_RS_FAM_VAR, nout);
+}
+
+/* Whether float input x[0..m) holds a NaN (a pool part's share; any part sets *found). */
+typedef struct roll_nan_scan {
+    const void *x;
+    size_t m;
+    int f32, found;
+} roll_nan_scan;
+static void roll_nan_part(void *vs, size_t part, size_t nparts)
+{
+    roll_nan_scan *s = vs;
+    size_t b, e;
+    gs_split(s->m, nparts, part, &b, &e);
+    int any = 0;
+    if (s->f32)
+        for (size_t i = b; i < e; i++) any |= ((const float *)s->x)[i] != ((const float *)s->x)[i];
+    else
+        for (size_t i = b; i < e; i++) any |= ((const double *)s->x)[i] != ((const double *)s->x)[i];
+    if (any) __atomic_store_n(&s->found, 1, __ATOMIC_RELAXED); /* read after the join */
 }
 
 /* part of the input converted to f64, as each family's add converts a value ((double)x) */
@@ -350,12 +372,12 @@ static void roll_part(void *vr, size_t part, size_t nparts)
             roll_sumi(&c, lo, hi);
             continue;
         }
-        if (r->dbl && roll_fast(&c, f, hi - lo)) {
+        if (r->dbl && roll_fast(&r->fp, &c.cols, f, hi - lo)) {
             /* ends of block 0 (windows clipped at the stream's start) here, the rest there */
             const uint64_t b1 = c.base < c.w ? c.w - c.base : 0; /* local position of block 1 */
             const size_t mid = b1 < lo ? lo : b1 < hi ? (size_t)b1 : hi;
             sweep(&c, fams[f][c.p->type], lo, mid, &ws);
-            if (mid < hi && gs_roll_fast(c.p, &c.cols, f == GS_RS_FAM_VAR, r->dbl, c.first + c.cnt, c.first, mid, hi))
+            if (mid < hi && gs_roll_fast(&r->fp, &c.cols, f == GS_RS_FAM_VAR, r->dbl, c.first + c.cnt, c.first, mid, hi))
                 __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
             continue;
         }
@@ -394,12 +416,20 @@ int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t f
     if (nparts > c->cnt / min_part) nparts = c->cnt / min_part ? c->cnt / min_part : 1;
     const size_t span = (c->cnt + nparts - 1) / nparts;
     r.nr = (span < c->w ? span : c->w) / GS_ROLL_TILE + 2;
-    /* the fast sweep reads f64: other input types are converted once, where a family takes it */
+    /* --skip-nan skips nothing in a chunk without NaN: the fast sweep then runs without it (the
+     * same states); the fast sweep reads f64: other input types are converted once, where a family
+     * takes it */
+    r.fp = *p;
+    if (p->skip_nan && gs_type_is_float(p->type) && (r.fam_on[GS_RS_FAM_SUM] || r.fam_on[GS_RS_FAM_VAR])) {
+        roll_nan_scan ns = {in, m, p->type == GS_F32, 0};
+        gs_parallel_for((size_t)gs_pool_threads(), roll_nan_part, &ns);
+        r.fp.skip_nan = ns.found;
+    }
     int fast = 0;
     for (int f = 0; f < GS_RS_NFAM; f++) {
-        roll_ctx cf = *c;
-        gs_rs_family_cols(p, f, out, &cf.cols);
-        fast |= r.fam_on[f] && roll_fast(&cf, f, span);
+        gs_rs_cols cols;
+        gs_rs_family_cols(p, f, out, &cols);
+        fast |= r.fam_on[f] && roll_fast(&r.fp, &cols, f, span);
     }
     if (fast && p->type == GS_F64) r.dbl = in;
     else if (fast) {

@@ -135,19 +135,24 @@ template <class T> static void one_type(gs_type t, const char *tn)
 /* The CPU's lane sweep (kernels/rolling_fast.c) on its own paths: one aggregate a row (rows of one
  * value), the sum and var families together, windows of one tile and less (W <= 32), windows past
  * its tables of lane rows (W > 2^16), ranges that start inside a block (first > W - 1), NaN
- * propagated; on f64, on f32 (f32 columns) and on integers (the var family, f64 columns). */
+ * propagated, --skip-nan where there is none to skip; on f64, on f32 (f32 columns) and on integers
+ * (the var family, f64 columns). */
 template <class T> static void lane_sweep(gs_type t, const char *tn)
 {
-    const size_t m = 300007;
-    std::vector<T> x(m);
+    const size_t m = 150001;
+    std::vector<T> x(m), y(m);
     fill(x.data(), m, 29, 1);
+    fill(y.data(), m, 31, 0); /* no NaN: --skip-nan skips nothing, and takes the lanes */
     const unsigned char sets[][4] = {{GS_AGG_MEAN}, {GS_AGG_STD}, {GS_AGG_SUM, GS_AGG_VAR}, {GS_AGG_MEAN, GS_AGG_STD, GS_AGG_SUM, GS_AGG_VAR}, {GS_AGG_VAR, GS_AGG_STD}};
     const int nsets[] = {1, 1, 2, 4, 2};
     const uint64_t windows[] = {1, 2, 3, 5, 10, 16, 20, 31, 32, 33, 50, 63, 64, 96, 100, 1000, 70001};
     int n0 = npass;
     for (int si = 0; si < 5; si++)
         for (uint64_t W : windows)
-            for (uint64_t first : {W - 1, W + 4321}) {
+            for (int v = 0; v < 4; v++) { /* the first row at W - 1 or inside a block; --skip-nan */
+                const uint64_t first = v & 1 ? W + 4321 : W - 1;
+                const int skip = v >> 1;
+                const T *in = skip ? y.data() : x.data();
                 gs_minmax_params p;
                 memset(&p, 0, sizeof p);
                 p.type = t;
@@ -156,20 +161,21 @@ template <class T> static void lane_sweep(gs_type t, const char *tn)
                 memcpy(p.agg, sets[si], (size_t)nsets[si]);
                 p.ddof = 1;
                 p.min_periods = 1;
+                p.skip_nan = skip;
                 p.out_type = gs_roll_out_type(&p);
                 p.base = 12345;
                 const size_t bytes = (m - first) * (size_t)p.nagg * gs_type_size(p.out_type);
                 std::vector<char> a(bytes, 0x5a), b(bytes, 0x3c);
                 gs_status st = {};
-                if (gs_rolling_cpu(&p, x.data(), m, first, a.data(), &st)) {
+                if (gs_rolling_cpu(&p, in, m, first, a.data(), &st)) {
                     printf("FAIL emu %s lane sweep: cpu: %s\n", tn, st.msg);
                     nfail++;
                     continue;
                 }
-                emu_rolling(&p, x.data(), m, first, b.data());
+                emu_rolling(&p, in, m, first, b.data());
                 if (memcmp(a.data(), b.data(), bytes)) {
-                    printf("FAIL gpu kernels on the host = cpu lane sweep: %s aggs %d W=%llu first=%zu\n", tn, si,
-                           (unsigned long long)W, (size_t)first);
+                    printf("FAIL gpu kernels on the host = cpu lane sweep: %s aggs %d W=%llu first=%zu skip-nan %d\n", tn,
+                           si, (unsigned long long)W, (size_t)first, skip);
                     nfail++;
                 } else
                     npass++;
