@@ -332,23 +332,16 @@ static void roll_to_f64(void *vr, size_t part, size_t nparts)
     size_t b, e;
     gs_split(m, nparts, part, &b, &e);
     double *d = r->dbl_own;
+#define ROLL_TO_F64(T)                                                                                       \
+    for (size_t i = b; i < e; i++) d[i] = (double)((const T *)r->c.in)[i]
     switch (r->c.p->type) {
-    case GS_F32:
-        for (size_t i = b; i < e; i++) d[i] = (double)((const float *)r->c.in)[i];
-        break;
-    case GS_I32:
-        for (size_t i = b; i < e; i++) d[i] = (double)((const int32_t *)r->c.in)[i];
-        break;
-    case GS_I64:
-        for (size_t i = b; i < e; i++) d[i] = (double)((const int64_t *)r->c.in)[i];
-        break;
-    case GS_U32:
-        for (size_t i = b; i < e; i++) d[i] = (double)((const uint32_t *)r->c.in)[i];
-        break;
-    default:
-        for (size_t i = b; i < e; i++) d[i] = (double)((const uint64_t *)r->c.in)[i];
-        break;
+    case GS_F32: ROLL_TO_F64(float); break;
+    case GS_I32: ROLL_TO_F64(int32_t); break;
+    case GS_I64: ROLL_TO_F64(int64_t); break;
+    case GS_U32: ROLL_TO_F64(uint32_t); break;
+    default: ROLL_TO_F64(uint64_t); break;
     }
+#undef ROLL_TO_F64
 }
 
 static void roll_part(void *vr, size_t part, size_t nparts)
