@@ -115,15 +115,14 @@ typedef struct roll_fam {
 #define NOSKIP 0
 #define NANSKIP (skip && x != x)
 #define SUMF_ADD(a, x, pos) gs_rs_sumf_add((a), (double)(x))
-#define SUMI_ADD(a, x, pos) gs_rs_sumi_add((a), (gs_i128)(x))
 #define VAR_ADD(a, x, pos) gs_rs_var_add((a), (double)(x))
 #define CNT_ADD(a, x, pos) ((a)->all++, (a)->valid += (x) == (x))
 /* order keys: integers as themselves (u64 with the top bit flipped), floats as rolling_ops.h says */
 #define KEY_INT(x) ((int64_t)(x))
 #define KEY_U64(x) ((int64_t)((uint64_t)(x) ^ (UINT64_C(1) << 63)))
 
+/* (the integer sum family has no sweep here: roll_sumi) */
 #define FAMS_INT(S, T, KEY)                                                                                     \
-    ROLL_STEPS(sumi, S, T, gs_rs_sumi, gs_rs_sumi_init, NOSKIP, SUMI_ADD, SUMI_ADD, gs_rs_sumi_merge, gs_rs_row_sumi) \
     ROLL_STEPS(var, S, T, gs_rs_var, gs_rs_var_init, NOSKIP, VAR_ADD, VAR_ADD, gs_rs_var_merge, gs_rs_row_var)        \
     ROLL_STEPS(cnt, S, T, gs_rs_cnt, gs_rs_cnt_init, NOSKIP, CNT_ADD, CNT_ADD, gs_rs_cnt_merge, gs_rs_row_cnt)        \
     FAMS_EXT(S, T, KEY, KEY, NOSKIP)
@@ -149,7 +148,7 @@ FAMS_FLOAT(f64, double, gs_kmin_f64, gs_kmax_f64)
 
 /* Families by the aggregates they serve, then by type. */
 static const roll_fam *const fams[GS_RS_NFAM][GS_NTYPES] = { /* by gs_rs_family */
-    {&fam_sumi_i32, &fam_sumi_i64, &fam_sumi_u32, &fam_sumi_u64, &fam_sumf_f32, &fam_sumf_f64},
+    {NULL, NULL, NULL, NULL, &fam_sumf_f32, &fam_sumf_f64}, /* integer sums: roll_sumi */
     {&fam_var_i32, &fam_var_i64, &fam_var_u32, &fam_var_u64, &fam_var_f32, &fam_var_f64},
     {&fam_cnt_i32, &fam_cnt_i64, &fam_cnt_u32, &fam_cnt_u64, &fam_cnt_f32, &fam_cnt_f64},
     {&fam_min_i32, &fam_min_i64, &fam_min_u32, &fam_min_u64, &fam_min_f32, &fam_min_f64},
@@ -293,8 +292,8 @@ typedef struct roll_run {
     int fam_on[GS_RS_NFAM];
     size_t nr; /* tile-edge states a part may need */
     int failed;
-    gs_minmax_params fp; /* the params the fast sweep is asked with: --skip-nan dropped where the
-                            chunk holds no NaN (then it skips nothing) */
+    gs_minmax_params fp; /* the params the lanes are asked with: no --skip-nan (they run only where
+                            it skips nothing) */
     const double *dbl; /* the input as f64 for the fast sweep (c.in itself where it is f64) */
     double *dbl_own;   /* that copy, where the input is another type */
 } roll_run;
@@ -409,20 +408,21 @@ int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t f
     if (nparts > c->cnt / min_part) nparts = c->cnt / min_part ? c->cnt / min_part : 1;
     const size_t span = (c->cnt + nparts - 1) / nparts;
     r.nr = (span < c->w ? span : c->w) / GS_ROLL_TILE + 2;
-    /* --skip-nan skips nothing in a chunk without NaN: the fast sweep then runs without it (the
-     * same states); the fast sweep reads f64: other input types are converted once, where a family
-     * takes it */
+    /* The lanes, where they take a family: --skip-nan skips nothing in a chunk without NaN (nor on
+     * integers), so they run without it, after one scan of the chunk for NaN; they read f64, other
+     * input types converted once. */
     r.fp = *p;
-    if (p->skip_nan && gs_type_is_float(p->type) && (r.fam_on[GS_RS_FAM_SUM] || r.fam_on[GS_RS_FAM_VAR])) {
-        roll_nan_scan ns = {in, m, p->type == GS_F32, 0};
-        gs_parallel_for((size_t)gs_pool_threads(), roll_nan_part, &ns);
-        r.fp.skip_nan = ns.found;
-    }
+    r.fp.skip_nan = 0;
     int fast = 0;
     for (int f = 0; f < GS_RS_NFAM; f++) {
         gs_rs_cols cols;
         gs_rs_family_cols(p, f, out, &cols);
         fast |= r.fam_on[f] && roll_fast(&r.fp, &cols, f, span);
+    }
+    if (fast && p->skip_nan && gs_type_is_float(p->type)) {
+        roll_nan_scan ns = {in, m, p->type == GS_F32, 0};
+        gs_parallel_for((size_t)gs_pool_threads(), roll_nan_part, &ns);
+        fast = !ns.found;
     }
     if (fast && p->type == GS_F64) r.dbl = in;
     else if (fast) {
