@@ -98,7 +98,7 @@ typedef struct gs_run {
     const struct gs_rowmap *arg_map; /* rolling's argmin/argmax columns are written as input rows
                                   through this (NULL: as they are) */
     unsigned arg_cols;         /* those columns, as bits of one input column's results (each has them) */
-    uint64_t *kpos;            /* --keep on scan and windows: the stream positions of an output chunk */
+    uint64_t *kpos;            /* argmin/argmax columns as rows: one column's positions of an output chunk */
     size_t kpos_cap;
     uint64_t in_done;          /* input elements of the chunks retired so far */
     gs_type types[GS_CHAIN_MAX + 1];
