@@ -10,18 +10,24 @@
  *                       right from the identity)
  *           rs_chain_k  one thread per block: PT before each tile (totals merged left to right) where
  *                       the block starts in memory, ST from each tile on (merged right to left) where
- *                       it ends in memory
+ *                       it ends in memory; rs_chain_w the same merges a warp per chain, from
+ *                       RS_CHAIN_WARP tiles a block (32 totals read at once, broadcast lane by lane)
  *           rs_out_k    one thread per tile of outputs: the suffixes of the same tile of the block
- *                       before (folded from its end, in local memory), then the prefix left to right,
+ *                       before (folded from its end: checkpoints, then a group of RS_G at a time
+ *                       again from its checkpoint, in shared memory), then the prefix left to right,
  *                       each row suffix (+) prefix, written by rolling_rows.h
  *         W <= 32 (one tile a block) needs no totals: the prefix starts from the identity and no
  *         window starts inside a tile before its block's last.
- * Work is O(1) per element for any W; the chains are W/32 merges per block, sequential. */
+ * Work is O(1) per element for any W; the chains are W/32 merges per block, sequential. Every
+ * family's kernels are templates over its state (rolling_vhgw.cuh, F below). */
 #include "gpu_common.cuh"
 #include "kernels_gpu.h"
 #include "rolling_vhgw.cuh"
 
 #include <string.h>
+
+/* tiles a block from which each chain takes a warp (below: a thread) */
+#define RS_CHAIN_WARP 64
 
 /* ---- host side ------------------------------------------------------------------------------------ */
 extern "C" size_t gs_rolling_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t m_max)
@@ -30,6 +36,66 @@ extern "C" size_t gs_rolling_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_
     const uint64_t nslots = (m_max / p->window + 2) * ((p->window + RS_T - 1) / RS_T < m_max / RS_T + 2
                                                           ? (p->window + RS_T - 1) / RS_T : m_max / RS_T + 2);
     return (size_t)(3 * nslots * 32 + 3 * 256); /* three arrays of states of at most 32 bytes */
+}
+
+/* ---- the chains, a warp per block and direction ------------------------------------------------ */
+template <class S> __device__ __forceinline__ S rs_shfl(const S &v, int src)
+{
+    unsigned long long w[sizeof(S) / 8];
+    memcpy(w, &v, sizeof v);
+    for (int k = 0; k < (int)(sizeof(S) / 8); k++) w[k] = __shfl_sync(0xffffffffu, w[k], src);
+    S r;
+    memcpy(&r, w, sizeof r);
+    return r;
+}
+
+/* rs_chain_k's merges in its order, for long chains (many tiles a block): warp 2 jj + d of the
+ * launch takes block jj's PT (d = 0) or ST (d = 1). The warp reads 32 totals at once, every lane
+ * runs the whole chain on them (broadcast from lane i at step i: the same merges in the same
+ * order, so the same bits), and lane i keeps step i's state to write. */
+template <class F> __global__ void rs_chain_w(RsGrid g, const typename F::S *tot, typename F::S *pt, typename F::S *st)
+{
+    typedef typename F::S S;
+    const uint64_t w = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
+    const int lane = (int)(threadIdx.x % 32);
+    const uint64_t jj = w / 2;
+    if (jj >= g.nb) return; /* the whole warp */
+    const int64_t jb = rs_jb(g, jj);
+    const uint64_t kb = rs_kb(g, jj), row = jj * g.kspan;
+    S a, mine, t;
+    F::init(&a);
+    F::init(&t);
+    if (w % 2 == 0) {
+        if (jb < 0) return;
+        const uint64_t kend = kb + g.kspan < g.M ? kb + g.kspan : g.M;
+        for (uint64_t k0 = 0; k0 < kend; k0 += 32) {
+            if (k0 + lane < kend) t = tot[row + k0 + lane];
+            const int nk = kend - k0 < 32 ? (int)(kend - k0) : 32;
+            for (int i = 0; i < nk; i++) {
+                if (lane == i) mine = a;
+                a = F::merge(a, rs_shfl(t, i));
+            }
+            if (lane < nk) pt[row + k0 + lane] = mine;
+        }
+    } else {
+        if (jb + (int64_t)g.W > (int64_t)g.m) return;
+        /* tiles wholly in memory: k from kmin up */
+        uint64_t kmin = kb;
+        if (jb < 0) {
+            const uint64_t need = (uint64_t)(-jb + (int64_t)RS_T - 1) / RS_T;
+            if (need > kmin) kmin = need;
+        }
+        for (uint64_t khi = g.M; khi > kmin;) {
+            const int nk = khi - kmin < 32 ? (int)(khi - kmin) : 32;
+            if (lane < nk) t = tot[row + khi - 1 - lane - kb];
+            for (int i = 0; i < nk; i++) {
+                a = F::merge(rs_shfl(t, i), a);
+                if (lane == i) mine = a;
+            }
+            if (lane < nk) st[row + khi - 1 - lane - kb] = mine;
+            khi -= nk;
+        }
+    }
 }
 
 template <class F, class T>
@@ -42,10 +108,14 @@ static int rs_family(const RsGrid &g, const T *in, char *scratch, const gs_rs_co
     if (g.M > 1) {
         rs_tot_k<F, T><<<(unsigned)gs_cdiv(g.nslots, threads), threads, 0, s>>>(g, in, tot);
         GS_LAUNCH_CHECK(st);
-        rs_chain_k<F><<<(unsigned)gs_cdiv(g.nb, threads), threads, 0, s>>>(g, tot, pt, stx);
+        if (g.M >= RS_CHAIN_WARP) /* a warp per chain */
+            rs_chain_w<F><<<(unsigned)gs_cdiv(g.nb * 2 * 32, threads), threads, 0, s>>>(g, tot, pt, stx);
+        else
+            rs_chain_k<F><<<(unsigned)gs_cdiv(g.nb, threads), threads, 0, s>>>(g, tot, pt, stx);
         GS_LAUNCH_CHECK(st);
     }
-    rs_out_k<F, T><<<(unsigned)gs_cdiv(g.nslots, threads), threads, 0, s>>>(g, in, pt, stx, cols);
+    rs_out_k<F, T><<<(unsigned)gs_cdiv(g.nslots, RS_OUT_THREADS), RS_OUT_THREADS, rs_out_smem<S>(), s>>>(g, in, pt, stx,
+                                                                                                      cols);
     GS_LAUNCH_CHECK(st);
     return GS_OK;
 }

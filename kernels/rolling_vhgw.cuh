@@ -5,6 +5,8 @@
 #ifndef GS_ROLLING_VHGW_CUH
 #define GS_ROLLING_VHGW_CUH
 
+#include <string.h>
+
 #include "rolling_rows.h"
 
 #define RS_T ((uint64_t)GS_ROLL_TILE)
@@ -135,6 +137,45 @@ template <class F> __global__ void rs_chain_k(RsGrid g, const typename F::S *tot
     }
 }
 
+/* The suffixes rs_out_k keeps per thread: RS_CK checkpoints (every RS_G-th of the previous block's
+ * tile, folded once from its end) and the RS_G suffixes of one group (folded again from the
+ * checkpoint above it, by the same steps: the same bits), in shared memory, word-major so that a
+ * warp's accesses fall in distinct banks. On the host (tests/unit/rolling_gpu_emu.cpp runs one
+ * thread after another) a static array stands in. */
+#define RS_G 8
+#define RS_CK ((int)(RS_T / RS_G))
+#define RS_OUT_THREADS 128
+template <class S> __device__ __forceinline__ unsigned long long *rs_smem()
+{
+#ifdef __CUDA_ARCH__
+    extern __shared__ unsigned long long rs_sm[];
+    return rs_sm;
+#else
+    static unsigned long long host[(RS_CK + RS_G) * (sizeof(S) / 8) * RS_OUT_THREADS];
+    return host;
+#endif
+}
+/* shared memory rs_out_k<F> takes per launch of RS_OUT_THREADS threads */
+template <class S> static inline size_t rs_out_smem() { return (RS_CK + RS_G) * sizeof(S) * RS_OUT_THREADS; }
+template <class S> __device__ __forceinline__ void rs_sm_put(unsigned long long *sm, int i, const S &a)
+{
+    unsigned long long w[sizeof(S) / 8];
+    memcpy(w, &a, sizeof a);
+    for (int k = 0; k < (int)(sizeof(S) / 8); k++) sm[(i * (int)(sizeof(S) / 8) + k) * RS_OUT_THREADS + threadIdx.x] = w[k];
+}
+template <class S> __device__ __forceinline__ S rs_sm_get(const unsigned long long *sm, int i)
+{
+    unsigned long long w[sizeof(S) / 8];
+    S a;
+    for (int k = 0; k < (int)(sizeof(S) / 8); k++) w[k] = sm[(i * (int)(sizeof(S) / 8) + k) * RS_OUT_THREADS + threadIdx.x];
+    memcpy(&a, w, sizeof a);
+    return a;
+}
+
+/* Each thread a tile of ends: the prefix from PT left to right; each end's window also holds a
+ * suffix of the same tile of the block before (folded from its end, ST of the next tile on). The
+ * suffix at local tile offset r serves the end at offset r - 1. Launched with RS_OUT_THREADS
+ * threads and rs_out_smem<S>() bytes of shared memory. */
 template <class F, class T>
 __global__ void rs_out_k(RsGrid g, const T *in, const typename F::S *pt, const typename F::S *st, gs_rs_cols cols)
 {
@@ -146,47 +187,51 @@ __global__ void rs_out_k(RsGrid g, const T *in, const typename F::S *pt, const t
     const int64_t jb = rs_jb(g, jj), t0 = jb + (int64_t)(k * RS_T), t1 = jb + (int64_t)rs_tile_end(g, k);
     const int64_t ea = t0 > (int64_t)g.first ? t0 : (int64_t)g.first, eb = t1 < (int64_t)g.m ? t1 : (int64_t)g.m;
     if (ea >= eb) return;
-    const bool multi = g.M > 1, first_block = g.j_lo + jj == 0;
-    S acc, tot;
-    if (multi) acc = pt[slot];
-    else F::init(&acc);
+    const bool multi = g.M > 1, first_block = g.j_lo + jj == 0, has_next = k + 1 < g.M;
+    S acc, tot, before, stnext;
+    if (multi) before = pt[slot];
+    else F::init(&before);
+    acc = before;
     F::init(&tot);
     rs_fold<F>(g, &acc, in, t0, ea);
     rs_fold<F>(g, &tot, in, t0, ea);
-    /* the suffixes of the same tile of the block before, from its end down to the first start */
-    S sbuf[GS_ROLL_TILE];
-    S stnext; /* ST from the next tile on: the fold's start, and a tile-last end's suffix */
-    const bool has_next = k + 1 < g.M;
+    unsigned long long *sm = rs_smem<S>();
+    /* the block before: its tile at qt, suffixes needed from lo up (never the tile's first value:
+     * that is a tile-last end's, whose suffix is ST of the next tile) */
+    const int64_t qt = t0 - (int64_t)g.W, q1 = t1 - (int64_t)g.W;
+    const int64_t qe = ea - (int64_t)g.W + 1, lo = qe > qt + 1 ? qe : qt + 1;
     if (!first_block) {
         if (has_next) stnext = st[(jj - 1) * g.kspan + (k + 1 - rs_kb(g, jj - 1))];
         else F::init(&stnext);
         S a = stnext;
-        const int64_t pb = jb - (int64_t)g.W, q1 = pb + (int64_t)rs_tile_end(g, k);
-        /* down to the first end's start, and never to the tile's first value (a tile-last end's) */
-        const int64_t qt = pb + (int64_t)(k * RS_T), qe = ea - (int64_t)g.W + 1;
-        const int64_t lo = qe > qt + 1 ? qe : qt + 1;
-        for (int64_t q = q1 - 1; q >= lo; q--) {
+        for (int64_t q = q1 - 1; q >= lo; q--) { /* checkpoint c: the suffix from offset c * RS_G */
             const T x = in[q];
             if (!(F::skips && g.skip && x != x)) F::addl(&a, x, g.base + (uint64_t)q);
-            sbuf[q - qt] = a;
+            if ((q - qt) % RS_G == 0) rs_sm_put(sm, (int)((q - qt) / RS_G), a);
         }
     }
     for (int64_t e = ea; e < eb; e++) {
-        const T x = in[e];
-        const bool skip = F::skips && g.skip && x != x;
-        if (!skip) F::add(&acc, x, g.base + (uint64_t)e), F::add(&tot, x, g.base + (uint64_t)e);
+        const int64_t r = e + 1 - t0; /* the suffix at offset r serves this end */
         const bool last = e == t1 - 1;
-        S p = acc;
-        if (last) { /* PT of the tile: PT before it (the identity in a block of one tile) (+) its total */
-            S before;
-            if (multi) before = pt[slot];
-            else F::init(&before);
-            p = F::merge(before, tot);
+        if (!first_block && !last && (e == ea || r % RS_G == 0)) { /* this group's suffixes */
+            const int64_t gq = r / RS_G, top = qt + (gq + 1) * RS_G;
+            S b = gq + 1 < RS_CK && top < q1 ? rs_sm_get<S>(sm, (int)gq + 1) : stnext;
+            for (int64_t q = (top < q1 ? top : q1) - 1; q >= qt + gq * RS_G; q--) {
+                if (q >= lo) {
+                    const T x = in[q];
+                    if (!(F::skips && g.skip && x != x)) F::addl(&b, x, g.base + (uint64_t)q);
+                }
+                rs_sm_put(sm, RS_CK + (int)(q - qt - gq * RS_G), b);
+            }
         }
+        const T x = in[e];
+        if (!(F::skips && g.skip && x != x)) F::add(&acc, x, g.base + (uint64_t)e), F::add(&tot, x, g.base + (uint64_t)e);
+        S p = acc;
+        if (last) p = F::merge(before, tot); /* PT of the tile: PT before it (+) its total */
         S w;
-        if (first_block) w = last ? p : acc;
+        if (first_block) w = p;
         else if (last) w = has_next ? F::merge(stnext, p) : p;
-        else w = F::merge(sbuf[e + 1 - t0], acc);
+        else w = F::merge(rs_sm_get<S>(sm, RS_CK + (int)(r % RS_G)), acc);
         F::row(&cols, (uint64_t)(e - (int64_t)g.first), w);
     }
 }

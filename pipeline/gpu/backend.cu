@@ -445,9 +445,10 @@ static int gpu_create(gs_gpu *g, const gs_backend_cfg *c, gs_status *st)
         GS_CU(g->dev, cudaMemPoolSetAttribute(g->pool, cudaMemPoolAttrReleaseThreshold, &keep));
     }
 
+    if (g->nst > 1 && (rc = gs_gpu_chain_stages(g, c, st))) return rc; /* the chunk's fit counts them */
     if ((rc = gs_gpu_fit(g, c->chunk_elems, o, st))) return rc;
     g->scratch_bytes = g->ops->scratch(g, g->C);
-    if (g->nst > 1 && (rc = gs_gpu_chain_create(g, c, st))) return rc; /* before scratch and d_out are sized */
+    if (g->nst > 1 && (rc = gs_gpu_chain_create(g, st))) return rc; /* before scratch and d_out are sized */
 
     for (i = 0; i < g->depth; i++) {
         gs_gpu_slot *sl = &g->slot[i];

@@ -197,7 +197,8 @@ int gs_gpu_take_count(gs_gpu *g, const gs_gpu *x, int s, gs_gpu_slot *sl, uint64
 int gs_gpu_chain_run(gs_gpu *g, int s, gs_gpu_slot *sl, char *kin, uint64_t n, void *scratch, uint64_t *vals,
                      gs_status *st);
 /* The later stages, the shared scratch, the buffers between stages; and their release. */
-int gs_gpu_chain_create(gs_gpu *g, const gs_backend_cfg *c, gs_status *st);
+int gs_gpu_chain_stages(gs_gpu *g, const gs_backend_cfg *c, gs_status *st);
+int gs_gpu_chain_create(gs_gpu *g, gs_status *st);
 void gs_gpu_chain_destroy(gs_gpu *g);
 
 /* ---- frames.cu ----------------------------------------------------------------------------------- */

@@ -57,8 +57,8 @@ int gs_gpu_chain_run(gs_gpu *g, int s, gs_gpu_slot *sl, char *kin, uint64_t n, v
     return GS_OK;
 }
 
-/* Stage k (>= 1) of a chain: its own gs_gpu with the schedule's device, streams and chunk size,
- * its parameters checked, its carry allocated (counted in the budget of stage 0). */
+/* Stage k (>= 1) of a chain: its own gs_gpu with the schedule's device and streams, its parameters
+ * checked; nothing allocated yet (gs_gpu_fit counts what it will need). */
 static int gpu_stage_make(gs_gpu *g, const gs_backend_cfg *c, int k, gs_status *st)
 {
     gs_gpu *x = (gs_gpu *)calloc(1, sizeof *x);
@@ -80,32 +80,42 @@ static int gpu_stage_make(gs_gpu *g, const gs_backend_cfg *c, int k, gs_status *
     x->s_h2d = g->s_h2d;
     x->s_k = g->s_k;
     x->s_d2h = g->s_d2h;
-    x->C = g->C;
-    x->dev_budget = g->dev_budget > g->dev_cur ? g->dev_budget - g->dev_cur : 0;
     x->last = x;
     if (!x->ops || !x->v) return gs_fail(st, GS_EDATA, "gpu backend: stage %d: nothing to compute", k + 1);
     if ((rc = x->ops->setup(x, c->types[k], st))) return rc;
     if (x->v->where != GS_GPU || x->v->op != gs_job_variant_op(&x->job) || !x->ops->has_launcher(x->v))
         return gs_fail(st, GS_EUSAGE, "stage %d: --algo %s is not a GPU variant of %s", k + 1, x->v->name,
                        gs_op_name(x->op));
-    if ((rc = x->ops->check(x, st))) return rc;
-    x->scratch_bytes = x->ops->scratch(x, x->C);
-    rc = x->ops->carry_init(x, st);
-    g->dev_cur += x->dev_cur; /* the chain's device memory, counted once in stage 0 */
-    if (g->dev_cur > g->dev_peak) g->dev_peak = g->dev_cur;
-    return rc;
+    return x->ops->check(x, st);
 }
 
-/* The later stages, the shared scratch (stages run one after another on the k stream: the largest
- * need), and per slot the buffers between stages and the stage events. */
-int gs_gpu_chain_create(gs_gpu *g, const gs_backend_cfg *c, gs_status *st)
+/* The later stages, made before the chunk is fitted to the budget (their buffers count in it). */
+int gs_gpu_chain_stages(gs_gpu *g, const gs_backend_cfg *c, gs_status *st)
+{
+    int rc;
+    for (int k = 1; k < g->nst; k++)
+        if ((rc = gpu_stage_make(g, c, k, st))) return rc;
+    g->last = g->st[g->nst - 1];
+    return GS_OK;
+}
+
+/* Once the chunk is fitted: each later stage's carry (counted in stage 0's budget), the shared
+ * scratch (stages run one after another on the k stream: the largest need), and per slot the
+ * buffers between stages and the stage events. */
+int gs_gpu_chain_create(gs_gpu *g, gs_status *st)
 {
     int i, k, rc;
     for (k = 1; k < g->nst; k++) {
-        if ((rc = gpu_stage_make(g, c, k, st))) return rc;
-        if (g->st[k]->scratch_bytes > g->scratch_bytes) g->scratch_bytes = g->st[k]->scratch_bytes;
+        gs_gpu *x = g->st[k];
+        x->C = g->C;
+        x->dev_budget = g->dev_budget > g->dev_cur ? g->dev_budget - g->dev_cur : 0;
+        x->scratch_bytes = x->ops->scratch(x, x->C);
+        rc = x->ops->carry_init(x, st);
+        g->dev_cur += x->dev_cur; /* the chain's device memory, counted once in stage 0 */
+        if (g->dev_cur > g->dev_peak) g->dev_peak = g->dev_cur;
+        if (rc) return rc;
+        if (x->scratch_bytes > g->scratch_bytes) g->scratch_bytes = x->scratch_bytes;
     }
-    g->last = g->st[g->nst - 1];
     for (i = 0; i < g->depth; i++)
         for (k = 0; k < g->nst; k++) {
             GS_CU(g->dev, cudaEventCreateWithFlags(&g->slot[i].ev_st[k], cudaEventDefault));

@@ -16,12 +16,22 @@ uint64_t gs_gpu_out_vals(const gs_gpu *g, uint64_t C)
     return C * (uint64_t)g->cols;
 }
 
-/* Device bytes the backend allocates at its peak for chunks of C elements. */
+/* Device bytes the backend allocates at its peak for chunks of C elements: per slot its input and
+ * output (the last stage's) and, in a chain, the buffers between stages (each with the next
+ * stage's halo); once, every stage's carry and the largest scratch (stages run one after another). */
 static uint64_t gpu_need(const gs_gpu *g, uint64_t C)
 {
+    const gs_gpu *L = g->last ? g->last : g;
     uint64_t scr = gs_gpu_al(g->ops->scratch(g, C));
     uint64_t per = 0, fixed = g->ops->carry_bytes(g, C);
-    if (!g->mapped) per += gs_gpu_al((g->H + C) * g->isz) + gs_gpu_al(gs_gpu_out_vals(g, C) * g->osz);
+    for (int k = 1; k < g->nst; k++) {
+        const gs_gpu *x = g->st[k];
+        const uint64_t xs = gs_gpu_al(x->ops->scratch(x, C));
+        if (xs > scr) scr = xs;
+        fixed += x->ops->carry_bytes(x, C);
+        per += gs_gpu_al((x->H + C) * x->isz);
+    }
+    if (!g->mapped) per += gs_gpu_al((g->H + C) * g->isz) + gs_gpu_al(gs_gpu_out_vals(L, C) * L->osz);
     if (g->dev_alloc == GS_DEV_ONCE) fixed += scr;
     else per += scr;
     return (uint64_t)g->depth * per + fixed;
