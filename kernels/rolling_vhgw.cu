@@ -114,7 +114,7 @@ static int rs_family(const RsGrid &g, const T *in, char *scratch, const gs_rs_co
             rs_chain_k<F><<<(unsigned)gs_cdiv(g.nb, threads), threads, 0, s>>>(g, tot, pt, stx);
         GS_LAUNCH_CHECK(st);
     }
-    rs_out_k<F, T><<<(unsigned)gs_cdiv(g.nslots, RS_OUT_THREADS), RS_OUT_THREADS, rs_out_smem<S>(), s>>>(g, in, pt, stx,
+    rs_out_k<F, T><<<(unsigned)gs_cdiv(g.nslots, RS_OUT_THREADS), RS_OUT_THREADS, rs_out_smem<S>(g.W), s>>>(g, in, pt, stx,
                                                                                                       cols);
     GS_LAUNCH_CHECK(st);
     return GS_OK;

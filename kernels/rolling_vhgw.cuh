@@ -137,10 +137,11 @@ template <class F> __global__ void rs_chain_k(RsGrid g, const typename F::S *tot
     }
 }
 
-/* The suffixes rs_out_k keeps per thread: RS_CK checkpoints (every RS_G-th of the previous block's
- * tile, folded once from its end) and the RS_G suffixes of one group (folded again from the
- * checkpoint above it, by the same steps: the same bits), in shared memory, word-major so that a
- * warp's accesses fall in distinct banks. On the host (tests/unit/rolling_gpu_emu.cpp runs one
+/* The suffixes rs_out_k keeps per thread: the RS_G suffixes of one group (slots 0..RS_G-1, folded
+ * from the checkpoint above it) and RS_CK - 1 checkpoints (slot RS_G + c - 1 the suffix from tile
+ * offset c * RS_G, folded once from the tile's end; the group's fold repeats those steps: the same
+ * bits), in shared memory, word-major so that a warp's accesses fall in distinct banks. A tile of
+ * len values uses rs_out_slots(len) of them. On the host (tests/unit/rolling_gpu_emu.cpp runs one
  * thread after another) a static array stands in. */
 #define RS_G 8
 #define RS_CK ((int)(RS_T / RS_G))
@@ -151,12 +152,17 @@ template <class S> __device__ __forceinline__ unsigned long long *rs_smem()
     extern __shared__ unsigned long long rs_sm[];
     return rs_sm;
 #else
-    static unsigned long long host[(RS_CK + RS_G) * (sizeof(S) / 8) * RS_OUT_THREADS];
+    static unsigned long long host[(RS_G + RS_CK - 1) * (sizeof(S) / 8) * RS_OUT_THREADS];
     return host;
 #endif
 }
-/* shared memory rs_out_k<F> takes per launch of RS_OUT_THREADS threads */
-template <class S> static inline size_t rs_out_smem() { return (RS_CK + RS_G) * sizeof(S) * RS_OUT_THREADS; }
+/* the slots of a tile of len values (the longest tile: min(W, 32)); the shared memory rs_out_k<F>
+ * takes per launch of RS_OUT_THREADS threads */
+static inline int rs_out_slots(uint64_t len) { return (int)((len < RS_G ? len : RS_G) + (len - 1) / RS_G); }
+template <class S> static inline size_t rs_out_smem(uint64_t W)
+{
+    return (size_t)rs_out_slots(W < RS_T ? W : RS_T) * sizeof(S) * RS_OUT_THREADS;
+}
 template <class S> __device__ __forceinline__ void rs_sm_put(unsigned long long *sm, int i, const S &a)
 {
     unsigned long long w[sizeof(S) / 8];
@@ -175,7 +181,7 @@ template <class S> __device__ __forceinline__ S rs_sm_get(const unsigned long lo
 /* Each thread a tile of ends: the prefix from PT left to right; each end's window also holds a
  * suffix of the same tile of the block before (folded from its end, ST of the next tile on). The
  * suffix at local tile offset r serves the end at offset r - 1. Launched with RS_OUT_THREADS
- * threads and rs_out_smem<S>() bytes of shared memory. */
+ * threads and rs_out_smem<S>(W) bytes of shared memory. */
 template <class F, class T>
 __global__ void rs_out_k(RsGrid g, const T *in, const typename F::S *pt, const typename F::S *st, gs_rs_cols cols)
 {
@@ -207,7 +213,7 @@ __global__ void rs_out_k(RsGrid g, const T *in, const typename F::S *pt, const t
         for (int64_t q = q1 - 1; q >= lo; q--) { /* checkpoint c: the suffix from offset c * RS_G */
             const T x = in[q];
             if (!(F::skips && g.skip && x != x)) F::addl(&a, x, g.base + (uint64_t)q);
-            if ((q - qt) % RS_G == 0) rs_sm_put(sm, (int)((q - qt) / RS_G), a);
+            if ((q - qt) % RS_G == 0) rs_sm_put(sm, RS_G + (int)((q - qt) / RS_G) - 1, a);
         }
     }
     for (int64_t e = ea; e < eb; e++) {
@@ -215,13 +221,13 @@ __global__ void rs_out_k(RsGrid g, const T *in, const typename F::S *pt, const t
         const bool last = e == t1 - 1;
         if (!first_block && !last && (e == ea || r % RS_G == 0)) { /* this group's suffixes */
             const int64_t gq = r / RS_G, top = qt + (gq + 1) * RS_G;
-            S b = gq + 1 < RS_CK && top < q1 ? rs_sm_get<S>(sm, (int)gq + 1) : stnext;
+            S b = gq + 1 < RS_CK && top < q1 ? rs_sm_get<S>(sm, RS_G + (int)gq) : stnext;
             for (int64_t q = (top < q1 ? top : q1) - 1; q >= qt + gq * RS_G; q--) {
                 if (q >= lo) {
                     const T x = in[q];
                     if (!(F::skips && g.skip && x != x)) F::addl(&b, x, g.base + (uint64_t)q);
                 }
-                rs_sm_put(sm, RS_CK + (int)(q - qt - gq * RS_G), b);
+                rs_sm_put(sm, (int)(q - qt - gq * RS_G), b);
             }
         }
         const T x = in[e];
@@ -231,7 +237,7 @@ __global__ void rs_out_k(RsGrid g, const T *in, const typename F::S *pt, const t
         S w;
         if (first_block) w = p;
         else if (last) w = has_next ? F::merge(stnext, p) : p;
-        else w = F::merge(rs_sm_get<S>(sm, RS_CK + (int)(r % RS_G)), acc);
+        else w = F::merge(rs_sm_get<S>(sm, (int)(r % RS_G)), acc);
         F::row(&cols, (uint64_t)(e - (int64_t)g.first), w);
     }
 }

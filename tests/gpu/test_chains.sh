@@ -17,7 +17,7 @@ within 900 gpu_chains env G="$G" BACKEND=gpu bash tests/cli/test_chains.sh
 # shrink the chunk with stage 0's (each chain's output equal to the CPU backend's)
 "$G" gen -q -n 300001 -t i64 -f "$T/m.raw"
 for cmd in "minmax -w 4093 --only min then scan then scan then minmax -w 70000 --only max" \
-    "rolling -w 100000 --agg mean then scan"; do
+    "rolling -w 100000 --agg mean then scan --op max"; do
     for lim in 64M 256M; do
         # shellcheck disable=SC2086
         if ! "$G" $cmd -t i64 --backend gpu --device-mem-limit $lim "$T/m.raw" -f "$T/m.gpu" -q 2>"$T/m.err"; then
