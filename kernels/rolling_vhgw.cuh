@@ -210,7 +210,9 @@ __global__ void rs_out_k(RsGrid g, const T *in, const typename F::S *pt, const t
         if (has_next) stnext = st[(jj - 1) * g.kspan + (k + 1 - rs_kb(g, jj - 1))];
         else F::init(&stnext);
         S a = stnext;
-        for (int64_t q = q1 - 1; q >= lo; q--) { /* checkpoint c: the suffix from offset c * RS_G */
+        /* down to the lowest checkpoint a group needs (none in a tile of RS_G values or fewer) */
+        const int64_t qc = qt + RS_G * ((lo - qt) / RS_G + 1);
+        for (int64_t q = q1 - 1; q >= qc; q--) { /* checkpoint c: the suffix from offset c * RS_G */
             const T x = in[q];
             if (!(F::skips && g.skip && x != x)) F::addl(&a, x, g.base + (uint64_t)q);
             if ((q - qt) % RS_G == 0) rs_sm_put(sm, RS_G + (int)((q - qt) / RS_G) - 1, a);
