@@ -88,7 +88,7 @@ template <class T> static void one_type(gs_type t, const char *tn)
     const size_t m = 5003;
     std::vector<T> x(m);
     const int pass0 = npass;
-    const uint64_t windows[] = {1, 2, 31, 32, 33, 64, 65, 100, 1000, 3000, 5003, 9000};
+    const uint64_t windows[] = {1, 2, 7, 8, 9, 17, 31, 32, 33, 64, 65, 100, 1000, 3000, 5003, 9000};
     const uint64_t bases[] = {0, 7, 1000000007};
     for (int nans = 0; nans < 2; nans++) {
         fill(x.data(), m, 17 + nans, nans);
