@@ -183,23 +183,6 @@ static inline void put_digits(char *buf, uint64_t x, int nd)
         *--o = (char)('0' + y);
 }
 
-/* Decimal digits of x into buf (no terminator); returns the count. */
-static int fmt_u64(char *buf, uint64_t x)
-{
-    int n = count_digits(x);
-    put_digits(buf, x, n);
-    return n;
-}
-
-static int fmt_i64(char *buf, int64_t x)
-{
-    if (x < 0) {
-        buf[0] = '-';
-        return 1 + fmt_u64(buf + 1, 0u - (uint64_t)x);
-    }
-    return fmt_u64(buf, (uint64_t)x);
-}
-
 /* The 8 decimal digits of x < 10^8 as text in one word (the first digit in the lowest byte): two
  * halves of 4 digits, each cut into 2 and 2, then 1 and 1, in all lanes at once by multiplying
  * with a reciprocal (exact below 10^4 and 10^2). Little-endian only (x86 and ARM). */
@@ -243,6 +226,31 @@ static inline gs_u128 digits16(uint64_t x)
 }
 
 static inline void store16(char *o, gs_u128 v) { memcpy(o, &v, 16); }
+
+/* Decimal digits of x into buf (no terminator); returns the count. Up to 16 digits as one or two
+ * words of text stored whole (buf has GS_NUM_CHARS of room), more by put_digits. */
+static int fmt_u64(char *buf, uint64_t x)
+{
+    const int n = count_digits(x);
+    if (n <= 8) {
+        const uint64_t t = digits8((uint32_t)x) >> (8 * (8 - n));
+        memcpy(buf, &t, 8);
+    } else if (n <= 16)
+        store16(buf, digits16(x) >> (8 * (16 - n)));
+    else
+        put_digits(buf, x, n);
+    return n;
+}
+
+static int fmt_i64(char *buf, int64_t x)
+{
+    if (x < 0) {
+        buf[0] = '-';
+        return 1 + fmt_u64(buf + 1, 0u - (uint64_t)x);
+    }
+    return fmt_u64(buf, (uint64_t)x);
+}
+
 
 /* The nd digits of c (nd <= 17) as text: the first at *o where nd is 17 (o moves past it), the
  * others (at most 16) returned in two words. No division by a variable: the layouts below cut this

@@ -600,7 +600,7 @@ static void test_format(void)
     CHECK(bad == 0, "format_special_roundtrip", "%d failures", bad);
 
     /* Random bit patterns (NaNs only need to stay NaN) and random integers. */
-    int bad64 = 0, bad32 = 0, badint = 0, long64 = 0, long32 = 0;
+    int bad64 = 0, bad32 = 0, badint = 0, badprintf = 0, long64 = 0, long32 = 0;
     char txt[64];
     for (int i = 0; i < 100000; i++) {
         uint64_t u = rnd();
@@ -629,7 +629,17 @@ static void test_format(void)
         int64_t iv = (int64_t)rnd() >> (rnd() % 64);
         badint += !roundtrip_one(GS_I64, &iv, NULL) + !roundtrip_one(GS_U64, &u, NULL) +
                   !roundtrip_one(GS_I32, &u32, NULL) + !roundtrip_one(GS_U32, &u32, NULL);
+        /* every digit count against the libc's text */
+        const uint64_t uv = u >> (rnd() % 64);
+        char ref[32];
+        snprintf(ref, sizeof ref, "%lld", (long long)iv);
+        gs_num_format(txt, GS_I64, &iv);
+        badprintf += strcmp(txt, ref) != 0;
+        snprintf(ref, sizeof ref, "%llu", (unsigned long long)uv);
+        gs_num_format(txt, GS_U64, &uv);
+        badprintf += strcmp(txt, ref) != 0;
     }
+    CHECK(badprintf == 0, "format_int_printf", "%d outputs unlike printf's", badprintf);
     CHECK(bad64 == 0, "format_f64_random_roundtrip", "%d failures", bad64);
     CHECK(bad32 == 0, "format_f32_random_roundtrip", "%d failures", bad32);
     CHECK(badint == 0, "format_int_random_roundtrip", "%d failures", badint);
