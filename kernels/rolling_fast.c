@@ -74,18 +74,6 @@ typedef struct rf_ctx {
     rf_st *tot, *pt, *st;           /* per tile, rows of M + 1: the block before the slab, its blocks */
 } rf_ctx;
 
-/* an f32 column's value: rounded once, a NaN as the one quiet NaN (as gs_rs_put_f writes it) */
-static inline float rf_f32(double d)
-{
-    union {
-        float f;
-        uint32_t u;
-    } q;
-    if (d != d) q.u = 0x7fc00000u;
-    else q.f = (float)d;
-    return q.f;
-}
-
 static inline void rf_init(int var, rf_st *a)
 {
     if (var) gs_rs_var_init(&a->v);

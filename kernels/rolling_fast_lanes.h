@@ -48,11 +48,11 @@ RF_INLINE void RF_N(rf_store)(const rf_ctx *c, int64_t len, const int64_t *pe, d
             for (int64_t i = 0; i < len; i++)
                 for (int l = 0; l < RF_L; l++) o[i][l] = gs_rs_canon(v[i][l]);
         }
-        if (cols->otype == GS_F32) { /* rounded once, a NaN as gs_rs_put_f writes it */
+        if (cols->otype == GS_F32) { /* as gs_rs_put_f writes it */
             float *out = (float *)(void *)cols->out + cols->col[f];
             for (int l = 0; l < RF_L; l++) {
                 float *r = out + (uint64_t)(pe[l] - c->first) * cols->k;
-                for (int64_t i = 0; i < len; i++) r[(uint64_t)i * cols->k] = rf_f32(o[i][l]);
+                for (int64_t i = 0; i < len; i++) r[(uint64_t)i * cols->k] = gs_rs_f32(o[i][l]);
             }
             continue;
         }

@@ -102,6 +102,14 @@ GS_HD char *gs_rs_at(const gs_rs_cols *c, uint64_t row, int i) { return c->out +
 /* a NaN as the quiet NaN with the sign clear, whatever bits the arithmetic left (they differ
  * between the CPU and the GPU) */
 GS_HD double gs_rs_canon(double d) { return d != d ? gs_rs_nan() : d; }
+/* d in an f32 column: rounded once, a NaN as the one quiet f32 NaN */
+GS_HD float gs_rs_f32(double d)
+{
+    union { float f; uint32_t u; } q;
+    if (d != d) q.u = 0x7fc00000u;
+    else q.f = (float)d;
+    return q.f;
+}
 /* the value of a sum-family column (sum or mean) from the sum s of n values, and of a var-family
  * column (var or std) from the variance v */
 GS_HD double gs_rs_sum_col(int agg, double s, uint64_t n) { return agg == GS_AGG_SUM ? s : s / (double)n; }
@@ -109,15 +117,12 @@ GS_HD double gs_rs_var_col(int agg, double v) { return agg == GS_AGG_VAR ? v : s
 /* a float result in column i (an f32 column rounds it), a NaN as gs_rs_canon writes it */
 GS_HD void gs_rs_put_f(const gs_rs_cols *c, uint64_t row, int i, double d)
 {
-    union { float f; uint32_t u; } q;
     d = gs_rs_canon(d);
     if (c->ctype[i] == GS_F64 && c->otype == GS_F64) { /* the common case, as gs_rs_store writes it */
         *(double *)gs_rs_at(c, row, i) = d;
         return;
     }
-    if (d != d) q.u = 0x7fc00000u;
-    else q.f = (float)d;
-    gs_rs_store(gs_rs_at(c, row, i), c->otype, c->ctype[i] == GS_F32 ? GS_F32 : GS_F64, 0, 0, d, q.f);
+    gs_rs_store(gs_rs_at(c, row, i), c->otype, c->ctype[i] == GS_F32 ? GS_F32 : GS_F64, 0, 0, d, gs_rs_f32(d));
 }
 /* an integer result in column i (an f64 column, one that may hold NaN, takes it as a double) */
 GS_HD void gs_rs_put_u(const gs_rs_cols *c, uint64_t row, int i, uint64_t u)
