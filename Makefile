@@ -112,7 +112,7 @@ ifeq ($(CUDA),1)
   # passes of each target, which would only make empty images (a second of CPU a file). A device
   # keyword or a launch in one of them stops the build here: take that file out of the list.
   HOST_CU  := $(addprefix pipeline/gpu/,backend.cu chain.cu codec_host.cu codec_loader.cu codec_stubs.cu \
-              codec_watchdog.cu frames.cu memory.cu zencode.cu)
+              codec_watchdog.cu frames.cu memory.cu multi.cu zencode.cu)
   HOST_CU_DEV := $(shell grep -s -l -E '__global__|__device__|__shared__|__constant__|__managed__|<<<' $(HOST_CU))
   ifneq ($(HOST_CU_DEV),)
     $(error $(HOST_CU_DEV): device code in a file that HOST_CU compiles as C++)

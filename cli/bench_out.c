@@ -140,6 +140,7 @@ static int bench_setup(cli *c, gs_bench_opts *o)
 {
     o->backend = c->eng.backend;
     o->device = c->eng.device;
+    if (c->eng.ndevices) return usage_error("bench ", "--device takes one GPU (a number) in bench");
     o->chunk_bytes = c->eng.chunk_bytes;
     if (o->zstd && (o->stream || c->bench_chain))
         return usage_error("bench ", "--zstd times the codecs: it takes no %s", o->stream ? "--stream" : "--chain");

@@ -63,7 +63,7 @@ int setup_codecs(cli *c, int decode, int encode, int64_t in_bytes, gs_status *st
     if (c->out) gs_format_from_name(c->out, &zst);
     const gs_plan_in in = {&ch, decode, c->eng.backend, c->codec, c->eng.host_mem, c->eng.dev_alloc,
                            c->eng.chunk_bytes, c->eng.buffers, c->level_given, c->frame_given ? c->wr.frame_size : 0,
-                           encode && (c->zstd || zst), in_bytes == 0};
+                           encode && (c->zstd || zst), in_bytes == 0, c->eng.ndevices};
     gs_input_desc d = {in_bytes, 0, GS_ZSTD_SIZE_UNKNOWN, 0, 0};
     if (in_bytes < 0) gs_input_describe(c->in, 0, &d);
     c->eng.total_bytes = d.size; /* the progress line's total: a regular file's bytes (compressed or

@@ -51,7 +51,7 @@ const opt_def cli_opts[] = {
     {O_SKIPBAD, "skip-bad", 0, 0, V_COMPUTE, NULL, "drop the rows whose CSV/text field is unparsable (positions stay input rows; a warning gives the count)"},
     {O_NA, "na", 0, 1, V_COMPUTE, "V|skip", "what a missing CSV/text value (empty, NA, N/A, NaN, null, ...: pandas' defaults) reads as: V, or skip to drop the row (positions stay input rows); default NaN for float types, an error for integer types"},
     {O_BACKEND, "backend", 0, 1, V_COMPUTE | V_BENCH, "B", "auto (default: the CPU for small inputs and for CSV or text, else the GPU if usable; --stats says which and why), gpu or cpu"},
-    {O_DEVICE, "device", 0, 1, V_COMPUTE | V_BENCH | V_INFO, "N", "GPU to use (default 0)"},
+    {O_DEVICE, "device", 0, 1, V_COMPUTE | V_BENCH | V_INFO, "N", "GPU to use (default 0); a list (0,1) or all deals a run's chunks to each in turn"},
     {O_ALGO, "algo", 0, 1, (V_COMPUTE & ~V_CONVERT) | V_BENCH | S_STAGE, "NAME", "kernel variant (default: the fastest; see gpustream info)"},
     {O_CHUNK, "chunk", 0, 1, V_ENGINE | V_BENCH, "S", "input bytes per chunk (default " GS_CHUNK_DEFAULT_TEXT ")"},
     {O_BUFFERS, "buffers", 0, 1, V_COMPUTE | V_BENCH, "N", "host staging buffers / chunks in flight (default 2; 4 where the GPU decodes or encodes zstd)"},
@@ -93,6 +93,34 @@ static int parse_int(const char *verb, const char *what, const char *s, long lo,
     if (!*s || *end || errno || x < lo || x > hi)
         return usage_error(verb, "invalid %s '%s' (expected an integer from %ld to %ld)", what, s, lo, hi);
     *v = x;
+    return 0;
+}
+
+/* --device N, a list N,M,... (chunks dealt to each in turn) or all. */
+static int parse_devices(const char *verb, const char *s, gs_engine_opts *o)
+{
+    o->ndevices = 0;
+    o->device = 0;
+    if (!strcmp(s, "all")) {
+        o->ndevices = GS_DEVICES_ALL;
+        return 0;
+    }
+    char one[16];
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, ",");
+        long l = 0;
+        if (o->ndevices == GS_DEVICES_MAX)
+            return usage_error(verb, "--device names at most %d GPUs", GS_DEVICES_MAX);
+        snprintf(one, sizeof one, "%.*s", len < sizeof one ? (int)len : (int)sizeof one - 1, p);
+        if (len >= sizeof one || parse_int(verb, "--device", one, 0, 1023, &l))
+            return len >= sizeof one ? usage_error(verb, "invalid --device '%s' (a GPU number, a list 0,1 or all)", s)
+                                     : EXIT_USAGE;
+        o->devices[o->ndevices++] = (int)l;
+        if (!p[len]) break;
+        p += len + 1;
+    }
+    o->device = o->devices[0];
+    if (o->ndevices == 1) o->ndevices = 0;
     return 0;
 }
 
@@ -402,8 +430,7 @@ static int apply_run_opt(cli *c, enum opt_id id, const char *val, const char *ve
             c->eng.backend = (gs_backend_kind)word;
         break;
     case O_DEVICE:
-        rc = parse_int(verb, "--device", val, 0, 1023, &l);
-        c->eng.device = (int)l;
+        rc = parse_devices(verb, val, &c->eng);
         c->device_given = 1;
         break;
     case O_CHUNK:

@@ -119,6 +119,10 @@ static int compute_precheck(cli *c, const gs_ranks *ranks)
                   ranks->size);
         return EXIT_USAGE;
     }
+    if (ranks->size > 1 && c->eng.ndevices) {
+        say_error("with MPI ranks, --device takes one GPU a rank (without it, rank r takes GPU r mod the host's count)");
+        return EXIT_USAGE;
+    }
     if (ranks->size > 1 && c->chain) {
         say_error("chains (then) do not run over MPI ranks; run each verb over the ranks in turn");
         return EXIT_USAGE;

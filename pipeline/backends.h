@@ -25,6 +25,8 @@ typedef struct gs_backend_parts {
     int (*gpu_wait)(int device, char *why, size_t len, double *secs);
     /* The GPU backend once the start-up succeeded, its variants resolved here. */
     int (*gpu)(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
+    /* The devices the start-up found, once it knows (--device all); NULL: one. */
+    int (*gpu_count)(void);
 } gs_backend_parts;
 
 /* The backends built in (pipeline/backends.c). */

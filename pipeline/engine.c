@@ -405,7 +405,7 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
     if (o->plan.made) r->plan = o->plan;
     else { /* the options alone, the codecs on the host */
         gs_plan_in in = {chain, 1, o->backend, GS_CODEC_CPU, o->host_mem, o->dev_alloc, o->chunk_bytes, o->buffers,
-                         0, 0, 0, 0};
+                         0, 0, 0, 0, o->ndevices};
         if ((rc = gs_plan_make(&in, NULL, NULL, &r->plan, st))) return rc;
     }
     const int one = r->in_cols == 1; /* several columns: no frames or views (each chunk is split) */

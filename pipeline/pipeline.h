@@ -76,7 +76,12 @@ struct gs_backend_parts;
 /* How to run it: the user's options, and the plan made from them (plan.h). */
 typedef struct gs_engine_opts {
     gs_backend_kind backend;
-    int device;
+    int device;                /* the GPU (the first of devices[] where ndevices > 1) */
+    /* --device 0,1 or all: the GPUs the GPU backend deals chunks to in turn, each chunk's carries
+     * passed on to the next one's device (pipeline/gpu/multi.cu). ndevices 0 or 1: `device` alone;
+     * GS_DEVICES_ALL: every GPU the machine has (devices[] unused). */
+    int ndevices;
+    int devices[GS_DEVICES_MAX];
     size_t chunk_bytes;        /* input bytes per chunk (0: the plan's) */
     int buffers;               /* chunks in flight on the GPU (0: the plan's) */
     gs_host_mem host_mem;
@@ -350,6 +355,9 @@ int gs_gpu_started(void);
  * rest of the start-up) and returns it, or -1 where there is no device (gs_gpu_init_wait says why). */
 void gs_gpu_init_start_rank(int local_rank);
 int gs_gpu_init_device(void);
+/* The devices the start-up found, waiting for its count (not for the rest of the start-up); 0 where
+ * there are none or no start-up was begun. */
+int gs_gpu_init_count(void);
 /* 1 if this build has CUDA and a device is usable; fills a description (else the reason). */
 int gs_gpu_available(int device, char *desc, size_t desc_len);
 /* One line per device for `info` (empty string if none); returns device count (0 if none). */

@@ -98,6 +98,10 @@ typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_
  * copying it: --stats' rows "file pin" and "read+decode" (docs/PERFORMANCE.md). */
 #define GS_DIRECT_WINDOW_CHUNKS 4
 
+/* --device 0,1 or all: the GPUs one process deals its chunks to (at most this many; ALL: every one
+ * the machine has, known once CUDA has started). */
+#define GS_DEVICES_MAX 16
+#define GS_DEVICES_ALL (-1)
 /* ---- what the user asked ----------------------------------------------------------------------- */
 typedef struct gs_plan_in {
     const struct gs_chain *chain; /* the stages; a stage's op GS_OP_NONE: convert or gen */
@@ -112,6 +116,8 @@ typedef struct gs_plan_in {
     size_t frame_size;            /* --frame-size (0: not given) */
     int out_zstd;                 /* the output is zstd (-z, or OUT named .zst) */
     int ranks;                    /* MPI ranks run shards of the input: codecs through the host */
+    int devices;                  /* --device: GPUs (0 or 1: one; GS_DEVICES_ALL): with several, the
+                                     codecs and the input go through the host */
 } gs_plan_in;
 
 /* ---- what the caller learned when the plan asked ------------------------------------------------ */
@@ -161,6 +167,7 @@ typedef struct gs_plan {
     size_t chunk_bytes;
     int buffers;             /* chunks in flight on the GPU */
     int direct;              /* the input's chunks are read where they lie in the mapped file (gs_plan_input) */
+    int devices;             /* GPUs the GPU backend deals chunks to: 1, several, or GS_DEVICES_ALL */
     /* the reasons, one line each ("" where the choice does not arise) */
     char why_backend[GS_PLAN_WHY], why_warm[GS_PLAN_WHY], why_decode[GS_PLAN_WHY], why_encode[GS_PLAN_WHY],
         why_chunk[GS_PLAN_WHY], why_buffers[GS_PLAN_WHY], why_input[GS_PLAN_WHY];

@@ -6,6 +6,7 @@
  *   zencode.cu  the output encoded as zstd frames where the kernels wrote it
  *   memory.cu   counted device allocation, the budget fit, host staging memory (--host-mem)
  *   device.cu   CUDA's start-up, device queries, CUDA error mapping, the usability probe
+ *   multi.cu    several devices in one run: chunks dealt in turn, carries passed on
  * Only these files include it. */
 #ifndef GS_GPU_BACKEND_CUH
 #define GS_GPU_BACKEND_CUH
@@ -180,6 +181,9 @@ int gs_gpu_mapped_ptr(gs_gpu *g, const gs_chunk *c, char **dp, gs_status *st);
 const gs_gpu_op *gs_gpu_op_find(gs_op op);
 /* Copy n elements of size isz (4 or 8; dst and src aligned to it) on `s` with a small kernel. */
 int gs_gpu_copy(void *dst, const void *src, uint64_t n, size_t isz, cudaStream_t s, int dev, gs_status *st);
+/* Every stage's carries from one schedule to another of the same chain (multi.cu), on to's k stream
+ * (peer: to's device reads from's memory, or it is the same device: a kernel copies them). */
+int gs_gpu_carry_pass(gs_gpu *to, const gs_gpu *from, int peer, gs_status *st);
 
 /* ---- backend.cu --------------------------------------------------------------------------------- */
 /* GS_OK, or where a device codec gave up on the GPU (the GPU zstd codec's watchdog: gs_gpu_abandoned)
@@ -190,6 +194,10 @@ double gs_gpu_ms(cudaEvent_t a, cudaEvent_t b);
 /* Slot s's compaction count (op x's, published by its carry_out; at most `most` values) into
  * sl->vals, the values the kernel wrote counted in its bytes. */
 int gs_gpu_take_count(gs_gpu *g, const gs_gpu *x, int s, gs_gpu_slot *sl, uint64_t most, gs_status *st);
+
+/* ---- multi.cu ------------------------------------------------------------------------------------ */
+/* The backend of several devices (c->opts->ndevices > 1 or GS_DEVICES_ALL): one GPU backend each. */
+int gs_gpu_multi_create(gs_backend **out, const gs_backend_cfg *c, gs_status *st);
 
 /* ---- chain.cu ------------------------------------------------------------------------------------ */
 /* A chain on slot s, on the k stream: stage 0 reads [halo | chunk] at kin, the last writes d_out.

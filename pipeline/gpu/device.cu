@@ -171,6 +171,15 @@ extern "C" int gs_gpu_init_device(void)
     return d;
 }
 
+extern "C" int gs_gpu_init_count(void)
+{
+    if (gs_gpu_init_device() < 0) return 0;
+    pthread_mutex_lock(&gs_gi_chosen_mu);
+    const int n = gs_gi.ndev;
+    pthread_mutex_unlock(&gs_gi_chosen_mu);
+    return n;
+}
+
 extern "C" int gs_gpu_init_wait(int device, char *why, size_t len, double *secs)
 {
     int ok;

@@ -135,7 +135,7 @@ void *gs_gpu_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
             return NULL;
         }
         if (g->host_mem == GS_HOST_PAGEABLE) return p;
-        e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
+        e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
         if (e != cudaSuccess) {
             free(p);
             (void)cudaGetLastError();
@@ -148,7 +148,8 @@ void *gs_gpu_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
     case GS_HOST_MAPPED:
     case GS_HOST_PINNED:
     default:
-        e = cudaHostAlloc(&p, bytes, g->host_mem == GS_HOST_MAPPED ? cudaHostAllocMapped : cudaHostAllocDefault);
+        /* portable: page-locked for every device of the process (several devices share the staging) */
+        e = cudaHostAlloc(&p, bytes, cudaHostAllocPortable | (g->host_mem == GS_HOST_MAPPED ? cudaHostAllocMapped : 0u));
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
             gs_fail(st, GS_ENOMEM, "gpu %d: cudaHostAlloc(%zu bytes): %s (pinned memory is limited: use a smaller "
@@ -187,7 +188,7 @@ int gs_gpu_host_register(gs_backend *b, void *p, size_t bytes, gs_status *st)
     int rc = gs_gpu_given_up(g->dev, st);
     if (rc) return rc;
     cudaError_t e = cudaSetDevice(g->dev);
-    if (e == cudaSuccess) e = cudaHostRegister(p, bytes ? bytes : 1, cudaHostRegisterDefault);
+    if (e == cudaSuccess) e = cudaHostRegister(p, bytes ? bytes : 1, cudaHostRegisterPortable);
     if (e == cudaSuccess) return GS_OK;
     (void)cudaGetLastError();
     return gs_fail(st, e == cudaErrorMemoryAllocation ? GS_ENOMEM : GS_EDATA,

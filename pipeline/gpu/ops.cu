@@ -251,3 +251,32 @@ const gs_gpu_op *gs_gpu_op_find(gs_op op)
         if (gs_gpu_ops[i].op == op) return &gs_gpu_ops[i];
     return NULL;
 }
+
+/* Every stage's carries from `from` (another schedule of the same chain, on from->dev) to `to`, on
+ * to's k stream, which the caller has made wait for from's last chunk: the host's view (the halo's
+ * length, the elements before) and the device's (scan's running total, minmax's halo). A kernel
+ * copies them where `peer` says to's device reads from's memory (or it is the same device), else the
+ * runtime's peer copy. Compaction's count is per chunk, never carried. */
+int gs_gpu_carry_pass(gs_gpu *to, const gs_gpu *from, int peer, gs_status *st)
+{
+    const cudaStream_t s = to->s_k;
+    for (int k = 0; k < to->nst; k++) {
+        gs_gpu *x = to->st[k];
+        const gs_gpu *y = from->st[k];
+        const void *src[2] = {y->d_carry, y->d_halo};
+        void *dst[2] = {x->d_carry, x->d_halo};
+        const uint64_t n[2] = {y->d_carry ? 1u : 0u, y->d_halo ? y->hl : 0u};
+        const size_t sz[2] = {x->osz, x->isz};
+        x->hl = y->hl;
+        x->base = y->base;
+        for (int i = 0; i < 2; i++) {
+            if (!n[i]) continue;
+            if (!dst[i]) return gs_fail(st, GS_EDATA, "gpu backend: stage %d of gpu %d has no carry to take", k + 1, to->dev);
+            int rc = GS_OK;
+            if (peer) rc = gs_gpu_copy(dst[i], src[i], n[i], sz[i], s, to->dev, st);
+            else GS_CU(to->dev, cudaMemcpyPeerAsync(dst[i], to->dev, src[i], from->dev, n[i] * sz[i], s));
+            if (rc) return rc;
+        }
+    }
+    return GS_OK;
+}

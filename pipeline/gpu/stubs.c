@@ -24,6 +24,7 @@ int gs_gpu_started(void) { return 0; }
 int gs_gpu_init_ready(void) { return 1; }
 
 int gs_gpu_init_device(void) { return -1; }
+int gs_gpu_init_count(void) { return 0; }
 
 int gs_gpu_init_wait(int device, char *why, size_t len, double *secs)
 {

@@ -85,3 +85,15 @@ err pred_not_a_number 2 "invalid value in predicate 'gt:' (not a number)" -- sh 
 (cd "$D" && $G scan -q -t i32 empty.raw --to npy - | head -c 6 | od -An -c | tr -d ' \n') >"$T/magic" 2>"$T/err"
 [ "$(cat "$T/magic")" = '223NUMPY' ] && pass empty_raw_npy_pipe || fail empty_raw_npy_pipe "got $(cat "$T/magic") $(head -c 200 "$T/err")"
 rm -f "$D/empty.raw"
+# --device: a number, a list (chunks dealt to each GPU in turn) or all; the list's errors name the
+# part that is wrong; bench takes one GPU; a small input under --backend auto runs on the CPU
+dev_err() { err "$1" 2 "$2" -- sh -c "$G $3 2>&1 >/dev/null | grep -v '^Try ' >&2; exit 2"; }
+dev_err device_list_word "invalid --device 'x' (expected an integer from 0 to 1023)" "scan -q -t i32 --device 0,x in.raw -"
+dev_err device_list_empty_part "invalid --device '' (expected an integer from 0 to 1023)" "scan -q -t i32 --device 0, in.raw -"
+dev_err device_list_long "--device names at most 16 GPUs" "scan -q -t i32 --device $(seq -s, 0 16) in.raw -"
+dev_err device_list_bench "--device takes one GPU (a number) in bench" "bench --device 0,1 --op scan -n 1000"
+for d in 0,1 all 0,0; do
+    (cd "$D" && $G scan -q -t i32 --device $d in.raw -) >"$T/got" 2>"$T/err"
+    if [ $? = 0 ] && cmp -s "$T/got" <(printf '\1\0\0\0\3\0\0\0'); then pass "device_list_small_auto_$d"
+    else fail "device_list_small_auto_$d" "$(head -c 200 "$T/err")"; fi
+done
