@@ -57,4 +57,5 @@ static int gpu_make(gs_backend **b, const gs_backend_cfg *c, gs_status *st)
 }
 
 const gs_backend_parts gs_backend_parts_builtin = {cpu_make, gpu_check, gs_gpu_init_start, gs_gpu_init_ready,
-                                                   gs_gpu_init_wait, gpu_make, gs_gpu_init_count};
+                                                   gs_gpu_init_wait, gpu_make, gs_gpu_init_count,
+                                                   gs_gpu_init_start_list};

@@ -27,6 +27,8 @@ typedef struct gs_backend_parts {
     int (*gpu)(gs_backend **b, const gs_backend_cfg *c, gs_status *st);
     /* The devices the start-up found, once it knows (--device all); NULL: one. */
     int (*gpu_count)(void);
+    /* The start-up of several devices (gs_gpu_init_start_list); NULL: gpu_begin of the first. */
+    void (*gpu_begin_list)(const int *devs, int n);
 } gs_backend_parts;
 
 /* The backends built in (pipeline/backends.c). */

@@ -344,6 +344,9 @@ int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st
  * library, no device, a driver older than the runtime, built without CUDA); *secs = its duration
  * (-1 where nothing was started). */
 void gs_gpu_init_start(int device);
+/* The same for several devices (n of devs, or GS_DEVICES_ALL: every one, devs unused): the first's
+ * start-up as above, the others' contexts made beside it on threads of their own. */
+void gs_gpu_init_start_list(const int *devs, int n);
 int gs_gpu_init_wait(int device, char *why, size_t len, double *secs);
 /* 1 once the start-up begun by gs_gpu_init_start has finished (or none was begun): a wait would
  * not block. */

@@ -15,8 +15,8 @@ void gs_plan_size_text(char *buf, size_t len, uint64_t b)
 }
 
 static int computes(const gs_chain *c) { return c && c->n > 0 && c->stage[0].op != GS_OP_NONE; }
-/* Several GPUs (--device 0,1 or all) take their chunks through the host: each device's backend
- * neither decodes nor encodes zstd frames itself nor reads a file where it lies. */
+/* Several GPUs (--device 0,1 or all) take their chunks through pinned staging buffers: none reads a
+ * file where it lies. */
 static int several(const gs_plan_in *in) { return in->devices > 1 || in->devices == GS_DEVICES_ALL; }
 
 /* The variant that the first stage naming an --algo names (it says where the chain runs). */
@@ -100,7 +100,7 @@ static int plan_encode(const gs_plan_in *in, const gs_input_desc *d, const gs_pl
     /* The GPU backend encodes its output where its kernels wrote it, so that only the frames cross
      * back (one process: MPI ranks write their shards through the host). */
     p->zencode_asked = 0;
-    if (p->encode == GS_ENCODE_GPU && computes(in->chain) && !in->ranks && !several(in) && in->backend != GS_BACKEND_CPU) {
+    if (p->encode == GS_ENCODE_GPU && computes(in->chain) && !in->ranks && in->backend != GS_BACKEND_CPU) {
         if (in->host_mem == GS_HOST_MAPPED || in->dev_alloc != GS_DEV_ONCE) {
             size_t at = strlen(why);
             snprintf(why + at, n - at, "; --host-mem mapped or --device-alloc per-chunk/async: zstd frames are "
@@ -158,7 +158,7 @@ static int plan_decode(const gs_plan_in *in, const gs_input_desc *d, const gs_pl
     p->decode = GS_DECODE_HOST;
     why[0] = 0;
     if (!in->reads) return GS_OK;
-    const int frames_possible = computes(in->chain) && in->backend != GS_BACKEND_CPU && !in->ranks && !several(in);
+    const int frames_possible = computes(in->chain) && in->backend != GS_BACKEND_CPU && !in->ranks;
     if (frames_possible && in->codec == GS_CODEC_GPU) {
         if (f->nvcomp < 0) {
             p->need |= GS_PLAN_NEED_NVCOMP;

@@ -117,7 +117,7 @@ typedef struct gs_plan_in {
     int out_zstd;                 /* the output is zstd (-z, or OUT named .zst) */
     int ranks;                    /* MPI ranks run shards of the input: codecs through the host */
     int devices;                  /* --device: GPUs (0 or 1: one; GS_DEVICES_ALL): with several, the
-                                     codecs and the input go through the host */
+                                     input goes through the staging buffers */
 } gs_plan_in;
 
 /* ---- what the caller learned when the plan asked ------------------------------------------------ */

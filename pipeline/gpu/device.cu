@@ -5,6 +5,7 @@
  * Library code: returns gs_status, never prints or exits. */
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,7 @@ typedef struct gs_gpu_init_state {
     int done; /* atomic: the thread has finished */
     int device, ok;
     int by_rank, local_rank, chosen, ndev; /* gs_gpu_init_start_rank: the device is chosen on the thread */
+    int more[GS_DEVICES_MAX], nmore;      /* further devices started beside it (GS_DEVICES_ALL: every one) */
     char why[256];
     double secs;
 } gs_gpu_init_state;
@@ -94,6 +96,28 @@ static pthread_mutex_t gs_gi_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t gs_gi_chosen_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gs_gi_chosen = PTHREAD_COND_INITIALIZER;
 static gs_gpu_init_state gs_gi;
+
+/* A further device's context, made beside the first's (its own thread); failures show when the
+ * device's backend is made. */
+static void *gpu_init_more(void *arg)
+{
+    const int d = (int)(intptr_t)arg;
+    if (cudaSetDevice(d) != cudaSuccess || cudaFree(0) != cudaSuccess) (void)cudaGetLastError();
+    return NULL;
+}
+
+/* The further devices' threads (those that could be made: the others start when their backend is). */
+static int gpu_init_others(int n, pthread_t *th)
+{
+    int k = 0, all = gs_gi.nmore == GS_DEVICES_ALL;
+    for (int i = 0; i < (all ? n : gs_gi.nmore) && k < GS_DEVICES_MAX; i++) {
+        const int d = all ? i : gs_gi.more[i];
+        int seen = d == gs_gi.device || d >= n;
+        for (int j = 0; j < i && !seen && !all; j++) seen = gs_gi.more[j] == d;
+        if (!seen && pthread_create(&th[k], NULL, gpu_init_more, (void *)(intptr_t)d) == 0) k++;
+    }
+    return k;
+}
 
 static void *gpu_init_main(void *arg)
 {
@@ -114,13 +138,18 @@ static void *gpu_init_main(void *arg)
         gs_gpu_why_none(e, gs_gi.why, sizeof gs_gi.why);
     } else if (gs_gi.device < 0 || gs_gi.device >= n) {
         snprintf(gs_gi.why, sizeof gs_gi.why, "--device %d: this machine has %d GPU(s) (0..%d)", gs_gi.device, n, n - 1);
-    } else if ((e = cudaSetDevice(gs_gi.device)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess) {
-        (void)cudaGetLastError();
-        snprintf(gs_gi.why, sizeof gs_gi.why, "gpu %d: %s", gs_gi.device, cudaGetErrorString(e));
     } else {
-        char why[160];
-        gs_gi.ok = gs_gpu_probe(gs_gi.device, why, sizeof why);
-        if (!gs_gi.ok) snprintf(gs_gi.why, sizeof gs_gi.why, "gpu %d: unusable: %s", gs_gi.device, why);
+        pthread_t th[GS_DEVICES_MAX];
+        const int k = gpu_init_others(n, th);
+        if ((e = cudaSetDevice(gs_gi.device)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess) {
+            (void)cudaGetLastError();
+            snprintf(gs_gi.why, sizeof gs_gi.why, "gpu %d: %s", gs_gi.device, cudaGetErrorString(e));
+        } else {
+            char why[160];
+            gs_gi.ok = gs_gpu_probe(gs_gi.device, why, sizeof why);
+            if (!gs_gi.ok) snprintf(gs_gi.why, sizeof gs_gi.why, "gpu %d: unusable: %s", gs_gi.device, why);
+        }
+        for (int i = 0; i < k; i++) pthread_join(th[i], NULL);
     }
     gs_gi.secs = gs_now() - t0;
     gs_trace("cuda: started in %.3f s%s", gs_gi.secs, gs_gi.ok ? "" : " (no usable GPU)");
@@ -138,10 +167,12 @@ extern "C" int gs_gpu_started(void)
 
 extern "C" int gs_gpu_init_ready(void) { return !gs_gpu_started() || __atomic_load_n(&gs_gi.done, __ATOMIC_ACQUIRE); }
 
-static void gpu_init_start(int device, int by_rank)
+static void gpu_init_start(int device, int by_rank, const int *more, int nmore)
 {
     pthread_mutex_lock(&gs_gi_mu);
     if (!gs_gi.started) {
+        gs_gi.nmore = nmore == GS_DEVICES_ALL ? nmore : nmore < GS_DEVICES_MAX ? nmore : GS_DEVICES_MAX;
+        for (int i = 0; i < gs_gi.nmore; i++) gs_gi.more[i] = more[i];
         gs_gi.started = 1;
         gs_gi.by_rank = by_rank;
         gs_gi.local_rank = by_rank ? device : 0;
@@ -154,9 +185,14 @@ static void gpu_init_start(int device, int by_rank)
     pthread_mutex_unlock(&gs_gi_mu);
 }
 
-extern "C" void gs_gpu_init_start(int device) { gpu_init_start(device, 0); }
+extern "C" void gs_gpu_init_start(int device) { gpu_init_start(device, 0, NULL, 0); }
 
-extern "C" void gs_gpu_init_start_rank(int local_rank) { gpu_init_start(local_rank, 1); }
+extern "C" void gs_gpu_init_start_list(const int *devs, int n)
+{
+    gpu_init_start(n == GS_DEVICES_ALL ? 0 : devs[0], 0, devs, n);
+}
+
+extern "C" void gs_gpu_init_start_rank(int local_rank) { gpu_init_start(local_rank, 1, NULL, 0); }
 
 extern "C" int gs_gpu_init_device(void)
 {

@@ -111,9 +111,19 @@ static void multi_stats(gs_backend *b, gs_run_stats *s)
     for (int i = 1; i < m->n && t; i++) {
         memset(t, 0, sizeof *t);
         m->b[i]->stats(m->b[i], t);
-        for (int k = 0; k < t->nstages && base + k < s->nstages; k++) {
-            s->stage[base + k].busy += t->stage[k].busy;
-            s->stage[base + k].bytes += t->stage[k].bytes;
+        for (int k = 0; k < t->nstages; k++) { /* by name: a device may lack a row (no frames came to it) */
+            int at = base;
+            while (at < s->nstages && strcmp(s->stage[at].name, t->stage[k].name)) at++;
+            const char *nm = t->stage[k].name, *lab = (const char *)t->stage_label;
+            const int label = nm >= lab && nm < lab + sizeof t->stage_label; /* in t: not kept */
+            if (at == s->nstages && at < (int)(sizeof s->stage / sizeof s->stage[0]) && !label) {
+                s->stage[at].name = t->stage[k].name; /* a literal: chains' labels are the first device's */
+                s->stage[at].busy = s->stage[at].bytes = 0;
+                s->nstages++;
+            }
+            if (at == s->nstages) continue;
+            s->stage[at].busy += t->stage[k].busy;
+            s->stage[at].bytes += t->stage[k].bytes;
         }
         for (int k = 0; k < GS_CHAIN_MAX; k++) s->chain_in[k] += t->chain_in[k];
         peak += t->peak_device_mem;
@@ -234,6 +244,25 @@ int gs_gpu_multi_create(gs_backend **out, const gs_backend_cfg *c, gs_status *st
     }
     b->pins = m->b[0]->pins;
     b->max_head = m->b[0]->max_head;
+    /* zstd frames each device decodes or encodes itself: what every one of them takes */
+    b->zalign = m->b[0]->zalign;
+    b->zunit = m->b[0]->zunit;
+    b->zframe_max = m->b[0]->zframe_max;
+    b->ztab_max = m->b[0]->ztab_max;
+    b->zbuf_max = m->b[0]->zbuf_max;
+    b->zenc_tab_max = m->b[0]->zenc_tab_max;
+    b->zenc_bytes = m->b[0]->zenc_bytes;
+    for (int i = 1; i < n; i++) {
+        const gs_backend *x = m->b[i];
+        if (!x->zalign || x->zalign != b->zalign || x->zunit != b->zunit) b->zalign = b->zunit = 0;
+        if (x->zframe_max < b->zframe_max) b->zframe_max = x->zframe_max;
+        if (x->ztab_max < b->ztab_max) b->ztab_max = x->ztab_max;
+        if (x->zbuf_max < b->zbuf_max) b->zbuf_max = x->zbuf_max;
+        if (x->zenc_tab_max < b->zenc_tab_max) b->zenc_tab_max = x->zenc_tab_max;
+        if (x->zenc_bytes < b->zenc_bytes) b->zenc_bytes = x->zenc_bytes;
+    }
+    if (!b->zalign) b->zframe_max = b->ztab_max = b->zbuf_max = 0;
+    if (!b->zenc_bytes) b->zenc_tab_max = 0;
     *out = b;
     return GS_OK;
 }

@@ -15,6 +15,11 @@ int gs_backend_gpu_create(gs_backend **b, const gs_backend_cfg *c, gs_status *st
 }
 
 void gs_gpu_init_start(int device) { (void)device; }
+void gs_gpu_init_start_list(const int *devs, int n)
+{
+    (void)devs;
+    (void)n;
+}
 
 void gs_gpu_init_start_rank(int local_rank) { (void)local_rank; }
 

@@ -56,6 +56,24 @@ same "scan n=1" "$T/one.i32" scan -t i32
 same "minmax n=1" "$T/one.i32" minmax -t i32 -w 2 --partial
 same "scan n=0" "$T/none.i32" scan -t i32
 
+# zstd frames each device decodes (--codec gpu) and encodes (an OUT named .zst), where nvCOMP loads
+if "$G" info | grep -q '^nvcomp  *nvCOMP [0-9]'; then
+    "$G" convert -q -t i32 --frame-size 64K "$T/a.i32" -f "$T/a.zst"
+    same "zstd frames decoded: compact" "$T/a.zst" compact --pred gt:0 --codec gpu --chunk 1M
+    same "zstd frames decoded: minmax" "$T/a.zst" minmax -w 1000 --codec gpu --chunk 1M
+    "$G" scan -t i32 --codec gpu --backend gpu --device 0 --chunk 1M -q "$T/a.i32" -f "$T/one.zst"
+    for l in $lists; do
+        if "$G" scan -t i32 --codec gpu --backend gpu --device "$l" --chunk 1M -q "$T/a.i32" -f "$T/many.zst" 2>"$T/err" &&
+            cmp -s "$T/one.zst" "$T/many.zst"; then pass "gpu_devices zstd frames encoded --device $l"
+        else fail "gpu_devices zstd frames encoded --device $l" "$(head -1 "$T/err") $(cmp "$T/one.zst" "$T/many.zst" 2>&1 | head -1)"; fi
+    done
+    "$G" compact --pred gt:0 --codec gpu --backend gpu --device 0,0 --chunk 1M --stats -q "$T/a.zst" -f "$T/many.zst" 2>"$T/st"
+    if grep -q "zstd decode (gpu)" "$T/st" && grep -q "zstd encode (gpu)" "$T/st"; then pass "gpu_devices zstd on the devices"
+    else fail "gpu_devices zstd on the devices" "$(grep -i zstd "$T/st" | head -3 | tr '\n' ' ')"; fi
+else
+    skip gpu_devices_zstd "no nvCOMP"
+fi
+
 # a stream (size unknown) dealt to the devices as it comes
 "$G" scan -t i32 --chunk 256K --backend gpu -q "$T/a.i32" -f "$T/one.out"
 for l in $lists; do
