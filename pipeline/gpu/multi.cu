@@ -40,7 +40,7 @@ static int multi_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *s
     const int i = (int)(m->nsub % (uint64_t)m->n);
     gs_gpu *g = dev_of(m, i);
     int rc;
-    if (m->nsub > 0) { /* chunk k-1's carries, from its device p, on to device i */
+    if (m->nsub > 0 && m->n > 1) { /* chunk k-1's carries, from its device p, on to device i */
         const int p = (i + m->n - 1) % m->n;
         gs_gpu *gp = dev_of(m, p);
         GS_CU(gp->dev, cudaSetDevice(gp->dev));

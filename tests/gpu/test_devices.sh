@@ -13,8 +13,8 @@ cd "$(dirname "$0")/../.."
 need_gpu gpu_devices
 
 ndev=$("$G" info | awk '/^devices/ {print $2}')
-lists="0,0 0,0,0"
-if [ "${ndev:-1}" -ge 2 ]; then lists="$lists 0,1 1,0 all 0,1,1"
+lists="0,0 0,0,0 all"
+if [ "${ndev:-1}" -ge 2 ]; then lists="$lists 0,1 1,0 0,1,1"
 else skip gpu_devices_two "this machine has ${ndev:-1} GPU"; fi
 
 "$G" gen -q -n 3000001 -t i32 --seed 11 --dist sparse:0.4 -f "$T/a.i32"
@@ -73,6 +73,18 @@ if "$G" info | grep -q '^nvcomp  *nvCOMP [0-9]'; then
 else
     skip gpu_devices_zstd "no nvCOMP"
 fi
+
+# the memory strategies, a device budget and several columns, each with several devices
+same "scan --host-mem pageable" "$T/a.i32" scan -t i32 --chunk 1M --host-mem pageable
+same "minmax --host-mem mapped" "$T/a.i32" minmax -t i32 -w 300 --chunk 1M --host-mem mapped
+same "compact --device-alloc async" "$T/a.i32" compact -t i32 --pred gt:0 --chunk 1M --device-alloc async
+same "rolling --device-mem-limit 64M" "$T/a.f64" rolling -t f64 -w 70000 --agg std --chunk 16M --device-mem-limit 64M
+{
+    echo a,b,c
+    paste -d, <("$G" gen -q -n 400003 -t f64 --seed 14 --to text -) <("$G" gen -q -n 400003 -t i32 --seed 15 --to text -) \
+        <("$G" gen -q -n 400003 -t f64 --seed 16 --dist walk --to text -)
+} >"$T/c3.csv"
+same "scan of three CSV columns" "$T/c3.csv" scan --col 1,2,3 --chunk 256K
 
 # a stream (size unknown) dealt to the devices as it comes
 "$G" scan -t i32 --chunk 256K --backend gpu -q "$T/a.i32" -f "$T/one.out"
