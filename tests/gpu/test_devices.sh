@@ -62,6 +62,11 @@ if "$G" info | grep -q '^nvcomp  *nvCOMP [0-9]'; then
     same "zstd frames decoded: compact" "$T/a.zst" compact --pred gt:0 --codec gpu --chunk 1M
     same "zstd frames decoded: minmax" "$T/a.zst" minmax -w 1000 --codec gpu --chunk 1M
     "$G" scan -t i32 --codec gpu --backend gpu --device 0 --chunk 1M -q "$T/a.i32" -f "$T/one.zst"
+    # the frames as the writer wrote them decode (libzstd) to the raw scan
+    "$G" scan -t i32 --backend cpu -q "$T/a.i32" -f "$T/ref.out"
+    "$G" convert --codec cpu -q "$T/one.zst" -f "$T/one.dec" 2>"$T/err"
+    if cmp -s "$T/ref.out" "$T/one.dec"; then pass "gpu_devices zstd frames decode to the scan"
+    else fail "gpu_devices zstd frames decode to the scan" "$(head -1 "$T/err") $(cmp "$T/ref.out" "$T/one.dec" 2>&1 | head -1)"; fi
     for l in $lists; do
         if "$G" scan -t i32 --codec gpu --backend gpu --device "$l" --chunk 1M -q "$T/a.i32" -f "$T/many.zst" 2>"$T/err" &&
             cmp -s "$T/one.zst" "$T/many.zst"; then pass "gpu_devices zstd frames encoded --device $l"
