@@ -107,6 +107,10 @@ static void multi_stats(gs_backend *b, gs_run_stats *s)
     gs_run_stats *t = (gs_run_stats *)malloc(sizeof *t);
     uint64_t peak = 0;
     m->b[0]->stats(m->b[0], s);
+    if (m->n == 1) { /* --device all on a machine of one: named as one device */
+        free(t);
+        return;
+    }
     peak = s->peak_device_mem;
     for (int i = 1; i < m->n && t; i++) {
         memset(t, 0, sizeof *t);
