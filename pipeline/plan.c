@@ -15,9 +15,6 @@ void gs_plan_size_text(char *buf, size_t len, uint64_t b)
 }
 
 static int computes(const gs_chain *c) { return c && c->n > 0 && c->stage[0].op != GS_OP_NONE; }
-/* Several GPUs (--device 0,1 or all) take their chunks through pinned staging buffers: none reads a
- * file where it lies. */
-static int several(const gs_plan_in *in) { return in->devices > 1 || in->devices == GS_DEVICES_ALL; }
 
 /* The variant that the first stage naming an --algo names (it says where the chain runs). */
 static const gs_variant *chain_named(const gs_chain *c)
@@ -237,7 +234,7 @@ int gs_plan_make(const gs_plan_in *in, const gs_input_desc *d, const gs_plan_fac
     p->opt_chunk = in->chunk_bytes;
     p->opt_buffers = in->buffers;
     p->zencode = p->zencode_asked;
-    p->devices = several(in) ? in->devices : 1;
+    p->devices = gs_devices_several(in->devices) ? in->devices : 1;
     p->made = 1;
     return GS_OK;
 }

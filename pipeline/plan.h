@@ -102,6 +102,8 @@ typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_
  * the machine has, known once CUDA has started). */
 #define GS_DEVICES_MAX 16
 #define GS_DEVICES_ALL (-1)
+/* Whether --device named several GPUs (a list of two or more, or all). */
+static inline int gs_devices_several(int ndevices) { return ndevices > 1 || ndevices == GS_DEVICES_ALL; }
 /* ---- what the user asked ----------------------------------------------------------------------- */
 typedef struct gs_plan_in {
     const struct gs_chain *chain; /* the stages; a stage's op GS_OP_NONE: convert or gen */

@@ -263,7 +263,7 @@ int gs_backend_warm_create(gs_backend **out, const gs_backend_parts *parts, cons
     b->depth = c->opts && c->opts->buffers > 0 ? c->opts->buffers : GS_BUFFERS_DEFAULT;
     b->chunk_elems = c->chunk_elems;
     int ndev = c->opts ? c->opts->ndevices : 0;
-    if ((ndev > 1 || ndev == GS_DEVICES_ALL) && parts->gpu_begin_list) parts->gpu_begin_list(c->opts->devices, ndev);
+    if (gs_devices_several(ndev) && parts->gpu_begin_list) parts->gpu_begin_list(c->opts->devices, ndev);
     else parts->gpu_begin(c->opts ? c->opts->device : 0);
     /* several devices: the buffers are each one's (the engine's ring is sized from this depth) */
     if (ndev == GS_DEVICES_ALL) ndev = parts->gpu_count ? parts->gpu_count() : 1;

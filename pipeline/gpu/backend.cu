@@ -484,7 +484,7 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     cudaError_t e;
 
     *out = NULL;
-    if (o && (o->ndevices > 1 || o->ndevices == GS_DEVICES_ALL)) return gs_gpu_multi_create(out, c, st);
+    if (o && gs_devices_several(o->ndevices)) return gs_gpu_multi_create(out, c, st);
     /* a device codec gave up on the device (a hung kernel may run there): creating anything on it
      * could wait for ever */
     if ((rc = gs_gpu_given_up(o ? o->device : 0, st))) return rc;

@@ -170,6 +170,7 @@ static int multi_devices(const gs_engine_opts *o, int *dev, int *n, gs_status *s
 {
     int count = 0;
     GS_CU(o->device, cudaGetDeviceCount(&count));
+    if (count <= 0) return gs_fail(st, GS_EDATA, "no usable GPU: no CUDA device found");
     if (o->ndevices == GS_DEVICES_ALL) {
         *n = count < GS_DEVICES_MAX ? count : GS_DEVICES_MAX;
         for (int i = 0; i < *n; i++) dev[i] = i;
