@@ -11,11 +11,15 @@
  *           rs_chain_k  one thread per block: PT before each tile (totals merged left to right) where
  *                       the block starts in memory, ST from each tile on (merged right to left) where
  *                       it ends in memory; rs_chain_w the same merges a warp per chain, from
- *                       RS_CHAIN_WARP tiles a block (32 totals read at once, broadcast lane by lane)
- *           rs_out_k    one thread per tile of outputs: the suffixes of the same tile of the block
- *                       before (folded from its end: checkpoints, then a group of RS_G at a time
- *                       again from its checkpoint, in shared memory), then the prefix left to right,
- *                       each row suffix (+) prefix, written by rolling_rows.h
+ *                       RS_CHAIN_WARP tiles a block (32 totals read at once, the next 32 meanwhile,
+ *                       broadcast lane by lane)
+ *           rs_out_k    one thread per tile of outputs (with W <= 32, per run of tiles of ~32
+ *                       values): the suffixes of the same tile of the block before (folded from its
+ *                       end: checkpoints, then a group of RS_G at a time again from its checkpoint,
+ *                       in shared memory), then the prefix left to right, each row suffix (+)
+ *                       prefix, written by rolling_rows.h
+ *         rs_tot_k and rs_out_k copy the values a launch block reads into shared memory first,
+ *         all threads at once, and rs_out_k writes rows of up to 8 bytes there too, stored at once.
  *         W <= 32 (one tile a block) needs no totals: the prefix starts from the identity and no
  *         window starts inside a tile before its block's last.
  * Work is O(1) per element for any W; the chains are W/32 merges per block, sequential. Every
@@ -68,12 +72,22 @@ template <class F> __global__ void rs_chain_w(RsGrid g, const typename F::S *tot
     if (w % 2 == 0) {
         if (jb < 0) return;
         const uint64_t kend = kb + g.kspan < g.M ? kb + g.kspan : g.M;
+        if (lane < kend) t = tot[row + lane];
         for (uint64_t k0 = 0; k0 < kend; k0 += 32) {
-            if (k0 + lane < kend) t = tot[row + k0 + lane];
+            const S cur = t;
+            if (k0 + 32 + lane < kend) t = tot[row + k0 + 32 + lane]; /* the next 32, loaded meanwhile */
             const int nk = kend - k0 < 32 ? (int)(kend - k0) : 32;
-            for (int i = 0; i < nk; i++) {
-                if (lane == i) mine = a;
-                a = F::merge(a, rs_shfl(t, i));
+            if (nk == 32) {
+#pragma unroll
+                for (int i = 0; i < 32; i++) {
+                    if (lane == i) mine = a;
+                    a = F::merge(a, rs_shfl(cur, i));
+                }
+            } else {
+                for (int i = 0; i < nk; i++) {
+                    if (lane == i) mine = a;
+                    a = F::merge(a, rs_shfl(cur, i));
+                }
             }
             if (lane < nk) pt[row + k0 + lane] = mine;
         }
@@ -85,12 +99,22 @@ template <class F> __global__ void rs_chain_w(RsGrid g, const typename F::S *tot
             const uint64_t need = (uint64_t)(-jb + (int64_t)RS_T - 1) / RS_T;
             if (need > kmin) kmin = need;
         }
+        if (g.M > kmin && lane < g.M - kmin) t = tot[row + g.M - 1 - lane - kb];
         for (uint64_t khi = g.M; khi > kmin;) {
             const int nk = khi - kmin < 32 ? (int)(khi - kmin) : 32;
-            if (lane < nk) t = tot[row + khi - 1 - lane - kb];
-            for (int i = 0; i < nk; i++) {
-                a = F::merge(rs_shfl(t, i), a);
-                if (lane == i) mine = a;
+            const S cur = t;
+            if (khi - nk > kmin && lane < khi - nk - kmin) t = tot[row + khi - nk - 1 - lane - kb]; /* the next 32 */
+            if (nk == 32) {
+#pragma unroll
+                for (int i = 0; i < 32; i++) {
+                    a = F::merge(rs_shfl(cur, i), a);
+                    if (lane == i) mine = a;
+                }
+            } else {
+                for (int i = 0; i < nk; i++) {
+                    a = F::merge(rs_shfl(cur, i), a);
+                    if (lane == i) mine = a;
+                }
             }
             if (lane < nk) st[row + khi - 1 - lane - kb] = mine;
             khi -= nk;
@@ -106,7 +130,7 @@ static int rs_family(const RsGrid &g, const T *in, char *scratch, const gs_rs_co
     const size_t arr = gs_align_up(g.nslots * sizeof(S), 256);
     S *tot = (S *)scratch, *pt = (S *)(scratch + arr), *stx = (S *)(scratch + 2 * arr);
     if (g.M > 1) {
-        rs_tot_k<F, T><<<(unsigned)gs_cdiv(g.nslots, threads), threads, 0, s>>>(g, in, tot);
+        rs_tot_k<F, T><<<(unsigned)gs_cdiv(g.nslots, RS_TOT_THREADS), RS_TOT_THREADS, rs_tot_smem<T>(), s>>>(g, in, tot);
         GS_LAUNCH_CHECK(st);
         if (g.M >= RS_CHAIN_WARP) /* a warp per chain */
             rs_chain_w<F><<<(unsigned)gs_cdiv(g.nb * 2 * 32, threads), threads, 0, s>>>(g, tot, pt, stx);
@@ -114,8 +138,10 @@ static int rs_family(const RsGrid &g, const T *in, char *scratch, const gs_rs_co
             rs_chain_k<F><<<(unsigned)gs_cdiv(g.nb, threads), threads, 0, s>>>(g, tot, pt, stx);
         GS_LAUNCH_CHECK(st);
     }
-    rs_out_k<F, T><<<(unsigned)gs_cdiv(g.nslots, RS_OUT_THREADS), RS_OUT_THREADS, rs_out_smem<S>(g.W), s>>>(g, in, pt, stx,
-                                                                                                      cols);
+    const size_t smem = rs_out_layout<S, T>(g.W, cols.k * cols.osz).total;
+    GS_CUDA_CHECK(st, cudaFuncSetAttribute(rs_out_k<F, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    rs_out_k<F, T><<<(unsigned)gs_cdiv(g.nslots, RS_OUT_THREADS * rs_spt(g)), RS_OUT_THREADS, smem, s>>>(g, in, pt, stx, tot,
+                                                                                                     cols);
     GS_LAUNCH_CHECK(st);
     return GS_OK;
 }
