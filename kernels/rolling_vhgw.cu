@@ -57,7 +57,9 @@ template <class S> __device__ __forceinline__ S rs_shfl(const S &v, int src)
  * launch takes block jj's PT (d = 0) or ST (d = 1). The warp reads 32 totals at once, every lane
  * runs the whole chain on them (broadcast from lane i at step i: the same merges in the same
  * order, so the same bits), and lane i keeps step i's state to write. */
-template <class F> __global__ void rs_chain_w(RsGrid g, const typename F::S *tot, typename F::S *pt, typename F::S *st)
+template <class F>
+__global__ void rs_chain_w(RsGrid g, const typename F::S *__restrict__ tot, typename F::S *__restrict__ pt,
+                           typename F::S *__restrict__ st)
 {
     typedef typename F::S S;
     const uint64_t w = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
@@ -130,7 +132,7 @@ static int rs_family(const RsGrid &g, const T *in, char *scratch, const gs_rs_co
     const size_t arr = gs_align_up(g.nslots * sizeof(S), 256);
     S *tot = (S *)scratch, *pt = (S *)(scratch + arr), *stx = (S *)(scratch + 2 * arr);
     if (g.M > 1) {
-        rs_tot_k<F, T><<<(unsigned)gs_cdiv(g.nslots, RS_TOT_THREADS), RS_TOT_THREADS, rs_tot_smem<T>(), s>>>(g, in, tot);
+        rs_tot_k<F, T><<<(unsigned)gs_cdiv(g.nslots, threads), threads, 0, s>>>(g, in, tot);
         GS_LAUNCH_CHECK(st);
         if (g.M >= RS_CHAIN_WARP) /* a warp per chain */
             rs_chain_w<F><<<(unsigned)gs_cdiv(g.nb * 2 * 32, threads), threads, 0, s>>>(g, tot, pt, stx);
@@ -138,10 +140,9 @@ static int rs_family(const RsGrid &g, const T *in, char *scratch, const gs_rs_co
             rs_chain_k<F><<<(unsigned)gs_cdiv(g.nb, threads), threads, 0, s>>>(g, tot, pt, stx);
         GS_LAUNCH_CHECK(st);
     }
-    const size_t smem = rs_out_layout<S, T>(g.W, cols.k * cols.osz).total;
-    GS_CUDA_CHECK(st, cudaFuncSetAttribute(rs_out_k<F, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    rs_out_k<F, T><<<(unsigned)gs_cdiv(g.nslots, RS_OUT_THREADS * rs_spt(g)), RS_OUT_THREADS, smem, s>>>(g, in, pt, stx, tot,
-                                                                                                     cols);
+    const unsigned blocks = (unsigned)gs_cdiv(g.nslots, RS_OUT_THREADS);
+    if (g.W < RS_G) rs_out_k<F, T, 1><<<blocks, RS_OUT_THREADS, rs_out_smem<S>(g.W), s>>>(g, in, pt, stx, tot, cols);
+    else rs_out_k<F, T, RS_G><<<blocks, RS_OUT_THREADS, rs_out_smem<S>(g.W), s>>>(g, in, pt, stx, tot, cols);
     GS_LAUNCH_CHECK(st);
     return GS_OK;
 }

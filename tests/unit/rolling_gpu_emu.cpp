@@ -9,6 +9,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
+#define __restrict__ __restrict
 #include <stdint.h>
 struct gs_emu_idx {
     unsigned x;
@@ -36,25 +37,6 @@ template <class K> static void launch(uint64_t n, K k)
         k();
     }
 }
-/* a launch of nb blocks of nt threads with a barrier between phases: each phase runs for every
- * thread of a block before the next; the block's shared memory starts as garbage */
-static std::vector<unsigned long long> smem;
-template <class... K> static void launch_blocks(uint64_t nb, unsigned nt, size_t bytes, K... phases)
-{
-    blockDim.x = nt;
-    smem.assign(bytes / 8 + 1, 0xfff4f4f4f4f4f4f4ull);
-    for (uint64_t b = 0; b < nb; b++) {
-        blockIdx.x = (unsigned)b;
-        for (auto &w : smem) w = 0xfff4f4f4f4f4f4f4ull ^ b;
-        auto phase = [&](auto k) {
-            for (unsigned t = 0; t < nt; t++) {
-                threadIdx.x = t;
-                k();
-            }
-        };
-        (phase(phases), ...);
-    }
-}
 
 /* rs_family of rolling_vhgw.cu, on the host */
 template <class F, class T>
@@ -63,16 +45,11 @@ static void emu_family(const RsGrid &g, const T *in, const gs_rs_cols &cols)
     typedef typename F::S S;
     std::vector<S> tot(g.nslots + 1), pt(g.nslots + 1), st(g.nslots + 1);
     if (g.M > 1) {
-        launch_blocks((g.nslots + RS_TOT_THREADS - 1) / RS_TOT_THREADS, RS_TOT_THREADS, rs_tot_smem<T>(),
-                      [&] { rs_tot_load<T>(g, in, smem.data()); },
-                      [&] { rs_tot_fold<F, T>(g, in, tot.data(), smem.data()); });
+        launch(g.nslots, [&] { rs_tot_k<F, T>(g, in, tot.data()); });
         launch(g.nb, [&] { rs_chain_k<F>(g, tot.data(), pt.data(), st.data()); });
     }
-    const uint64_t per = RS_OUT_THREADS * rs_spt(g);
-    launch_blocks((g.nslots + per - 1) / per, RS_OUT_THREADS, rs_out_layout<S, T>(g.W, cols.k * cols.osz).total,
-                  [&] { rs_out_load<F, T>(g, in, cols, smem.data()); },
-                  [&] { rs_out_ends<F, T>(g, in, pt.data(), st.data(), tot.data(), cols, smem.data()); },
-                  [&] { rs_out_store<F, T>(g, cols, smem.data()); });
+    if (g.W < RS_G) launch(g.nslots, [&] { rs_out_k<F, T, 1>(g, in, pt.data(), st.data(), tot.data(), cols); });
+    else launch(g.nslots, [&] { rs_out_k<F, T, RS_G>(g, in, pt.data(), st.data(), tot.data(), cols); });
 }
 
 template <class T>
