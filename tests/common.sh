@@ -38,6 +38,8 @@ need_gpu() {
     skip "$1" "no CUDA device for this build"
     exit 0
 }
+# have_numpy: status 0 where python3 imports numpy (a check that needs it is skipped otherwise)
+have_numpy() { python3 -c 'import numpy' 2>/dev/null; }
 # within SECONDS NAME CMD...: runs CMD under timeout(1); a FAIL line where it runs past SECONDS.
 within() {
     local secs=$1 name=$2; shift 2
