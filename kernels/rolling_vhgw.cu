@@ -13,13 +13,13 @@
  *                       it ends in memory; rs_chain_w the same merges a warp per chain, from
  *                       RS_CHAIN_WARP tiles a block (32 totals read at once, the next 32 meanwhile,
  *                       broadcast lane by lane)
- *           rs_out_k    one thread per tile of outputs (with W <= 32, per run of tiles of ~32
- *                       values): the suffixes of the same tile of the block before (folded from its
- *                       end: checkpoints, then a group of RS_G at a time again from its checkpoint,
- *                       in shared memory), then the prefix left to right, each row suffix (+)
- *                       prefix, written by rolling_rows.h
- *         rs_tot_k and rs_out_k copy the values a launch block reads into shared memory first,
- *         all threads at once, and rs_out_k writes rows of up to 8 bytes there too, stored at once.
+ *           rs_out_k    one thread per tile of outputs: the suffixes of the same tile of the
+ *                       block before (folded from its end: checkpoints, then a group of RS_G at a
+ *                       time again from its checkpoint, in shared memory), then the prefix left to
+ *                       right, each row suffix (+) prefix, written by rolling_rows.h; a tile's last
+ *                       end takes the tile's total from rs_tot_k
+ *         A thread's values lie 32 apart from its neighbours': rs_tot_k issues a tile's loads and
+ *         rs_out_k a group's (RS_G values; 1 where W < RS_G) before it folds any of them.
  *         W <= 32 (one tile a block) needs no totals: the prefix starts from the identity and no
  *         window starts inside a tile before its block's last.
  * Work is O(1) per element for any W; the chains are W/32 merges per block, sequential. Every
