@@ -19,7 +19,8 @@
  *                       right, each row suffix (+) prefix, written by rolling_rows.h; a tile's last
  *                       end takes the tile's total from rs_tot_k
  *         A thread's values lie 32 apart from its neighbours': rs_tot_k issues a tile's loads and
- *         rs_out_k a group's (RS_G values; 1 where W < RS_G) before it folds any of them.
+ *         rs_out_k a group's (RS_G values) before it folds any of them, and folds them in a loop
+ *         that is not unrolled (rs_pop: the file's compile time stays what it was).
  *         W <= 32 (one tile a block) needs no totals: the prefix starts from the identity and no
  *         window starts inside a tile before its block's last.
  * Work is O(1) per element for any W; the chains are W/32 merges per block, sequential. Every
@@ -141,8 +142,7 @@ static int rs_family(const RsGrid &g, const T *in, char *scratch, const gs_rs_co
         GS_LAUNCH_CHECK(st);
     }
     const unsigned blocks = (unsigned)gs_cdiv(g.nslots, RS_OUT_THREADS);
-    if (g.W < RS_G) rs_out_k<F, T, 1><<<blocks, RS_OUT_THREADS, rs_out_smem<S>(g.W), s>>>(g, in, pt, stx, tot, cols);
-    else rs_out_k<F, T, RS_G><<<blocks, RS_OUT_THREADS, rs_out_smem<S>(g.W), s>>>(g, in, pt, stx, tot, cols);
+    rs_out_k<F, T><<<blocks, RS_OUT_THREADS, rs_out_smem<S>(g.W), s>>>(g, in, pt, stx, tot, cols);
     GS_LAUNCH_CHECK(st);
     return GS_OK;
 }

@@ -10,6 +10,8 @@
 #include "rolling_rows.h"
 
 #define RS_T ((uint64_t)GS_ROLL_TILE)
+#define RS_G 8                      /* values a thread loads at once; the suffix groups of rs_out_k */
+#define RS_CK ((int)(RS_T / RS_G))
 
 /* ---- the families on the device (as rolling_cpu.c's ROLL_STEPS rows) ------------------------------ */
 template <class T> __device__ __forceinline__ int64_t rs_kmin(T x) { return (int64_t)x; }
@@ -102,6 +104,23 @@ template <int n, class T> __device__ __forceinline__ void rs_loads(T (&v)[n], co
 #pragma unroll
     for (int j = 0; j < n; j++) v[j] = p + j < lim ? in[p + j] : T(0);
 }
+/* v[0] out and the others down one place (or v[n - 1] out and the others up): a loop that is not
+ * unrolled takes its values in order with no index into v that varies at run time, so v stays in
+ * registers and the loop body is compiled once */
+template <int n, class T> __device__ __forceinline__ T rs_pop(T (&v)[n])
+{
+    const T x = v[0];
+#pragma unroll
+    for (int i = 0; i + 1 < n; i++) v[i] = v[i + 1];
+    return x;
+}
+template <int n, class T> __device__ __forceinline__ T rs_pop_top(T (&v)[n])
+{
+    const T x = v[n - 1];
+#pragma unroll
+    for (int i = n - 1; i > 0; i--) v[i] = v[i - 1];
+    return x;
+}
 
 template <class F, class T> __global__ void rs_tot_k(RsGrid g, const T *in, typename F::S *tot)
 {
@@ -114,11 +133,19 @@ template <class F, class T> __global__ void rs_tot_k(RsGrid g, const T *in, type
     if (k < g.M) {
         const int64_t lo = jb + (int64_t)(k * RS_T), hi = jb + (int64_t)rs_tile_end(g, k);
         if (lo >= 0 && hi <= (int64_t)g.m) { /* wholly in memory: its values left to right */
-            T v[RS_T];
+            T v[RS_G], nx[RS_G]; /* a group folded while the next one loads */
             rs_loads(v, in, lo, hi);
+            for (int64_t p = lo; p < hi; p += RS_G) {
+                rs_loads(nx, in, p + RS_G, hi);
+                const int n = hi - p < RS_G ? (int)(hi - p) : RS_G;
+#pragma unroll 1
+                for (int j = 0; j < n; j++) {
+                    const T x = rs_pop(v);
+                    if (!(F::skips && g.skip && x != x)) F::add(&a, x, g.base + (uint64_t)(p + j));
+                }
 #pragma unroll
-            for (int j = 0; j < (int)RS_T; j++)
-                if (lo + j < hi && !(F::skips && g.skip && v[j] != v[j])) F::add(&a, v[j], g.base + (uint64_t)(lo + j));
+                for (int j = 0; j < RS_G; j++) v[j] = nx[j];
+            }
         }
     }
     tot[slot] = a;
@@ -160,8 +187,6 @@ __global__ void rs_chain_k(RsGrid g, const typename F::S *__restrict__ tot, type
  * bits), in shared memory, word-major so that a warp's accesses fall in distinct banks. A tile of
  * len values uses rs_out_slots(len) of them. On the host (tests/unit/rolling_gpu_emu.cpp runs one
  * thread after another) a static array stands in. */
-#define RS_G 8
-#define RS_CK ((int)(RS_T / RS_G))
 #define RS_OUT_THREADS 128
 template <class S> __device__ __forceinline__ unsigned long long *rs_smem()
 {
@@ -207,21 +232,22 @@ __device__ __forceinline__ void rs_group(const RsGrid &g, const T *in, unsigned 
     T v[RS_G];
 #pragma unroll
     for (int i = 0; i < RS_G; i++) v[i] = qb + i < qh && qb + i >= lo ? in[qb + i] : T(0);
-#pragma unroll
+#pragma unroll 1
     for (int i = RS_G - 1; i >= 0; i--) {
+        const T x = rs_pop_top(v);
         const int64_t q = qb + i;
         if (q >= qh) continue;
-        if (q >= lo && !(F::skips && g.skip && v[i] != v[i])) F::addl(&b, v[i], g.base + (uint64_t)q);
+        if (q >= lo && !(F::skips && g.skip && x != x)) F::addl(&b, x, g.base + (uint64_t)q);
         rs_sm_put(sm, i, b);
     }
 }
 
 /* Each thread a tile of ends: the prefix from PT left to right; each end's window also holds a
  * suffix of the same tile of the block before (folded from its end, ST of the next tile on). The
- * suffix at local tile offset r serves the end at offset r - 1. Values are read G at a time (RS_G,
- * or 1 where tiles are that short: W < RS_G), every load of a group issued before its first use.
+ * suffix at local tile offset r serves the end at offset r - 1. Values are read RS_G at a time,
+ * every load of a group issued before its first use.
  * Launched with RS_OUT_THREADS threads and rs_out_smem<S>(W) bytes of shared memory. */
-template <class F, class T, int G>
+template <class F, class T>
 __global__ void rs_out_k(RsGrid g, const T *__restrict__ in, const typename F::S *__restrict__ pt,
                          const typename F::S *__restrict__ st, const typename F::S *__restrict__ tots, gs_rs_cols cols)
 {
@@ -254,27 +280,30 @@ __global__ void rs_out_k(RsGrid g, const T *__restrict__ in, const typename F::S
         for (int64_t gb = q1 > qt ? qt + RS_G * ((q1 - 1 - qt) / RS_G) : qt; gb >= qc; gb -= RS_G) {
             T v[RS_G];
             rs_loads(v, in, gb, q1);
-#pragma unroll
+#pragma unroll 1
             for (int i = RS_G - 1; i >= 0; i--) {
+                const T x = rs_pop_top(v);
                 if (gb + i >= q1) continue;
-                if (!(F::skips && g.skip && v[i] != v[i])) F::addl(&a, v[i], g.base + (uint64_t)(gb + i));
-                if (i == 0) rs_sm_put(sm, RS_G + (int)((gb - qt) / RS_G) - 1, a);
+                if (!(F::skips && g.skip && x != x)) F::addl(&a, x, g.base + (uint64_t)(gb + i));
             }
+            rs_sm_put(sm, RS_G + (int)((gb - qt) / RS_G) - 1, a);
         }
         if (ea != t1 - 1) rs_group<F>(g, in, sm, (ea + 1 - t0) / RS_G, qt, q1, lo, stnext); /* the first end's */
     }
-    for (int64_t pb = t0 + G * ((ea - t0) / G); pb < eb; pb += G) { /* ends pb .. pb + G - 1 */
-        T xv[G];
+    for (int64_t pb = t0 + RS_G * ((ea - t0) / RS_G); pb < eb; pb += RS_G) { /* ends pb .. pb + RS_G - 1 */
+        T xv[RS_G];
         rs_loads(xv, in, pb, eb);
-#pragma unroll
-        for (int j = 0; j < G; j++) {
+        const int n = eb - pb < RS_G ? (int)(eb - pb) : RS_G;
+#pragma unroll 1
+        for (int j = 0; j < n; j++) {
+            const T x = rs_pop(xv);
             const int64_t e = pb + j;
-            if (e < ea || e >= eb) continue;
+            if (e < ea) continue;
             const int64_t r = e + 1 - t0; /* the suffix at offset r serves this end */
-            const int rg = G == RS_G ? (j + 1) % RS_G : (int)(r % RS_G); /* r % RS_G */
+            const int rg = (j + 1) % RS_G; /* r % RS_G: pb is a group's start */
             const bool last = e == t1 - 1;
             if (!first_block && !last && rg == 0 && e != ea) rs_group<F>(g, in, sm, r / RS_G, qt, q1, lo, stnext);
-            if (!(F::skips && g.skip && xv[j] != xv[j])) F::add(&acc, xv[j], g.base + (uint64_t)e);
+            if (!(F::skips && g.skip && x != x)) F::add(&acc, x, g.base + (uint64_t)e);
             /* a tile's last end: PT of the tile, PT before it (+) its total; with one tile a block
              * the prefix itself (the identity (+) a total gives every row the same value) */
             const S p = last && multi ? F::merge(before, tots[slot]) : acc;

@@ -48,8 +48,7 @@ static void emu_family(const RsGrid &g, const T *in, const gs_rs_cols &cols)
         launch(g.nslots, [&] { rs_tot_k<F, T>(g, in, tot.data()); });
         launch(g.nb, [&] { rs_chain_k<F>(g, tot.data(), pt.data(), st.data()); });
     }
-    if (g.W < RS_G) launch(g.nslots, [&] { rs_out_k<F, T, 1>(g, in, pt.data(), st.data(), tot.data(), cols); });
-    else launch(g.nslots, [&] { rs_out_k<F, T, RS_G>(g, in, pt.data(), st.data(), tot.data(), cols); });
+    launch(g.nslots, [&] { rs_out_k<F, T>(g, in, pt.data(), st.data(), tot.data(), cols); });
 }
 
 template <class T>
