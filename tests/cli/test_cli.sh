@@ -11,7 +11,7 @@ PY=""
 for p in python3 /usr/bin/python3; do
     if command -v "$p" >/dev/null && "$p" -c 'import numpy, pandas' 2>/dev/null; then PY=$(command -v "$p"); break; fi
 done
-[ -n "$PY" ] || echo "note: python3 with numpy and pandas missing: oracle checks skipped"
+[ -n "$PY" ] || echo "SKIP oracle checks (numpy, pandas): python3 with numpy and pandas missing"
 HAVE_ZSTD=$(command -v zstd >/dev/null && echo 1 || echo 0)
 
 pass() { echo "PASS $1"; }

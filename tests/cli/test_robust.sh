@@ -22,9 +22,9 @@ PY=""
 for p in python3 /usr/bin/python3; do
     if command -v "$p" >/dev/null && "$p" -c 'import numpy' 2>/dev/null; then PY=$(command -v "$p"); break; fi
 done
-[ -n "$PY" ] || echo "note: python3 with numpy missing: npy and exact-value checks skipped"
+[ -n "$PY" ] || echo "SKIP npy and exact-value checks: python3 with numpy missing"
 ZSTD=$(command -v zstd)
-[ -n "$ZSTD" ] || echo "note: no zstd CLI: the cases whose input it makes are skipped"
+[ -n "$ZSTD" ] || echo "SKIP the cases whose input the zstd CLI makes: no zstd CLI"
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
