@@ -19,8 +19,8 @@
  *                       right, each row suffix (+) prefix, written by rolling_rows.h; a tile's last
  *                       end takes the tile's total from rs_tot_k
  *         A thread's values lie 32 apart from its neighbours': rs_tot_k issues a tile's loads and
- *         rs_out_k a group's (RS_G values) before it folds any of them, and folds them in a loop
- *         that is not unrolled (rs_pop: the file's compile time stays what it was).
+ *         rs_out_k a group's (RS_G values) before it folds any of them, in a loop that is not
+ *         unrolled (rs_pop: its body is compiled once).
  *         W <= 32 (one tile a block) needs no totals: the prefix starts from the identity and no
  *         window starts inside a tile before its block's last.
  * Work is O(1) per element for any W; the chains are W/32 merges per block, sequential. Every
@@ -54,6 +54,17 @@ template <class S> __device__ __forceinline__ S rs_shfl(const S &v, int src)
     return r;
 }
 
+/* step(0) .. step(nk - 1), unrolled where nk is a whole warp's 32 (the broadcasts then load ahead) */
+template <class Step> __device__ __forceinline__ void rs_steps(int nk, const Step &step)
+{
+    if (nk == 32) {
+#pragma unroll
+        for (int i = 0; i < 32; i++) step(i);
+    } else {
+        for (int i = 0; i < nk; i++) step(i);
+    }
+}
+
 /* rs_chain_k's merges in its order, for long chains (many tiles a block): warp 2 jj + d of the
  * launch takes block jj's PT (d = 0) or ST (d = 1). The warp reads 32 totals at once, every lane
  * runs the whole chain on them (broadcast from lane i at step i: the same merges in the same
@@ -80,18 +91,11 @@ __global__ void rs_chain_w(RsGrid g, const typename F::S *__restrict__ tot, type
             const S cur = t;
             if (k0 + 32 + lane < kend) t = tot[row + k0 + 32 + lane]; /* the next 32, loaded meanwhile */
             const int nk = kend - k0 < 32 ? (int)(kend - k0) : 32;
-            if (nk == 32) {
-#pragma unroll
-                for (int i = 0; i < 32; i++) {
-                    if (lane == i) mine = a;
-                    a = F::merge(a, rs_shfl(cur, i));
-                }
-            } else {
-                for (int i = 0; i < nk; i++) {
-                    if (lane == i) mine = a;
-                    a = F::merge(a, rs_shfl(cur, i));
-                }
-            }
+            const auto step = [&](int i) {
+                if (lane == i) mine = a;
+                a = F::merge(a, rs_shfl(cur, i));
+            };
+            rs_steps(nk, step);
             if (lane < nk) pt[row + k0 + lane] = mine;
         }
     } else {
@@ -107,18 +111,11 @@ __global__ void rs_chain_w(RsGrid g, const typename F::S *__restrict__ tot, type
             const int nk = khi - kmin < 32 ? (int)(khi - kmin) : 32;
             const S cur = t;
             if (khi - nk > kmin && lane < khi - nk - kmin) t = tot[row + khi - nk - 1 - lane - kb]; /* the next 32 */
-            if (nk == 32) {
-#pragma unroll
-                for (int i = 0; i < 32; i++) {
-                    a = F::merge(rs_shfl(cur, i), a);
-                    if (lane == i) mine = a;
-                }
-            } else {
-                for (int i = 0; i < nk; i++) {
-                    a = F::merge(rs_shfl(cur, i), a);
-                    if (lane == i) mine = a;
-                }
-            }
+            const auto step = [&](int i) {
+                a = F::merge(rs_shfl(cur, i), a);
+                if (lane == i) mine = a;
+            };
+            rs_steps(nk, step);
             if (lane < nk) st[row + khi - 1 - lane - kb] = mine;
             khi -= nk;
         }
