@@ -11,11 +11,11 @@
  * /dev/full, a named pipe, /dev/stderr) are written in place, and /dev/stdout is stdout. stdout
  * is written with large writes and its close is checked, so a full disk or a closed pipe is
  * never silent. Values (raw, npy: gs_bsink.plain) going to a regular file are written in large
- * pieces at their offsets by the pool's threads (pwrite), the file's size set first where the
- * output's size is known and trimmed to what was written at close; the file's offset follows
- * (stdout redirected to a file is left where the output ends). */
+ * pieces at their offsets by the pool's threads, through a mapping of the file (io/file_values.c),
+ * the file's size set first where the output's size is known and trimmed to what was written at
+ * close; the file's offset follows (stdout redirected to a file is left where the output ends). */
 #include "io_internal.h"
-#include "../common/pool.h"
+#include "file_values.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +32,6 @@
 #define GS_SINK_BUF ((size_t)1 << 20)   /* sinks gather writes smaller than this */
 #define GS_MAX_TEMPS 64                 /* outputs open at once */
 #define GS_TEMP_BASE_MAX 200            /* of the target's name in a temp name (NAME_MAX is 255) */
-#define GS_WPIECE ((size_t)2 << 20)     /* the smallest piece a write hands to another thread */
 
 /* ---- the table of temporary outputs ---------------------------------------------------------
  * A slot is claimed under a mutex; `live` is what the signal handler reads, set only after the
@@ -83,6 +82,7 @@ typedef struct gs_fsink {
     uint64_t base_off; /* where stdout's offset stood at open (pwrite is relative to it) */
     int par;           /* a regular file taking values: large writes in pieces at offsets on the pool */
     int sized;         /* its size was set ahead (ftruncate): trimmed to what was written at close */
+    gs_fvals vals;     /* par: how the pieces go to the file */
     unsigned char *buf;
     size_t buf_len;
     char *path;        /* as given, for messages */
@@ -97,54 +97,13 @@ static int gs_fsink_fail(gs_fsink *k, int e, gs_status *st)
     return gs_fail_errno(st, e, "%s: write failed", k->base.name);
 }
 
-typedef struct gs_wpiece {
-    const unsigned char *p;
-    uint64_t off;
-    size_t len;
-    int err;
-} gs_wpiece;
-
-typedef struct gs_wjob {
-    int fd;
-    gs_wpiece *pieces;
-} gs_wjob;
-
-static void gs_pwrite_part(void *ctx, size_t part, size_t nparts)
-{
-    (void)nparts;
-    const gs_wjob *j = ctx;
-    gs_wpiece *w = &j->pieces[part];
-    size_t done = 0;
-    while (done < w->len) {
-        ssize_t r = pwrite(j->fd, w->p + done, w->len - done, (off_t)(w->off + done));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) {
-            w->err = r < 0 ? errno : ENOSPC;
-            return;
-        }
-        done += (size_t)r;
-    }
-}
-
-/* n bytes at the output's end, in pieces on the pool's threads; the fd's offset moved past them. */
+/* n bytes at the output's end, in pieces on the pool's threads (io/file_values.c); the fd's offset
+ * moved past them. */
 static int gs_fsink_put_par(gs_fsink *k, const unsigned char *p, size_t n, gs_status *st)
 {
-    enum { MAXP = 64 };
-    gs_wpiece pieces[MAXP];
-    size_t np = n / GS_WPIECE;
-    if (np > (size_t)gs_pool_threads()) np = (size_t)gs_pool_threads();
-    if (np > MAXP) np = MAXP;
-    if (np < 1) np = 1;
     const uint64_t at = k->base_off + k->base.written;
-    for (size_t i = 0; i < np; i++) {
-        size_t b, e;
-        gs_split(n, np, i, &b, &e);
-        pieces[i] = (gs_wpiece){p + b, at + b, e - b, 0};
-    }
-    gs_wjob j = {k->fd, pieces};
-    gs_parallel_for(np, gs_pwrite_part, &j);
-    for (size_t i = 0; i < np; i++)
-        if (pieces[i].err) return gs_fsink_fail(k, pieces[i].err, st);
+    int e = gs_fvals_put(&k->vals, p, n, at);
+    if (e) return gs_fsink_fail(k, e, st);
     k->base.written += n;
     if (lseek(k->fd, (off_t)(at + n), SEEK_SET) < 0) return gs_fsink_fail(k, errno, st);
     return GS_OK;
@@ -152,7 +111,7 @@ static int gs_fsink_put_par(gs_fsink *k, const unsigned char *p, size_t n, gs_st
 
 static int gs_fsink_put(gs_fsink *k, const unsigned char *p, size_t n, gs_status *st)
 {
-    if (k->par && n >= 2 * GS_WPIECE) return gs_fsink_put_par(k, p, n, st);
+    if (k->par && n >= 2 * GS_VPIECE) return gs_fsink_put_par(k, p, n, st);
     while (n) {
         ssize_t r = write(k->fd, p, n);
         if (r < 0 && errno == EINTR) continue;
@@ -222,10 +181,12 @@ static void gs_fsink_plain(gs_bsink *b, int64_t total)
     if (total > 0 && !k->is_stdout && k->base.written == 0 && (uint64_t)sb.st_size == 0 &&
         ftruncate(k->fd, (off_t)total) == 0)
         k->sized = 1;
+    gs_fvals_init(&k->vals, k->fd, 1);
 }
 
 static void gs_fsink_free(gs_fsink *k)
 {
+    if (k->par) gs_fvals_end(&k->vals);
     free(k->buf);
     free(k->path);
     free(k->target);
@@ -248,6 +209,7 @@ static int gs_fsink_close(gs_bsink *b, gs_status *st)
 {
     gs_fsink *k = (gs_fsink *)b;
     int rc = gs_fsink_flush(k, st);
+    if (k->par) gs_fvals_end(&k->vals); /* the mapping's pages are the file's: nothing to flush */
     /* sized ahead: what was written is the file (fewer rows than said, a header patched in place) */
     if (rc == GS_OK && k->sized && ftruncate(k->fd, (off_t)(k->base_off + k->base.written)) != 0)
         rc = gs_fsink_fail(k, errno, st);
@@ -332,7 +294,7 @@ static int gs_open_temp(gs_fsink *k, gs_status *st)
             k->slot = -1;
             return gs_fail_errno(st, ENAMETOOLONG, "%s", k->path);
         }
-        k->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        k->fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (k->fd >= 0) {
             atomic_store(&gs_temps[k->slot].live, 1);
             return GS_OK;
@@ -356,7 +318,7 @@ static int gs_open_unnamed(gs_fsink *k)
     else if (slash == k->target) snprintf(dir, sizeof dir, "/");
     else if ((size_t)(slash - k->target) < sizeof dir) snprintf(dir, sizeof dir, "%.*s", (int)(slash - k->target), k->target);
     else return 0;
-    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
     if (fd < 0) return 0;
     /* Linking it needs /proc/self/fd (or CAP_DAC_READ_SEARCH): without /proc, the named temp. */
     char proc[64];

@@ -100,7 +100,7 @@ struct gs_bsink {
      * low 32 bits are t[i].xxh, written after what was written before (gs_writer_write_frames). */
     int (*frames)(gs_bsink *k, const unsigned char *buf, const gs_zfref *t, size_t n, gs_status *st);
     /* Optional (NULL: not taken): values in large pieces follow (raw, npy): a regular file writes
-     * each large piece at its offset on several threads (pwrite), its size set first to `total`
+     * each large piece at its offset on several threads (io/file_values.c), its size set first to `total`
      * bytes where known (>= 0) and trimmed to what was written at close. */
     void (*plain)(gs_bsink *k, int64_t total);
     const char *name;                         /* "out.zst", "stdout" */

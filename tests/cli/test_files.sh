@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/cli/test_files.sh - raw and npy values written to a regular file in pieces at their offsets
-# by several threads (io/file_sink.c): the same bytes as through a pipe, for a size known ahead
-# (the file sized first, then trimmed) and not (compact), npy headers right either way, stdout
-# redirected into a file between other writers' bytes, -f over a larger file.
+# by several threads, through a mapping of the file (io/file_values.c): the same bytes as through a
+# pipe, for a size known ahead (the file sized first, then trimmed) and not (compact), npy headers
+# right either way, stdout redirected into a file between other writers' bytes (written, and mapped
+# at an offset off a page), -f over a larger file, an output longer than one mapped window.
 # Prints PASS/FAIL lines for tests/run.sh.
 set -u
 cd "$(dirname "$0")/../.."
@@ -52,3 +53,30 @@ head -c $((n * 8)) /dev/zero >"$T/big"
 "$G" scan -t i32 "$T/in.raw" -f "$T/big" -q -f
 [ "$(stat -c %s "$T/big")" = $((n * 4)) ] && pass "files: -f over a larger file" ||
     fail "files: -f over a larger file" "$(stat -c %s "$T/big") bytes"
+
+# stdout opened for reading and writing (mapped where the write-only redirection is not), at an offset
+# of 4 bytes: the pieces land after the bytes before them
+: >"$T/so2"
+{ printf head; "$G" scan -t i32 "$T/in.raw" -f -; printf tail; } 1<>"$T/so2"
+if [ "$(stat -c %s "$T/so2")" = $((n * 4 + 8)) ] && [ "$(head -c 4 "$T/so2")" = head ] &&
+    [ "$(tail -c 4 "$T/so2")" = tail ] && tail -c +5 "$T/so2" | head -c $((n * 4)) | cmp -s - <("$G" scan -t i32 "$T/in.raw" -q); then
+    pass "files: stdout open read-write at an offset off a page"
+else
+    fail "files: stdout open read-write at an offset off a page" "$(stat -c %s "$T/so2") bytes"
+fi
+
+# the pieces go through the mapping (seen in the system calls), where strace can show them
+if command -v strace >/dev/null 2>&1 && strace -f -e trace=madvise -o "$T/st" "$G" scan -t i32 --threads 2 "$T/in.raw" -f "$T/o2.raw" -q 2>/dev/null; then
+    grep -q MADV_POPULATE_WRITE "$T/st" && pass "files: pieces copied into a mapping of the file" ||
+        fail "files: pieces copied into a mapping of the file" "no MADV_POPULATE_WRITE (mapping refused: $(grep -c madvise "$T/st") madvise calls)"
+else
+    skip "files: pieces copied into a mapping of the file" "no strace here"
+fi
+
+# 1.2 GB out (minmax's two columns of 150M i32): more than one window of the mapping (1 GiB)
+rm -f "$T"/*.raw "$T"/*.npy "$T/so" "$T/so2" "$T/big"
+"$G" gen -q -n 150000001 -t i32 --seed 3 -f "$T/in.raw"
+"$G" minmax -w 3 -t i32 "$T/in.raw" -f "$T/mm.raw" -q
+a=$(md5sum <"$T/mm.raw"); rm -f "$T/mm.raw"
+b=$("$G" minmax -w 3 -t i32 "$T/in.raw" -q | md5sum)
+[ "$a" = "$b" ] && pass "files: 1.2 GB output, the mapping moved on" || fail "files: 1.2 GB output, the mapping moved on" "$a against $b"
