@@ -12,14 +12,16 @@
 #   SIZE=2G BACKENDS=cpu REPS=3 bash tests/bench/binio.sh     (no GPU)
 # OPS: the operations, separated by '|'; BACKENDS (default "gpu cpu", "cpu" without a GPU); MODES
 # (the GPU's --host-mem modes, "default" for none given; default "pinned direct"); DESTS (default
-# "null file").
+# "null file"); OUTDIR (where the output file is written, default the scratch folder in /dev/shm: a
+# folder on a disk measures that disk's file system).
 . "$(dirname "$0")/lib.sh"
 SIZE=${SIZE:-16G}
 IFS='|' read -r -a ops <<<"${OPS:-scan|compact --pred nonzero|minmax -w 500}"
 BACKENDS=${BACKENDS:-$(has_gpu && echo "gpu cpu" || echo cpu)}
 MODES=${MODES:-pinned direct}
 DESTS=${DESTS:-null file}
-header "binio: $SIZE raw i32 (sparse:0.5) in $D -> /dev/null and -> $D/out.raw; backends $BACKENDS"
+OUTDIR=${OUTDIR:-$D}
+header "binio: $SIZE raw i32 (sparse:0.5) in $D -> /dev/null and -> $OUTDIR/out.raw; backends $BACKENDS"
 bytes=$(bytes_of "$SIZE")
 "$BIN" gen -q -n $((bytes / 4)) -t i32 --dist sparse:0.5 -f "$D/in.raw" || exit 1
 for dest in $DESTS; do
@@ -28,13 +30,12 @@ for dest in $DESTS; do
             for m in $([ "$b" = gpu ] && echo "$MODES" || echo default); do
                 hm=$([ "$m" = default ] || echo " --host-mem $m")
                 label="$op --backend $b$hm -> $dest"
-                # the output file (never /dev/null) is removed first: two of them and the input may not
-                # fit in /dev/shm
-                # shellcheck disable=SC2016,SC2086
-                in_turn "$label" bash -c '[ "$3" = /dev/null ] || rm -f "$3"; exec "$0" $1 -t i32 --backend $2 "$4" -f "$3" -q' @BIN@ "$op" \
-                    "$b$hm" "$([ "$dest" = null ] && echo /dev/null || echo "$D/out.raw")" \
-                    "$D/in.raw"
-                rm -f "$D/out.raw"
+                # the output file is removed before each run, outside its time: two of them and the
+                # input may not fit in /dev/shm
+                out=$([ "$dest" = null ] && echo /dev/null || echo "$OUTDIR/out.raw")
+                # shellcheck disable=SC2086
+                PRE=$([ "$dest" = null ] || echo "rm -f '$out'") in_turn "$label" @BIN@ $op -t i32 --backend $b$hm "$D/in.raw" -f "$out" -q
+                rm -f "$OUTDIR/out.raw"
             done
         done
     done

@@ -52,7 +52,8 @@ run_as() {
 }
 
 # in_turn LABEL ARGS...: the command ARGS (@BIN@ stands for the binary) with BIN, and with BASE in
-# turn, one warm-up and REPS timed rounds; prints one line and sets MED (BIN's median) and MED_BASE
+# turn, one warm-up and REPS timed rounds; prints one line and sets MED (BIN's median) and MED_BASE.
+# PRE, where set, is a command run before each run, outside its time (removing the last output).
 in_turn() {
     local label=$1 r b exe t0 t1 rc
     shift
@@ -62,6 +63,7 @@ in_turn() {
         for b in new ${BASE:+base}; do
             exe=$BIN
             [ $b = base ] && exe=$BASE
+            [ -z "${PRE:-}" ] || eval "$PRE"
             t0=$(date +%s.%N)
             run_as "$exe" "$@"
             rc=$?
