@@ -50,43 +50,8 @@
     do {                                                                                                 \
         for (int64_t q_ = (a); q_ < (a) + (n) && q_ < (c)->m; q_ += 8) __builtin_prefetch((c)->in + q_); \
     } while (0)
-/* and to take the n bytes at p for writing */
-#define RF_PREFETCHW(p, n)                                                                               \
-    do {                                                                                                 \
-        for (uint64_t q_ = 0; q_ < (n); q_ += 64) __builtin_prefetch((p) + q_, 1);                       \
-    } while (0)
 #else
 #define RF_PREFETCH(c, a, n) ((void)0)
-#define RF_PREFETCHW(p, n) ((void)0)
-#endif
-
-/* The 4 x 4 block d[j][q] = s[q][j] of rows of 4 values (the rows anywhere): tiles side by side in
- * lanes to and from values in memory order. GNU C's vectors of 4 doubles and their shuffles (two
- * rounds of 4), else one value at a time. */
-#if defined(__GNUC__)
-typedef double rf_v4 __attribute__((vector_size(32)));
-#if defined(__clang__)
-#define RF_SHUF(a, b, i, j, k, l) __builtin_shufflevector((a), (b), i, j, k, l)
-#else
-typedef long long rf_m4 __attribute__((vector_size(32)));
-#define RF_SHUF(a, b, i, j, k, l) __builtin_shuffle((a), (b), (rf_m4){i, j, k, l})
-#endif
-RF_INLINE void rf_tr4(double *const d[4], const double *const s[4])
-{
-    rf_v4 a, b, c, e;
-    memcpy(&a, s[0], sizeof a), memcpy(&b, s[1], sizeof b), memcpy(&c, s[2], sizeof c), memcpy(&e, s[3], sizeof e);
-    const rf_v4 t0 = RF_SHUF(a, b, 0, 4, 2, 6), t1 = RF_SHUF(a, b, 1, 5, 3, 7);
-    const rf_v4 t2 = RF_SHUF(c, e, 0, 4, 2, 6), t3 = RF_SHUF(c, e, 1, 5, 3, 7);
-    a = RF_SHUF(t0, t2, 0, 1, 4, 5), b = RF_SHUF(t1, t3, 0, 1, 4, 5);
-    c = RF_SHUF(t0, t2, 2, 3, 6, 7), e = RF_SHUF(t1, t3, 2, 3, 6, 7);
-    memcpy(d[0], &a, sizeof a), memcpy(d[1], &b, sizeof b), memcpy(d[2], &c, sizeof c), memcpy(d[3], &e, sizeof e);
-}
-#else
-RF_INLINE void rf_tr4(double *const d[4], const double *const s[4])
-{
-    for (int j = 0; j < 4; j++)
-        for (int q = 0; q < 4; q++) d[j][q] = s[q][j];
-}
 #endif
 
 typedef union rf_st {
