@@ -1,8 +1,15 @@
-/* file_values.c - values (raw, npy) into a regular file in large pieces, on the pool's threads: each
- * thread faults its piece's pages of a shared mapping of the file in at once (MADV_POPULATE_WRITE)
- * and copies the piece into them. A buffered write takes the file's lock for its whole copy, so
- * pwrite threads on one file run one at a time (tmpfs, ext4, XFS); the faults of a mapping are
- * taken side by side. tests/bench/filewrite.c measures the three ways on the machine at hand.
+/* file_values.c - values (raw, npy) into a regular file in large pieces, on the pool's threads, by
+ * pwrite at their offsets; or, on tmpfs with many threads, each thread faults its piece's pages of a
+ * shared mapping of the file in at once (MADV_POPULATE_WRITE) and copies the piece into them. A
+ * buffered write takes the file's lock for its whole copy, so pwrite threads on one file run one at
+ * a time; the faults of a mapping are taken side by side. Measured (`bash tests/bench/binio.sh`'s
+ * jobs, 16 GiB of i32 to a file, 2026-11-28): on the H200 host's tmpfs with 16 threads the mapping
+ * took scan 6.7-7.1 s against 9.7-9.9 s by pwrite, minmax -w 500 10.9-11.5 s against 16.0-16.2;
+ * on its disk (ext4 on a virtual disk) it took scan 12.2-13.0 s against 5.7-6.5 s by pwrite; on
+ * the 2-core VM's tmpfs with 2 threads 1.3x the time of pwrite. Hence the mapping only on tmpfs
+ * and with at least GS_VMAP_THREADS threads (fewer than 16 down to 3 are not measured).
+ * tests/bench/filewrite.c measures one write() stream, pwrite threads and mapping threads on the
+ * machine at hand.
  *
  * The file is mapped in windows of GS_VWIN bytes (or one put's size where larger), moved as the
  * output goes on; the file is grown to the end of each put before its pages are touched, so no
@@ -14,18 +21,28 @@
 #include "../common/pool.h"
 
 #include <errno.h>
+#include <linux/magic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #define GS_VWIN ((uint64_t)1 << 30) /* bytes of the file mapped at once */
 #define GS_VMAXP 64                 /* pieces of one put at most */
+#define GS_VMAP_THREADS 16          /* the fewest pool threads that map a tmpfs file (above) */
+
+/* whether pieces to fd go through a mapping: a file on tmpfs, and threads enough */
+static int gs_fvals_maps(int fd)
+{
+    struct statfs fs;
+    return fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC && gs_pool_threads() >= GS_VMAP_THREADS;
+}
 
 void gs_fvals_init(gs_fvals *v, int fd, int map)
 {
     struct stat sb;
-    *v = (gs_fvals){.fd = fd, .size = 0, .map = NULL, .nomap = !map};
+    *v = (gs_fvals){.fd = fd, .size = 0, .map = NULL, .nomap = !map || !gs_fvals_maps(fd)};
     if (fstat(fd, &sb) == 0) v->size = (uint64_t)sb.st_size;
     else v->nomap = 1;
 #ifndef MADV_POPULATE_WRITE

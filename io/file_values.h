@@ -1,5 +1,5 @@
-/* file_values.h - values into a regular file in large pieces on the pool's threads, through a
- * shared mapping of the file (pwrite where a mapping is refused): io/file_values.c. Used by the
+/* file_values.h - values into a regular file in large pieces on the pool's threads, by pwrite or
+ * (tmpfs, many threads) through a shared mapping of the file: io/file_values.c. Used by the
  * file sink (io/file_sink.c) for raw and npy outputs. */
 #ifndef GS_FILE_VALUES_H
 #define GS_FILE_VALUES_H
@@ -17,7 +17,7 @@ typedef struct gs_fvals {
     uint64_t map_at, map_len;
 } gs_fvals;
 
-/* fd open for reading and writing; map = 0: pwrite only. */
+/* fd open for reading and writing; map = 0: pwrite only, else as io/file_values.c decides. */
 void gs_fvals_init(gs_fvals *v, int fd, int map);
 /* n bytes at file offset at (the file grows to hold them); 0 or the errno of the write that failed. */
 int gs_fvals_put(gs_fvals *v, const unsigned char *p, size_t n, uint64_t at);

@@ -210,6 +210,8 @@ if mount -t tmpfs -o size=1m tmpfs "$D/mnt" 2>/dev/null; then
     MNT+=("$D/mnt")
     D=$T/full/mnt
     bad tmpfs_full_raw 1 "out.raw: write failed: No space left on device" -- $G gen -n 2500000 -t i32 out.raw
+    # 16 threads: through a mapping of the file (io/file_values.c), whose pages cannot be had
+    bad tmpfs_full_raw_mapped 1 "out.raw: write failed: No space left on device" -- $G gen -n 2500000 -t i32 --threads 16 out.raw
     bad tmpfs_full_zstd 1 "out.zst: write failed: No space left on device" -- $G gen -n 2500000 -t u32 --dist uniform:0:4294967295 out.zst
     bad tmpfs_full_npy 1 "out.npy: write failed: No space left on device" -- $G gen -n 1250000 -t f64 out.npy
     bad tmpfs_full_csv_scan 1 "out.csv: write failed: No space left on device" -- sh -c "$G gen -n 1000000 -t i32 | $G scan -t i32 --to csv - out.csv"
