@@ -181,7 +181,7 @@ static void gs_fsink_plain(gs_bsink *b, int64_t total)
     if (total > 0 && !k->is_stdout && k->base.written == 0 && (uint64_t)sb.st_size == 0 &&
         ftruncate(k->fd, (off_t)total) == 0)
         k->sized = 1;
-    gs_fvals_init(&k->vals, k->fd, 1);
+    gs_fvals_init(&k->vals, k->fd);
 }
 
 static void gs_fsink_free(gs_fsink *k)

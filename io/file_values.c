@@ -2,12 +2,10 @@
  * pwrite at their offsets; or, on tmpfs with many threads, each thread faults its piece's pages of a
  * shared mapping of the file in at once (MADV_POPULATE_WRITE) and copies the piece into them. A
  * buffered write takes the file's lock for its whole copy, so pwrite threads on one file run one at
- * a time; the faults of a mapping are taken side by side. Measured (`bash tests/bench/binio.sh`'s
- * jobs, 16 GiB of i32 to a file, 2026-11-28): on the H200 host's tmpfs with 16 threads the mapping
- * took scan 6.7-7.1 s against 9.7-9.9 s by pwrite, minmax -w 500 10.9-11.5 s against 16.0-16.2;
- * on its disk (ext4 on a virtual disk) it took scan 12.2-13.0 s against 5.7-6.5 s by pwrite; on
- * the 2-core VM's tmpfs with 2 threads 1.3x the time of pwrite. Hence the mapping only on tmpfs
- * and with at least GS_VMAP_THREADS threads (fewer than 16 down to 3 are not measured).
+ * a time; the faults of a mapping are taken side by side. Measured (docs/PERFORMANCE.md, "Binary
+ * file I/O"): on the H200 host's tmpfs with 16 threads the mapping took about 0.7x the time of
+ * pwrite, on its disk twice it, and on the 2-core machine's tmpfs with 2 threads 1.3x it. Hence the
+ * mapping only on tmpfs and with at least GS_VMAP_THREADS threads (3 to 15 are not measured).
  * tests/bench/filewrite.c measures one write() stream, pwrite threads and mapping threads on the
  * machine at hand.
  *
@@ -39,10 +37,10 @@ static int gs_fvals_maps(int fd)
     return fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC && gs_pool_threads() >= GS_VMAP_THREADS;
 }
 
-void gs_fvals_init(gs_fvals *v, int fd, int map)
+void gs_fvals_init(gs_fvals *v, int fd)
 {
     struct stat sb;
-    *v = (gs_fvals){.fd = fd, .size = 0, .map = NULL, .nomap = !map || !gs_fvals_maps(fd)};
+    *v = (gs_fvals){.fd = fd, .size = 0, .map = NULL, .nomap = !gs_fvals_maps(fd)};
     if (fstat(fd, &sb) == 0) v->size = (uint64_t)sb.st_size;
     else v->nomap = 1;
 #ifndef MADV_POPULATE_WRITE
@@ -79,7 +77,8 @@ typedef struct gs_vpiece {
     const unsigned char *p;
     uint64_t off;
     size_t len;
-    int err, unmapped; /* unmapped: pages refused, pwrite it (EINVAL: the kernel has no populate) */
+    int err;
+    int nopop; /* the kernel has no MADV_POPULATE_WRITE (EINVAL): pwrite from here on */
 } gs_vpiece;
 
 typedef struct gs_vjob {
@@ -113,7 +112,7 @@ static void gs_vpiece_run(void *ctx, size_t part, size_t nparts)
             memcpy(dst, w->p, w->len);
             return;
         }
-        w->unmapped = errno == EINVAL ? EINVAL : 1;
+        w->nopop = errno == EINVAL; /* else pages refused (a full file system): pwrite says why */
 #endif
     }
     w->err = gs_pwrite_all(v->fd, w->p, w->len, w->off);
@@ -139,7 +138,7 @@ int gs_fvals_put(gs_fvals *v, const unsigned char *p, size_t n, uint64_t at)
     gs_parallel_for(np, gs_vpiece_run, &j);
     int err = 0;
     for (size_t i = 0; i < np; i++) {
-        if (pieces[i].unmapped == EINVAL) v->nomap = 1;
+        if (pieces[i].nopop) v->nomap = 1;
         if (pieces[i].err && !err) err = pieces[i].err;
     }
     if (v->nomap) gs_fvals_unmap(v);

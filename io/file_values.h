@@ -17,8 +17,8 @@ typedef struct gs_fvals {
     uint64_t map_at, map_len;
 } gs_fvals;
 
-/* fd open for reading and writing; map = 0: pwrite only, else as io/file_values.c decides. */
-void gs_fvals_init(gs_fvals *v, int fd, int map);
+/* fd open for reading and writing; pwrite or a mapping as io/file_values.c decides. */
+void gs_fvals_init(gs_fvals *v, int fd);
 /* n bytes at file offset at (the file grows to hold them); 0 or the errno of the write that failed. */
 int gs_fvals_put(gs_fvals *v, const unsigned char *p, size_t n, uint64_t at);
 /* no put follows: the window unmapped */
