@@ -268,6 +268,7 @@ static inline __attribute__((always_inline)) gs_u128 digit_text(uint64_t c, int 
     return digits16(c - hi * 10000000000000000u) >> (8 * (16 - *nd));
 }
 
+/* kernels/numtext.h mirrors this layout for the device; tests/unit/test_numtext.c holds them equal. */
 static int fmt_float(char *buf, double x, int is32)
 {
     char *o = buf;
