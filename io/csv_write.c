@@ -156,6 +156,8 @@ int gs_lines_enc_open(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, char 
         E->mixed |= E->coltypes[c] != o->type;
     }
     E->sep = sep;
+    E->base.text_cols = E->mixed ? 0 : E->ncols;
+    E->base.text_sep = sep;
     E->nthreads = o->threads > 0 ? o->threads : gs_pool_threads();
     if (header) {
         int r = k->write(k, header, strlen(header), st);

@@ -348,6 +348,20 @@ int gs_writer_write_bytes(gs_writer *w, const void *buf, size_t n, gs_status *st
 
 int gs_writer_takes_frames(const gs_writer *w) { return w->enc->plain && w->enc->sink->frames != NULL; }
 
+int gs_writer_text_form(const gs_writer *w, char *sep)
+{
+    if (sep) *sep = w->enc->text_sep;
+    return w->enc->text_cols;
+}
+
+int gs_writer_write_text(gs_writer *w, const void *text, size_t n, size_t values, gs_status *st)
+{
+    if (!w->enc->text_cols) return gs_fail(st, GS_EUSAGE, "%s: this output does not take text", w->enc->sink->name);
+    int rc = n ? w->enc->sink->write(w->enc->sink, text, n, st) : GS_OK;
+    if (rc == GS_OK) w->enc->values += values;
+    return rc;
+}
+
 int gs_writer_write_frames(gs_writer *w, const unsigned char *buf, const gs_zfref *t, size_t n, size_t values,
                            gs_status *st)
 {

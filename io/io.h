@@ -282,6 +282,12 @@ int gs_writer_takes_frames(const gs_writer *w);
  * here. They follow what was written before (whose last frame may then be short). */
 int gs_writer_write_frames(gs_writer *w, const unsigned char *buf, const gs_zfref *t, size_t n, size_t values,
                            gs_status *st);
+/* csv or text whose every column prints in the writer's type: the columns of a row (the delimiter
+ * between them at *sep), else 0. Text in that form may go out through gs_writer_write_text. */
+int gs_writer_text_form(const gs_writer *w, char *sep);
+/* Write `values` values given as n bytes of their text, formatted elsewhere (a device): whole rows,
+ * each value as the writer prints it, the delimiter between them, each row ending in '\n'. */
+int gs_writer_write_text(gs_writer *w, const void *text, size_t n, size_t values, gs_status *st);
 /* The values are complete: encode and write out whatever is still held (the last zstd frames),
  * so that what gs_writer_close has left is the commit. Only close or abort may follow. */
 int gs_writer_end(gs_writer *w, gs_status *st);

@@ -152,6 +152,11 @@ struct gs_encoder {
     gs_bsink *sink;
     uint64_t values;                            /* values written so far */
     int plain;                                  /* values go to the sink as their bytes (raw, npy) */
+    /* csv/text whose every column prints in the values' type: a row's columns and their delimiter
+     * (text_cols 0: another format, or columns printed in other types), for text formatted
+     * elsewhere (gs_writer_write_text) */
+    int text_cols;
+    char text_sep;
 };
 
 int gs_enc_open_raw(gs_encoder **e, gs_bsink *k, const gs_write_opts *o, gs_status *st);

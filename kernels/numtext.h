@@ -296,4 +296,11 @@ GS_HD int gs_numtext_f32(char *o, float x)
     return gs_nt_float(o, (int)(b >> 31), (int)(b >> 23 & 0xff), 0xff, b & ((1u << 23) - 1), 24, 127);
 }
 
+/* The most bytes gs_numtext_* writes for one value of type t (a gs_type): what a buffer for text
+ * formatted elsewhere holds a value in (pipeline/engine.c, pipeline/gpu/textout.cu). */
+GS_HD int gs_numtext_bound(int t)
+{
+    return t == GS_I32 ? 11 : t == GS_U32 ? 10 : t == GS_F32 ? 17 : t == GS_F64 ? GS_NUMTEXT_MAX : 20; /* f32: "-1234567900000000" */
+}
+
 #endif

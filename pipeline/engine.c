@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "../common/pool.h"
 #include "../common/trace.h"
+#include "../kernels/numtext.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -168,9 +169,10 @@ static void *writer_main(void *arg)
         if (r->rows && c->n && !c->zn) gs_rows_positions(r, (uint64_t *)c->data, c->n);
         if (r->w && c->n) {
             double t0 = gs_now();
-            gs_trace("writer: %zu %s", c->zn ? c->zn : c->n, c->zn ? "zstd frames" : "values");
-            if (c->zn ? gs_writer_write_frames(r->w, (const unsigned char *)c->buf, c->zt, c->zn, c->n, &st)
-                      : gs_writer_write(r->w, c->data, c->n, &st)) {
+            gs_trace("writer: %zu %s", c->zn ? c->zn : c->n, c->tlen ? "values as text" : c->zn ? "zstd frames" : "values");
+            if (c->tlen ? gs_writer_write_text(r->w, c->buf, c->tlen, c->n, &st)
+                : c->zn ? gs_writer_write_frames(r->w, (const unsigned char *)c->buf, c->zt, c->zn, c->n, &st)
+                        : gs_writer_write(r->w, c->data, c->n, &st)) {
                 gs_run_fail(r, &st);
                 break;
             }
@@ -412,6 +414,10 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
     gs_plan_settle(&r->plan, chain, src->count >= 0 ? src->count * r->in_cols : -1, src->type, /* values */
                    src->parsed, one && w && gs_writer_takes_frames(w) && !r->rows && !r->text && !r->arg_map);
     gs_plan_input(&r->plan, one && src->view != NULL);
+    char sep = 0;
+    const int form = one && w && !r->rows && !r->text && !r->arg_map ? gs_writer_text_form(w, &sep) : 0;
+    gs_plan_text(&r->plan, form > 0 && form == r->cols);
+    if (r->plan.why_text[0] && o->note) o->note(o->note_ctx, r->plan.why_text);
     if (r->o.host_mem == GS_HOST_DIRECT) r->o.host_mem = GS_HOST_PINNED; /* what is not read in place is staged */
     r->o.plan = r->plan; /* the backends read their zstd work there */
     r->o.buffers = r->plan.buffers;
@@ -422,7 +428,8 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
     /* Every stage writes at most as many rows as it reads (minmax: rows <= chunk, the halo aside),
      * so a chunk's capacity bounds every stage's output. */
     gs_backend_cfg cfg = {job, NULL, src->type, r->types[chain->n], r->chunk_elems, r->halo,
-                          r->chunk_elems * (size_t)r->cols, &r->o, chain->n > 1 ? chain : NULL, NULL, r->types};
+                          r->chunk_elems * (size_t)r->cols, &r->o, chain->n > 1 ? chain : NULL, NULL, r->types,
+                          r->plan.text_gpu ? r->cols : 0, sep};
     r->cfg = cfg;
     pthread_mutex_init(&r->err_mu, NULL);
     pthread_mutex_init(&r->mu, NULL);
@@ -440,6 +447,10 @@ static void ring_init(gs_run *r)
     r->out_own = calloc(r->nchunks, 1);
     r->out_state = calloc(r->nchunks, 1);
     r->out_bytes = r->chunk_elems * (size_t)r->cols * r->out_size;
+    /* text formatted by the GPU backend comes back in the output buffers: room for the longest text
+     * of each value and its delimiter */
+    const size_t tbytes = r->chunk_elems * (size_t)r->cols * (gs_numtext_bound(r->types[r->chain->n]) + 1);
+    if (r->plan.text_gpu && tbytes > r->out_bytes) r->out_bytes = tbytes;
     gs_queue *q[RUN_NQUEUES];
     run_queues(r, q);
     int qfail = 0;

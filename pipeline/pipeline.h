@@ -245,6 +245,10 @@ typedef struct gs_chunk {
     gs_zfref *zt;
     size_t zn, zbytes;
     size_t zcap; /* an output chunk: bytes its buffer holds for frames (0: values only) */
+    /* An output chunk of the backend that formats text (gs_backend.text_cols): tlen > 0 bytes of its
+     * n values' text at buf (whole rows in the writer's form, gs_writer_write_text); 0: values.
+     * tcap: the bytes its buffer holds for text (0: values only). */
+    size_t tlen, tcap;
     uint64_t in_end; /* an output chunk, once retired: the input elements up to the end of its input */
 } gs_chunk;
 
@@ -312,6 +316,9 @@ struct gs_backend {
      * zenc_tab_max frames (its zt and zcap, given by the engine) in at most zenc_bytes of its
      * buffer; a chunk without them, or whose frames would not fit, comes back as values. */
     size_t zenc_tab_max, zenc_bytes;
+    /* Output as text (0: values only; cfg->text_cols asks for it): an output chunk whose tcap holds
+     * its text may come back as text (tlen). */
+    int text_cols;
     void *impl;              /* backend state */
 };
 
@@ -329,6 +336,10 @@ typedef struct gs_backend_cfg {
     const gs_chain *chain;
     const gs_variant *const *variants;
     const gs_type *types;
+    /* The output as text formatted by the backend where it can (the plan's text_gpu): rows of
+     * text_cols values joined by text_sep (0: values only). */
+    int text_cols;
+    char text_sep;
 } gs_backend_cfg;
 
 /* A zeroed backend whose impl is a zeroed impl_bytes (both freed with free()); NULL with

@@ -354,6 +354,22 @@ void gs_plan_input(gs_plan *p, int views)
     }
 }
 
+void gs_plan_text(gs_plan *p, int form)
+{
+    char *why = p->why_text;
+    const size_t n = sizeof p->why_text;
+    p->text_gpu = 0;
+    why[0] = 0;
+    if (p->backend == GS_PLAN_CPU || !form) return; /* the writer formats: no choice arises */
+    if (p->devices != 1) {
+        snprintf(why, n, "output text formatted on the host (several GPUs)");
+        return;
+    }
+    p->text_gpu = 1;
+    snprintf(why, n, "output text formatted on the GPU where its kernels wrote the values (the host where a value "
+             "needs it)");
+}
+
 void gs_plan_first_chunk(gs_plan *p, int filled, uint64_t chunk_bytes)
 {
     char cb[32];

@@ -170,9 +170,11 @@ typedef struct gs_plan {
     int buffers;             /* chunks in flight on the GPU */
     int direct;              /* the input's chunks are read where they lie in the mapped file (gs_plan_input) */
     int devices;             /* GPUs the GPU backend deals chunks to: 1, several, or GS_DEVICES_ALL */
+    int text_gpu;            /* the GPU backend formats the output text where its kernels wrote the values
+                                (gs_plan_text) */
     /* the reasons, one line each ("" where the choice does not arise) */
     char why_backend[GS_PLAN_WHY], why_warm[GS_PLAN_WHY], why_decode[GS_PLAN_WHY], why_encode[GS_PLAN_WHY],
-        why_chunk[GS_PLAN_WHY], why_buffers[GS_PLAN_WHY], why_input[GS_PLAN_WHY];
+        why_chunk[GS_PLAN_WHY], why_buffers[GS_PLAN_WHY], why_input[GS_PLAN_WHY], why_text[GS_PLAN_WHY];
     /* kept for gs_plan_settle */
     int by_size;             /* auto: the backend follows the input's size */
     gs_backend_kind opt_backend;
@@ -198,6 +200,12 @@ void gs_plan_settle(gs_plan *p, const struct gs_chain *chain, int64_t elems, gs_
  * regular, uncompressed raw or npy file); else through the staging buffers. Settling twice changes
  * nothing. */
 void gs_plan_input(gs_plan *p, int views);
+/* The output's text, once settled: formatted by the GPU backend (p->text_gpu) where the backend may
+ * be the GPU, the output is text that the writer takes whole (`form`: csv or text, each column
+ * printed in the chain's output type, one input column, no input rows or positions mapped beside
+ * the results) and there is one GPU; else the writer formats the values on the host. Settling twice
+ * changes nothing. */
+void gs_plan_text(gs_plan *p, int form);
 /* A GS_PLAN_BY_STREAM backend once the first chunk of chunk_bytes is in: filled (the GPU) or the
  * stream ended first (the CPU). */
 void gs_plan_first_chunk(gs_plan *p, int filled, uint64_t chunk_bytes);

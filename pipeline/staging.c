@@ -134,6 +134,8 @@ int gs_stage_out(gs_run *r, gs_chunk *c, gs_status *st)
     const size_t bytes = r->out_bytes;
     c->zn = 0;
     c->zcap = 0;
+    c->tlen = 0;
+    c->tcap = r->plan.text_gpu ? bytes : 0;
     if (r->out_state[i] == 2) {
         const int pin = r->b_pin;
         pthread_mutex_unlock(&r->mu);

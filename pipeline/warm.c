@@ -197,6 +197,7 @@ static int w_start(gs_backend *b, gs_status *st)
     b->zbuf_max = on->zbuf_max;
     b->zenc_tab_max = on->zenc_tab_max;
     b->zenc_bytes = on->zenc_bytes;
+    b->text_cols = on->text_cols;
     return GS_OK;
 }
 

@@ -67,6 +67,7 @@ static int gpu_issue_d2h(gs_gpu *g, gs_gpu_slot *sl, gs_status *st)
     int rc;
     sl->zenc = 0;
     if (bytes && gs_gpu_zenc_wanted(g, sl)) return gs_gpu_issue_zenc(g, sl, bytes, NULL, st);
+    if (bytes && gs_gpu_text_wanted(g, sl, sl->vals)) return gs_gpu_issue_text(g, sl, sl->vals, st);
     GS_CU(g->dev, cudaStreamWaitEvent(g->s_d2h, sl->ev_k1, 0));
     GS_CU(g->dev, cudaEventRecord(sl->ev_d2h0, g->s_d2h));
     if (bytes) GS_CU(g->dev, cudaMemcpyAsync(sl->out->data, sl->d_out, bytes, cudaMemcpyDeviceToHost, g->s_d2h));
@@ -158,6 +159,7 @@ static int gpu_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
     sl->empty = sl->h2d_done = sl->d2h_issued = 0;
     sl->zenc = 0;
     sl->zcount = 0;
+    sl->tx = 0;
     g->nsub++;
     if (n == 0) { /* nothing to move; carries unchanged */
         sl->empty = 1;
@@ -247,6 +249,8 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
             const int zenc = sl->zenc != 0; /* (a count of 0 leaves zenc 0 after gpu_zenc_retire) */
             if (zenc) {
                 if ((rc = gs_gpu_zenc_retire(g, s, sl, st))) return rc;
+            } else if (sl->tx) {
+                if ((rc = gs_gpu_text_retire(g, s, sl, st))) return rc;
             } else
                 GS_CU(g->dev, cudaEventSynchronize(sl->ev_d2h1));
             if (sl->zdec) {
@@ -255,7 +259,7 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
             } else
                 g->t_h2d += gs_gpu_ms(sl->ev_h2d0, sl->ev_h2d1);
             if (zenc) g->t_zenc += gs_gpu_ms(sl->ev_d2h0, sl->ev_d2h1);
-            else g->t_d2h += gs_gpu_ms(sl->ev_d2h0, sl->ev_d2h1);
+            else if (!sl->tx) g->t_d2h += gs_gpu_ms(sl->ev_d2h0, sl->ev_d2h1);
         }
         g->t_k += gs_gpu_ms(sl->ev_k0, sl->ev_k1);
         for (int k = 0; k < g->nst && g->nst > 1; k++)
@@ -267,6 +271,7 @@ static int gpu_retire(gs_backend *b, gs_chunk **in, gs_chunk **out, gs_status *s
     if (sl->out) {
         sl->out->n = (size_t)sl->vals;
         if (!sl->zenc) sl->out->zn = 0;
+        if (!sl->tx) sl->out->tlen = 0;
     }
     *in = sl->in;
     *out = sl->out;
@@ -293,6 +298,7 @@ static void gpu_stats(gs_backend *b, gs_run_stats *s)
     gpu_add_stage(s, "kernel", g->t_k, g->b_k);
     if (g->b_zout) gpu_add_stage(s, "zstd decode (gpu)", g->t_zdec, g->b_zout);
     if (g->b_zenc) gpu_add_stage(s, "zstd encode (gpu)", g->t_zenc, g->b_zenc);
+    if (g->tcols) gpu_add_stage(s, "text format (gpu)", g->t_text, g->b_text);
     gpu_add_stage(s, "d2h", g->t_d2h, g->b_d2h);
     for (int k = 0; k < g->nst && g->nst > 1; k++) { /* a chain: each stage's kernel time */
         snprintf(s->stage_label[k], sizeof s->stage_label[k], "%d %s", k + 1, gs_job_name(&g->st[k]->job));
@@ -376,6 +382,7 @@ static void gpu_destroy(gs_backend *b)
             if (sl->d_comp) (void)cudaFree(sl->d_comp);
             if (sl->d_zfix) (void)cudaFree(sl->d_zfix);
         }
+        gs_gpu_text_free(g);
         gs_gzdec_destroy(g->zd);
         gs_gzenc_destroy(g->ze);
         if (g->h_zbad) (void)cudaFreeHost(g->h_zbad);
@@ -585,6 +592,8 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     if (zwhy[0] && o->note) o->note(o->note_ctx, zwhy);
     gs_gpu_zesetup(g, b, c, zwhy, sizeof zwhy);
     if (g->ze) gs_trace("gpu backend: zstd encoder made");
+    if (zwhy[0] && o->note) o->note(o->note_ctx, zwhy);
+    gs_gpu_tsetup(g, b, c, zwhy, sizeof zwhy);
     if (zwhy[0] && o->note) o->note(o->note_ctx, zwhy);
     *out = b;
     return GS_OK;

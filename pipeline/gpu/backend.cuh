@@ -4,6 +4,7 @@
  *   chain.cu    the stages of a chain on the device
  *   frames.cu   chunks of zstd frames decoded where the kernels read them
  *   zencode.cu  the output encoded as zstd frames where the kernels wrote it
+ *   textout.cu  the output formatted as text where the kernels wrote it
  *   memory.cu   counted device allocation, the budget fit, host staging memory (--host-mem)
  *   device.cu   CUDA's start-up, device queries, CUDA error mapping, the usability probe
  *   multi.cu    several devices in one run: chunks dealt in turn, carries passed on
@@ -53,6 +54,11 @@ typedef struct gs_gpu_slot {
     uint64_t zenc;
     int zcount; /* queued with the device's count (a compaction): zenc is the bound until retire */
     cudaEvent_t ev_zc0, ev_zc1;
+    /* output formatted as text (tx: queued at ev_d2h0..ev_d2h1 on zs), into d_text with the
+     * formatter's scratch d_tscr */
+    char *d_text;
+    void *d_tscr;
+    int tx;
 } gs_gpu_slot;
 
 typedef struct gs_gpu gs_gpu;
@@ -145,6 +151,18 @@ struct gs_gpu {
     struct gs_gzenc *ze;
     double t_zenc;
     uint64_t b_zenc;
+    /* the output formatted as text here (tcols 0: values go back): rows of tcols values joined by
+     * tsep, of type ttype, at most tcap bytes a chunk; per slot, the text's length and whether a value needed the
+     * host (on the device, and their copies in pinned memory); format seconds and the values formatted */
+    int tcols;
+    char tsep;
+    gs_type ttype;
+    uint64_t tcap;
+    size_t tscr_bytes;
+    uint64_t *h_tlen, *d_tlen;
+    int *h_tbad, *d_tbad;
+    double t_text;
+    uint64_t b_text;
 };
 
 /* ---- gpu/memory.cu ---------------------------------------------------------------------------- */
@@ -230,4 +248,17 @@ int gs_gpu_issue_zenc(gs_gpu *g, gs_gpu_slot *sl, uint64_t bytes, const volatile
 /* Retire's wait for an encoded chunk, then its frames (or values) back into the output chunk. */
 int gs_gpu_zenc_retire(gs_gpu *g, int s, gs_gpu_slot *sl, gs_status *st);
 
+/* ---- textout.cu ---------------------------------------------------------------------------------- */
+/* Set up formatting of the output as text (cfg->text_cols); where it cannot be had (the memory
+ * mode, the device budget), values go back and why says so. */
+void gs_gpu_tsetup(gs_gpu *g, gs_backend *b, const gs_backend_cfg *c, char *why, size_t len);
+/* Whether slot sl's output of `vals` values goes back as text formatted on the device. */
+int gs_gpu_text_wanted(const gs_gpu *g, const gs_gpu_slot *sl, uint64_t vals);
+/* Format slot sl's `vals` values on the slot's stream after kernel(k) (ev_d2h0..ev_d2h1). */
+int gs_gpu_issue_text(gs_gpu *g, gs_gpu_slot *sl, uint64_t vals, gs_status *st);
+/* Retire's wait for a formatted chunk, then its text back into the output chunk's buffer; where a
+ * value needed the host or the text would not fit, the values go back instead. */
+int gs_gpu_text_retire(gs_gpu *g, int s, gs_gpu_slot *sl, gs_status *st);
+/* The slots' text buffers and the results, freed. */
+void gs_gpu_text_free(gs_gpu *g);
 #endif

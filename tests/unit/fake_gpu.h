@@ -6,6 +6,7 @@
 #define GS_FAKE_GPU_H
 
 #include "check.h"
+#include "../../io/io_internal.h"
 #include "../../pipeline/pipeline.h"
 #include "../../pipeline/backends.h"
 
@@ -67,7 +68,8 @@ static struct {
     size_t chunk;       /* the chunk it takes (0: the engine's) */
     uint64_t fail_at;   /* a submit fails at this chunk (0: never) */
     int zenc_odd;       /* frames for the chunks of odd sequence number only (frames after values, values after frames) */
-    uint64_t registered, submitted, zdec_bytes, zenc_bytes;
+    int text_odd;       /* text for every other output chunk only (text after values, values after text) */
+    uint64_t registered, submitted, zdec_bytes, zenc_bytes, text_values;
     char note[400];
     /* the direct input: file pages locked (file_register) and what it does on its n-th call */
     int file_none;          /* no file_register at all */
@@ -102,6 +104,10 @@ typedef struct fake {
     int head, n;
     size_t isz, osz, zframe, ztab;
     unsigned char *zbuf;
+    int tcols;                  /* the output as text: rows of tcols values joined by tsep (0: values) */
+    char tsep;
+    gs_type otype;
+    uint64_t nout;              /* output chunks so far */
     size_t halo_head;           /* the CPU backend's head room before a chunk's data */
     pthread_mutex_t mu;         /* locks: registered from the pool's threads */
     fake_lock lock[FAKE_LOCKS];
@@ -237,6 +243,28 @@ static inline int fake_zencode(gs_backend *b, fake *f, gs_chunk *out, gs_status 
     return GS_OK;
 }
 
+/* The GPU's text formatter, on the host: the chunk's rows as the writer prints them, where they fit
+ * its buffer (else values). */
+static inline int fake_text(fake *f, gs_chunk *out, gs_status *st)
+{
+    out->tlen = 0;
+    if (!f->tcols || !out->tcap || !out->n || (fk.text_odd && (f->nout++ & 1))) return GS_OK;
+    const size_t need = out->n * (GS_NUM_CHARS + 1);
+    char *t = malloc(need), *o = t;
+    if (!t) return gs_fail(st, GS_ENOMEM, "fake GPU: out of memory");
+    for (size_t i = 0; i < out->n; i++) {
+        o += gs_num_format(o, f->otype, (const char *)out->data + i * f->osz);
+        *o++ = (i + 1) % (size_t)f->tcols ? f->tsep : '\n';
+    }
+    if ((size_t)(o - t) <= out->tcap) {
+        memcpy(out->buf, t, (size_t)(o - t));
+        out->tlen = (size_t)(o - t);
+        fk.text_values += out->n;
+    }
+    free(t);
+    return GS_OK;
+}
+
 static inline int fake_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_status *st)
 {
     fake *f = b->impl;
@@ -265,6 +293,7 @@ static inline int fake_submit(gs_backend *b, gs_chunk *in, gs_chunk *out, gs_sta
     if (held) ri = orig;
     out->zn = 0;
     if (f->zframe && (rc = fake_zencode(b, f, out, st))) return rc;
+    if ((rc = fake_text(f, out, st))) return rc;
     const int at = (f->head + f->n++) % 8;
     f->qin[at] = ri;
     f->qout[at] = ro;
@@ -354,6 +383,9 @@ static inline int fake_gpu(gs_backend **out, const gs_backend_cfg *c, gs_status 
         b->zenc_tab_max = f->ztab;
         b->zenc_bytes = f->ztab * gs_zstd_frames_table_bound(f->zframe);
     }
+    f->tcols = b->text_cols = c->text_cols;
+    f->tsep = c->text_sep;
+    f->otype = c->out_type;
     *out = b;
     return GS_OK;
 }

@@ -42,7 +42,7 @@ static void one_f64(tally *t, double x)
         if (ax >= 1e-5 && ax <= 1e15) t->host_core++;
         return;
     }
-    if (n != w || n > GS_NUMTEXT_MAX || memcmp(a, b, (size_t)w) != 0 || a[n] != '#') {
+    if (n != w || n > gs_numtext_bound(GS_F64) || memcmp(a, b, (size_t)w) != 0 || a[n] != '#') {
         if (t->bad++ < 5) {
             char what[64];
             snprintf(what, sizeof what, "f64 %a", x);
@@ -64,7 +64,7 @@ static void one_f32(tally *t, float x)
         if (ax >= 1e-5f && ax <= 1e15f) t->host_core++;
         return;
     }
-    if (n != w || n > GS_NUMTEXT_MAX || memcmp(a, b, (size_t)w) != 0 || a[n] != '#') {
+    if (n != w || n > gs_numtext_bound(GS_F32) || memcmp(a, b, (size_t)w) != 0 || a[n] != '#') {
         if (t->bad++ < 5) {
             char what[64];
             snprintf(what, sizeof what, "f32 %a", (double)x);
@@ -242,7 +242,8 @@ static void one_int(gs_type ty, const void *v, int n, const char *a)
 {
     char b[GS_NUM_CHARS];
     const int w = gs_num_format(b, ty, v);
-    if ((n != w || memcmp(a, b, (size_t)w) != 0) && int_bad++ < 5) report_bad("integer", a, n, b, w);
+    if ((n != w || n > gs_numtext_bound(ty) || memcmp(a, b, (size_t)w) != 0) && int_bad++ < 5)
+        report_bad("integer", a, n, b, w);
 }
 static void int_all(uint64_t u)
 {

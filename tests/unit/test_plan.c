@@ -133,6 +133,21 @@ static void run_row(const row *r)
     check_why(r->name, "chunk", p.why_chunk, r->why_chunk);
     check_why(r->name, "buffers", p.why_buffers, r->why_buffers);
     check_why(r->name, "warm", p.why_warm, r->why_warm);
+    /* the output's text: the GPU backend formats it where it may run and the writer takes it whole */
+    gs_plan_text(&p, 1);
+    const int want_text = p.backend != GS_PLAN_CPU && p.devices == 1;
+    snprintf(n, sizeof n, "%s: text on the device", r->name);
+    CHECK(p.text_gpu == want_text && (want_text ? strstr(p.why_text, "formatted on the GPU") != NULL : 1), n,
+          "text_gpu %d, want %d (%s)", p.text_gpu, want_text, p.why_text);
+    gs_plan_text(&p, 0);
+    snprintf(n, sizeof n, "%s: text the writer formats", r->name);
+    CHECK(!p.text_gpu && !p.why_text[0], n, "text_gpu %d (%s)", p.text_gpu, p.why_text);
+    if (want_text) {
+        p.devices = GS_DEVICES_ALL;
+        gs_plan_text(&p, 1);
+        snprintf(n, sizeof n, "%s: text with several GPUs", r->name);
+        CHECK(!p.text_gpu && strstr(p.why_text, "several GPUs"), n, "text_gpu %d (%s)", p.text_gpu, p.why_text);
+    }
 }
 
 #define NONE2 .op2 = GS_OP_NONE

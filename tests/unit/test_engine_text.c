@@ -1,0 +1,100 @@
+/* test_engine_text.c - csv and text outputs formatted by the backend (the plan's text_gpu) through
+ * the engine, with the fake GPU of fake_gpu.h formatting them on the host as the device would: the
+ * bytes written must equal the CPU plan's (where the writer formats every value) for scans,
+ * compactions that empty chunks, windows of two columns, chains, csv and text, with text in every
+ * chunk and in every other one (text after values, values after text), after a warm start whose
+ * first chunks ran on the CPU. The writer formats everything where it prints a column in another
+ * type. No device. */
+#include "fake_gpu.h"
+
+/* Chain ch over in[0, n) of type t into csv (or text) in memory, on the fake GPU where gpu. */
+static void run_text(const gs_chain *ch, gs_type t, const void *in, size_t n, int gpu, gs_format fmt, size_t chunk,
+                     const gs_type *coltypes, result *res)
+{
+    msrc m = {in, n, 0, gs_type_size(t), 0};
+    gs_source src = {.read = msrc_read, .ctx = &m, .type = t, .count = (int64_t)n, .bytes = msrc_bytes};
+    memset(res, 0, sizeof *res);
+    gs_engine_opts o = opts(gpu ? GS_BACKEND_GPU : GS_BACKEND_CPU, chunk, gs_type_size(t));
+    o.parts = &fake_parts;
+    o.note = on_note;
+    gs_writer *w = NULL;
+    gs_byte_sink k = {mbuf_write, &res->out, "memory"};
+    gs_write_opts wo = {.format = fmt, .type = chain_out_type(ch, t), .ncols = gs_chain_out_cols(ch), .rows = -1,
+                        .coltypes = coltypes, .colnames = "a"};
+    if ((res->rc = gs_writer_open_sink(&w, &k, &wo, NULL, 0, &res->st))) return;
+    res->rc = gs_engine_run_chain(ch, &o, &src, w, &res->count, &res->stats, &res->st);
+    if (res->rc) gs_writer_abort(w);
+    else res->rc = gs_writer_finish(w, NULL, &res->st);
+}
+
+/* f64 values with the hostile ones among them: -0.0, nan, inf, denormals, 17 digits */
+static double *doubles(size_t n, unsigned seed)
+{
+    static const double odd[] = {-0.0, 0.0, 1e300, -5e-324, 0.1, 123456789.123456789, 1e16, 1e-5};
+    double *d = malloc((n ? n : 1) * sizeof *d);
+    double x = 100;
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        x += ((double)((seed >> 8) % 2001) - 1000.0) / 7.0;
+        d[i] = (seed >> 4) % 53 == 0 ? odd[(seed >> 12) % 8] : x;
+    }
+    if (n > 10) d[3] = 0.0 / 0.0, d[7] = 1.0 / 0.0, d[9] = -1.0 / 0.0;
+    return d;
+}
+
+static void check(const char *name, const gs_chain *ch, gs_type t, const void *in, size_t n, gs_format fmt,
+                  int ready_at, int odd, int want_text)
+{
+    const size_t chunks[] = {1, 7, 1000};
+    for (size_t ci = 0; ci < sizeof chunks / sizeof chunks[0]; ci++) {
+        result ref, got;
+        char nm[200];
+        run_text(ch, t, in, n, 0, fmt, chunks[ci], NULL, &ref);
+        fake_reset(ready_at, 1);
+        fk.text_odd = odd;
+        run_text(ch, t, in, n, 1, fmt, chunks[ci], NULL, &got);
+        snprintf(nm, sizeof nm, "text: %s, %zu values, chunk %zu%s%s", name, n, chunks[ci],
+                 ready_at ? ", warm start" : "", odd ? ", every other chunk" : "");
+        CHECK(same(&ref, &got) && ref.out.n > 0, nm, "rc %d %d (%s), %zu bytes against %zu", ref.rc, got.rc, got.st.msg,
+              got.out.n, ref.out.n);
+        snprintf(nm, sizeof nm, "text: %s, chunk %zu: formatted by the backend", name, chunks[ci]);
+        CHECK(want_text ? fk.text_values > 0 : fk.text_values == 0, nm, "%llu values formatted",
+              (unsigned long long)fk.text_values);
+        result_free(&ref);
+        result_free(&got);
+    }
+}
+
+int main(void)
+{
+    fake_parts_init();
+    const size_t n = 5000;
+    int32_t *i = data(n, 0, 11);
+    double *d = doubles(n, 5);
+    gs_chain scan = chain1(j_scan(GS_SCAN_SUM, 0, GS_I64));
+    check("scan i32 to i64", &scan, GS_I32, i, n, GS_FMT_CSV, 0, 0, 1);
+    check("scan i32 to i64, text", &scan, GS_I32, i, n, GS_FMT_TEXT, 0, 1, 1);
+    gs_chain mm = chain1(j_minmax(9, GS_MM_BOTH, 0, GS_F64));
+    check("minmax -w 9 f64", &mm, GS_F64, d, n, GS_FMT_CSV, 0, 0, 1);
+    check("minmax -w 9 f64", &mm, GS_F64, d, n, GS_FMT_CSV, 0, 1, 1);
+    check("minmax -w 9 f64", &mm, GS_F64, d, n, GS_FMT_CSV, 3, 1, 1);
+    gs_chain cmp = chain1(j_compact(GS_PRED_GT, 0, GS_F64));
+    cmp.stage[0].compact.a.f64 = 1e299; /* most chunks empty */
+    check("compact gt:1e299 f64", &cmp, GS_F64, d, n, GS_FMT_CSV, 0, 0, 1);
+    gs_chain two = chain2(j_compact(GS_PRED_NONZERO, 0, GS_I32), j_scan(GS_SCAN_MAX, 0, GS_I32));
+    check("compact then scan max", &two, GS_I32, i, n, GS_FMT_CSV, 2, 0, 1);
+
+    /* a column printed in another type: the writer formats it all */
+    gs_type ct[2] = {GS_F64, GS_I64};
+    result ref, got;
+    run_text(&mm, GS_F64, d, n, 0, GS_FMT_CSV, 100, ct, &ref);
+    fake_reset(0, 1);
+    run_text(&mm, GS_F64, d, n, 1, GS_FMT_CSV, 100, ct, &got);
+    CHECK(same(&ref, &got) && fk.text_values == 0, "text: a column in another type is formatted by the writer",
+          "rc %d (%s), %llu values formatted by the backend", got.rc, got.st.msg, (unsigned long long)fk.text_values);
+    result_free(&ref);
+    result_free(&got);
+    free(i);
+    free(d);
+    return CHECK_DONE();
+}
