@@ -118,7 +118,8 @@ void resolve_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_
 static void plan_notes(const gs_plan *p)
 {
     const char *const why[] = {p->backend == GS_PLAN_CPU ? "" : p->why_warm, p->why_decode, p->why_encode,
-                               p->why_chunk, p->backend == GS_PLAN_CPU ? "" : p->why_buffers, p->why_input};
+                               p->why_chunk, p->backend == GS_PLAN_CPU ? "" : p->why_buffers, p->why_input,
+                               p->why_text};
     say_note("backend: %s", p->why_backend);
     for (size_t i = 0; i < sizeof why / sizeof why[0]; i++)
         if (why[i][0]) say_note("%s", why[i]);
@@ -135,8 +136,10 @@ int run_engine(cli *c, const gs_chain *ch, gs_source *src, gs_writer *w, gs_run_
     if (verbose || c->stats) c->eng.note = on_note;
     const int one = src->cols <= 1; /* several columns: each chunk is split, never frames or views */
     const int64_t values = src->count >= 0 && !one ? src->count * src->cols : src->count;
-    gs_plan_settle(&c->eng.plan, ch, values, src->type, src->parsed, one && w && gs_writer_takes_frames(w));
+    const int form = gs_chain_text_form(ch, src, w, NULL);
+    gs_plan_settle(&c->eng.plan, ch, values, src->type, src->parsed, one && w && gs_writer_takes_frames(w), form > 0);
     gs_plan_input(&c->eng.plan, one && src->view != NULL);
+    gs_plan_text(&c->eng.plan, form > 0);
     if (verbose || c->stats) plan_notes(&c->eng.plan);
     int rc = gs_engine_run_chain(ch, &c->eng, src, w, count, stats, st);
     if (c->progress) fputs("\r\033[K", stderr);

@@ -411,13 +411,12 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
         if ((rc = gs_plan_make(&in, NULL, NULL, &r->plan, st))) return rc;
     }
     const int one = r->in_cols == 1; /* several columns: no frames or views (each chunk is split) */
-    gs_plan_settle(&r->plan, chain, src->count >= 0 ? src->count * r->in_cols : -1, src->type, /* values */
-                   src->parsed, one && w && gs_writer_takes_frames(w) && !r->rows && !r->text && !r->arg_map);
-    gs_plan_input(&r->plan, one && src->view != NULL);
     char sep = 0;
-    const int form = one && w && !r->rows && !r->text && !r->arg_map ? gs_writer_text_form(w, &sep) : 0;
-    gs_plan_text(&r->plan, form > 0 && form == r->cols);
-    if (r->plan.why_text[0] && o->note) o->note(o->note_ctx, r->plan.why_text);
+    const int form = gs_chain_text_form(chain, src, w, &sep);
+    gs_plan_settle(&r->plan, chain, src->count >= 0 ? src->count * r->in_cols : -1, src->type, /* values */
+                   src->parsed, one && w && gs_writer_takes_frames(w) && !r->rows && !r->text && !r->arg_map, form > 0);
+    gs_plan_input(&r->plan, one && src->view != NULL);
+    gs_plan_text(&r->plan, form > 0);
     if (r->o.host_mem == GS_HOST_DIRECT) r->o.host_mem = GS_HOST_PINNED; /* what is not read in place is staged */
     r->o.plan = r->plan; /* the backends read their zstd work there */
     r->o.buffers = r->plan.buffers;
@@ -429,7 +428,7 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
      * so a chunk's capacity bounds every stage's output. */
     gs_backend_cfg cfg = {job, NULL, src->type, r->types[chain->n], r->chunk_elems, r->halo,
                           r->chunk_elems * (size_t)r->cols, &r->o, chain->n > 1 ? chain : NULL, NULL, r->types,
-                          r->plan.text_gpu ? r->cols : 0, sep};
+                          r->plan.text_gpu ? form : 0, sep};
     r->cfg = cfg;
     pthread_mutex_init(&r->err_mu, NULL);
     pthread_mutex_init(&r->mu, NULL);

@@ -196,6 +196,12 @@ int64_t gs_chain_out_rows(const gs_chain *c, int64_t n);
 /* 1 where the chain writes positions of its input stream: its last stage is compact --indices (or
  * --rows) and no stage before it filters (scan and minmax keep positions). */
 int gs_chain_writes_positions(const gs_chain *c);
+/* The columns of a row where the chain's output may go to w as text formatted elsewhere (csv or text
+ * whose columns all print in the chain's output type: gs_writer_text_form), for one input column
+ * and an output that carries no input rows (positions or argmin/argmax mapped through src->rows,
+ * --keep, --rows); else 0. *sep: the delimiter (pipeline/rowsout.c). */
+struct gs_source;
+int gs_chain_text_form(const gs_chain *chain, const struct gs_source *src, const gs_writer *w, char *sep);
 /* 1 where stages [0, upto) keep positions one to one (scan, minmax/rolling --partial): a position
  * of stage upto's input is one of the chain's input. */
 int gs_chain_keeps_rows(const gs_chain *c, int upto);

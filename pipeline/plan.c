@@ -234,6 +234,7 @@ int gs_plan_make(const gs_plan_in *in, const gs_input_desc *d, const gs_plan_fac
     p->opt_chunk = in->chunk_bytes;
     p->opt_buffers = in->buffers;
     p->zencode = p->zencode_asked;
+    p->in_bytes = d->size;
     p->devices = gs_devices_several(in->devices) ? in->devices : 1;
     p->made = 1;
     return GS_OK;
@@ -274,7 +275,15 @@ static uint64_t chain_halo_bytes(const gs_chain *c, gs_type t)
     return most;
 }
 
-void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in_type, int parsed, int out_frames)
+/* The chain's output type. */
+static gs_type chain_out_type(const gs_chain *c, gs_type t)
+{
+    for (int k = 0; c && k < c->n; k++) t = gs_job_out_type(&c->stage[k], t);
+    return t;
+}
+
+void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in_type, int parsed, int out_frames,
+                    int out_text)
 {
     char sz[32];
     p->zencode = out_frames ? p->zencode_asked : 0;
@@ -294,8 +303,17 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
     const int warm = p->opt_backend != GS_BACKEND_CPU && warm_ok(p, chain, p->why_warm, sizeof p->why_warm);
     if (p->by_size) {
         char cross[32];
-        gs_plan_size_text(cross, sizeof cross, GS_AUTO_GPU_MIN_BYTES);
-        if (parsed && !zframes) {
+        /* floats printed as text: the GPU backend formats them, which pays from a smaller input */
+        const int ftext = out_text && gs_type_is_float(chain_out_type(chain, in_type)) && p->devices == 1;
+        const uint64_t cross_bytes = ftext ? GS_AUTO_GPU_TEXT_MIN_BYTES : GS_AUTO_GPU_MIN_BYTES;
+        gs_plan_size_text(cross, sizeof cross, cross_bytes);
+        if (parsed && !zframes && ftext && p->in_bytes >= 0) {
+            const int small = (uint64_t)p->in_bytes < cross_bytes;
+            p->backend = small ? GS_PLAN_CPU : GS_PLAN_GPU;
+            snprintf(p->why_backend, sizeof p->why_backend, "auto: text input of %lld B %s crossover %s for floats "
+                     "printed as text (the GPU formats them)%s", (long long)p->in_bytes, small ? "<" : ">=", cross,
+                     small ? "; CUDA not initialised" : "");
+        } else if (parsed && !zframes) {
             /* the host parses and formats the text on either backend, and that is the run's pace
              * (docs/PERFORMANCE.md, "CSV": the GPU backend slower on every job measured) */
             p->backend = GS_PLAN_CPU;
@@ -303,10 +321,12 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
                      "sets the pace on either backend; CUDA not initialised");
         } else if (elems >= 0) {
             const uint64_t bytes = (uint64_t)elems * gs_type_size(in_type);
-            const int small = bytes < GS_AUTO_GPU_MIN_BYTES;
+            const int small = bytes < cross_bytes;
             p->backend = small ? GS_PLAN_CPU : GS_PLAN_GPU;
-            snprintf(p->why_backend, sizeof p->why_backend, "auto: input %llu B %s crossover %s%s",
-                     (unsigned long long)bytes, small ? "<" : ">=", cross, small ? "; CUDA not initialised" : "");
+            snprintf(p->why_backend, sizeof p->why_backend, "auto: input %llu B %s crossover %s%s%s",
+                     (unsigned long long)bytes, small ? "<" : ">=", cross,
+                     ftext ? " for floats printed as text (the GPU formats them)" : "",
+                     small ? "; CUDA not initialised" : "");
         } else if (chain_halo_bytes(chain, in_type) > GS_AUTO_GPU_HALO_MAX_BYTES) {
             gs_plan_size_text(sz, sizeof sz, GS_AUTO_GPU_HALO_MAX_BYTES);
             p->backend = GS_PLAN_CPU;

@@ -38,6 +38,11 @@ typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_
  * minmax 0.320 against 0.297); compact crosses below 4 GiB (0.252 against 0.312). One crossover
  * for every op. */
 #define GS_AUTO_GPU_MIN_BYTES (8ull << 30)
+/* --backend auto, an output of csv or text whose values print as floats and that the GPU backend
+ * formats (gs_plan_text): the GPU from an input of this many bytes, for text input too (whose
+ * parsing runs on the host on either backend). Formatting floats is the host's largest cost there
+ * and the device's smallest (docs/PERFORMANCE.md, "Text formatted on the GPU"). */
+#define GS_AUTO_GPU_TEXT_MIN_BYTES (1ull << 30)
 /* --backend auto, a stream of unknown size: a window keeps its last W-1 inputs on the device,
  * allocated before the first chunk; a window whose W-1 inputs take more than this runs on the
  * CPU, which keeps only the inputs that came. */
@@ -182,6 +187,7 @@ typedef struct gs_plan {
     size_t opt_chunk;
     int opt_buffers;
     size_t zencode_asked;
+    int64_t in_bytes;        /* the input's bytes (gs_input_desc.size: -1 where unknown) */
 } gs_plan;
 
 /* Make the plan. GS_OK with p->need = 0: made; GS_OK with p->need set: find those out (the
@@ -191,10 +197,11 @@ typedef struct gs_plan {
 int gs_plan_make(const gs_plan_in *in, const gs_input_desc *d, const gs_plan_facts *f, gs_plan *p, gs_status *st);
 /* Settle what the open reader and writer tell: the chain with its types, the input's elements
  * (-1 if unknown) of type in_type, whether they are parsed from text on the host (gs_source.parsed),
- * and whether the writer takes zstd frames (gs_writer_takes_frames). The same inputs give the same
+ * whether the writer takes zstd frames (gs_writer_takes_frames), and whether it takes text formatted
+ * elsewhere (gs_chain_text_form). The same inputs give the same
  * plan: settling twice changes nothing. */
 void gs_plan_settle(gs_plan *p, const struct gs_chain *chain, int64_t elems, gs_type in_type, int parsed,
-                    int out_frames);
+                    int out_frames, int out_text);
 /* The input's path, once settled: read where it lies (p->direct) where --host-mem direct, the
  * backend may be the GPU and the source hands out views of a mapped file (gs_source.view: a
  * regular, uncompressed raw or npy file); else through the staging buffers. Settling twice changes

@@ -42,6 +42,17 @@ int gs_rows_setup(gs_run *r, const gs_chain *chain, const gs_source *src, gs_sta
     return GS_OK;
 }
 
+int gs_chain_text_form(const gs_chain *chain, const gs_source *src, const gs_writer *w, char *sep)
+{
+    const gs_job *last = &chain->stage[chain->n - 1];
+    unsigned m;
+    if (sep) *sep = 0;
+    if (!w || src->cols > 1 || last->keep || last->rows) return 0;
+    if (src->rows && (gs_chain_writes_positions(chain) || gs_job_arg_cols(last, &m))) return 0;
+    const int cols = gs_writer_text_form(w, sep);
+    return cols == gs_chain_out_cols(chain) ? cols : 0;
+}
+
 /* Positions of the stream as input rows: p -> row_base + the row of stream value p - index_base. */
 void gs_rows_positions(const gs_run *r, uint64_t *p, size_t n)
 {

@@ -19,9 +19,12 @@ t = sys.argv[1]
 rng = np.random.default_rng(7)
 n = 3_000_000
 f = np.cumsum(rng.normal(0, 0.01, n)) + 500.0
-f[rng.integers(0, n, 3000)] = rng.choice([1e300, -1e300, 5e-324, 2.2250738585072014e-308, -0.0, 0.0,
-                                           np.nan, np.inf, -np.inf, 0.1, 1e-7, 123456789012345678.0], 3000)
 f[::7] = np.round(f[::7], 4)
+f.astype("<f8").tofile(f"{t}/clean64.raw")
+f.astype("<f4").tofile(f"{t}/clean32.raw")
+# the hostile values in the first third: its chunks go back as values, the later ones as text
+f[rng.integers(0, n // 3, 3000)] = rng.choice([1e300, -1e300, 5e-324, 2.2250738585072014e-308, -0.0, 0.0,
+                                                np.nan, np.inf, -np.inf, 0.1, 1e-7, 123456789012345678.0], 3000)
 f.astype("<f8").tofile(f"{t}/f64.raw")
 f.astype("<f4").tofile(f"{t}/f32.raw")
 i = rng.integers(-2**62, 2**62, n)
@@ -34,14 +37,15 @@ with open(f"{t}/prices.csv", "w") as o:
         o.write(f"{1700000000 + k},{f[k] if np.isfinite(f[k]) else 1.5:.4f}\n")
 PY
 
-# job, input, extra options: the GPU's output against the CPU's, and where the plan formats on the
-# device, --stats' "text format (gpu)" row with bytes in it
+# check NAME INPUT EXT ARGS...: the GPU's output against the CPU's; GA: options for the GPU's run
+# alone (a named --algo: every chunk on the GPU, none on the CPU while CUDA starts)
 check() {
     local name=$1 in=$2 out=$3
     shift 3
     "$G" "$@" --backend cpu -q "$T/$in" -f "$T/want.$out" --force 2>"$T/c.err"
     local rc=$?
-    "$G" "$@" --backend gpu --stats "$T/$in" -f "$T/got.$out" --force 2>"$T/g.err"
+    # shellcheck disable=SC2086
+    "$G" "$@" --backend gpu ${GA:-} --stats "$T/$in" -f "$T/got.$out" --force 2>"$T/g.err"
     local rg=$?
     if [ $rc = 0 ] && [ $rg = 0 ] && cmp -s "$T/want.$out" "$T/got.$out"; then pass "gpu textout: $name"
     else fail "gpu textout: $name" "exit cpu $rc gpu $rg: $(head -c 300 "$T/g.err") $(cmp "$T/want.$out" "$T/got.$out" 2>&1 | head -1)"; fi
@@ -51,23 +55,36 @@ formatted() { # the text formatter ran and took values (its row's rate is a numb
          END { exit !ok }' "$T/g.err"
 }
 
+# each verb over each type, text and values chunks mixed (f64, f32) or text alone; then the formatter's
+# row says it ran (the scans' inputs have no value the device leaves to the host)
+on_device() {
+    if formatted; then pass "gpu textout: formatted on the device ($1)"
+    else fail "gpu textout: formatted on the device ($1)" "$(grep -iE "text|algo" "$T/g.err" | head -3)"; fi
+}
 for ty in f64 f32 i64 i32; do
+    sin=$ty.raw
+    case $ty in f64) sin=clean64.raw ;; f32) sin=clean32.raw ;; esac
     for ch in 1M 16M; do
-        check "scan max $ty --chunk $ch" $ty.raw csv scan --op max -t $ty --from raw --to csv --chunk $ch
-        if formatted; then pass "gpu textout: formatted on the device (scan $ty $ch)"
-        else fail "gpu textout: formatted on the device (scan $ty $ch)" "$(grep -i text "$T/g.err" | head -3)"; fi
-        check "minmax -w 7 $ty --chunk $ch" $ty.raw csv minmax -w 7 -t $ty --from raw --to csv --chunk $ch
-        check "compact gt:0 $ty --chunk $ch" $ty.raw csv compact --pred gt:0 -t $ty --from raw --to csv --chunk $ch
+        GA="--algo lookback" check "scan max $ty --chunk $ch" $sin csv scan --op max -t $ty --from raw --to csv --chunk $ch
+        on_device "scan $ty $ch"
+        GA="--algo vhgw" check "minmax -w 7 $ty --chunk $ch" $ty.raw csv minmax -w 7 -t $ty --from raw --to csv --chunk $ch
+        on_device "minmax $ty $ch"
+        GA="--algo lookback" check "compact gt:0 $ty --chunk $ch" $ty.raw csv compact --pred gt:0 -t $ty --from raw \
+            --to csv --chunk $ch
+        on_device "compact $ty $ch"
     done
 done
-check "scan sum i32 -> i64" i32.raw csv scan -t i32 --from raw --to csv
-check "compact gt:1e299 (most chunks empty)" f64.raw csv compact --pred gt:1e299 -t f64 --from raw --to csv --chunk 1M
-check "minmax tsv" f64.raw tsv minmax -w 100 -t f64 --from raw
-check "minmax text" f64.raw txt minmax -w 100 -t f64 --from raw --to text
-check "rolling mean,std,count" f64.raw csv rolling -w 50 --agg mean,std,count -t f64 --from raw --to csv
+GA="--algo lookback" check "scan sum i32 -> i64" i32.raw csv scan -t i32 --from raw --to csv
+GA="--algo lookback" check "compact gt:1e299 (most chunks empty)" f64.raw csv compact --pred gt:1e299 -t f64 \
+    --from raw --to csv --chunk 1M
+GA="--algo vhgw" check "minmax tsv" f64.raw tsv minmax -w 100 -t f64 --from raw
+GA="--algo vhgw" check "minmax text" f64.raw txt minmax -w 100 -t f64 --from raw --to text
+GA="--algo vhgw" check "rolling mean,std,count" f64.raw csv rolling -w 50 --agg mean,std,count -t f64 --from raw --to csv
+on_device "rolling"
 check "rolling -w 500 mean,std csv in" prices.csv csv rolling -w 500 --agg mean,std --col price
 check "scan max csv in, zstd out" prices.csv csv.zst scan --op max --col price --to csv
 check "compact csv in" prices.csv csv compact --pred gt:500 --col price --chunk 1M
+check "compact then scan csv in (a chain)" prices.csv csv compact --pred gt:500 --col price then scan --op max
 
 # --host-mem mapped: the kernels write host memory, the writer formats (same bytes, no text row)
 check "minmax --host-mem mapped" f64.raw csv minmax -w 7 -t f64 --from raw --to csv --host-mem mapped

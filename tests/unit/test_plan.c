@@ -38,6 +38,7 @@ typedef struct row {
     gs_type type;
     int parsed;
     int out_frames, first;
+    int out_text; /* the writer takes text formatted elsewhere (gs_chain_text_form) */
     /* expected */
     int rc;
     gs_plan_backend want_backend;
@@ -62,7 +63,7 @@ static int plan(const row *r, gs_chain *ch, gs_plan *p, unsigned *asked, gs_stat
     ch->stage[1].op = r->op2;
     ch->stage[0].minmax.window = r->window ? r->window : 2;
     gs_plan_in in = {ch,          !r->gen,  r->backend,   r->codec, r->host_mem, r->dev_alloc, r->chunk,
-                     r->buffers,  r->level, r->frame,     r->out_zstd, r->ranks};
+                     r->buffers,  r->level, r->frame,     r->out_zstd, r->ranks, 0};
     gs_input_desc d = {r->size ? r->size : -1, r->zst, UNK, 0, 0};
     gs_plan_facts f = {-1, NULL, -1, NULL, 0, 0};
     int rc;
@@ -111,7 +112,7 @@ static void run_row(const row *r)
     if (rc || r->rc) return;
     snprintf(n, sizeof n, "%s: facts asked", r->name);
     CHECK(asked == r->want_asked, n, "asked 0x%x, want 0x%x", asked, r->want_asked);
-    gs_plan_settle(&p, &ch, r->elems ? r->elems : -1, r->type, r->parsed, r->out_frames);
+    gs_plan_settle(&p, &ch, r->elems ? r->elems : -1, r->type, r->parsed, r->out_frames, r->out_text);
     if (r->first) gs_plan_first_chunk(&p, r->first == 1, p.chunk_bytes);
     snprintf(n, sizeof n, "%s: backend", r->name);
     CHECK(p.backend == r->want_backend, n, "backend %d, want %d (%s)", p.backend, r->want_backend, p.why_backend);
@@ -200,6 +201,26 @@ static const row rows[] = {
     {.name = "auto, CSV: the CPU", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_MINMAX, NONE2, .size = 16 * GIB,
      .type = GS_F64, .parsed = 1, .want_backend = GS_PLAN_CPU,
      .why_backend = "auto: values parsed from text on the host, which sets the pace on either backend; CUDA not initialised"},
+    {.name = "auto, CSV of 2 GiB, floats printed as text: the GPU", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_MINMAX,
+     NONE2, .size = 2 * GIB, .type = GS_F64, .parsed = 1, .out_text = 1, .want_backend = GS_PLAN_GPU, .want_warm = 1,
+     .why_backend = "auto: text input of 2147483648 B >= crossover 1 GiB for floats printed as text (the GPU formats them)"},
+    {.name = "auto, CSV of 512 MiB, floats printed as text: the CPU", .want_asked = GS_DESC_FIRST_FRAME,
+     .op = GS_OP_MINMAX, NONE2, .size = 512 * MIB, .type = GS_F64, .parsed = 1, .out_text = 1, .want_backend = GS_PLAN_CPU,
+     .why_backend = "auto: text input of 536870912 B < crossover 1 GiB for floats printed as text (the GPU formats "
+                    "them); CUDA not initialised"},
+    {.name = "auto, CSV of 16 GiB, integers printed as text: the CPU", .want_asked = GS_DESC_FIRST_FRAME,
+     .op = GS_OP_SCAN, NONE2, .size = 16 * GIB, .type = GS_I32, .parsed = 1, .out_text = 1, .want_backend = GS_PLAN_CPU,
+     .why_backend = "auto: values parsed from text on the host"},
+    {.name = "auto, CSV of 2 GiB, floats to raw: the CPU", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_MINMAX, NONE2,
+     .size = 2 * GIB, .type = GS_F64, .parsed = 1, .want_backend = GS_PLAN_CPU,
+     .why_backend = "auto: values parsed from text on the host"},
+    {.name = "auto, raw f64 of 2 GiB, floats printed as text: the GPU", .want_asked = GS_DESC_FIRST_FRAME,
+     .op = GS_OP_MINMAX, NONE2, .size = 2 * GIB, .elems = (int64_t)(GIB / 4), .type = GS_F64, .out_text = 1,
+     .want_backend = GS_PLAN_GPU, .want_warm = 1,
+     .why_backend = "auto: input 2147483648 B >= crossover 1 GiB for floats printed as text (the GPU formats them)"},
+    {.name = "auto, raw i32 of 2 GiB, integers printed as text: the CPU", .want_asked = GS_DESC_FIRST_FRAME,
+     .op = GS_OP_SCAN, NONE2, .size = 2 * GIB, .elems = (int64_t)(GIB / 2), .type = GS_I32, .out_text = 1,
+     .want_backend = GS_PLAN_CPU, .why_backend = "auto: input 2147483648 B < crossover 8 GiB; CUDA not initialised"},
     {.name = "CSV, --backend gpu: the GPU", .want_asked = GS_DESC_FIRST_FRAME, .op = GS_OP_SCAN, NONE2,
      .backend = GS_BACKEND_GPU, .size = 16 * GIB, .type = GS_F64, .parsed = 1, .want_backend = GS_PLAN_GPU,
      .want_warm = 1, .why_backend = "--backend gpu"},
