@@ -50,7 +50,7 @@ const opt_def cli_opts[] = {
     {O_DELIM, "delim", 0, 1, V_COMPUTE, "D", "CSV delimiter (default ','; 'tab' for tab)"},
     {O_SKIPBAD, "skip-bad", 0, 0, V_COMPUTE, NULL, "drop the rows whose CSV/text field is unparsable (positions stay input rows; a warning gives the count)"},
     {O_NA, "na", 0, 1, V_COMPUTE, "V|skip", "what a missing CSV/text value (empty, NA, N/A, NaN, null, ...: pandas' defaults) reads as: V, or skip to drop the row (positions stay input rows); default NaN for float types, an error for integer types"},
-    {O_BACKEND, "backend", 0, 1, V_COMPUTE | V_BENCH, "B", "auto (default: the CPU for small inputs and for CSV or text, else the GPU if usable; --stats says which and why), gpu or cpu"},
+    {O_BACKEND, "backend", 0, 1, V_COMPUTE | V_BENCH, "B", "auto (default: the CPU for small inputs and for CSV or text input, else the GPU if usable; CSV or text out printing floats takes the GPU from smaller inputs, text input too; --stats says which and why), gpu or cpu"},
     {O_DEVICE, "device", 0, 1, V_COMPUTE | V_BENCH | V_INFO, "N", "GPU to use (default 0); a list (0,1) or all deals a run's chunks to each in turn"},
     {O_ALGO, "algo", 0, 1, (V_COMPUTE & ~V_CONVERT) | V_BENCH | S_STAGE, "NAME", "kernel variant (default: the fastest; see gpustream info)"},
     {O_CHUNK, "chunk", 0, 1, V_ENGINE | V_BENCH, "S", "input bytes per chunk (default " GS_CHUNK_DEFAULT_TEXT ")"},

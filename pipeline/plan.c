@@ -305,7 +305,7 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
         char cross[32];
         /* floats printed as text: the GPU backend formats them, which pays from a smaller input */
         const int ftext = out_text && gs_type_is_float(chain_out_type(chain, in_type)) && p->devices == 1;
-        const uint64_t cross_bytes = ftext ? GS_AUTO_GPU_TEXT_MIN_BYTES : GS_AUTO_GPU_MIN_BYTES;
+        const uint64_t cross_bytes = ftext && parsed ? GS_AUTO_GPU_TEXT_MIN_BYTES : GS_AUTO_GPU_MIN_BYTES;
         gs_plan_size_text(cross, sizeof cross, cross_bytes);
         if (parsed && !zframes && ftext && p->in_bytes >= 0) {
             const int small = (uint64_t)p->in_bytes < cross_bytes;
@@ -314,19 +314,25 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
                      "printed as text (the GPU formats them)%s", (long long)p->in_bytes, small ? "<" : ">=", cross,
                      small ? "; CUDA not initialised" : "");
         } else if (parsed && !zframes) {
-            /* the host parses and formats the text on either backend, and that is the run's pace
-             * (docs/PERFORMANCE.md, "CSV": the GPU backend slower on every job measured) */
+            /* the host parses the text on either backend, and with integers or binary out that is the
+             * run's pace (docs/PERFORMANCE.md, "CSV": scan of an i64 column to csv 0.54 s on the GPU
+             * backend against 0.47 on the CPU's) */
             p->backend = GS_PLAN_CPU;
             snprintf(p->why_backend, sizeof p->why_backend, "auto: values parsed from text on the host, which "
                      "sets the pace on either backend; CUDA not initialised");
+        } else if (elems >= 0 && ftext) {
+            const uint64_t vals = (uint64_t)elems * (uint64_t)gs_chain_out_cols(chain);
+            const int small = vals < GS_AUTO_GPU_TEXT_MIN_VALUES;
+            p->backend = small ? GS_PLAN_CPU : GS_PLAN_GPU;
+            snprintf(p->why_backend, sizeof p->why_backend, "auto: %llu floats printed as text at most %s crossover "
+                     "%llu (the GPU formats them)%s", (unsigned long long)vals, small ? "<" : ">=",
+                     (unsigned long long)GS_AUTO_GPU_TEXT_MIN_VALUES, small ? "; CUDA not initialised" : "");
         } else if (elems >= 0) {
             const uint64_t bytes = (uint64_t)elems * gs_type_size(in_type);
             const int small = bytes < cross_bytes;
             p->backend = small ? GS_PLAN_CPU : GS_PLAN_GPU;
-            snprintf(p->why_backend, sizeof p->why_backend, "auto: input %llu B %s crossover %s%s%s",
-                     (unsigned long long)bytes, small ? "<" : ">=", cross,
-                     ftext ? " for floats printed as text (the GPU formats them)" : "",
-                     small ? "; CUDA not initialised" : "");
+            snprintf(p->why_backend, sizeof p->why_backend, "auto: input %llu B %s crossover %s%s",
+                     (unsigned long long)bytes, small ? "<" : ">=", cross, small ? "; CUDA not initialised" : "");
         } else if (chain_halo_bytes(chain, in_type) > GS_AUTO_GPU_HALO_MAX_BYTES) {
             gs_plan_size_text(sz, sizeof sz, GS_AUTO_GPU_HALO_MAX_BYTES);
             p->backend = GS_PLAN_CPU;

@@ -39,10 +39,17 @@ typedef enum gs_codec_kind { GS_CODEC_AUTO = 0, GS_CODEC_CPU, GS_CODEC_GPU } gs_
  * for every op. */
 #define GS_AUTO_GPU_MIN_BYTES (8ull << 30)
 /* --backend auto, an output of csv or text whose values print as floats and that the GPU backend
- * formats (gs_plan_text): the GPU from an input of this many bytes, for text input too (whose
- * parsing runs on the host on either backend). Formatting floats is the host's largest cost there
- * and the device's smallest (docs/PERFORMANCE.md, "Text formatted on the GPU"). */
-#define GS_AUTO_GPU_TEXT_MIN_BYTES (1ull << 30)
+ * formats (gs_plan_text): formatting floats is the host's largest cost there and the device's
+ * smallest, so the GPU pays from a smaller input: binary input from this many values printed (its
+ * elements times the chain's output columns, at most), text input (parsed on the host on either
+ * backend) from this many bytes. Measured on an H200 host (16 cores, 2026-11-29, docs/PERFORMANCE.md
+ * "Text formatted on the GPU"), whole process, GPU against CPU: raw f64 to csv, rolling --agg
+ * mean,std 2^25 elements 0.44 against 0.36-0.41 s, 2^26 0.51-0.56 against 0.76-0.80; scan --op max
+ * and compact 2^26 0.33-0.39 against 0.12-0.28, 2^27 0.41-0.46 against 0.38-0.60; csv to csv of
+ * 1.04 GB (4e7 rows) 0.41-0.57 against 0.28-0.55 (rolling level, minmax and compact the CPU), 2.6 GB
+ * 0.70-0.83 against 0.76-1.40 (every float job the GPU). */
+#define GS_AUTO_GPU_TEXT_MIN_VALUES (1ull << 27)
+#define GS_AUTO_GPU_TEXT_MIN_BYTES (2ull << 30)
 /* --backend auto, a stream of unknown size: a window keeps its last W-1 inputs on the device,
  * allocated before the first chunk; a window whose W-1 inputs take more than this runs on the
  * CPU, which keeps only the inputs that came. */

@@ -53,10 +53,13 @@ run cpu_algo_no_cuda "--algo cpu runs on the CPU$NOCUDA" -- sh -c "cat '$T/small
 [ $? = 2 ] && pass backend_gpu_cpu_algo_refused || fail backend_gpu_cpu_algo_refused "$(head -c 200 "$T/err")"
 grep -q "error: --algo cpu runs on the CPU; it needs --backend cpu" "$T/err" && pass backend_gpu_cpu_algo_message ||
     fail backend_gpu_cpu_algo_message "$(head -c 200 "$T/err")"
-# CSV: parsed on the host whichever backend computes, so auto stays on the CPU, a file or a stream
-# that fills its first chunk alike
+# CSV: parsed on the host whichever backend computes, so auto stays on the CPU for a stream that
+# fills its first chunk, and for a file under the crossover of floats printed as text
 TEXT_WHY="auto: values parsed from text on the host, which sets the pace on either backend$NOCUDA"
-run auto_csv_file_no_cuda "$TEXT_WHY" -- "$G" minmax -q --stats=json -w 3 --col price data/prices.csv
+SZ=$(stat -c %s data/prices.csv)
+run auto_csv_file_no_cuda "auto: text input of $SZ B < crossover 2 GiB for floats printed as text (the GPU formats them)$NOCUDA" \
+    -- "$G" minmax -q --stats=json -w 3 --col price data/prices.csv
+run auto_csv_raw_out_no_cuda "$TEXT_WHY" -- "$G" minmax -q --stats=json -w 3 --col price --to raw data/prices.csv /dev/null
 run auto_csv_stream_no_cuda "$TEXT_WHY" -- sh -c "cat data/prices.csv | '$G' scan -q --stats=json --chunk 1K --col 2"
 # positive control: a stream that fills its first chunk asks for the GPU
 cat "$T/small.raw" | "$G" scan -q --chunk 1K --stats=json >/dev/null 2>"$T/err"
