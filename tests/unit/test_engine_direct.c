@@ -212,7 +212,7 @@ static void test_plan_rule(void)
         gs_plan p;
         gs_status st = {0};
         int rc = gs_plan_make(&in, &d, NULL, &p, &st);
-        gs_plan_settle(&p, &ch, (int64_t)4 << 30, GS_I32, 0, 0); /* 16 GiB: auto takes the GPU */
+        gs_plan_settle(&p, &ch, (int64_t)4 << 30, GS_I32, 0, 0, 0); /* 16 GiB: auto takes the GPU */
         gs_plan_input(&p, rows[i].views);
         gs_plan_input(&p, rows[i].views); /* settling twice changes nothing */
         char name[160];
