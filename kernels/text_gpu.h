@@ -13,8 +13,8 @@
 extern "C" {
 #endif
 
-/* Scratch bytes for gs_text_gpu_rows of at most rows_max rows. */
-size_t gs_text_gpu_scratch(uint64_t rows_max);
+/* Scratch bytes for gs_text_gpu_rows of at most rows_max rows of k values of type t. */
+size_t gs_text_gpu_scratch(uint64_t rows_max, int k, gs_type t);
 
 /* The text of rows of k values of type t (row-major at d_vals), each value as gs_num_format prints
  * it, joined by sep, each row ending in '\n', into d_text (at most text_cap bytes): the rows are

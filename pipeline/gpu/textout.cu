@@ -74,7 +74,7 @@ void gs_gpu_tsetup(gs_gpu *g, gs_backend *b, const gs_backend_cfg *c, char *why,
     const uint64_t vals = gs_gpu_out_vals(g, g->C);
     const uint64_t rows = vals / (uint64_t)c->text_cols + 1;
     const uint64_t cap = vals * (uint64_t)(gs_numtext_bound(c->out_type) + 1);
-    const size_t scr = gs_text_gpu_scratch(rows);
+    const size_t scr = gs_text_gpu_scratch(rows, c->text_cols, c->out_type);
     int rc = GS_OK;
     g->tcap = cap; /* what gs_gpu_text_free gives back */
     g->tscr_bytes = scr;
