@@ -4,7 +4,8 @@
  * compactions that empty chunks, windows of two columns, chains, csv and text, with text in every
  * chunk and in every other one (text after values, values after text), after a warm start whose
  * first chunks ran on the CPU. The writer formats everything where it prints a column in another
- * type. No device. */
+ * type; gs_chain_text_form says which outputs may go as text (not raw, mixed types, several input
+ * columns, positions or argmin/argmax mapped to input rows, --keep, --rows). No device. */
 #include "fake_gpu.h"
 
 /* Chain ch over in[0, n) of type t into csv (or text) in memory, on the fake GPU where gpu. */
@@ -57,7 +58,8 @@ static void check(const char *name, const gs_chain *ch, gs_type t, const void *i
                  ready_at ? ", warm start" : "", odd ? ", every other chunk" : "");
         CHECK(same(&ref, &got) && ref.out.n > 0, nm, "rc %d %d (%s), %zu bytes against %zu", ref.rc, got.rc, got.st.msg,
               got.out.n, ref.out.n);
-        snprintf(nm, sizeof nm, "text: %s, chunk %zu: formatted by the backend", name, chunks[ci]);
+        snprintf(nm, sizeof nm, "text: %s, chunk %zu%s%s: formatted by the backend", name, chunks[ci],
+                 ready_at ? ", warm start" : "", odd ? ", every other chunk" : "");
         CHECK(want_text ? fk.text_values > 0 : fk.text_values == 0, nm, "%llu values formatted",
               (unsigned long long)fk.text_values);
         result_free(&ref);
@@ -65,9 +67,67 @@ static void check(const char *name, const gs_chain *ch, gs_type t, const void *i
     }
 }
 
+/* gs_chain_text_form: the columns where the output may go to w as text, else 0. */
+static int form_of(const gs_chain *ch, gs_type t, gs_format fmt, int cols, const gs_type *coltypes, int src_cols,
+                   int src_rows)
+{
+    mbuf out = {0};
+    gs_status st = {0};
+    gs_writer *w = NULL;
+    gs_byte_sink k = {mbuf_write, &out, "memory"};
+    gs_write_opts wo = {.format = fmt, .type = chain_out_type(ch, t), .ncols = cols, .rows = -1, .coltypes = coltypes};
+    if (gs_writer_open_sink(&w, &k, &wo, NULL, 0, &st)) return -1;
+    gs_source src = {.type = t, .count = -1, .cols = src_cols};
+    src.rows = src_rows ? (const struct gs_rowmap *)&out : NULL; /* only whether there is one is read */
+    char sep = 0;
+    const int f = gs_chain_text_form(ch, &src, w, &sep);
+    gs_writer_abort(w);
+    free(out.p);
+    return f > 0 ? f * 1000 + sep : f;
+}
+
+static void test_form(void)
+{
+    gs_chain scan = chain1(j_scan(GS_SCAN_SUM, 0, GS_I64)), mm = chain1(j_minmax(9, GS_MM_BOTH, 0, GS_F64));
+    gs_chain idx = chain1(j_compact(GS_PRED_GT, 1, GS_F64));
+    gs_chain roll = chain1(j_minmax(9, GS_MM_BOTH, 0, GS_F64));
+    roll.stage[0].minmax.nagg = 2;
+    roll.stage[0].minmax.agg[0] = GS_AGG_MEAN;
+    roll.stage[0].minmax.agg[1] = GS_AGG_ARGMAX;
+    gs_chain keep = mm, rows = chain1(j_compact(GS_PRED_GT, 1, GS_F64));
+    keep.stage[0].keep = 1;
+    rows.stage[0].rows = 1;
+    const gs_type mixed[2] = {GS_F64, GS_I64};
+    int f = form_of(&scan, GS_I32, GS_FMT_CSV, 1, NULL, 1, 0);
+    CHECK(f == 1000 + ',', "form: csv, one column", "%d", f);
+    f = form_of(&mm, GS_F64, GS_FMT_TEXT, 2, NULL, 1, 0);
+    CHECK(f == 2000 + ' ', "form: text, two columns", "%d", f);
+    f = form_of(&mm, GS_F64, GS_FMT_RAW, 2, NULL, 1, 0);
+    CHECK(f == 0, "form: raw out", "%d", f);
+    f = form_of(&mm, GS_F64, GS_FMT_CSV, 2, mixed, 1, 0);
+    CHECK(f == 0, "form: a column in another type", "%d", f);
+    f = form_of(&mm, GS_F64, GS_FMT_CSV, 2, NULL, 2, 0);
+    CHECK(f == 0, "form: several input columns", "%d", f);
+    f = form_of(&scan, GS_I32, GS_FMT_CSV, 1, NULL, 1, 1);
+    CHECK(f == 1000 + ',', "form: rows dropped, no positions out", "%d", f);
+    f = form_of(&idx, GS_F64, GS_FMT_CSV, 1, NULL, 1, 1);
+    CHECK(f == 0, "form: positions mapped to input rows", "%d", f);
+    f = form_of(&idx, GS_F64, GS_FMT_CSV, 1, NULL, 1, 0);
+    CHECK(f == 1000 + ',', "form: positions as they are", "%d", f);
+    f = form_of(&roll, GS_F64, GS_FMT_CSV, 2, NULL, 1, 1);
+    CHECK(f == 0, "form: argmax mapped to input rows", "%d", f);
+    f = form_of(&keep, GS_F64, GS_FMT_CSV, 2, NULL, 1, 0);
+    CHECK(f == 0, "form: --keep", "%d", f);
+    f = form_of(&rows, GS_F64, GS_FMT_CSV, 1, NULL, 1, 0);
+    CHECK(f == 0, "form: --rows", "%d", f);
+    f = gs_chain_text_form(&scan, &(gs_source){.type = GS_I32, .cols = 1}, NULL, NULL);
+    CHECK(f == 0, "form: no writer", "%d", f);
+}
+
 int main(void)
 {
     fake_parts_init();
+    test_form();
     const size_t n = 5000;
     int32_t *i = data(n, 0, 11);
     double *d = doubles(n, 5);
