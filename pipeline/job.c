@@ -88,6 +88,12 @@ const char *gs_job_name(const gs_job *j)
 
 int gs_chain_out_cols(const gs_chain *c) { return gs_job_out_cols(&c->stage[c->n - 1]); }
 
+gs_type gs_chain_out_type(const gs_chain *c, gs_type in)
+{
+    for (int k = 0; c && k < c->n; k++) in = gs_job_out_type(&c->stage[k], in);
+    return in;
+}
+
 int64_t gs_chain_out_rows(const gs_chain *c, int64_t n)
 {
     for (int k = 0; k < c->n; k++) n = gs_job_out_rows(&c->stage[k], n);

@@ -192,6 +192,8 @@ int64_t gs_job_out_rows(const gs_job *j, int64_t n);
 
 /* The same for a chain (the last stage's columns, rows through every stage). */
 int gs_chain_out_cols(const gs_chain *c);
+/* The type the chain's last stage writes for input of type in. */
+gs_type gs_chain_out_type(const gs_chain *c, gs_type in);
 int64_t gs_chain_out_rows(const gs_chain *c, int64_t n);
 /* 1 where the chain writes positions of its input stream: its last stage is compact --indices (or
  * --rows) and no stage before it filters (scan and minmax keep positions). */

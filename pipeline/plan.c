@@ -275,13 +275,6 @@ static uint64_t chain_halo_bytes(const gs_chain *c, gs_type t)
     return most;
 }
 
-/* The chain's output type. */
-static gs_type chain_out_type(const gs_chain *c, gs_type t)
-{
-    for (int k = 0; c && k < c->n; k++) t = gs_job_out_type(&c->stage[k], t);
-    return t;
-}
-
 void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in_type, int parsed, int out_frames,
                     int out_text)
 {
@@ -304,7 +297,7 @@ void gs_plan_settle(gs_plan *p, const gs_chain *chain, int64_t elems, gs_type in
     if (p->by_size) {
         char cross[32];
         /* floats printed as text: the GPU backend formats them, which pays from a smaller input */
-        const int ftext = out_text && gs_type_is_float(chain_out_type(chain, in_type)) && p->devices == 1;
+        const int ftext = out_text && gs_type_is_float(gs_chain_out_type(chain, in_type)) && p->devices == 1;
         const uint64_t cross_bytes = ftext && parsed ? GS_AUTO_GPU_TEXT_MIN_BYTES : GS_AUTO_GPU_MIN_BYTES;
         gs_plan_size_text(cross, sizeof cross, cross_bytes);
         if (parsed && !zframes && ftext && p->in_bytes >= 0) {

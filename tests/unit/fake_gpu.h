@@ -430,12 +430,6 @@ typedef struct result {
     int rc;
 } result;
 
-static inline gs_type chain_out_type(const gs_chain *ch, gs_type t)
-{
-    for (int k = 0; k < ch->n; k++) t = gs_job_out_type(&ch->stage[k], t);
-    return t;
-}
-
 /* Run chain ch over in[0, n) of type t with options o; known: the source tells its size. */
 static inline void run(const gs_chain *ch, gs_type t, const void *in, size_t n, int known, const gs_engine_opts *o,
                 result *res)
@@ -445,7 +439,7 @@ static inline void run(const gs_chain *ch, gs_type t, const void *in, size_t n, 
     memset(res, 0, sizeof *res);
     gs_writer *w = NULL;
     gs_byte_sink k = {mbuf_write, &res->out, "memory"};
-    gs_write_opts wo = {.format = GS_FMT_RAW, .type = chain_out_type(ch, t), .ncols = gs_chain_out_cols(ch), .rows = -1};
+    gs_write_opts wo = {.format = GS_FMT_RAW, .type = gs_chain_out_type(ch, t), .ncols = gs_chain_out_cols(ch), .rows = -1};
     if (!ch->stage[ch->n - 1].count_only && (res->rc = gs_writer_open_sink(&w, &k, &wo, NULL, 0, &res->st))) return;
     res->rc = gs_engine_run_chain(ch, o, &src, w, &res->count, &res->stats, &res->st);
     if (w && res->rc) gs_writer_abort(w);

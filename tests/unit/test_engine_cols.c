@@ -15,7 +15,7 @@ static void run_cols(const gs_chain *ch, const int32_t *rows, size_t n, int k, c
     memset(res, 0, sizeof *res);
     gs_writer *w = NULL;
     gs_byte_sink sink = {mbuf_write, &res->out, "memory"};
-    gs_write_opts wo = {.format = GS_FMT_RAW, .type = chain_out_type(ch, GS_I32), .ncols = gs_chain_out_cols(ch) * k,
+    gs_write_opts wo = {.format = GS_FMT_RAW, .type = gs_chain_out_type(ch, GS_I32), .ncols = gs_chain_out_cols(ch) * k,
                         .rows = -1};
     gs_engine_opts oo = *o;
     oo.col_counts = counts;
@@ -30,7 +30,7 @@ static int reference(const gs_chain *ch, const int32_t *rows, size_t n, int k, m
                      gs_status *st)
 {
     const int m = gs_chain_out_cols(ch);
-    const size_t osz = gs_type_size(chain_out_type(ch, GS_I32));
+    const size_t osz = gs_type_size(gs_chain_out_type(ch, GS_I32));
     result one[GS_WRITE_COLS_MAX];
     int32_t *col = malloc(n * sizeof *col + 1);
     gs_engine_opts o = opts(GS_BACKEND_CPU, 1 << 20, 4);

@@ -46,7 +46,7 @@ static void run_file(const gs_chain *ch, size_t chunk, int ready_at, int npy, re
     fk.ready_at = ready_at;
     gs_writer *w = NULL;
     gs_byte_sink k = {mbuf_write, &res->out, "memory"};
-    gs_write_opts wo = {.format = GS_FMT_RAW, .type = chain_out_type(ch, GS_I32), .ncols = gs_chain_out_cols(ch), .rows = -1};
+    gs_write_opts wo = {.format = GS_FMT_RAW, .type = gs_chain_out_type(ch, GS_I32), .ncols = gs_chain_out_cols(ch), .rows = -1};
     if (!ch->stage[ch->n - 1].count_only && (res->rc = gs_writer_open_sink(&w, &k, &wo, NULL, 0, &res->st))) {
         gs_reader_close(rd);
         return;

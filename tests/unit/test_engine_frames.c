@@ -176,7 +176,7 @@ static int run_frames(const gs_chain *ch, const frun *fr, int64_t n, result *res
     o.threads = 2;
     o.parts = &fake_parts;
     o.plan = plan_frames(ch, fr->chunk, fr->frame ? fr->frame : 64 << 10);
-    const gs_type ot = chain_out_type(ch, fr->type);
+    const gs_type ot = gs_chain_out_type(ch, fr->type);
     gs_writer *w = NULL;
     gs_byte_sink k = {mbuf_write, fr->out_pipe ? &piped : &res->out, "memory"};
     gs_write_opts wo = {.format = fr->out ? fr->out_fmt : GS_FMT_RAW, .type = ot, .ncols = gs_chain_out_cols(ch),

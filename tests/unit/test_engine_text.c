@@ -20,7 +20,7 @@ static void run_text(const gs_chain *ch, gs_type t, const void *in, size_t n, in
     o.note = on_note;
     gs_writer *w = NULL;
     gs_byte_sink k = {mbuf_write, &res->out, "memory"};
-    gs_write_opts wo = {.format = fmt, .type = chain_out_type(ch, t), .ncols = gs_chain_out_cols(ch), .rows = -1,
+    gs_write_opts wo = {.format = fmt, .type = gs_chain_out_type(ch, t), .ncols = gs_chain_out_cols(ch), .rows = -1,
                         .coltypes = coltypes, .colnames = "a"};
     if ((res->rc = gs_writer_open_sink(&w, &k, &wo, NULL, 0, &res->st))) return;
     res->rc = gs_engine_run_chain(ch, &o, &src, w, &res->count, &res->stats, &res->st);
@@ -75,7 +75,7 @@ static int form_of(const gs_chain *ch, gs_type t, gs_format fmt, int cols, const
     gs_status st = {0};
     gs_writer *w = NULL;
     gs_byte_sink k = {mbuf_write, &out, "memory"};
-    gs_write_opts wo = {.format = fmt, .type = chain_out_type(ch, t), .ncols = cols, .rows = -1, .coltypes = coltypes};
+    gs_write_opts wo = {.format = fmt, .type = gs_chain_out_type(ch, t), .ncols = cols, .rows = -1, .coltypes = coltypes};
     if (gs_writer_open_sink(&w, &k, &wo, NULL, 0, &st)) return -1;
     gs_source src = {.type = t, .count = -1, .cols = src_cols};
     src.rows = src_rows ? (const struct gs_rowmap *)&out : NULL; /* only whether there is one is read */
