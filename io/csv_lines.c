@@ -6,11 +6,16 @@
  * sequential parser when it holds a quote character or starts inside a quoted row (csv), else
  * it is split into one piece per thread at line ends and the pieces are parsed in parallel.
  * With more than one thread, the next block is read while the current one is parsed (one more
- * part of the same parallel job), and the parsed values are copied out in parallel. */
+ * part of the same parallel job), and the parsed values are copied out in parallel.
+ *
+ * A csv block without quotes may be parsed elsewhere (gs_reader_text_parser: the GPU backend's, on
+ * the device): offered whole while the next block is read, it comes back as one value a line, or
+ * declined, and then parsed here, and no later block is offered. */
 #include "csv_lines.h"
 #include "missing.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +121,14 @@ struct gs_ldec {
     uint64_t stream_n;   /* values of the blocks before this one (row map positions) */
     char *carry;         /* keep_rows: the bytes of a quoted row still open at the last block's end */
     size_t carry_len;
+    /* blocks parsed elsewhere: the parser (NULL: none), set by another thread; off once declined */
+    _Atomic(const gs_text_parser *) tp;
+    int tp_off;
+    const gs_text_parser *tp_now; /* this block's; its answer: */
+    int tp_rc;
+    const void *tp_vals;
+    size_t tp_n;
+    gs_status tp_st;
 };
 
 /* Fail and remember it: a failure is sticky. */
@@ -288,6 +301,13 @@ static void run_part(void *ctx, size_t p, size_t np)
         }
         p--;
     }
+    if (L->tp_now) { /* the block, offered whole */
+        const gs_piece *pc = &L->pieces[0];
+        const gs_text_block b = {pc->begin, (size_t)(pc->end - pc->begin), L->cfg.type, L->cfg.col,
+                                 L->cfg.delim, L->cfg.trim_sp, L->cfg.trim_tab};
+        L->tp_rc = L->tp_now->parse(L->tp_now->ctx, &b, &L->tp_vals, &L->tp_n, &L->tp_st);
+        return;
+    }
     if (L->seq_mode) L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
     else if (gs_piece_kept_text(&L->pieces[p], L->base.text, L->cfg.nkeep)) L->dl.piece(&L->cfg, &L->pieces[p]);
     if (L->base.text) gs_piece_text(&L->pieces[p], L->base.text, L->seq_mode, L->midrow, &L->carry, &L->carry_len);
@@ -386,6 +406,35 @@ static int take_ahead(gs_ldec *L, gs_status *st)
     return GS_OK;
 }
 
+/* The block [buf + pos, + cut) offered to the parser elsewhere, while the next is read ahead:
+ * TP_NOT_OFFERED (the pieces are parsed as usual), TP_DECLINED (the block is parsed here), TP_TAKEN
+ * (piece 0 holds its values), or a failure's status. */
+enum { TP_NOT_OFFERED = -3, TP_DECLINED = -2, TP_TAKEN = -1 };
+static int offer_block(gs_ldec *L, size_t cut, gs_status *st)
+{
+    const gs_text_parser *tp = L->tp_off ? NULL : atomic_load(&L->tp);
+    if (!tp || L->seq_mode || !cut || L->dl.ws_cut || L->cfg.ncols > 1 || L->base.rows || L->base.text)
+        return TP_NOT_OFFERED;
+    const char *data = L->buf + L->pos;
+    L->tp_now = tp;
+    L->tp_rc = GS_OK;
+    L->tp_n = 0;
+    piece_reset(&L->pieces[0], data, data + cut, 0, 0);
+    gs_parallel_for(1 + (size_t)L->ahead, run_part, L);
+    L->tp_now = NULL;
+    if (L->tp_rc == GS_TEXT_DECLINED || (L->tp_rc == GS_OK && !L->tp_n)) {
+        L->tp_off = 1;
+        return TP_DECLINED;
+    }
+    if (L->tp_rc) return gs_fail(st, L->tp_rc, "%s", L->tp_st.msg);
+    gs_piece *pc = &L->pieces[0];
+    pc->ext = L->tp_vals;
+    pc->n = L->tp_n;
+    pc->lines = L->tp_n - (data[cut - 1] != '\n'); /* a value a line; the input's last may lack its '\n' */
+    L->npieces = 1;
+    return TP_TAKEN;
+}
+
 /* Read, cut and parse the next block. Sets L->done at the end of the input. */
 static int next_block(gs_ldec *L, gs_status *st)
 {
@@ -413,7 +462,18 @@ static int next_block(gs_ldec *L, gs_status *st)
         L->acap = L->headroom + L->block;
     }
     L->rd_rc = GS_OK;
-    if (L->npieces || L->ahead) gs_parallel_for(L->npieces + (size_t)L->ahead, run_part, L);
+    r = offer_block(L, cut, st);
+    if (r == TP_DECLINED) { /* parsed here after all, the block ahead already read */
+        const int ahead = L->ahead;
+        L->ahead = 0;
+        if (!(r = split_block(L, L->buf + L->pos, cut, st)) && L->npieces) gs_parallel_for(L->npieces, run_part, L);
+        L->ahead = ahead;
+    } else if (r == TP_NOT_OFFERED) {
+        r = GS_OK;
+        if (L->npieces || L->ahead) gs_parallel_for(L->npieces + (size_t)L->ahead, run_part, L);
+    } else if (r == TP_TAKEN)
+        r = GS_OK;
+    if (r) return r;
     if (!L->seq_mode && L->dl.seq && block_quoted(L)) { /* the pieces met a quote: start again */
         for (size_t i = 0; i < L->npieces; i++) { /* row text kept by the parallel attempt */
             free(L->pieces[i].text);
@@ -482,7 +542,7 @@ static int ldec_read(gs_decoder *d, void *buf, size_t cap, size_t *got, gs_statu
                 size_t take = pc->n - L->off;
                 if (take > cap - done) take = cap - done;
                 if (take) {
-                    L->segs[nseg++] = (copy_seg){pc->vals + L->off * es, (char *)buf + done * es, take * es};
+                    L->segs[nseg++] = (copy_seg){(pc->ext ? pc->ext : pc->vals) + L->off * es, (char *)buf + done * es, take * es};
                     bytes += take * es;
                 }
                 done += take;
@@ -531,6 +591,13 @@ void gs_lines_abandon(gs_ldec *L)
 
 gs_decoder *gs_lines_decoder(gs_ldec *L) { return &L->base; }
 
+static int lines_text_parser(gs_decoder *d, const gs_text_parser *p, int set)
+{
+    gs_ldec *L = (gs_ldec *)d;
+    if (set) atomic_store(&L->tp, p);
+    return L->cfg.ncols <= 1 && !L->base.rows && !L->base.text && !L->cfg.nkeep;
+}
+
 gs_lparse *gs_lines_cfg(gs_ldec *L) { return &L->cfg; }
 
 const char *gs_lines_peek(const gs_ldec *L, size_t *n, int *eof)
@@ -577,6 +644,7 @@ int gs_lines_open(gs_ldec **out, gs_bsrc *src, const gs_read_opts *o, char delim
     L->dl = *dl;
     L->base.read = ldec_read;
     L->base.close = ldec_close;
+    L->base.text_parser = dl->ws_cut ? NULL : lines_text_parser; /* csv */
     L->base.type = o->type;
     L->base.count = -1;
     L->base.src = src;

@@ -78,6 +78,7 @@ typedef struct gs_piece {
     size_t text_cap;         /* bytes allocated at text */
     size_t text_len;         /* kept: bytes used */
     int kept;                /* text holds each value's kept fields (gs_piece_kept), not rows */
+    const char *ext;         /* the values are here, not at vals: a block parsed elsewhere (n of them) */
     int64_t open_row;        /* seq: in, -(carried bytes); out: where a row open at the end began */
     int quoted;              /* csv: the piece holds a quote character (and was not parsed) */
     int err;                 /* first error: GS_PERR_* */

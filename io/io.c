@@ -279,6 +279,13 @@ int gs_reader_maps(const gs_reader *r)
     return r->dec->view && r->dec->src && r->dec->src->view && r->dec->src->size > 0;
 }
 
+int gs_reader_parses_text(const gs_reader *r) { return r->dec->text_parser != NULL && r->dec->text_parser(r->dec, NULL, 0); }
+
+void gs_reader_text_parser(gs_reader *r, const gs_text_parser *p)
+{
+    if (r->dec->text_parser) r->dec->text_parser(r->dec, p, 1);
+}
+
 void gs_reader_close(gs_reader *r)
 {
     if (!r) return;

@@ -212,6 +212,31 @@ int gs_zstd_frames_table_encode(const void *src, size_t len, size_t frame, unsig
 int gs_reader_view(gs_reader *r, size_t cap, int take, const void **p, size_t *got, gs_status *st);
 /* 1 where gs_reader_view may give elements: a regular, uncompressed, non-empty raw or npy file. */
 int gs_reader_maps(const gs_reader *r);
+/* ---- csv blocks parsed elsewhere (gs_reader_text_parser) -------------------------------------- */
+typedef struct gs_text_block {
+    const char *text;
+    size_t bytes;     /* whole lines; only the input's last one may lack its '\n' */
+    gs_type type;     /* each line's field col (1-based, split at delim; ' ' and '\t' around it are */
+    int col;          /* surrounding space where trim_sp and trim_tab say, '\r' always) as a value */
+    char delim;       /* of this type: kernels/numparse.h's gs_numparse_line */
+    int trim_sp, trim_tab;
+} gs_text_block;
+#define GS_TEXT_DECLINED (-1)
+typedef struct gs_text_parser {
+    /* The block's lines, a value each: GS_OK with *vals (n values of b->type, one a line, valid until
+     * the next call); GS_TEXT_DECLINED where the parser declines the block (the reader parses it);
+     * another status, st saying why, on a failure. Called from the reader's thread. */
+    int (*parse)(void *ctx, const gs_text_block *b, const void **vals, size_t *n, gs_status *st);
+    void *ctx;
+} gs_text_parser;
+/* 1 where gs_reader_text_parser can take effect: csv input of one column whose values go without
+ * their rows (no --rows or --keep) and drop no row (no --skip-bad, no --na skip). */
+int gs_reader_parses_text(const gs_reader *r);
+/* From the next block on, offer each block to p before the reader parses it (NULL: none): the
+ * reader parses a block itself where p declines it, and offers no more blocks after that. Another
+ * thread may set it while the reader reads; p must stay valid until it is set to NULL, or the
+ * reader closed. */
+void gs_reader_text_parser(gs_reader *r, const gs_text_parser *p);
 uint64_t gs_reader_skipped(const gs_reader *r);   /* rows skipped (skip_bad, na skip) */
 /* compact --rows: the input rows of the values (io/rowtext.c), where o->keep_rows asked for them
  * (csv/text), else NULL. Owned by the reader. */

@@ -134,6 +134,8 @@ struct gs_decoder {
     int (*frames)(gs_decoder *d, const gs_zframes_req *q, size_t *nframes, size_t *elems, gs_status *st);
     /* Optional (NULL: none): gs_reader_view for this format. */
     int (*view)(gs_decoder *d, size_t cap, int take, const void **p, size_t *got, gs_status *st);
+    /* Optional (NULL: none): gs_reader_text_parser where set, else gs_reader_parses_text's answer. */
+    int (*text_parser)(gs_decoder *d, const gs_text_parser *p, int set);
 };
 
 int gs_dec_open_raw(gs_decoder **d, gs_bsrc *src, gs_type type, gs_status *st);

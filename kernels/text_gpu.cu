@@ -1,6 +1,9 @@
-/* text_gpu.cu - rows of values as text on the device (text_gpu.h), byte for byte what
- * gs_num_format prints (kernels/numtext.h; tests/unit/test_numtext.c holds the two equal).
+/* text_gpu.cu - numbers and csv text on the device (text_gpu.h): rows of values as text, byte for
+ * byte what gs_num_format prints (kernels/numtext.h; tests/unit/test_numtext.c holds the two equal),
+ * and the lines of a csv block parsed into values (kernels/numparse.h), value for value what the
+ * host parses.
  *
+ * Formatting.
  * Three steps on the stream. Each row is formatted once, by one thread, into a slot of the scratch
  * (the row's longest text: k values of gs_numtext_bound bytes and their separators), and its
  * length kept (0 for the rows past the device count, and one more 0 at the end); CUB's exclusive
@@ -12,6 +15,7 @@
  * to csv, rolling --agg mean,std, the formatter busy 0.141 s against 0.185 (minmax -w 500: 0.164
  * against 0.188), H200 host, 2026-11-29 (docs/PERFORMANCE.md, "Text formatted on the GPU"). */
 #include "gpu_common.cuh"
+#include "numparse.h"
 #include "numtext.h"
 #include "text_gpu.h"
 
@@ -19,8 +23,10 @@
 
 /* Alignment of the scratch's parts (lens, offs, CUB's storage, the row slots). */
 #define GS_TEXT_ALIGN 256
-/* Threads per block of the three kernels. */
+/* Threads per block of the kernels. */
 #define GS_TEXT_THREADS 256
+/* Parsing: the bytes of text one thread looks at for line starts. */
+#define GS_PARSE_SPAN 64
 
 /* One value as gs_num_format prints it (i32 and u32 widened): its length, or -1. */
 __device__ __forceinline__ int gs_text_value(char *o, int32_t v) { return gs_numtext_i64(o, v); }
@@ -141,4 +147,107 @@ extern "C" int gs_text_gpu_rows(const void *d_vals, gs_type t, int k, uint64_t r
         GS_LAUNCH_CHECK(st);
         return GS_OK;
     });
+}
+
+/* ---- parsing ------------------------------------------------------------------------------------
+ * Three steps on the stream. One thread a span of GS_PARSE_SPAN bytes counts the lines that start in
+ * it (at 0, or after a '\n') and looks for a quote character; CUB's exclusive sum of the counts
+ * numbers the lines; then the same threads parse each line starting in their span into its place
+ * (gs_numparse_line), the line read on past the span's end where it goes on. A quote, a declined
+ * line or more lines than the values' room set res[1]; res[0] is the number of lines. */
+
+/* Line starts in span c (lens[c]; lens[spans] = 0), and a quote's verdict. */
+__global__ void gs_parse_count_k(const char *text, uint64_t bytes, uint64_t spans, uint64_t *lens, uint64_t *res)
+{
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t c = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; c <= spans; c += stride) {
+        uint64_t n = 0;
+        int quote = 0;
+        if (c < spans) {
+            const uint64_t b = c * GS_PARSE_SPAN, e = b + GS_PARSE_SPAN < bytes ? b + GS_PARSE_SPAN : bytes;
+            char prev = b ? text[b - 1] : '\n';
+            for (uint64_t i = b; i < e; i++) {
+                const char ch = text[i];
+                n += prev == '\n';
+                quote |= ch == '"';
+                prev = ch;
+            }
+        }
+        if (quote) res[1] = 1;
+        lens[c] = n;
+    }
+}
+
+/* The lines starting in span c, parsed into vals from offs[c] on. */
+template <class T>
+__global__ void gs_parse_line_k(const char *text, uint64_t bytes, uint64_t spans, const uint64_t *offs, int col,
+                                char delim, int trim_sp, int trim_tab, gs_type t, T *vals, uint64_t vals_max,
+                                uint64_t *res)
+{
+    if (offs[spans] > vals_max) return;
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t c = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; c < spans; c += stride) {
+        const uint64_t b = c * GS_PARSE_SPAN, e = b + GS_PARSE_SPAN < bytes ? b + GS_PARSE_SPAN : bytes;
+        uint64_t at = offs[c];
+        int bad = 0;
+        for (uint64_t i = b; i < e; i++) {
+            if (i && text[i - 1] != '\n') continue;
+            uint64_t j = i;
+            while (j < bytes && text[j] != '\n') j++;
+            T v = T();
+            bad |= gs_numparse_line(text + i, text + j, col, delim, trim_sp, trim_tab, t, &v);
+            vals[at++] = v;
+            i = j; /* the loop's step passes the '\n' */
+        }
+        if (bad) res[1] = 1;
+    }
+}
+
+__global__ void gs_parse_total_k(const uint64_t *offs, uint64_t spans, uint64_t vals_max, uint64_t *res)
+{
+    res[0] = offs[spans];
+    if (offs[spans] > vals_max) res[1] = 1;
+}
+
+static uint64_t gs_parse_spans(size_t bytes) { return ((uint64_t)bytes + GS_PARSE_SPAN - 1) / GS_PARSE_SPAN; }
+
+extern "C" size_t gs_text_gpu_parse_scratch(size_t bytes)
+{
+    size_t tmp = 0;
+    const uint64_t spans = gs_parse_spans(bytes);
+    if (gs_text_scan(NULL, tmp, NULL, NULL, spans + 1, 0) != cudaSuccess) return 0;
+    return 2 * gs_text_array_bytes(spans) + gs_align_up(tmp, GS_TEXT_ALIGN);
+}
+
+extern "C" int gs_text_gpu_parse(const char *d_text, size_t bytes, int col, char delim, int trim_sp, int trim_tab,
+                                 gs_type t, void *d_vals, uint64_t vals_max, uint64_t *d_res, void *d_scratch,
+                                 size_t scratch_bytes, void *stream, gs_status *st)
+{
+    const cudaStream_t s = gs_stream(stream);
+    if (col < 1) return gs_fail(st, GS_EUSAGE, "csv gpu: column %d (1-based)", col);
+    GS_CUDA_CHECK(st, cudaMemsetAsync(d_res, 0, 2 * sizeof(uint64_t), s));
+    if (bytes == 0) return GS_OK;
+    const uint64_t spans = gs_parse_spans(bytes);
+    size_t tmp = 0;
+    GS_CUDA_CHECK(st, gs_text_scan(NULL, tmp, NULL, NULL, spans + 1, s));
+    const size_t arr = gs_text_array_bytes(spans);
+    GS_FORWARD(gs_check_scratch("csv gpu", scratch_bytes, 2 * arr + gs_align_up(tmp, GS_TEXT_ALIGN), st));
+    uint64_t *lens = (uint64_t *)d_scratch;
+    uint64_t *offs = (uint64_t *)((char *)d_scratch + arr);
+    void *cub_tmp = (char *)d_scratch + 2 * arr;
+    const unsigned grid = gs_grid_for(spans + 1, GS_TEXT_THREADS);
+    gs_parse_count_k<<<grid, GS_TEXT_THREADS, 0, s>>>(d_text, bytes, spans, lens, d_res);
+    GS_LAUNCH_CHECK(st);
+    size_t have = tmp;
+    GS_CUDA_CHECK(st, gs_text_scan(cub_tmp, have, lens, offs, spans + 1, s));
+    GS_FORWARD(gs_dispatch_type(t, st, [&](auto x) -> int {
+        typedef decltype(x) T;
+        gs_parse_line_k<T><<<grid, GS_TEXT_THREADS, 0, s>>>(d_text, bytes, spans, offs, col, delim, trim_sp, trim_tab,
+                                                            t, (T *)d_vals, vals_max, d_res);
+        GS_LAUNCH_CHECK(st);
+        return GS_OK;
+    }));
+    gs_parse_total_k<<<1, 1, 0, s>>>(offs, spans, vals_max, d_res);
+    GS_LAUNCH_CHECK(st);
+    return GS_OK;
 }

@@ -1,6 +1,7 @@
-/* text_gpu.h - numbers as CSV/text on the device (kernels/text_gpu.cu): rows of values printed as
+/* text_gpu.h - numbers and CSV/text on the device (kernels/text_gpu.cu): rows of values printed as
  * io/numfmt.c's gs_num_format prints them (kernels/numtext.h), for a GPU backend that writes its
- * output text itself. C-includable; CUDA builds only. */
+ * output text itself; csv lines parsed as the host parses them (kernels/numparse.h), for one that
+ * reads its input text itself. C-includable; CUDA builds only. */
 #ifndef GS_TEXT_GPU_H
 #define GS_TEXT_GPU_H
 
@@ -26,6 +27,18 @@ size_t gs_text_gpu_scratch(uint64_t rows_max, int k, gs_type t);
 int gs_text_gpu_rows(const void *d_vals, gs_type t, int k, uint64_t rows, const uint64_t *d_rows, char sep,
                      char *d_text, size_t text_cap, uint64_t *d_len, int *d_bad, void *d_scratch,
                      size_t scratch_bytes, void *stream, gs_status *st);
+
+/* Scratch bytes for gs_text_gpu_parse of at most `bytes` of text. */
+size_t gs_text_gpu_parse_scratch(size_t bytes);
+
+/* The csv lines at d_text (`bytes`, whole lines; the last may lack its '\n'): each line's field col
+ * (1-based, split at delim, trimmed as trim_sp and trim_tab say) as a value of type t into d_vals, in
+ * order, as gs_numparse_line takes it. d_res[0] (device) gets the number of lines, d_res[1] 1 where
+ * the host must parse the block instead (a line declined, a '"' in the text, or more than vals_max
+ * lines; d_vals is then undefined), else 0. Queued on stream; nothing synchronises. */
+int gs_text_gpu_parse(const char *d_text, size_t bytes, int col, char delim, int trim_sp, int trim_tab, gs_type t,
+                      void *d_vals, uint64_t vals_max, uint64_t *d_res, void *d_scratch, size_t scratch_bytes,
+                      void *stream, gs_status *st);
 
 #ifdef __cplusplus
 }
