@@ -328,7 +328,7 @@ static int run_stream(case_ctx *c, gs_job *j, gs_type t, uint64_t total, gs_host
     const gs_variant *v = NULL;
     int rc = gs_job_resolve(j, c->use_gpu ? GS_GPU : GS_CPU, 0, &v, st);
     if (rc) return rc;
-    gs_backend_cfg cfg = {j, v, t, ot, chunk, 0, chunk, &eo, NULL, NULL, NULL, 0, 0};
+    gs_backend_cfg cfg = {j, v, t, ot, chunk, 0, chunk, &eo, NULL, NULL, NULL, 0, 0, 0};
     gs_backend *b = NULL;
     rc = c->use_gpu ? gs_backend_gpu_create(&b, &cfg, st) : gs_backend_cpu_create(&b, &cfg, st);
     if (rc) return rc;

@@ -185,7 +185,7 @@ static int chain_drive(const gs_chain *ch, const gs_type *types, int use_gpu, co
         if (rc) return rc;
     }
     gs_backend_cfg cfg = {j0, vars[0], types[0], types[ch->n], chunk, halo, chunk * (size_t)cols, &eo,
-                          ch->n > 1 ? ch : NULL, vars, types, 0, 0};
+                          ch->n > 1 ? ch : NULL, vars, types, 0, 0, 0};
     gs_backend *b = NULL;
     int rc = use_gpu ? gs_backend_gpu_create(&b, &cfg, st) : gs_backend_cpu_create(&b, &cfg, st);
     if (rc) return rc;

@@ -40,12 +40,14 @@ static int reader_view(void *ctx, size_t cap, int take, const void **p, size_t *
     return gs_reader_view((gs_reader *)ctx, cap, take, p, got, st);
 }
 
+static void reader_text_parser(void *ctx, const gs_text_parser *p) { gs_reader_text_parser((gs_reader *)ctx, p); }
+
 gs_source gs_source_from_reader(gs_reader *r)
 {
     const gs_format f = gs_reader_format(r);
     gs_source s = {reader_read, r, gs_reader_type(r), gs_reader_count(r), reader_bytes, reader_frames,
                    gs_reader_maps(r) ? reader_view : NULL, gs_reader_rows(r), gs_reader_rowtext(r), gs_reader_cols(r),
-                   f == GS_FMT_CSV || f == GS_FMT_TEXT};
+                   f == GS_FMT_CSV || f == GS_FMT_TEXT, gs_reader_parses_text(r) ? reader_text_parser : NULL};
     return s;
 }
 
@@ -217,6 +219,10 @@ static int publish(gs_run *r, gs_status *st)
     r->npieces = b->depth;
     if (!(r->pieces = calloc((size_t)r->npieces, sizeof *r->pieces))) return gs_fail(st, GS_ENOMEM, "out of host memory");
     gs_stage_publish(r, b);
+    if (r->plan.parse_gpu && b->text_in && r->src->text_parser) { /* the reader's next blocks go to the device */
+        r->src->text_parser(r->src->ctx, b->text_in);
+        r->text_in = 1;
+    }
     gs_trace("engine: backend %s ready", b->name);
     return GS_OK;
 }
@@ -417,6 +423,7 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
                    src->parsed, one && w && gs_writer_takes_frames(w) && !r->rows && !r->text && !r->arg_map, form > 0);
     gs_plan_input(&r->plan, one && src->view != NULL);
     gs_plan_text(&r->plan, form > 0);
+    gs_plan_parse(&r->plan, one && src->text_parser != NULL);
     if (r->o.host_mem == GS_HOST_DIRECT) r->o.host_mem = GS_HOST_PINNED; /* what is not read in place is staged */
     r->o.plan = r->plan; /* the backends read their zstd work there */
     r->o.buffers = r->plan.buffers;
@@ -428,7 +435,7 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
      * so a chunk's capacity bounds every stage's output. */
     gs_backend_cfg cfg = {job, NULL, src->type, r->types[chain->n], r->chunk_elems, r->halo,
                           r->chunk_elems * (size_t)r->cols, &r->o, chain->n > 1 ? chain : NULL, NULL, r->types,
-                          r->plan.text_gpu ? form : 0, sep};
+                          r->plan.text_gpu ? form : 0, sep, r->plan.parse_gpu};
     r->cfg = cfg;
     pthread_mutex_init(&r->err_mu, NULL);
     pthread_mutex_init(&r->mu, NULL);
@@ -571,6 +578,7 @@ int gs_engine_run_chain(const gs_chain *chain, const gs_engine_opts *o, gs_sourc
     if (have_wt) pthread_join(wt, NULL);
     if (atomic_load(&r.failed)) gs_queue_close(&r.free_in); /* unblock the reader */
     if (have_rt) pthread_join(rt, NULL);
+    if (r.text_in) r.src->text_parser(r.src->ctx, NULL); /* before the backend that parsed goes */
     gs_trace("engine: reader and writer joined");
     gs_direct_stop(&r);
     if (r.dir.chunks_direct || r.dir.refused[0])

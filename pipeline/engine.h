@@ -106,6 +106,7 @@ typedef struct gs_run {
     int in_cols;               /* columns of the source (rows of in_cols values; 1: one column) */
     gs_backend_cfg cfg;
     gs_backend *made;          /* the backend, once made (the driving thread's) */
+    int text_in;               /* the reader's blocks go to the backend's parser (gs_backend.text_in) */
     /* the backend once started, for the reader (set once, under mu) */
     gs_backend *b;
     int b_pin;                 /* it pins its staging: engine-owned input buffers get page-locked or replaced */

@@ -165,6 +165,9 @@ typedef struct gs_source {
     int cols;
     /* The values are parsed from text on the host (CSV or text input). */
     int parsed;
+    /* Optional (NULL: none): blocks of the input's text offered to p before the source parses them
+     * (gs_reader_text_parser; NULL: none again), where the source can take values parsed elsewhere. */
+    void (*text_parser)(void *ctx, const gs_text_parser *p);
 } gs_source;
 
 gs_source gs_source_from_reader(gs_reader *r);
@@ -327,6 +330,9 @@ struct gs_backend {
     /* Output as text (0: values only; cfg->text_cols asks for it): an output chunk whose tcap holds
      * its text may come back as text (tlen). */
     int text_cols;
+    /* Input text parsed by the backend (NULL: none; cfg->text_in asks for it): the parser the engine
+     * gives the source (gs_source.text_parser) once the backend has started, valid until destroy. */
+    const gs_text_parser *text_in;
     void *impl;              /* backend state */
 };
 
@@ -348,6 +354,8 @@ typedef struct gs_backend_cfg {
      * text_cols values joined by text_sep (0: values only). */
     int text_cols;
     char text_sep;
+    /* The input's csv parsed by the backend where it can (the plan's parse_gpu): gs_backend.text_in. */
+    int text_in;
 } gs_backend_cfg;
 
 /* A zeroed backend whose impl is a zeroed impl_bytes (both freed with free()); NULL with

@@ -389,6 +389,22 @@ void gs_plan_text(gs_plan *p, int form)
              "needs it)");
 }
 
+void gs_plan_parse(gs_plan *p, int can)
+{
+    char *why = p->why_parse;
+    const size_t n = sizeof p->why_parse;
+    p->parse_gpu = 0;
+    why[0] = 0;
+    if (p->backend == GS_PLAN_CPU || !can) return; /* the reader parses: no choice arises */
+    if (p->devices != 1) {
+        snprintf(why, n, "csv parsed on the host (several GPUs)");
+        return;
+    }
+    p->parse_gpu = 1;
+    snprintf(why, n, "csv parsed on the GPU once it has started, block by block, up to the first block it leaves to "
+             "the host (a quote, a missing value, a number outside its exact fast path)");
+}
+
 void gs_plan_first_chunk(gs_plan *p, int filled, uint64_t chunk_bytes)
 {
     char cb[32];

@@ -184,9 +184,11 @@ typedef struct gs_plan {
     int devices;             /* GPUs the GPU backend deals chunks to: 1, several, or GS_DEVICES_ALL */
     int text_gpu;            /* the GPU backend formats the output text where its kernels wrote the values
                                 (gs_plan_text) */
+    int parse_gpu;           /* the GPU backend parses the input's csv blocks (gs_plan_parse) */
     /* the reasons, one line each ("" where the choice does not arise) */
     char why_backend[GS_PLAN_WHY], why_warm[GS_PLAN_WHY], why_decode[GS_PLAN_WHY], why_encode[GS_PLAN_WHY],
-        why_chunk[GS_PLAN_WHY], why_buffers[GS_PLAN_WHY], why_input[GS_PLAN_WHY], why_text[GS_PLAN_WHY];
+        why_chunk[GS_PLAN_WHY], why_buffers[GS_PLAN_WHY], why_input[GS_PLAN_WHY], why_text[GS_PLAN_WHY],
+        why_parse[GS_PLAN_WHY];
     /* kept for gs_plan_settle */
     int by_size;             /* auto: the backend follows the input's size */
     gs_backend_kind opt_backend;
@@ -220,6 +222,11 @@ void gs_plan_input(gs_plan *p, int views);
  * the results) and there is one GPU; else the writer formats the values on the host. Settling twice
  * changes nothing. */
 void gs_plan_text(gs_plan *p, int form);
+/* The input's csv, once settled: parsed by the GPU backend (p->parse_gpu) where the backend may be
+ * the GPU, there is one GPU and the source can take values parsed elsewhere (`can`: one csv column
+ * without its rows, no row dropped: gs_reader_parses_text); the device takes the blocks it can parse
+ * exactly and the host parses the rest. Else the reader parses. Settling twice changes nothing. */
+void gs_plan_parse(gs_plan *p, int can);
 /* A GS_PLAN_BY_STREAM backend once the first chunk of chunk_bytes is in: filled (the GPU) or the
  * stream ended first (the CPU). */
 void gs_plan_first_chunk(gs_plan *p, int filled, uint64_t chunk_bytes);

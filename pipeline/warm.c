@@ -198,6 +198,7 @@ static int w_start(gs_backend *b, gs_status *st)
     b->zenc_tab_max = on->zenc_tab_max;
     b->zenc_bytes = on->zenc_bytes;
     b->text_cols = on->text_cols;
+    b->text_in = on->text_in;
     return GS_OK;
 }
 

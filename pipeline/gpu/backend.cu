@@ -299,6 +299,12 @@ static void gpu_stats(gs_backend *b, gs_run_stats *s)
     if (g->b_zout) gpu_add_stage(s, "zstd decode (gpu)", g->t_zdec, g->b_zout);
     if (g->b_zenc) gpu_add_stage(s, "zstd encode (gpu)", g->t_zenc, g->b_zenc);
     if (g->tcols) gpu_add_stage(s, "text format (gpu)", g->t_text, g->b_text);
+    if (g->tin) {
+        double busy;
+        uint64_t bytes, declined;
+        gs_gpu_tin_stats(g, &busy, &bytes, &declined);
+        gpu_add_stage(s, declined ? "csv parse (gpu; the host from a block on)" : "csv parse (gpu)", busy, bytes);
+    }
     gpu_add_stage(s, "d2h", g->t_d2h, g->b_d2h);
     for (int k = 0; k < g->nst && g->nst > 1; k++) { /* a chain: each stage's kernel time */
         snprintf(s->stage_label[k], sizeof s->stage_label[k], "%d %s", k + 1, gs_job_name(&g->st[k]->job));
@@ -383,6 +389,7 @@ static void gpu_destroy(gs_backend *b)
             if (sl->d_zfix) (void)cudaFree(sl->d_zfix);
         }
         gs_gpu_text_free(g);
+        gs_gpu_tin_free(g);
         gs_gzdec_destroy(g->zd);
         gs_gzenc_destroy(g->ze);
         if (g->h_zbad) (void)cudaFreeHost(g->h_zbad);
@@ -594,6 +601,8 @@ extern "C" int gs_backend_gpu_create(gs_backend **out, const gs_backend_cfg *c, 
     if (g->ze) gs_trace("gpu backend: zstd encoder made");
     if (zwhy[0] && o->note) o->note(o->note_ctx, zwhy);
     gs_gpu_tsetup(g, b, c, zwhy, sizeof zwhy);
+    if (zwhy[0] && o->note) o->note(o->note_ctx, zwhy);
+    gs_gpu_tin_setup(g, b, c, zwhy, sizeof zwhy);
     if (zwhy[0] && o->note) o->note(o->note_ctx, zwhy);
     *out = b;
     return GS_OK;

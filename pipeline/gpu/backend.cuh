@@ -5,6 +5,7 @@
  *   frames.cu   chunks of zstd frames decoded where the kernels read them
  *   zencode.cu  the output encoded as zstd frames where the kernels wrote it
  *   textout.cu  the output formatted as text where the kernels wrote it
+ *   textin.cu   the input's csv parsed on the device, for the reader
  *   memory.cu   counted device allocation, the budget fit, host staging memory (--host-mem)
  *   device.cu   CUDA's start-up, device queries, CUDA error mapping, the usability probe
  *   multi.cu    several devices in one run: chunks dealt in turn, carries passed on
@@ -163,6 +164,8 @@ struct gs_gpu {
     int *h_tbad, *d_tbad;
     double t_text;
     uint64_t b_text;
+    /* the input's csv parsed here (NULL: the reader parses; textin.cu) */
+    struct gs_gtin *tin;
 };
 
 /* ---- gpu/memory.cu ---------------------------------------------------------------------------- */
@@ -261,4 +264,13 @@ int gs_gpu_issue_text(gs_gpu *g, gs_gpu_slot *sl, uint64_t vals, gs_status *st);
 int gs_gpu_text_retire(gs_gpu *g, int s, gs_gpu_slot *sl, gs_status *st);
 /* The slots' text buffers and the results, freed. */
 void gs_gpu_text_free(gs_gpu *g);
+
+/* ---- textin.cu ----------------------------------------------------------------------------------- */
+/* Set up the csv parser (cfg->text_in) as b->text_in; where it cannot be had (memory), why says so
+ * and the reader parses. */
+void gs_gpu_tin_setup(gs_gpu *g, gs_backend *b, const gs_backend_cfg *c, char *why, size_t len);
+/* For --stats: seconds the reader spent in the parser, bytes of text parsed, blocks declined. */
+void gs_gpu_tin_stats(const gs_gpu *g, double *busy, uint64_t *bytes, uint64_t *declined);
+/* The parser, its stream and buffers, freed (once the reader no longer calls it). */
+void gs_gpu_tin_free(gs_gpu *g);
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/gpu/test_sanitize.sh - compute-sanitizer memcheck and racecheck on a run of each verb's
-# default GPU variant and of csv formatted on the device (3,000,001 elements in 4 MiB chunks: a
-# partial last chunk), each output equal to the CPU backend's. Run by tests/run.sh where a GPU answers; SKIP without compute-sanitizer.
+# default GPU variant, of csv formatted on the device (3,000,001 elements in 4 MiB chunks: a partial
+# last chunk) and of csv parsed there, each output equal to the CPU backend's. Run by tests/run.sh where a GPU answers; SKIP without compute-sanitizer.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh.
 set -u
 cd "$(dirname "$0")/../.."
@@ -10,20 +10,24 @@ need_gpu gpu_sanitize
 if ! command -v compute-sanitizer >/dev/null; then skip gpu_sanitize "no compute-sanitizer"; exit 0; fi
 
 "$G" gen -q -n 3000001 -t i32 --dist sparse:0.5 -f "$T/s.raw"
-# Each case: the verb's arguments | options for the GPU's run alone | what both runs write. The csv
-# cases are formatted on the device (kernels/text_gpu.cu), every chunk on the GPU (a named --algo).
+"$G" gen -q -n 6000001 -t i64 -f "$T/s.csv" # 2 of the reader's blocks
+# Each case: the verb's arguments | options for the GPU's run alone | what both runs write | the input
+# (s.raw unless named). The csv outputs are formatted on the device (kernels/text_gpu.cu), every chunk
+# on the GPU (a named --algo); the csv input is parsed there (the blocks read once CUDA has started).
 CASES=("scan -t i32|--algo lookback|--to csv" "minmax -t i32 -w 500|--algo vhgw|--to csv" "scan -t i32||"
-    "compact -t i32 --pred nonzero||" "minmax -t i32 -w 500||" "minmax -t i32 -w 70000 --partial||")
+    "compact -t i32 --pred nonzero||" "minmax -t i32 -w 500||" "minmax -t i32 -w 70000 --partial||"
+    "scan -t i64 --op max|--algo lookback|--to raw|s.csv")
 for tool in memcheck racecheck; do
     for c in "${CASES[@]}"; do
-        IFS='|' read -r args ga out <<<"$c"
-        name="$args${out:+ $out}"
+        IFS='|' read -r args ga out in <<<"$c"
+        in=${in:-s.raw}
+        name="$args${out:+ $out}${in#s.raw}"
         # shellcheck disable=SC2086
         timeout -k 5 300 compute-sanitizer --tool $tool --error-exitcode 9 "$G" $args $ga --backend gpu --chunk 4M \
-            $out "$T/s.raw" -f "$T/s.gpu" >"$T/san" 2>&1
+            $out "$T/$in" -f "$T/s.gpu" >"$T/san" 2>&1
         rc=$?
         # shellcheck disable=SC2086
-        "$G" $args --backend cpu --chunk 4M $out "$T/s.raw" -f "$T/s.cpu"
+        "$G" $args --backend cpu --chunk 4M $out "$T/$in" -f "$T/s.cpu"
         # memcheck ends "ERROR SUMMARY: 0 errors", racecheck "RACECHECK SUMMARY: 0 hazards displayed"
         if [ $rc = 0 ] && grep -qE "(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)" "$T/san" &&
             cmp -s "$T/s.gpu" "$T/s.cpu"; then

@@ -9,6 +9,7 @@
 #include "../../io/io_internal.h"
 #include "../../pipeline/pipeline.h"
 #include "../../pipeline/backends.h"
+#include "../../kernels/numparse.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -79,6 +80,10 @@ static struct {
     const char *shrink_path;
     int shrunk;
     uint64_t file_calls, file_regs, file_live, file_bytes, file_releases;
+    /* the input's csv parsed by the backend: blocks taken and declined, and the n-th block offered
+     * declined whatever it holds (0: none) */
+    uint64_t parse_taken, parse_declined;
+    int parse_decline_at;
 } fk;
 
 static inline void fake_reset(int ready_at, int usable)
@@ -111,7 +116,37 @@ typedef struct fake {
     size_t halo_head;           /* the CPU backend's head room before a chunk's data */
     pthread_mutex_t mu;         /* locks: registered from the pool's threads */
     fake_lock lock[FAKE_LOCKS];
+    gs_text_parser tin;         /* the input's csv parsed here (cfg.text_in) */
+    char *tvals;
+    size_t tcap;
+    int toffered;
 } fake;
+
+/* The device's csv parser, on the host: kernels/numparse.h a line; a quote or a line it declines
+ * declines the block. */
+static inline int fake_parse(void *ctx, const gs_text_block *b, const void **vals, size_t *n, gs_status *st)
+{
+    fake *f = ctx;
+    const size_t es = gs_type_size(b->type);
+    size_t k = 0;
+    (void)st;
+    if (++f->toffered == fk.parse_decline_at || memchr(b->text, '"', b->bytes)) return fk.parse_declined++, GS_TEXT_DECLINED;
+    for (const char *p = b->text, *e = b->text + b->bytes; p < e; k++) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p)), *le = nl ? nl : e;
+        if (k >= f->tcap) {
+            char *nv = realloc(f->tvals, (f->tcap = 2 * f->tcap + 1024) * es);
+            if (!nv) return gs_fail(st, GS_ENOMEM, "fake GPU: out of memory");
+            f->tvals = nv;
+        }
+        if (gs_numparse_line(p, le, b->col, b->delim, b->trim_sp, b->trim_tab, b->type, f->tvals + k * es))
+            return fk.parse_declined++, GS_TEXT_DECLINED;
+        p = nl ? nl + 1 : e;
+    }
+    fk.parse_taken++;
+    *vals = f->tvals;
+    *n = k;
+    return GS_OK;
+}
 
 static inline int fake_file_register(gs_backend *b, const void *p, size_t bytes, gs_status *st)
 {
@@ -335,6 +370,7 @@ static inline void fake_destroy(gs_backend *b)
     fake *f = b->impl;
     f->cpu->destroy(f->cpu);
     free(f->zbuf);
+    free(f->tvals);
     for (int i = 0; i < FAKE_LOCKS; i++) free(f->lock[i].held); /* left locked: the test counts them */
     pthread_mutex_destroy(&f->mu);
     free(f);
@@ -385,6 +421,10 @@ static inline int fake_gpu(gs_backend **out, const gs_backend_cfg *c, gs_status 
     }
     f->tcols = b->text_cols = c->text_cols;
     f->tsep = c->text_sep;
+    if (c->text_in) {
+        f->tin = (gs_text_parser){fake_parse, f};
+        b->text_in = &f->tin;
+    }
     f->otype = c->out_type;
     *out = b;
     return GS_OK;

@@ -5,7 +5,10 @@
  * chunk and in every other one (text after values, values after text), after a warm start whose
  * first chunks ran on the CPU. The writer formats everything where it prints a column in another
  * type; gs_chain_text_form says which outputs may go as text (not raw, mixed types, several input
- * columns, positions or argmin/argmax mapped to input rows, --keep, --rows). No device. */
+ * columns, positions or argmin/argmax mapped to input rows, --keep, --rows). And csv input parsed by
+ * the backend (the plan's parse_gpu), the fake GPU parsing blocks on the host as the device would:
+ * the same bytes as the CPU plan's from the same file, with every block taken, after a warm start,
+ * and with a block declined part way (the reader parsing the rest). No device. */
 #include "fake_gpu.h"
 
 /* Chain ch over in[0, n) of type t into csv (or text) in memory, on the fake GPU where gpu. */
@@ -124,10 +127,81 @@ static void test_form(void)
     CHECK(f == 0, "form: no writer", "%d", f);
 }
 
+/* The csv file at path, column col as type t, through chain ch into csv in memory; blocks of 4 KiB. */
+static void run_csv(const gs_chain *ch, const char *path, gs_type t, const char *col, int gpu, size_t chunk,
+                    result *res)
+{
+    gs_read_opts ro = {.format = GS_FMT_CSV, .type = t, .col = col, .threads = 2, .block_size = 4096};
+    gs_reader *rd = NULL;
+    gs_writer *w = NULL;
+    memset(res, 0, sizeof *res);
+    if ((res->rc = gs_reader_open(&rd, path, &ro, &res->st))) return;
+    gs_source src = gs_source_from_reader(rd);
+    gs_engine_opts o = opts(gpu ? GS_BACKEND_GPU : GS_BACKEND_CPU, chunk, gs_type_size(t));
+    o.parts = &fake_parts;
+    o.note = on_note;
+    gs_byte_sink k = {mbuf_write, &res->out, "memory"};
+    gs_write_opts wo = {.format = GS_FMT_CSV, .type = gs_chain_out_type(ch, t), .ncols = gs_chain_out_cols(ch), .rows = -1,
+                        .colnames = "a"};
+    if (!(res->rc = gs_writer_open_sink(&w, &k, &wo, NULL, 0, &res->st))) {
+        res->rc = gs_engine_run_chain(ch, &o, &src, w, &res->count, &res->stats, &res->st);
+        if (res->rc) gs_writer_abort(w);
+        else res->rc = gs_writer_finish(w, NULL, &res->st);
+    }
+    gs_reader_close(rd);
+}
+
+/* One csv through ch on the CPU plan and on the fake GPU: the same bytes, and blocks taken or not. */
+static void check_parse(const char *name, const gs_chain *ch, const char *path, gs_type t, const char *col,
+                        int ready_at, int decline_at, int want_taken, int want_declined)
+{
+    result ref, got;
+    char nm[200];
+    run_csv(ch, path, t, col, 0, 100, &ref);
+    fake_reset(ready_at, 1);
+    fk.parse_decline_at = decline_at;
+    run_csv(ch, path, t, col, 1, 100, &got);
+    snprintf(nm, sizeof nm, "parse: %s, the same bytes as the CPU plan's", name);
+    CHECK(same(&ref, &got) && ref.out.n > 0, nm, "rc %d %d (%s), %zu bytes against %zu", ref.rc, got.rc, got.st.msg,
+          got.out.n, ref.out.n);
+    snprintf(nm, sizeof nm, "parse: %s, blocks parsed by the backend%s", name, want_declined ? ", one declined" : "");
+    CHECK((want_taken ? fk.parse_taken > 0 : fk.parse_taken == 0) && (int)fk.parse_declined == want_declined, nm,
+          "%llu taken, %llu declined", (unsigned long long)fk.parse_taken, (unsigned long long)fk.parse_declined);
+    result_free(&ref);
+    result_free(&got);
+}
+
+static void test_parse(void)
+{
+    char dir[] = "/tmp/gs_engine_parse_XXXXXX", path[64];
+    if (!mkdtemp(dir)) return;
+    snprintf(path, sizeof path, "%s/in.csv", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "time,price,volume\n");
+    unsigned seed = 9;
+    for (int i = 0; i < 6000; i++) {
+        seed = seed * 1103515245u + 12345u;
+        if (i == 4500) fprintf(f, "\n"); /* a blank line: its block is declined */
+        fprintf(f, "%d,%.4f,%u\n", 1700000000 + i, (double)(seed >> 9) / 1e4, seed >> 20);
+    }
+    fclose(f);
+    gs_chain mm = chain1(j_minmax(9, GS_MM_BOTH, 0, GS_F64)), scan = chain1(j_scan(GS_SCAN_SUM, 0, GS_I64));
+    check_parse("minmax -w 9 of price", &mm, path, GS_F64, "price", 0, 0, 1, 1);
+    check_parse("scan of volume as i64", &scan, path, GS_I64, "volume", 0, 0, 1, 1);
+    check_parse("minmax -w 9 of price, warm start", &mm, path, GS_F64, "price", 3, 0, 1, 1);
+    check_parse("scan of volume, the 3rd block declined", &scan, path, GS_I64, "volume", 0, 3, 1, 1);
+    gs_chain two = chain2(j_compact(GS_PRED_NONZERO, 0, GS_I64), j_scan(GS_SCAN_MAX, 0, GS_I64));
+    check_parse("compact then scan max of time", &two, path, GS_I64, "time", 0, 0, 1, 1);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     fake_parts_init();
     test_form();
+    test_parse();
     const size_t n = 5000;
     int32_t *i = data(n, 0, 11);
     double *d = doubles(n, 5);

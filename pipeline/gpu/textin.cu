@@ -1,0 +1,197 @@
+/* gpu/textin.cu - the input's csv parsed on the device (the plan's parse_gpu): the backend's
+ * gs_text_parser, which the engine gives the reader once the backend has started
+ * (gs_reader_text_parser). It runs on the reader's thread, on a stream of its own beside the
+ * chunks': a block the reader offers is copied by the pool into pinned memory, crosses to the
+ * device, is parsed there (kernels/text_gpu.cu's gs_text_gpu_parse, a line at a time as
+ * kernels/numparse.h takes it), and its values come back into pinned memory, where the reader
+ * hands them out as it hands out its own. A block the device declines goes back to the reader
+ * unparsed: the values are the same either way. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.cuh"
+#include "../../common/pool.h"
+#include "../../kernels/text_gpu.h"
+
+/* The text a block holds at first: the reader's blocks (32 MiB) and the tail a block carries into
+ * the next; a longer block grows the buffers. Values: one a line, on the device as many as a block
+ * can hold ("5\n" a line); in pinned memory as many bytes as the text at first (8-byte values of
+ * lines of 8 bytes; a block of shorter lines grows it). */
+#define GS_TIN_BYTES ((size_t)34 << 20)
+/* Pieces of the copy into pinned memory, each for a pool thread. */
+#define GS_TIN_COPY_PIECE ((size_t)2 << 20)
+
+typedef struct gs_gtin {
+    gs_gpu *g;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    size_t cap;      /* text bytes the buffers hold */
+    uint64_t vmax;   /* values the device's buffer holds */
+    size_t hbytes;   /* bytes h_vals holds */
+    char *h_text, *d_text, *h_vals, *d_vals;
+    uint64_t *h_res, *d_res;
+    void *d_scr;
+    size_t scr;
+    /* for --stats: wall seconds in parse, the device's seconds, bytes of text taken, blocks declined */
+    double busy, t_dev;
+    uint64_t bytes, declined;
+    gs_text_parser p;
+} gs_gtin;
+
+static void tin_buffers_free(gs_gtin *t)
+{
+    gs_status ignore;
+    memset(&ignore, 0, sizeof ignore);
+    gs_gpu *g = t->g;
+    if (t->d_text) (void)gs_gpu_dfree(g, (void **)&t->d_text, t->cap, GS_DEV_ONCE, 0, &ignore);
+    if (t->d_vals) (void)gs_gpu_dfree(g, (void **)&t->d_vals, t->vmax * 8, GS_DEV_ONCE, 0, &ignore);
+    if (t->d_scr) (void)gs_gpu_dfree(g, &t->d_scr, t->scr, GS_DEV_ONCE, 0, &ignore);
+    if (t->h_text) (void)cudaFreeHost(t->h_text);
+    if (t->h_vals) (void)cudaFreeHost(t->h_vals);
+    t->d_text = t->d_vals = t->h_text = t->h_vals = NULL;
+    t->d_scr = NULL;
+    t->cap = t->hbytes = 0;
+    t->vmax = 0;
+}
+
+/* Buffers for blocks of `bytes` of text. */
+static int tin_buffers(gs_gtin *t, size_t bytes, gs_status *st)
+{
+    gs_gpu *g = t->g;
+    tin_buffers_free(t);
+    const uint64_t vmax = bytes / 2 + 1;
+    const size_t scr = gs_text_gpu_parse_scratch(bytes);
+    if (!scr) return gs_fail(st, GS_EDATA, "csv gpu: CUB's scratch size");
+    int rc = gs_gpu_dmalloc(g, (void **)&t->d_text, bytes, GS_DEV_ONCE, 0, st);
+    if (!rc) t->cap = bytes, t->vmax = vmax;
+    if (!rc) rc = gs_gpu_dmalloc(g, (void **)&t->d_vals, vmax * 8, GS_DEV_ONCE, 0, st);
+    if (!rc) rc = gs_gpu_dmalloc(g, &t->d_scr, scr, GS_DEV_ONCE, 0, st);
+    if (!rc) t->scr = scr;
+    if (!rc) GS_CU(g->dev, cudaHostAlloc((void **)&t->h_text, bytes, cudaHostAllocDefault));
+    if (!rc) GS_CU(g->dev, cudaHostAlloc((void **)&t->h_vals, bytes, cudaHostAllocDefault));
+    if (!rc) t->hbytes = bytes;
+    if (g->dev_cur > g->dev_peak) g->dev_peak = g->dev_cur;
+    return rc;
+}
+
+typedef struct tin_copy {
+    char *dst;
+    const char *src;
+    size_t bytes;
+} tin_copy;
+
+static void tin_copy_part(void *ctx, size_t part, size_t nparts)
+{
+    const tin_copy *c = (const tin_copy *)ctx;
+    const size_t per = (c->bytes + nparts - 1) / nparts, at = part * per;
+    if (at < c->bytes) memcpy(c->dst + at, c->src + at, at + per < c->bytes ? per : c->bytes - at);
+}
+
+/* The block through the device: GS_OK with the values, GS_TEXT_DECLINED, or a failure. */
+static int tin_run(gs_gtin *t, const gs_text_block *b, const void **vals, size_t *n, gs_status *st)
+{
+    gs_gpu *g = t->g;
+    GS_CU(g->dev, cudaSetDevice(g->dev));
+    if (b->bytes > t->cap) {
+        int rc = tin_buffers(t, b->bytes + b->bytes / 4, st);
+        if (rc) return rc;
+    }
+    tin_copy c = {t->h_text, b->text, b->bytes};
+    const size_t parts = b->bytes / GS_TIN_COPY_PIECE + 1;
+    gs_parallel_for(parts, tin_copy_part, &c);
+    GS_CU(g->dev, cudaEventRecord(t->e0, t->s));
+    GS_CU(g->dev, cudaMemcpyAsync(t->d_text, t->h_text, b->bytes, cudaMemcpyHostToDevice, t->s));
+    int rc = gs_text_gpu_parse(t->d_text, b->bytes, b->col, b->delim, b->trim_sp, b->trim_tab, b->type, t->d_vals,
+                               t->vmax, t->d_res, t->d_scr, t->scr, t->s, st);
+    if (rc) return rc;
+    GS_CU(g->dev, cudaMemcpyAsync(t->h_res, t->d_res, 2 * sizeof *t->h_res, cudaMemcpyDeviceToHost, t->s));
+    GS_CU(g->dev, cudaStreamSynchronize(t->s));
+    if (t->h_res[1]) {
+        t->declined++;
+        return GS_TEXT_DECLINED;
+    }
+    const uint64_t k = t->h_res[0];
+    const size_t vbytes = (size_t)k * gs_type_size(b->type);
+    if (vbytes > t->hbytes) { /* short lines: more room for their values */
+        (void)cudaFreeHost(t->h_vals);
+        t->h_vals = NULL;
+        t->hbytes = 0;
+        GS_CU(g->dev, cudaHostAlloc((void **)&t->h_vals, vbytes + vbytes / 4, cudaHostAllocDefault));
+        t->hbytes = vbytes + vbytes / 4;
+    }
+    GS_CU(g->dev, cudaMemcpyAsync(t->h_vals, t->d_vals, vbytes, cudaMemcpyDeviceToHost, t->s));
+    GS_CU(g->dev, cudaEventRecord(t->e1, t->s));
+    GS_CU(g->dev, cudaEventSynchronize(t->e1));
+    t->t_dev += gs_gpu_ms(t->e0, t->e1);
+    t->bytes += b->bytes;
+    *vals = t->h_vals;
+    *n = (size_t)k;
+    return GS_OK;
+}
+
+static int tin_parse(void *ctx, const gs_text_block *b, const void **vals, size_t *n, gs_status *st)
+{
+    gs_gtin *t = (gs_gtin *)ctx;
+    const double t0 = gs_now();
+    *n = 0;
+    const int rc = tin_run(t, b, vals, n, st);
+    t->busy += gs_now() - t0;
+    return rc;
+}
+
+void gs_gpu_tin_setup(gs_gpu *g, gs_backend *b, const gs_backend_cfg *c, char *why, size_t len)
+{
+    gs_status tst;
+    memset(&tst, 0, sizeof tst);
+    why[0] = 0;
+    if (!c->text_in) return;
+    gs_gtin *t = (gs_gtin *)calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(why, len, "csv parsed on the host: out of host memory");
+        return;
+    }
+    t->g = g;
+    g->tin = t;
+    cudaError_t e = cudaStreamCreateWithFlags(&t->s, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&t->e0, cudaEventDefault);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&t->e1, GS_GPU_WAIT_EVENT_FLAGS);
+    if (e == cudaSuccess) e = cudaHostAlloc((void **)&t->h_res, 2 * sizeof *t->h_res, cudaHostAllocDefault);
+    int rc = e != cudaSuccess ? gs_cu_fail(&tst, e, "the csv parser's stream", g->dev)
+                              : gs_gpu_dmalloc(g, (void **)&t->d_res, 2 * sizeof *t->d_res, GS_DEV_ONCE, 0, &tst);
+    if (!rc) rc = tin_buffers(t, GS_TIN_BYTES, &tst);
+    if (rc) {
+        gs_gpu_tin_free(g);
+        snprintf(why, len, "csv parsed on the host: %s", tst.msg);
+        return;
+    }
+    t->p.parse = tin_parse;
+    t->p.ctx = t;
+    b->text_in = &t->p;
+}
+
+void gs_gpu_tin_stats(const gs_gpu *g, double *busy, uint64_t *bytes, uint64_t *declined)
+{
+    const gs_gtin *t = g->tin;
+    *busy = t ? t->busy : 0;
+    *bytes = t ? t->bytes : 0;
+    *declined = t ? t->declined : 0;
+}
+
+void gs_gpu_tin_free(gs_gpu *g)
+{
+    gs_gtin *t = g->tin;
+    if (!t) return;
+    if (t->s) (void)cudaStreamSynchronize(t->s);
+    tin_buffers_free(t);
+    gs_status ignore;
+    memset(&ignore, 0, sizeof ignore);
+    if (t->d_res) (void)gs_gpu_dfree(g, (void **)&t->d_res, 2 * sizeof *t->d_res, GS_DEV_ONCE, 0, &ignore);
+    if (t->h_res) (void)cudaFreeHost(t->h_res);
+    if (t->e0) (void)cudaEventDestroy(t->e0);
+    if (t->e1) (void)cudaEventDestroy(t->e1);
+    if (t->s) (void)cudaStreamDestroy(t->s);
+    free(t);
+    g->tin = NULL;
+    (void)cudaGetLastError();
+}
