@@ -22,6 +22,7 @@
 
 #include "../common/pool.h"
 #include "../common/rowmap.h"
+#include "../common/trace.h"
 
 #define DEFAULT_BLOCK ((size_t)32 << 20)
 #define MIN_PIECE 4096             /* smaller pieces are not worth a thread */
@@ -129,6 +130,7 @@ struct gs_ldec {
     const void *tp_vals;
     size_t tp_n;
     gs_status tp_st;
+    double t_ahead, t_offer; /* GS_TRACE: the last read-ahead's and offer's seconds */
 };
 
 /* Fail and remember it: a failure is sticky. */
@@ -275,6 +277,7 @@ static int ensure_pieces(gs_ldec *L, size_t np, gs_status *st)
 /* Read the next block into abuf (the read-ahead part of a block's job). */
 static void read_ahead(gs_ldec *L)
 {
+    const double t0 = gs_trace_enabled() ? gs_now() : 0;
     L->apos = L->alen = L->headroom;
     L->rd_eof = 0;
     while (L->alen < L->acap) {
@@ -283,10 +286,11 @@ static void read_ahead(gs_ldec *L)
         if (L->rd_rc) return;
         if (got == 0) {
             L->rd_eof = 1;
-            return;
+            break;
         }
         L->alen += got;
     }
+    if (t0) L->t_ahead = gs_now() - t0;
 }
 
 /* One part of a block's job: part 0 reads ahead (when ahead), the others parse. */
@@ -420,7 +424,9 @@ static int offer_block(gs_ldec *L, size_t cut, gs_status *st)
     L->tp_rc = GS_OK;
     L->tp_n = 0;
     piece_reset(&L->pieces[0], data, data + cut, 0, 0);
+    const double t0 = gs_trace_enabled() ? gs_now() : 0;
     gs_parallel_for(1 + (size_t)L->ahead, run_part, L);
+    if (t0) L->t_offer = gs_now() - t0;
     L->tp_now = NULL;
     if (L->tp_rc == GS_TEXT_DECLINED || (L->tp_rc == GS_OK && !L->tp_n)) {
         L->tp_off = 1;
@@ -462,6 +468,8 @@ static int next_block(gs_ldec *L, gs_status *st)
         L->acap = L->headroom + L->block;
     }
     L->rd_rc = GS_OK;
+    const double t0 = gs_trace_enabled() ? gs_now() : 0;
+    L->t_ahead = L->t_offer = 0;
     r = offer_block(L, cut, st);
     if (r == TP_DECLINED) { /* parsed here after all, the block ahead already read */
         const int ahead = L->ahead;
@@ -486,6 +494,10 @@ static int next_block(gs_ldec *L, gs_status *st)
         L->dl.seq(L->dl.ctx, &L->cfg, &L->pieces[0], L->line_base, L->eof, &L->midrow);
         if (L->base.text) gs_piece_text(&L->pieces[0], L->base.text, 1, L->midrow, &L->carry, &L->carry_len);
     }
+    if (t0)
+        gs_trace("lines: a block of %zu KiB in %.2f ms (%s%.2f ms; read ahead %.2f ms)", cut >> 10, (gs_now() - t0) * 1e3,
+                 L->t_offer ? (L->pieces[0].ext ? "parsed elsewhere " : "declined ") : "", L->t_offer * 1e3,
+                 L->t_ahead * 1e3);
     uint64_t lines = 0, skipped = 0;
     for (size_t i = 0; i < L->npieces; i++) {
         const gs_piece *pc = &L->pieces[i];

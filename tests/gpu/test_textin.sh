@@ -39,13 +39,15 @@ with open(f"{t}/r17.csv", "w") as f:
     f.write("x\n" + "\n".join(repr(float(v)) for v in x) + "\n")
 PY
 
-# check NAME INPUT EXT ARGS...: the GPU's output (or failure) against the CPU's
+# check NAME INPUT EXT ARGS...: the GPU's output (or failure) against the CPU's. The GPU's run with
+# --host-mem registered: the reader waits for the backend, so every block is offered to the device
+# (with pinned staging the reader may read all of a file this size while CUDA starts).
 check() {
     local name=$1 in=$2 out=$3
     shift 3
     "$G" "$@" --backend cpu -q "$T/$in" -f "$T/want.$out" 2>"$T/c.err"
     local rc=$?
-    "$G" "$@" --backend gpu --stats=json "$T/$in" -f "$T/got.$out" 2>"$T/g.err"
+    "$G" "$@" --backend gpu --host-mem registered --stats=json "$T/$in" -f "$T/got.$out" 2>"$T/g.err"
     local rg=$?
     if [ $rc = 0 ] && [ $rg = 0 ] && cmp -s "$T/want.$out" "$T/got.$out"; then pass "gpu textin: $name"
     elif [ $rc != 0 ] && [ $rc = $rg ] && [ "$(grep -v '^{' "$T/c.err" | head -1)" = "$(grep -v '^{' "$T/g.err" | grep -v 'note:' | head -1)" ]; then
