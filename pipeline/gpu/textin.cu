@@ -1,8 +1,8 @@
 /* gpu/textin.cu - the input's csv parsed on the device (the plan's parse_gpu): the backend's
  * gs_text_parser, which the engine gives the reader once the backend has started
  * (gs_reader_text_parser). It runs on the reader's thread, on a stream of its own beside the
- * chunks': a block the reader offers is copied by the pool into pinned memory, crosses to the
- * device, is parsed there (kernels/text_gpu.cu's gs_text_gpu_parse, a line at a time as
+ * chunks': a block the reader offers crosses to the device in pieces (the pool copying one into
+ * pinned memory while the one before crosses), is parsed there (kernels/text_gpu.cu's gs_text_gpu_parse, a line at a time as
  * kernels/numparse.h takes it), and its values come back into pinned memory, where the reader
  * hands them out as it hands out its own. A block the device declines goes back to the reader
  * unparsed: the values are the same either way. */
@@ -14,22 +14,23 @@
 #include "../../common/pool.h"
 #include "../../kernels/text_gpu.h"
 
-/* The text a block holds at first: the reader's blocks (32 MiB) and the tail a block carries into
- * the next; a longer block grows the buffers. Values: one a line, on the device as many as a block
- * can hold ("5\n" a line); in pinned memory as many bytes as the text at first (8-byte values of
- * lines of 8 bytes; a block of shorter lines grows it). */
+/* The text a block holds on the device at first: the reader's blocks (32 MiB) and the tail a block
+ * carries into the next; a longer block grows the buffer. Values: one a line, on the device as many
+ * as a block can hold ("5\n" a line); in pinned memory as many as the blocks so far gave. */
 #define GS_TIN_BYTES ((size_t)34 << 20)
-/* Pieces of the copy into pinned memory, each for a pool thread. */
-#define GS_TIN_COPY_PIECE ((size_t)2 << 20)
+/* The text crosses in pieces through two pinned buffers of this size: the pool copies a piece in
+ * while the one before crosses. */
+#define GS_TIN_PIECE ((size_t)4 << 20)
+#define GS_TIN_COPY_PARTS 4
 
 typedef struct gs_gtin {
     gs_gpu *g;
     cudaStream_t s;
-    cudaEvent_t e0, e1;
-    size_t cap;      /* text bytes the buffers hold */
+    cudaEvent_t e0, e1, piece[2]; /* piece[i]: h_piece[i]'s copy to the device done */
+    size_t cap;      /* text bytes the device's buffer holds */
     uint64_t vmax;   /* values the device's buffer holds */
     size_t hbytes;   /* bytes h_vals holds */
-    char *h_text, *d_text, *h_vals, *d_vals;
+    char *h_piece[2], *d_text, *h_vals, *d_vals;
     uint64_t *h_res, *d_res;
     void *d_scr;
     size_t scr;
@@ -47,15 +48,13 @@ static void tin_buffers_free(gs_gtin *t)
     if (t->d_text) (void)gs_gpu_dfree(g, (void **)&t->d_text, t->cap, GS_DEV_ONCE, 0, &ignore);
     if (t->d_vals) (void)gs_gpu_dfree(g, (void **)&t->d_vals, t->vmax * 8, GS_DEV_ONCE, 0, &ignore);
     if (t->d_scr) (void)gs_gpu_dfree(g, &t->d_scr, t->scr, GS_DEV_ONCE, 0, &ignore);
-    if (t->h_text) (void)cudaFreeHost(t->h_text);
-    if (t->h_vals) (void)cudaFreeHost(t->h_vals);
-    t->d_text = t->d_vals = t->h_text = t->h_vals = NULL;
+    t->d_text = t->d_vals = NULL;
     t->d_scr = NULL;
-    t->cap = t->hbytes = 0;
+    t->cap = 0;
     t->vmax = 0;
 }
 
-/* Buffers for blocks of `bytes` of text. */
+/* Device buffers for blocks of `bytes` of text. */
 static int tin_buffers(gs_gtin *t, size_t bytes, gs_status *st)
 {
     gs_gpu *g = t->g;
@@ -68,9 +67,6 @@ static int tin_buffers(gs_gtin *t, size_t bytes, gs_status *st)
     if (!rc) rc = gs_gpu_dmalloc(g, (void **)&t->d_vals, vmax * 8, GS_DEV_ONCE, 0, st);
     if (!rc) rc = gs_gpu_dmalloc(g, &t->d_scr, scr, GS_DEV_ONCE, 0, st);
     if (!rc) t->scr = scr;
-    if (!rc) GS_CU(g->dev, cudaHostAlloc((void **)&t->h_text, bytes, cudaHostAllocDefault));
-    if (!rc) GS_CU(g->dev, cudaHostAlloc((void **)&t->h_vals, bytes, cudaHostAllocDefault));
-    if (!rc) t->hbytes = bytes;
     if (g->dev_cur > g->dev_peak) g->dev_peak = g->dev_cur;
     return rc;
 }
@@ -88,23 +84,34 @@ static void tin_copy_part(void *ctx, size_t part, size_t nparts)
     if (at < c->bytes) memcpy(c->dst + at, c->src + at, at + per < c->bytes ? per : c->bytes - at);
 }
 
+/* The block's text to the device, a piece at a time through the two pinned buffers. */
+static int tin_send(gs_gtin *t, const char *text, size_t bytes, gs_status *st)
+{
+    gs_gpu *g = t->g;
+    for (size_t off = 0, k = 0; off < bytes; off += GS_TIN_PIECE, k++) {
+        const int i = (int)(k & 1);
+        const size_t len = bytes - off < GS_TIN_PIECE ? bytes - off : GS_TIN_PIECE;
+        if (k >= 2) GS_CU(g->dev, cudaEventSynchronize(t->piece[i])); /* its last piece has crossed */
+        tin_copy c = {t->h_piece[i], text + off, len};
+        gs_parallel_for(GS_TIN_COPY_PARTS, tin_copy_part, &c);
+        GS_CU(g->dev, cudaMemcpyAsync(t->d_text + off, t->h_piece[i], len, cudaMemcpyHostToDevice, t->s));
+        GS_CU(g->dev, cudaEventRecord(t->piece[i], t->s));
+    }
+    return GS_OK;
+}
+
 /* The block through the device: GS_OK with the values, GS_TEXT_DECLINED, or a failure. */
 static int tin_run(gs_gtin *t, const gs_text_block *b, const void **vals, size_t *n, gs_status *st)
 {
     gs_gpu *g = t->g;
+    int rc;
     GS_CU(g->dev, cudaSetDevice(g->dev));
-    if (b->bytes > t->cap) {
-        int rc = tin_buffers(t, b->bytes + b->bytes / 4, st);
-        if (rc) return rc;
-    }
-    tin_copy c = {t->h_text, b->text, b->bytes};
-    const size_t parts = b->bytes / GS_TIN_COPY_PIECE + 1;
-    gs_parallel_for(parts, tin_copy_part, &c);
+    if (b->bytes > t->cap && (rc = tin_buffers(t, b->bytes + b->bytes / 4, st))) return rc;
     GS_CU(g->dev, cudaEventRecord(t->e0, t->s));
-    GS_CU(g->dev, cudaMemcpyAsync(t->d_text, t->h_text, b->bytes, cudaMemcpyHostToDevice, t->s));
-    int rc = gs_text_gpu_parse(t->d_text, b->bytes, b->col, b->delim, b->trim_sp, b->trim_tab, b->type, t->d_vals,
-                               t->vmax, t->d_res, t->d_scr, t->scr, t->s, st);
-    if (rc) return rc;
+    if ((rc = tin_send(t, b->text, b->bytes, st))) return rc;
+    if ((rc = gs_text_gpu_parse(t->d_text, b->bytes, b->col, b->delim, b->trim_sp, b->trim_tab, b->type, t->d_vals,
+                                t->vmax, t->d_res, t->d_scr, t->scr, t->s, st)))
+        return rc;
     GS_CU(g->dev, cudaMemcpyAsync(t->h_res, t->d_res, 2 * sizeof *t->h_res, cudaMemcpyDeviceToHost, t->s));
     GS_CU(g->dev, cudaStreamSynchronize(t->s));
     if (t->h_res[1]) {
@@ -113,8 +120,8 @@ static int tin_run(gs_gtin *t, const gs_text_block *b, const void **vals, size_t
     }
     const uint64_t k = t->h_res[0];
     const size_t vbytes = (size_t)k * gs_type_size(b->type);
-    if (vbytes > t->hbytes) { /* short lines: more room for their values */
-        (void)cudaFreeHost(t->h_vals);
+    if (vbytes > t->hbytes) { /* room for this block's values, and a quarter more */
+        if (t->h_vals) (void)cudaFreeHost(t->h_vals);
         t->h_vals = NULL;
         t->hbytes = 0;
         GS_CU(g->dev, cudaHostAlloc((void **)&t->h_vals, vbytes + vbytes / 4, cudaHostAllocDefault));
@@ -156,6 +163,10 @@ void gs_gpu_tin_setup(gs_gpu *g, gs_backend *b, const gs_backend_cfg *c, char *w
     cudaError_t e = cudaStreamCreateWithFlags(&t->s, cudaStreamNonBlocking);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&t->e0, cudaEventDefault);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&t->e1, GS_GPU_WAIT_EVENT_FLAGS);
+    for (int i = 0; i < 2 && e == cudaSuccess; i++) {
+        e = cudaEventCreateWithFlags(&t->piece[i], GS_GPU_WAIT_EVENT_FLAGS | cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaHostAlloc((void **)&t->h_piece[i], GS_TIN_PIECE, cudaHostAllocDefault);
+    }
     if (e == cudaSuccess) e = cudaHostAlloc((void **)&t->h_res, 2 * sizeof *t->h_res, cudaHostAllocDefault);
     int rc = e != cudaSuccess ? gs_cu_fail(&tst, e, "the csv parser's stream", g->dev)
                               : gs_gpu_dmalloc(g, (void **)&t->d_res, 2 * sizeof *t->d_res, GS_DEV_ONCE, 0, &tst);
@@ -188,6 +199,11 @@ void gs_gpu_tin_free(gs_gpu *g)
     memset(&ignore, 0, sizeof ignore);
     if (t->d_res) (void)gs_gpu_dfree(g, (void **)&t->d_res, 2 * sizeof *t->d_res, GS_DEV_ONCE, 0, &ignore);
     if (t->h_res) (void)cudaFreeHost(t->h_res);
+    if (t->h_vals) (void)cudaFreeHost(t->h_vals);
+    for (int i = 0; i < 2; i++) {
+        if (t->h_piece[i]) (void)cudaFreeHost(t->h_piece[i]);
+        if (t->piece[i]) (void)cudaEventDestroy(t->piece[i]);
+    }
     if (t->e0) (void)cudaEventDestroy(t->e0);
     if (t->e1) (void)cudaEventDestroy(t->e1);
     if (t->s) (void)cudaStreamDestroy(t->s);

@@ -13,10 +13,11 @@ if ! command -v compute-sanitizer >/dev/null; then skip gpu_sanitize "no compute
 "$G" gen -q -n 6000001 -t i64 -f "$T/s.csv" # 2 of the reader's blocks
 # Each case: the verb's arguments | options for the GPU's run alone | what both runs write | the input
 # (s.raw unless named). The csv outputs are formatted on the device (kernels/text_gpu.cu), every chunk
-# on the GPU (a named --algo); the csv input is parsed there (the blocks read once CUDA has started).
+# on the GPU (a named --algo); the csv input is parsed there (--host-mem registered: the reader waits
+# for the backend, so that every block is offered to the device).
 CASES=("scan -t i32|--algo lookback|--to csv" "minmax -t i32 -w 500|--algo vhgw|--to csv" "scan -t i32||"
     "compact -t i32 --pred nonzero||" "minmax -t i32 -w 500||" "minmax -t i32 -w 70000 --partial||"
-    "scan -t i64 --op max|--algo lookback|--to raw|s.csv")
+    "scan -t i64 --op max|--algo lookback --host-mem registered|--to raw|s.csv")
 for tool in memcheck racecheck; do
     for c in "${CASES[@]}"; do
         IFS='|' read -r args ga out in <<<"$c"
