@@ -10,7 +10,7 @@ need_gpu gpu_sanitize
 if ! command -v compute-sanitizer >/dev/null; then skip gpu_sanitize "no compute-sanitizer"; exit 0; fi
 
 "$G" gen -q -n 3000001 -t i32 --dist sparse:0.5 -f "$T/s.raw"
-"$G" gen -q -n 6000001 -t i64 -f "$T/s.csv" # 2 of the reader's blocks
+"$G" gen -q -n 15000001 -t i64 -f "$T/s.csv" # about 44 MB: 2 of the reader's blocks
 # Each case: the verb's arguments | options for the GPU's run alone | what both runs write | the input
 # (s.raw unless named). The csv outputs are formatted on the device (kernels/text_gpu.cu), every chunk
 # on the GPU (a named --algo); the csv input is parsed there (--host-mem registered: the reader waits
