@@ -143,11 +143,22 @@ static void run_row(const row *r)
     gs_plan_text(&p, 0);
     snprintf(n, sizeof n, "%s: text the writer formats", r->name);
     CHECK(!p.text_gpu && !p.why_text[0], n, "text_gpu %d (%s)", p.text_gpu, p.why_text);
+    /* the input's csv: the GPU backend parses it where it may run and the reader can take the values */
+    gs_plan_parse(&p, 1);
+    snprintf(n, sizeof n, "%s: csv parsed on the device", r->name);
+    CHECK(p.parse_gpu == want_text && (want_text ? strstr(p.why_parse, "parsed on the GPU") != NULL : !p.why_parse[0]), n,
+          "parse_gpu %d, want %d (%s)", p.parse_gpu, want_text, p.why_parse);
+    gs_plan_parse(&p, 0);
+    snprintf(n, sizeof n, "%s: csv the reader parses", r->name);
+    CHECK(!p.parse_gpu && !p.why_parse[0], n, "parse_gpu %d (%s)", p.parse_gpu, p.why_parse);
     if (want_text) {
         p.devices = GS_DEVICES_ALL;
         gs_plan_text(&p, 1);
         snprintf(n, sizeof n, "%s: text with several GPUs", r->name);
         CHECK(!p.text_gpu && strstr(p.why_text, "several GPUs"), n, "text_gpu %d (%s)", p.text_gpu, p.why_text);
+        gs_plan_parse(&p, 1);
+        snprintf(n, sizeof n, "%s: csv with several GPUs", r->name);
+        CHECK(!p.parse_gpu && strstr(p.why_parse, "several GPUs"), n, "parse_gpu %d (%s)", p.parse_gpu, p.why_parse);
     }
 }
 
