@@ -380,10 +380,6 @@ void gs_plan_text(gs_plan *p, int form)
     p->text_gpu = 0;
     why[0] = 0;
     if (p->backend == GS_PLAN_CPU || !form) return; /* the writer formats: no choice arises */
-    if (p->devices != 1) {
-        snprintf(why, n, "output text formatted on the host (several GPUs)");
-        return;
-    }
     p->text_gpu = 1;
     snprintf(why, n, "output text formatted on the GPU where its kernels wrote the values (the host where a value "
              "needs it)");
@@ -396,10 +392,6 @@ void gs_plan_parse(gs_plan *p, int can)
     p->parse_gpu = 0;
     why[0] = 0;
     if (p->backend == GS_PLAN_CPU || !can) return; /* the reader parses: no choice arises */
-    if (p->devices != 1) {
-        snprintf(why, n, "csv parsed on the host (several GPUs)");
-        return;
-    }
     p->parse_gpu = 1;
     snprintf(why, n, "csv parsed on the GPU once it has started, block by block, up to the first block it leaves to "
              "the host (a quote, a missing value, a number outside its exact fast path)");

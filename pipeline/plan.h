@@ -219,11 +219,11 @@ void gs_plan_input(gs_plan *p, int views);
 /* The output's text, once settled: formatted by the GPU backend (p->text_gpu) where the backend may
  * be the GPU, the output is text that the writer takes whole (`form`: csv or text, each column
  * printed in the chain's output type, one input column, no input rows or positions mapped beside
- * the results) and there is one GPU; else the writer formats the values on the host. Settling twice
+ * the results), on every GPU where there are several; else the writer formats the values on the host. Settling twice
  * changes nothing. */
 void gs_plan_text(gs_plan *p, int form);
 /* The input's csv, once settled: parsed by the GPU backend (p->parse_gpu) where the backend may be
- * the GPU, there is one GPU and the source can take values parsed elsewhere (`can`: one csv column
+ * the GPU (with several, the first device parses) and the source can take values parsed elsewhere (`can`: one csv column
  * without its rows, no row dropped: gs_reader_parses_text); the device takes the blocks it can parse
  * exactly and the host parses the rest. Else the reader parses. Settling twice changes nothing. */
 void gs_plan_parse(gs_plan *p, int can);

@@ -225,6 +225,7 @@ int gs_gpu_multi_create(gs_backend **out, const gs_backend_cfg *c, gs_status *st
         m->o[i].device = dev[i];
         m->o[i].ndevices = 0;
         ci.opts = &m->o[i];
+        ci.text_in = i ? 0 : c->text_in; /* the reader's blocks go to the first device */
         if ((rc = gs_backend_gpu_create(&m->b[i], &ci, st))) break;
         m->n = i + 1;
         cudaError_t e = cudaSetDevice(dev[i]);
@@ -268,6 +269,11 @@ int gs_gpu_multi_create(gs_backend **out, const gs_backend_cfg *c, gs_status *st
     }
     if (!b->zalign) b->zframe_max = b->ztab_max = b->zbuf_max = 0;
     if (!b->zenc_bytes) b->zenc_tab_max = 0;
+    /* text each device formats itself, where every one of them does; the input's csv parsed on the first */
+    b->text_cols = m->b[0]->text_cols;
+    for (int i = 1; i < n; i++)
+        if (m->b[i]->text_cols != b->text_cols) b->text_cols = 0;
+    b->text_in = m->b[0]->text_in;
     *out = b;
     return GS_OK;
 }

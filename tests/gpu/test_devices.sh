@@ -5,8 +5,9 @@
 #     between them), on any GPU machine;
 #   - two devices and all of them (0,1 / 1,0 / all), where the machine has two (SKIP otherwise);
 # over scans (integer and float sums, max), compactions (values, positions), minmax and rolling
-# (windows shorter and longer than a chunk), chains, n = 0, 1 and a file read as a stream; and
-# what --stats says of the devices. Prints PASS/FAIL/SKIP lines for tests/run.sh.
+# (windows shorter and longer than a chunk), chains, n = 0, 1, a file read as a stream, csv and text
+# out (formatted on each device) and csv in (parsed on the first); and what --stats says of the
+# devices. Prints PASS/FAIL/SKIP lines for tests/run.sh.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/common.sh
@@ -90,6 +91,23 @@ same "rolling --device-mem-limit 64M" "$T/a.f64" rolling -t f64 -w 70000 --agg s
         <("$G" gen -q -n 400003 -t f64 --seed 16 --dist walk --to text -)
 } >"$T/c3.csv"
 same "scan of three CSV columns" "$T/c3.csv" scan --col 1,2,3 --chunk 256K
+
+# csv and text formatted on each device, and csv input parsed on the first (--host-mem registered:
+# the reader waits for the backend, so that every block is offered to the device); --stats says so
+same "minmax to csv" "$T/a.f64" minmax -t f64 -w 500 --chunk 1M --to csv
+same "scan to text" "$T/a.i32" scan -t i32 --chunk 1M --to text
+if python3 tests/bench/prices_csv.py "$T/p.csv" 3e6 5; then
+    same "csv input: rolling mean,std" "$T/p.csv" rolling -w 100 --agg mean,std --col price --chunk 1M --host-mem registered
+    same "csv input: scan i64 to raw" "$T/p.csv" scan --col volume -t i64 --chunk 1M --host-mem registered --to raw
+    "$G" minmax -w 50 --col price --chunk 1M --backend gpu --device 0,0 --host-mem registered --stats=json \
+        "$T/p.csv" -f "$T/many.out" 2>"$T/st"
+    if grep -Eq '"name":"text format \(gpu\)","busy_s":[0-9.e+-]+,"bytes":[1-9]' "$T/st" &&
+        grep -Eq '"name":"csv parse \(gpu\)","busy_s":[0-9.e+-]+,"bytes":[1-9]' "$T/st"; then
+        pass "gpu_devices text formatted and csv parsed on the devices"
+    else fail "gpu_devices text formatted and csv parsed on the devices" "$(grep -oE '"name":"[^"]*(text|csv)[^}]*' "$T/st" | tr '\n' ' ')"; fi
+else
+    skip gpu_devices_csv_input "python3 with numpy could not write the csv"
+fi
 
 # a stream (size unknown) dealt to the devices as it comes
 "$G" scan -t i32 --chunk 256K --backend gpu -q "$T/a.i32" -f "$T/one.out"
