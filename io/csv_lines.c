@@ -10,26 +10,15 @@
  *
  * A csv block without quotes may be parsed elsewhere (gs_reader_text_parser: the GPU backend's, on
  * the device): offered whole while the next block is read, it comes back as one value a line, or
- * declined, and then parsed here, and no later block is offered. */
-#include "csv_lines.h"
-#include "missing.h"
+ * declined, and then parsed here, and no later block is offered. The engine's buffers, its reads,
+ * and its opening are csv_buffers.c. */
+#include "csv_ldec.h"
 
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/pool.h"
-#include "../common/rowmap.h"
 #include "../common/trace.h"
-
-#define DEFAULT_BLOCK ((size_t)32 << 20)
-#define MIN_PIECE 4096             /* smaller pieces are not worth a thread */
-#define HEADROOM ((size_t)1 << 20) /* room for the carried tail before a block read ahead
-                                      (a block's worth when blocks are smaller) */
-#define MAX_LINE ((size_t)1 << 30) /* a longer line (text: token) is an error, not a reason to
-                                      hold the whole input in memory */
 
 /* ---- pieces ------------------------------------------------------------------------------ */
 
@@ -84,154 +73,7 @@ static void piece_reset(gs_piece *pc, const char *b, const char *e, int keep_ski
     pc->end = e;
 }
 
-/* ---- the decoder -------------------------------------------------------------------------- */
-
-/* A run of values to copy out to the reader. */
-typedef struct copy_seg {
-    const char *src;
-    char *dst;
-    size_t bytes;
-} copy_seg;
-
-struct gs_ldec {
-    gs_decoder base;
-    gs_lparse cfg;
-    gs_lines_dialect dl;
-    int nthreads;
-    size_t block;
-    char *buf;           /* unparsed bytes are [pos, len) */
-    size_t cap, pos, len;
-    int eof;             /* the source is exhausted */
-    int cr_lines;        /* lines end in a lone '\r': every '\r' read is turned into '\n' */
-    /* read-ahead: while a block is parsed, the next one is read into abuf at `headroom`; the
-     * carried tail of the block is then put in front of it and the buffers swap */
-    size_t headroom;
-    char *abuf;
-    size_t acap, apos, alen;
-    int ahead, rd_eof, rd_rc;
-    gs_status rd_st;
-    int seq_mode;        /* this block goes to dl.seq */
-    int quotes_seen;     /* an earlier block held a quote character */
-    int midrow;          /* the last sequential block ended inside a row (a quoted line break) */
-    int done;            /* and every byte is parsed */
-    uint64_t line_base;  /* '\n' before buf[pos] */
-    gs_piece *pieces;    /* the current block's pieces; value arrays are reused */
-    size_t npieces_cap, npieces, cur, off;
-    copy_seg *segs;      /* one per piece: read() copies out in parallel */
-    gs_status fail;      /* a failure is sticky: later reads repeat it */
-    uint64_t stream_n;   /* values of the blocks before this one (row map positions) */
-    char *carry;         /* keep_rows: the bytes of a quoted row still open at the last block's end */
-    size_t carry_len;
-    /* blocks parsed elsewhere: the parser (NULL: none), set by another thread; off once declined */
-    _Atomic(const gs_text_parser *) tp;
-    int tp_off;
-    const gs_text_parser *tp_now; /* this block's; its answer: */
-    int tp_rc;
-    const void *tp_vals;
-    size_t tp_n;
-    gs_status tp_st;
-    double t_ahead, t_offer; /* GS_TRACE: the last read-ahead's and offer's seconds */
-};
-
-/* Fail and remember it: a failure is sticky. */
-static int dec_fail(gs_ldec *L, gs_status *st, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int dec_fail(gs_ldec *L, gs_status *st, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(L->fail.msg, sizeof L->fail.msg, fmt, ap);
-    va_end(ap);
-    L->fail.code = code;
-    return gs_fail(st, code, "%s", L->fail.msg);
-}
-
-/* Remember the failure the source reported in st. */
-static int src_fail(gs_ldec *L, int code, const gs_status *st)
-{
-    L->fail.code = code;
-    snprintf(L->fail.msg, sizeof L->fail.msg, "%s", st ? st->msg : "read error");
-    return code;
-}
-
-int gs_lines_fail(gs_ldec *L, const gs_piece *pc, uint64_t earlier, gs_status *st)
-{
-    /* Unsigned wrap-around is intended: a quoted row that began in an earlier block has a
-     * "negative" err_line, and the sum is still the absolute line. */
-    unsigned long long line = (unsigned long long)(earlier + pc->err_line + 1);
-    const char *name = L->base.src->name;
-    char where[64];
-    if (pc->nomem) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", name);
-    if (pc->err_field) snprintf(where, sizeof where, "line %llu field %d", line, pc->err_field);
-    else snprintf(where, sizeof where, "line %llu", line);
-    switch (pc->err) {
-    case GS_PERR_INVALID:
-        return dec_fail(L, st, GS_EDATA, "%s: %s: invalid number '%s'", name, where, pc->err_tok);
-    case GS_PERR_RANGE:
-        return dec_fail(L, st, GS_EDATA, "%s: %s: number '%s' out of range for %s", name, where, pc->err_tok,
-                        gs_type_name(L->cfg.type));
-    case GS_PERR_NA:
-        return dec_fail(L, st, GS_EDATA,
-                        "%s: %s: missing value%s%s%s in a column of type %s: read it as a float (-t f64), fill "
-                        "it (--na V) or drop the row (--na skip)",
-                        name, where, pc->err_tok[0] ? " '" : "", pc->err_tok, pc->err_tok[0] ? "'" : "",
-                        gs_type_name(L->cfg.type));
-    case GS_PERR_MISSING:
-        return dec_fail(L, st, GS_EDATA, "%s: line %llu: missing column %d (the row has %d field%s)", name, line,
-                        pc->err_field, pc->err_nfields, pc->err_nfields == 1 ? "" : "s");
-    case GS_PERR_TOOLONG:
-        return dec_fail(L, st, GS_EDATA, "%s: line %llu: quoted field longer than %zu MiB (missing closing quote?)",
-                        name, line, GS_LINES_MAX_FIELD >> 20);
-    default:
-        return dec_fail(L, st, GS_EDATA, "%s: line %llu: unterminated quoted field", name, line);
-    }
-}
-
-static void cr_to_lf(char *p, size_t n)
-{
-    char *end = p + n;
-    while ((p = memchr(p, '\r', (size_t)(end - p)))) *p++ = '\n';
-}
-
-static int src_read(gs_ldec *L, char *buf, size_t cap, size_t *got, gs_status *st)
-{
-    int r = L->base.src->read(L->base.src, buf, cap, got, st);
-    if (!r && L->cr_lines) cr_to_lf(buf, *got);
-    return r;
-}
-
-/* Move the unparsed bytes to the front and read until there are `want` of them, the buffer is
- * full or the source ends. */
-static int fill(gs_ldec *L, size_t want, gs_status *st)
-{
-    if (L->pos) {
-        memmove(L->buf, L->buf + L->pos, L->len - L->pos);
-        L->len -= L->pos;
-        L->pos = 0;
-    }
-    while (L->len < want && L->len < L->cap && !L->eof) {
-        size_t got = 0;
-        int r = src_read(L, L->buf + L->len, L->cap - L->len, &got, st);
-        if (r) return src_fail(L, r, st);
-        if (got == 0) L->eof = 1;
-        L->len += got;
-    }
-    return GS_OK;
-}
-
-/* Double the buffer (a line longer than a block), up to MAX_LINE. */
-static int grow(gs_ldec *L, gs_status *st)
-{
-    size_t ncap = L->cap * 2;
-    if (L->cap >= MAX_LINE)
-        return dec_fail(L, st, GS_EDATA, "%s: line %llu: longer than %zu MiB", L->base.src->name,
-                        (unsigned long long)L->line_base + 1, MAX_LINE >> 20);
-    char *nb = realloc(L->buf, ncap);
-    if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory (a line longer than %zu MiB?)",
-                             L->base.src->name, L->cap >> 20);
-    L->buf = nb;
-    L->cap = ncap;
-    return GS_OK;
-}
+/* ---- blocks ------------------------------------------------------------------------------- */
 
 static int is_ws(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -267,30 +109,11 @@ static int ensure_pieces(gs_ldec *L, size_t np, gs_status *st)
     gs_piece *np_ = realloc(L->pieces, np * sizeof *np_);
     if (np_) L->pieces = np_;
     copy_seg *ns = np_ ? realloc(L->segs, np * sizeof *ns) : NULL;
-    if (!ns) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+    if (!ns) return gs_ldec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
     L->segs = ns;
     memset(np_ + L->npieces_cap, 0, (np - L->npieces_cap) * sizeof *np_);
     L->npieces_cap = np;
     return GS_OK;
-}
-
-/* Read the next block into abuf (the read-ahead part of a block's job). */
-static void read_ahead(gs_ldec *L)
-{
-    const double t0 = gs_trace_enabled() ? gs_now() : 0;
-    L->apos = L->alen = L->headroom;
-    L->rd_eof = 0;
-    while (L->alen < L->acap) {
-        size_t got = 0;
-        L->rd_rc = src_read(L, L->abuf + L->alen, L->acap - L->alen, &got, &L->rd_st);
-        if (L->rd_rc) return;
-        if (got == 0) {
-            L->rd_eof = 1;
-            break;
-        }
-        L->alen += got;
-    }
-    if (t0) L->t_ahead = gs_now() - t0;
 }
 
 /* One part of a block's job: part 0 reads ahead (when ahead), the others parse. */
@@ -300,7 +123,7 @@ static void run_part(void *ctx, size_t p, size_t np)
     (void)np;
     if (L->ahead) {
         if (p == 0) {
-            read_ahead(L);
+            gs_ldec_read_ahead(L);
             return;
         }
         p--;
@@ -361,55 +184,6 @@ static int block_values(const gs_ldec *L)
     return 0;
 }
 
-/* The block's buffer was lent to the row store, which holds rows in it: the engine reads on into
- * another (the store's spare, else a new one), never writing the lent one again. Where the
- * read-ahead buffer took the carried tail (swapped), the lent one is the next read-ahead's; else
- * the tail [pos, len) moves to the new buffer. Gives back the lender's reference. */
-static int replace_lent(gs_ldec *L, gs_rowtext_mem *lent, int swapped, gs_status *st)
-{
-    size_t cap = 0;
-    int r = GS_OK;
-    char *nb = gs_rowtext_reuse(L->base.text, 0, swapped ? L->headroom + L->block : L->cap, &cap);
-    if (swapped) { /* next_block sizes the read-ahead buffer before it reads into it */
-        L->abuf = nb;
-        L->acap = nb ? cap : 0;
-    } else {
-        if (!nb && (nb = gs_alloc_large(L->cap))) cap = L->cap;
-        if (nb) memcpy(nb, L->buf + L->pos, L->len - L->pos), L->len -= L->pos, L->pos = 0;
-        else r = dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name), L->len = L->pos = 0;
-        L->buf = nb;
-        L->cap = nb ? cap : 0;
-    }
-    gs_rowtext_unlend(L->base.text, lent);
-    return r;
-}
-
-/* After a block's job: the carried tail (part of a line) goes in front of the block read ahead,
- * and the buffers swap. */
-static int take_ahead(gs_ldec *L, gs_status *st)
-{
-    size_t tail = L->len - L->pos, have = L->alen - L->apos;
-    if (tail > L->apos) { /* a tail longer than the headroom: make room */
-        if (tail + have > L->acap) {
-            char *nb = realloc(L->abuf, tail + have);
-            if (!nb) return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
-            L->abuf = nb;
-            L->acap = tail + have;
-        }
-        memmove(L->abuf + tail, L->abuf + L->apos, have);
-        L->apos = tail;
-        L->alen = tail + have;
-    }
-    L->apos -= tail;
-    memcpy(L->abuf + L->apos, L->buf + L->pos, tail);
-    char *tb = L->buf;
-    size_t tc = L->cap;
-    L->buf = L->abuf, L->cap = L->acap, L->pos = L->apos, L->len = L->alen;
-    L->abuf = tb, L->acap = tc;
-    L->eof = L->rd_eof;
-    return GS_OK;
-}
-
 /* The block [buf + pos, + cut) offered to the parser elsewhere, while the next is read ahead:
  * TP_NOT_OFFERED (the pieces are parsed as usual), TP_DECLINED (the block is parsed here), TP_TAKEN
  * (piece 0 holds its values), or a failure's status. */
@@ -447,7 +221,7 @@ static int next_block(gs_ldec *L, gs_status *st)
     size_t cut, n;
     int r;
     /* Without read-ahead (one thread, or the first block) read here. */
-    if (!L->eof && L->len - L->pos < L->block && (r = fill(L, L->block, st))) return r;
+    if (!L->eof && L->len - L->pos < L->block && (r = gs_ldec_fill(L, L->block, st))) return r;
     for (;;) {
         n = L->len - L->pos;
         if (L->eof) {
@@ -455,7 +229,7 @@ static int next_block(gs_ldec *L, gs_status *st)
             break;
         }
         if ((cut = find_cut(L, L->buf + L->pos, n))) break;
-        if ((r = grow(L, st)) || (r = fill(L, L->cap, st))) return r; /* a line longer than the buffer */
+        if ((r = gs_ldec_grow(L, st)) || (r = gs_ldec_fill(L, L->cap, st))) return r; /* a line longer than the buffer */
     }
     if ((r = split_block(L, L->buf + L->pos, cut, st))) return r;
     /* With more than one thread, the next block is read while this one is parsed. */
@@ -464,7 +238,7 @@ static int next_block(gs_ldec *L, gs_status *st)
         free(L->abuf);
         L->acap = 0;
         if (!(L->abuf = gs_alloc_large(L->headroom + L->block)))
-            return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+            return gs_ldec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
         L->acap = L->headroom + L->block;
     }
     L->rd_rc = GS_OK;
@@ -505,21 +279,21 @@ static int next_block(gs_ldec *L, gs_status *st)
         lines += pc->lines;
         skipped += pc->skipped;
     }
-    if (L->rd_rc) return gs_fail(st, src_fail(L, L->rd_rc, &L->rd_st), "%s", L->fail.msg); /* the source said why */
+    if (L->rd_rc) return gs_fail(st, gs_ldec_src_fail(L, L->rd_rc, &L->rd_st), "%s", L->fail.msg); /* the source said why */
     L->base.skipped += skipped;
     /* Rows kept beside the values stay where they lie: the store is lent the block. */
     gs_rowtext_mem *lent = NULL;
     if (L->base.text && !L->seq_mode && !L->cfg.nkeep && block_values(L) && !(lent = gs_rowtext_lend(L->buf, L->cap)))
-        return dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
+        return gs_ldec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name);
     r = (L->base.rows || L->base.text) && gs_pieces_keep(L->pieces, L->npieces, L->base.rows, L->base.text, lent, &L->stream_n)
-            ? dec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name)
+            ? gs_ldec_fail(L, st, GS_ENOMEM, "%s: out of memory", L->base.src->name)
             : GS_OK;
     L->line_base += lines;
     L->pos += cut;
     int swapped = 0;
-    if (!r && L->ahead) swapped = !(r = take_ahead(L, st));
+    if (!r && L->ahead) swapped = !(r = gs_ldec_take_ahead(L, st));
     if (lent) {
-        const int r2 = replace_lent(L, lent, swapped, st);
+        const int r2 = gs_ldec_replace_lent(L, lent, swapped, st);
         if (!r) r = r2;
     }
     if (r) return r;
@@ -540,7 +314,7 @@ static void copy_part(void *ctx, size_t p, size_t np)
 /* Hand out the parsed values in piece order, parsing blocks as needed. The copy of a whole
  * block's values is itself split over the threads: one thread's memcpy would be a serial
  * step as long as a good part of the parallel parse. */
-static int ldec_read(gs_decoder *d, void *buf, size_t cap, size_t *got, gs_status *st)
+int gs_ldec_read(gs_decoder *d, void *buf, size_t cap, size_t *got, gs_status *st)
 {
     gs_ldec *L = (gs_ldec *)d;
     size_t es = L->cfg.esize * (size_t)(L->cfg.ncols > 1 ? L->cfg.ncols : 1), done = 0;
@@ -571,124 +345,5 @@ static int ldec_read(gs_decoder *d, void *buf, size_t cap, size_t *got, gs_statu
         if (r) return r;
     }
     *got = done;
-    return GS_OK;
-}
-
-static void ldec_close(gs_decoder *d)
-{
-    gs_ldec *L = (gs_ldec *)d;
-    if (!L) return;
-    for (size_t i = 0; i < L->npieces_cap; i++)
-        free(L->pieces[i].vals), free(L->pieces[i].skips), free(L->pieces[i].spans), free(L->pieces[i].text);
-    gs_rowmap_free(L->base.rows);
-    gs_rowtext_free(L->base.text);
-    free(L->carry);
-    free(L->pieces);
-    free(L->segs);
-    free(L->buf);
-    free(L->abuf);
-    if (L->dl.ctx_free) L->dl.ctx_free(L->dl.ctx);
-    if (L->base.src) L->base.src->close(L->base.src);
-    free(L);
-}
-
-void gs_lines_abandon(gs_ldec *L)
-{
-    if (!L) return;
-    L->base.src = NULL;
-    ldec_close(&L->base);
-}
-
-/* ---- before the first block -------------------------------------------------------------- */
-
-gs_decoder *gs_lines_decoder(gs_ldec *L) { return &L->base; }
-
-static int lines_text_parser(gs_decoder *d, const gs_text_parser *p, int set)
-{
-    gs_ldec *L = (gs_ldec *)d;
-    if (set) atomic_store(&L->tp, p);
-    return L->cfg.ncols <= 1 && !L->base.rows && !L->base.text && !L->cfg.nkeep;
-}
-
-gs_lparse *gs_lines_cfg(gs_ldec *L) { return &L->cfg; }
-
-const char *gs_lines_peek(const gs_ldec *L, size_t *n, int *eof)
-{
-    *n = L->len - L->pos;
-    *eof = L->eof;
-    return L->buf + L->pos;
-}
-
-int gs_lines_more(gs_ldec *L, gs_status *st)
-{
-    int r;
-    if (L->len - L->pos == L->cap && (r = grow(L, st))) return r;
-    return fill(L, L->len - L->pos + 1, st);
-}
-
-void gs_lines_take(gs_ldec *L, size_t n, uint64_t lines)
-{
-    if (L->base.text) { /* the header row, as in the input (blank lines before it dropped) */
-        size_t b = 0;
-        while (b < n && (L->buf[L->pos + b] == '\n' || L->buf[L->pos + b] == '\r')) b++;
-        if (gs_rowtext_set_header(L->base.text, L->buf + L->pos + b, n - b)) L->fail.code = GS_ENOMEM,
-            snprintf(L->fail.msg, sizeof L->fail.msg, "%s: out of memory", L->base.src->name);
-    }
-    L->pos += n;
-    L->line_base += lines;
-}
-
-void gs_lines_cr(gs_ldec *L)
-{
-    L->cr_lines = 1;
-    cr_to_lf(L->buf + L->pos, L->len - L->pos);
-}
-
-int gs_lines_open(gs_ldec **out, gs_bsrc *src, const gs_read_opts *o, char delim, const gs_lines_dialect *dl,
-                  gs_status *st)
-{
-    *out = NULL;
-    gs_ldec *L = calloc(1, sizeof *L);
-    if (!L) {
-        if (dl->ctx_free) dl->ctx_free(dl->ctx);
-        return gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
-    }
-    L->dl = *dl;
-    L->base.read = ldec_read;
-    L->base.close = ldec_close;
-    L->base.text_parser = dl->ws_cut ? NULL : lines_text_parser; /* csv */
-    L->base.type = o->type;
-    L->base.count = -1;
-    L->base.src = src;
-    L->cfg.type = o->type;
-    L->cfg.esize = gs_type_size(o->type);
-    L->cfg.col = 1;
-    L->cfg.delim = delim;
-    L->cfg.trim_sp = delim != ' ';
-    L->cfg.trim_tab = delim != '\t';
-    L->cfg.skip_bad = o->skip_bad;
-    int r = (unsigned)o->type < GS_NTYPES ? gs_na_setup(&L->cfg, o, src->name, st) : GS_OK;
-    /* Rows dropped from the stream are recorded, so that positions stay input rows. */
-    if (!r && (o->skip_bad || o->na == GS_NA_SKIP) && !(L->base.rows = gs_rowmap_new()))
-        r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
-    if (!r && (o->keep_rows || o->keep) && !(L->base.text = gs_rowtext_new())) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
-    L->nthreads = o->threads > 0 ? o->threads : gs_pool_threads();
-    L->block = o->block_size ? o->block_size : DEFAULT_BLOCK;
-    L->headroom = L->block < HEADROOM ? L->block : HEADROOM;
-    L->cap = L->headroom + L->block;
-    L->line_base = o->line_offset;
-    if (r) {
-    } else if ((unsigned)o->type >= GS_NTYPES) r = gs_fail(st, GS_EUSAGE, "%s: invalid element type", src->name);
-    else if (!(L->buf = gs_alloc_large(L->cap))) r = gs_fail(st, GS_ENOMEM, "%s: out of memory", src->name);
-    /* Only what the format's first look needs (it reads more while it lacks a whole row): a
-     * slow pipe must not hold up the open for a whole block. */
-    if (!r) r = fill(L, 4, st);
-    /* A UTF-8 byte order mark (spreadsheet exports) is not part of the first field. */
-    if (!r && L->len >= 3 && memcmp(L->buf, "\xef\xbb\xbf", 3) == 0) L->pos = 3;
-    if (r) {
-        gs_lines_abandon(L);
-        return r;
-    }
-    *out = L;
     return GS_OK;
 }
