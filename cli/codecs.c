@@ -140,7 +140,7 @@ int run_engine(cli *c, const gs_chain *ch, gs_source *src, gs_writer *w, gs_run_
     gs_plan_settle(&c->eng.plan, ch, values, src->type, src->parsed, one && w && gs_writer_takes_frames(w), form > 0);
     gs_plan_input(&c->eng.plan, one && src->view != NULL);
     gs_plan_text(&c->eng.plan, form > 0);
-    gs_plan_parse(&c->eng.plan, one && src->text_parser != NULL);
+    gs_plan_parse(&c->eng.plan, src->text_parser != NULL);
     if (verbose || c->stats) plan_notes(&c->eng.plan);
     int rc = gs_engine_run_chain(ch, &c->eng, src, w, count, stats, st);
     if (c->progress) fputs("\r\033[K", stderr);

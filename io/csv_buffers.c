@@ -215,7 +215,7 @@ static int lines_text_parser(gs_decoder *d, const gs_text_parser *p, int set)
 {
     gs_ldec *L = (gs_ldec *)d;
     if (set) atomic_store(&L->tp, p);
-    return L->cfg.ncols <= 1 && !L->base.rows && !L->base.text && !L->cfg.nkeep;
+    return !L->base.rows && !L->base.text && !L->cfg.nkeep;
 }
 
 gs_lparse *gs_lines_cfg(gs_ldec *L) { return &L->cfg; }

@@ -130,8 +130,9 @@ static void run_part(void *ctx, size_t p, size_t np)
     }
     if (L->tp_now) { /* the block, offered whole */
         const gs_piece *pc = &L->pieces[0];
-        const gs_text_block b = {pc->begin, (size_t)(pc->end - pc->begin), L->cfg.type, L->cfg.col,
-                                 L->cfg.delim, L->cfg.trim_sp, L->cfg.trim_tab};
+        const int several = L->cfg.ncols > 1;
+        const gs_text_block b = {pc->begin, (size_t)(pc->end - pc->begin), L->cfg.type, several ? L->cfg.cols : &L->cfg.col,
+                                 several ? L->cfg.ncols : 1, L->cfg.delim, L->cfg.trim_sp, L->cfg.trim_tab};
         L->tp_rc = L->tp_now->parse(L->tp_now->ctx, &b, &L->tp_vals, &L->tp_n, &L->tp_st);
         return;
     }
@@ -191,7 +192,7 @@ enum { TP_NOT_OFFERED = -3, TP_DECLINED = -2, TP_TAKEN = -1 };
 static int offer_block(gs_ldec *L, size_t cut, gs_status *st)
 {
     const gs_text_parser *tp = L->tp_off ? NULL : atomic_load(&L->tp);
-    if (!tp || L->seq_mode || !cut || L->dl.ws_cut || L->cfg.ncols > 1 || L->base.rows || L->base.text)
+    if (!tp || L->seq_mode || !cut || L->dl.ws_cut || L->base.rows || L->base.text)
         return TP_NOT_OFFERED;
     const char *data = L->buf + L->pos;
     L->tp_now = tp;

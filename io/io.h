@@ -216,21 +216,22 @@ int gs_reader_maps(const gs_reader *r);
 typedef struct gs_text_block {
     const char *text;
     size_t bytes;     /* whole lines; only the input's last one may lack its '\n' */
-    gs_type type;     /* each line's field col (1-based, split at delim; ' ' and '\t' around it are */
-    int col;          /* surrounding space where trim_sp and trim_tab say, '\r' always) as a value */
-    char delim;       /* of this type: kernels/numparse.h's gs_numparse_line */
+    gs_type type;     /* each line's fields cols[0..ncols) (1-based, split at delim; ' ' and '\t' */
+    const int *cols;  /* around them are surrounding space where trim_sp and trim_tab say, '\r' */
+    int ncols;        /* always) as a row of ncols values of this type: kernels/numparse.h's */
+    char delim;       /* gs_numparse_row */
     int trim_sp, trim_tab;
 } gs_text_block;
 #define GS_TEXT_DECLINED (-1)
 typedef struct gs_text_parser {
-    /* The block's lines, a value each: GS_OK with *vals (n values of b->type, one a line, valid until
-     * the next call); GS_TEXT_DECLINED where the parser declines the block (the reader parses it);
+    /* The block's lines, a row of values each: GS_OK with *vals (n rows of b->ncols values of b->type,
+     * one a line, valid until the next call); GS_TEXT_DECLINED where the parser declines the block (the reader parses it);
      * another status, st saying why, on a failure. Called from the reader's thread. */
     int (*parse)(void *ctx, const gs_text_block *b, const void **vals, size_t *n, gs_status *st);
     void *ctx;
 } gs_text_parser;
-/* 1 where gs_reader_text_parser can take effect: csv input of one column whose values go without
- * their rows (no --rows or --keep) and drop no row (no --skip-bad, no --na skip). */
+/* 1 where gs_reader_text_parser can take effect: csv input whose values go without their rows (no
+ * --rows or --keep) and drop no row (no --skip-bad, no --na skip). */
 int gs_reader_parses_text(const gs_reader *r);
 /* From the next block on, offer each block to p before the reader parses it (NULL: none): the
  * reader parses a block itself where p declines it, and offers no more blocks after that. Another

@@ -3,9 +3,9 @@
  * exactly as io/numfmt.c's gs_num_parse does, and declines the rest, which the host then parses
  * (io/csv_lines.c): tests/unit/test_numparse.c holds the two equal, value for value and bit for bit.
  *
- * A line is taken where its field `col` (1-based; fields split at `delim`, no quote anywhere in the
- * block: the caller checks) is, once the surrounding space is trimmed as the host trims it ('\r'
- * always, ' ' and '\t' unless the delimiter), one of:
+ * A line is taken where each of its fields `cols` (1-based, several in any order; fields split at
+ * `delim`, no quote anywhere in the block: the caller checks) is, once the surrounding space is
+ * trimmed as the host trims it ('\r' always, ' ' and '\t' unless the delimiter), one of:
  *   integers  -?[0-9]+ in the type's range (no '-' for the unsigned types);
  *   floats    -?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]{1,4})? whose value Clinger's fast path gives
  *             exactly: at most 19 significant digits making an integer w <= 2^53 (2^24 for f32)
@@ -151,18 +151,16 @@ GS_HD int gs_numparse_f32(const char *p, const char *e, float *out)
     return 0;
 }
 
-/* The line [p, e) (its '\n' excluded): field col's value of type t at out, 0; or 1 (declined). */
-GS_HD int gs_numparse_line(const char *p, const char *e, int col, char delim, int trim_sp, int trim_tab, gs_type t,
-                           void *out)
+/* The columns a line's fields go to: n of them, 1-based, in the order their values are written. */
+#define GS_NUMPARSE_COLS_MAX 16
+typedef struct gs_numparse_cols {
+    int n, maxcol;
+    int col[GS_NUMPARSE_COLS_MAX];
+} gs_numparse_cols;
+
+/* One field [f, fe), trimmed, as a value of type t at out: 0, or 1 (declined). */
+GS_HD int gs_numparse_field(const char *f, const char *fe, int trim_sp, int trim_tab, gs_type t, void *out)
 {
-    for (int k = 1; k < col; k++) {
-        while (p < e && *p != delim) p++;
-        if (p == e) return 1; /* fewer fields than col: missing, or a blank line */
-        p++;
-    }
-    const char *f = p;
-    while (p < e && *p != delim) p++;
-    const char *fe = p;
     while (f < fe && gs_numparse_trim(*f, trim_sp, trim_tab)) f++;
     while (fe > f && gs_numparse_trim(fe[-1], trim_sp, trim_tab)) fe--;
     if (f == fe) return 1; /* empty: missing, or a blank line */
@@ -171,6 +169,35 @@ GS_HD int gs_numparse_line(const char *p, const char *e, int col, char delim, in
     case GS_F32: return gs_numparse_f32(f, fe, (float *)out);
     default: return gs_numparse_int(f, fe, t, out);
     }
+}
+
+/* The line [p, e) (its '\n' excluded): the value of type t of field c->col[j] at out + j values, for
+ * every j, 0; or 1 (declined: a field missing or declined). */
+GS_HD int gs_numparse_row(const char *p, const char *e, const gs_numparse_cols *c, char delim, int trim_sp,
+                          int trim_tab, gs_type t, void *out)
+{
+    const int es = t == GS_I32 || t == GS_U32 || t == GS_F32 ? 4 : 8;
+    for (int k = 1; k <= c->maxcol; k++) {
+        const char *f = p;
+        while (p < e && *p != delim) p++;
+        for (int j = 0; j < c->n; j++)
+            if (c->col[j] == k && gs_numparse_field(f, p, trim_sp, trim_tab, t, (char *)out + j * es)) return 1;
+        if (k == c->maxcol) break;
+        if (p == e) return 1; /* fewer fields than maxcol: missing, or a blank line */
+        p++;
+    }
+    return 0;
+}
+
+/* One column: field col of the line [p, e). */
+GS_HD int gs_numparse_line(const char *p, const char *e, int col, char delim, int trim_sp, int trim_tab, gs_type t,
+                           void *out)
+{
+    gs_numparse_cols c;
+    c.n = 1;
+    c.maxcol = col;
+    c.col[0] = col;
+    return gs_numparse_row(p, e, &c, delim, trim_sp, trim_tab, t, out);
 }
 
 #endif

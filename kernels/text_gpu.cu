@@ -178,13 +178,13 @@ __global__ void gs_parse_count_k(const char *text, uint64_t bytes, uint64_t span
     }
 }
 
-/* The lines starting in span c, parsed into vals from offs[c] on. */
+/* The lines starting in span c, parsed into rows of cols.n values of vals from row offs[c] on. */
 template <class T>
-__global__ void gs_parse_line_k(const char *text, uint64_t bytes, uint64_t spans, const uint64_t *offs, int col,
-                                char delim, int trim_sp, int trim_tab, gs_type t, T *vals, uint64_t vals_max,
-                                uint64_t *res)
+__global__ void gs_parse_line_k(const char *text, uint64_t bytes, uint64_t spans, const uint64_t *offs,
+                                gs_numparse_cols cols, char delim, int trim_sp, int trim_tab, gs_type t, T *vals,
+                                uint64_t vals_max, uint64_t *res)
 {
-    if (offs[spans] > vals_max) return;
+    if (offs[spans] * (uint64_t)cols.n > vals_max) return;
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     for (uint64_t c = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; c < spans; c += stride) {
         const uint64_t b = c * GS_PARSE_SPAN, e = b + GS_PARSE_SPAN < bytes ? b + GS_PARSE_SPAN : bytes;
@@ -194,19 +194,18 @@ __global__ void gs_parse_line_k(const char *text, uint64_t bytes, uint64_t spans
             if (i && text[i - 1] != '\n') continue;
             uint64_t j = i;
             while (j < bytes && text[j] != '\n') j++;
-            T v = T();
-            bad |= gs_numparse_line(text + i, text + j, col, delim, trim_sp, trim_tab, t, &v);
-            vals[at++] = v;
+            bad |= gs_numparse_row(text + i, text + j, &cols, delim, trim_sp, trim_tab, t, vals + at * cols.n);
+            at++;
             i = j; /* the loop's step passes the '\n' */
         }
         if (bad) res[1] = 1;
     }
 }
 
-__global__ void gs_parse_total_k(const uint64_t *offs, uint64_t spans, uint64_t vals_max, uint64_t *res)
+__global__ void gs_parse_total_k(const uint64_t *offs, uint64_t spans, int ncols, uint64_t vals_max, uint64_t *res)
 {
     res[0] = offs[spans];
-    if (offs[spans] > vals_max) res[1] = 1;
+    if (offs[spans] * (uint64_t)ncols > vals_max) res[1] = 1;
 }
 
 static uint64_t gs_parse_spans(size_t bytes) { return ((uint64_t)bytes + GS_PARSE_SPAN - 1) / GS_PARSE_SPAN; }
@@ -219,12 +218,20 @@ extern "C" size_t gs_text_gpu_parse_scratch(size_t bytes)
     return 2 * gs_text_array_bytes(spans) + gs_align_up(tmp, GS_TEXT_ALIGN);
 }
 
-extern "C" int gs_text_gpu_parse(const char *d_text, size_t bytes, int col, char delim, int trim_sp, int trim_tab,
-                                 gs_type t, void *d_vals, uint64_t vals_max, uint64_t *d_res, void *d_scratch,
-                                 size_t scratch_bytes, void *stream, gs_status *st)
+extern "C" int gs_text_gpu_parse(const char *d_text, size_t bytes, const int *cols, int ncols, char delim,
+                                 int trim_sp, int trim_tab, gs_type t, void *d_vals, uint64_t vals_max,
+                                 uint64_t *d_res, void *d_scratch, size_t scratch_bytes, void *stream, gs_status *st)
 {
     const cudaStream_t s = gs_stream(stream);
-    if (col < 1) return gs_fail(st, GS_EUSAGE, "csv gpu: column %d (1-based)", col);
+    gs_numparse_cols c;
+    if (ncols < 1 || ncols > GS_NUMPARSE_COLS_MAX) return gs_fail(st, GS_EUSAGE, "csv gpu: %d columns", ncols);
+    c.n = ncols;
+    c.maxcol = 0;
+    for (int j = 0; j < ncols; j++) {
+        if (cols[j] < 1) return gs_fail(st, GS_EUSAGE, "csv gpu: column %d (1-based)", cols[j]);
+        c.col[j] = cols[j];
+        if (cols[j] > c.maxcol) c.maxcol = cols[j];
+    }
     GS_CUDA_CHECK(st, cudaMemsetAsync(d_res, 0, 2 * sizeof(uint64_t), s));
     if (bytes == 0) return GS_OK;
     const uint64_t spans = gs_parse_spans(bytes);
@@ -242,12 +249,12 @@ extern "C" int gs_text_gpu_parse(const char *d_text, size_t bytes, int col, char
     GS_CUDA_CHECK(st, gs_text_scan(cub_tmp, have, lens, offs, spans + 1, s));
     GS_FORWARD(gs_dispatch_type(t, st, [&](auto x) -> int {
         typedef decltype(x) T;
-        gs_parse_line_k<T><<<grid, GS_TEXT_THREADS, 0, s>>>(d_text, bytes, spans, offs, col, delim, trim_sp, trim_tab,
-                                                            t, (T *)d_vals, vals_max, d_res);
+        gs_parse_line_k<T><<<grid, GS_TEXT_THREADS, 0, s>>>(d_text, bytes, spans, offs, c, delim, trim_sp, trim_tab, t,
+                                                            (T *)d_vals, vals_max, d_res);
         GS_LAUNCH_CHECK(st);
         return GS_OK;
     }));
-    gs_parse_total_k<<<1, 1, 0, s>>>(offs, spans, vals_max, d_res);
+    gs_parse_total_k<<<1, 1, 0, s>>>(offs, spans, ncols, vals_max, d_res);
     GS_LAUNCH_CHECK(st);
     return GS_OK;
 }

@@ -31,14 +31,15 @@ int gs_text_gpu_rows(const void *d_vals, gs_type t, int k, uint64_t rows, const 
 /* Scratch bytes for gs_text_gpu_parse of at most `bytes` of text. */
 size_t gs_text_gpu_parse_scratch(size_t bytes);
 
-/* The csv lines at d_text (`bytes`, whole lines; the last may lack its '\n'): each line's field col
- * (1-based, split at delim, trimmed as trim_sp and trim_tab say) as a value of type t into d_vals, in
- * order, as gs_numparse_line takes it. d_res[0] (device) gets the number of lines, d_res[1] 1 where
- * the host must parse the block instead (a line declined, a '"' in the text, or more than vals_max
- * lines; d_vals is then undefined), else 0. Queued on stream; nothing synchronises. */
-int gs_text_gpu_parse(const char *d_text, size_t bytes, int col, char delim, int trim_sp, int trim_tab, gs_type t,
-                      void *d_vals, uint64_t vals_max, uint64_t *d_res, void *d_scratch, size_t scratch_bytes,
-                      void *stream, gs_status *st);
+/* The csv lines at d_text (`bytes`, whole lines; the last may lack its '\n'): each line's fields
+ * cols[0..ncols) (1-based, split at delim, trimmed as trim_sp and trim_tab say; at most
+ * GS_NUMPARSE_COLS_MAX) as a row of ncols values of type t into d_vals, in order, as
+ * gs_numparse_row takes them. d_res[0] (device) gets the number of lines, d_res[1] 1 where the host
+ * must parse the block instead (a line declined, a '"' in the text, or more than vals_max values;
+ * d_vals is then undefined), else 0. Queued on stream; nothing synchronises. */
+int gs_text_gpu_parse(const char *d_text, size_t bytes, const int *cols, int ncols, char delim, int trim_sp,
+                      int trim_tab, gs_type t, void *d_vals, uint64_t vals_max, uint64_t *d_res, void *d_scratch,
+                      size_t scratch_bytes, void *stream, gs_status *st);
 
 #ifdef __cplusplus
 }

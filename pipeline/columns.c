@@ -164,6 +164,7 @@ static void c_settle(gs_backend *b)
 {
     cols *C = b->impl;
     b->name = C->b[0]->name;
+    b->text_in = C->b[0]->text_in; /* the reader's rows parsed by column 0's backend */
     b->chunk_elems = 0;
     for (int c = 0; c < C->k; c++) {
         const gs_backend *x = C->b[c];
@@ -262,6 +263,7 @@ int gs_backend_columns_create(gs_backend **out, int k, const gs_backend_cfg *cfg
     for (int c = 0; c < k && !rc; c++) {
         C->ccfg[c] = C->cfg;
         C->ccfg[c].opts = &C->opts[c ? 1 : 0];
+        C->ccfg[c].text_in = c ? 0 : cfg->text_in;
         rc = make(ctx, &C->ccfg[c], &C->b[c], st);
     }
     if (!rc) {

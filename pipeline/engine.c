@@ -423,7 +423,7 @@ static int run_setup(gs_run *r, const gs_chain *chain, const gs_engine_opts *o, 
                    src->parsed, one && w && gs_writer_takes_frames(w) && !r->rows && !r->text && !r->arg_map, form > 0);
     gs_plan_input(&r->plan, one && src->view != NULL);
     gs_plan_text(&r->plan, form > 0);
-    gs_plan_parse(&r->plan, one && src->text_parser != NULL);
+    gs_plan_parse(&r->plan, src->text_parser != NULL);
     if (r->o.host_mem == GS_HOST_DIRECT) r->o.host_mem = GS_HOST_PINNED; /* what is not read in place is staged */
     r->o.plan = r->plan; /* the backends read their zstd work there */
     r->o.buffers = r->plan.buffers;

@@ -223,8 +223,8 @@ void gs_plan_input(gs_plan *p, int views);
  * changes nothing. */
 void gs_plan_text(gs_plan *p, int form);
 /* The input's csv, once settled: parsed by the GPU backend (p->parse_gpu) where the backend may be
- * the GPU (with several, the first device parses) and the source can take values parsed elsewhere (`can`: one csv column
- * without its rows, no row dropped: gs_reader_parses_text); the device takes the blocks it can parse
+ * the GPU (with several, the first device parses) and the source can take values parsed elsewhere
+ * (`can`: csv whose values go without their rows, no row dropped: gs_reader_parses_text); the device takes the blocks it can parse
  * exactly and the host parses the rest. Else the reader parses. Settling twice changes nothing. */
 void gs_plan_parse(gs_plan *p, int can);
 /* A GS_PLAN_BY_STREAM backend once the first chunk of chunk_bytes is in: filled (the GPU) or the

@@ -109,8 +109,8 @@ static int tin_run(gs_gtin *t, const gs_text_block *b, const void **vals, size_t
     if (b->bytes > t->cap && (rc = tin_buffers(t, b->bytes + b->bytes / 4, st))) return rc;
     GS_CU(g->dev, cudaEventRecord(t->e0, t->s));
     if ((rc = tin_send(t, b->text, b->bytes, st))) return rc;
-    if ((rc = gs_text_gpu_parse(t->d_text, b->bytes, b->col, b->delim, b->trim_sp, b->trim_tab, b->type, t->d_vals,
-                                t->vmax, t->d_res, t->d_scr, t->scr, t->s, st)))
+    if ((rc = gs_text_gpu_parse(t->d_text, b->bytes, b->cols, b->ncols, b->delim, b->trim_sp, b->trim_tab, b->type,
+                                t->d_vals, t->vmax, t->d_res, t->d_scr, t->scr, t->s, st)))
         return rc;
     GS_CU(g->dev, cudaMemcpyAsync(t->h_res, t->d_res, 2 * sizeof *t->h_res, cudaMemcpyDeviceToHost, t->s));
     GS_CU(g->dev, cudaStreamSynchronize(t->s));
@@ -119,7 +119,7 @@ static int tin_run(gs_gtin *t, const gs_text_block *b, const void **vals, size_t
         return GS_TEXT_DECLINED;
     }
     const uint64_t k = t->h_res[0];
-    const size_t vbytes = (size_t)k * gs_type_size(b->type);
+    const size_t vbytes = (size_t)k * (size_t)b->ncols * gs_type_size(b->type);
     if (vbytes > t->hbytes) { /* room for this block's values, and a quarter more */
         if (t->h_vals) (void)cudaFreeHost(t->h_vals);
         t->h_vals = NULL;

@@ -2,8 +2,8 @@
 # tests/gpu/test_textin.sh - csv input parsed on the GPU (the plan's parse_gpu), run by tests/run.sh
 # where a GPU answers: every job's output from --backend gpu must equal the CPU backend's byte for
 # byte, and a failure the same exit status and message, over csv the device parses whole (4-decimal
-# prices, integers as i64, i32, u32; f32; CRLF line ends and spaces around fields; a tab delimiter;
-# the last line without its line end) and csv it leaves to the host from some block on (17-digit
+# prices, integers as i64, i32, u32; f32; two columns, in the list's order; CRLF line ends and spaces
+# around fields; a tab delimiter; the last line without its line end) and csv it leaves to the host from some block on (17-digit
 # values, an empty field, a blank line, a quoted field, nan, 1e400, an integer past i32); --stats=json
 # must show blocks parsed on the device where the device takes them, and none where the first
 # block already holds what it leaves. PASS/FAIL/SKIP lines for tests/run.sh.
@@ -73,6 +73,10 @@ on_device "scan i64"
 check "scan max time u32" p.csv csv scan --op max --col time -t u32
 on_device "scan u32"
 check "scan max volume i32" p.csv csv scan --op max --col volume -t i32
+check "rolling mean of price,volume" p.csv csv rolling -w 50 --agg mean --col price,volume
+on_device "two columns"
+check "scan of columns 3,1 as i64" p.csv csv scan --col 3,1 -t i64
+on_device "columns 3,1"
 check "compact gt:500 price" p.csv csv compact --pred gt:500 --col price
 check "compact price f32 to raw" p.csv raw compact --pred gt:500 --col price -t f32
 on_device "f32"
@@ -87,6 +91,7 @@ if [ "${b:-0}" = 0 ]; then pass "gpu textin: 17-digit values left to the host"
 else fail "gpu textin: 17-digit values left to the host" "$b bytes parsed on the device"; fi
 for v in empty blank quoted nan big; do
     check "a $v row at 90%" $v.csv csv minmax -w 100 --col price
+    check "a $v row at 90%, two columns" $v.csv csv scan --col price,volume
 done
 on_device "before a big value"
 check "an empty field with --na 0" empty.csv csv minmax -w 100 --col price --na 0

@@ -127,9 +127,10 @@ typedef struct fake {
 static inline int fake_parse(void *ctx, const gs_text_block *b, const void **vals, size_t *n, gs_status *st)
 {
     fake *f = ctx;
-    const size_t es = gs_type_size(b->type);
+    const size_t es = gs_type_size(b->type) * (size_t)b->ncols;
     size_t k = 0;
-    (void)st;
+    gs_numparse_cols c = {b->ncols, 0, {0}};
+    for (int j = 0; j < b->ncols; j++) c.maxcol = b->cols[j] > c.maxcol ? b->cols[j] : c.maxcol, c.col[j] = b->cols[j];
     if (++f->toffered == fk.parse_decline_at || memchr(b->text, '"', b->bytes)) return fk.parse_declined++, GS_TEXT_DECLINED;
     for (const char *p = b->text, *e = b->text + b->bytes; p < e; k++) {
         const char *nl = memchr(p, '\n', (size_t)(e - p)), *le = nl ? nl : e;
@@ -138,7 +139,7 @@ static inline int fake_parse(void *ctx, const gs_text_block *b, const void **val
             if (!nv) return gs_fail(st, GS_ENOMEM, "fake GPU: out of memory");
             f->tvals = nv;
         }
-        if (gs_numparse_line(p, le, b->col, b->delim, b->trim_sp, b->trim_tab, b->type, f->tvals + k * es))
+        if (gs_numparse_row(p, le, &c, b->delim, b->trim_sp, b->trim_tab, b->type, f->tvals + k * es))
             return fk.parse_declined++, GS_TEXT_DECLINED;
         p = nl ? nl + 1 : e;
     }

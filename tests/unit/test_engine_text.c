@@ -193,6 +193,8 @@ static void test_parse(void)
     check_parse("scan of volume, the 3rd block declined", &scan, path, GS_I64, "volume", 0, 3, 1, 1);
     gs_chain two = chain2(j_compact(GS_PRED_NONZERO, 0, GS_I64), j_scan(GS_SCAN_MAX, 0, GS_I64));
     check_parse("compact then scan max of time", &two, path, GS_I64, "time", 0, 0, 1, 1);
+    check_parse("minmax -w 9 of price,volume (two columns)", &mm, path, GS_F64, "price,volume", 0, 0, 1, 1);
+    check_parse("scan of volume,time, warm start", &scan, path, GS_I64, "volume,time", 2, 0, 1, 1);
     unlink(path);
     rmdir(dir);
 }

@@ -162,11 +162,35 @@ static void lines(void)
     CHECK(bad == 0, "numparse: the field's place, trimming, missing fields and blank lines", "%d cases wrong", bad);
 }
 
+/* Several columns of a line, in the list's order. */
+static void rows(void)
+{
+    const char *l = "1.5,-2,x,7e3, 8 \r";
+    gs_numparse_cols c = {3, 5, {5, 1, 4}};
+    double v[3] = {0};
+    int r = gs_numparse_row(l, l + strlen(l), &c, ',', 1, 1, GS_F64, v);
+    CHECK(r == 0 && v[0] == 8 && v[1] == 1.5 && v[2] == 7000, "numparse: columns 5,1,4 in the list's order", "%d %g %g %g",
+          r, v[0], v[1], v[2]);
+    gs_numparse_cols d = {2, 6, {1, 6}};
+    CHECK(gs_numparse_row(l, l + strlen(l), &d, ',', 1, 1, GS_F64, v) == 1, "numparse: a column past the row's fields declined",
+          "taken");
+    gs_numparse_cols e = {2, 3, {1, 3}};
+    CHECK(gs_numparse_row(l, l + strlen(l), &e, ',', 1, 1, GS_F64, v) == 1, "numparse: a field that is no number declined",
+          "taken");
+    int32_t iv[2] = {0};
+    gs_numparse_cols f = {2, 2, {2, 1}};
+    const char *m = "-7\t12";
+    r = gs_numparse_row(m, m + strlen(m), &f, '\t', 1, 0, GS_I32, iv);
+    CHECK(r == 0 && iv[0] == 12 && iv[1] == -7, "numparse: i32 columns 2,1 of a tab-separated line", "%d %d %d", r, iv[0],
+          iv[1]);
+}
+
 int main(void)
 {
     everyday();
     random_bits();
     hostile();
     lines();
+    rows();
     return CHECK_DONE();
 }
