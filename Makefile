@@ -102,17 +102,18 @@ ifeq ($(CUDA),1)
   else
     GENCODE := $(foreach a,$(GPU_ARCH),-gencode arch=compute_$(subst sm_,,$(a)),code=$(a))
   endif
-  # The longest nvcc jobs first, so that -j keeps every core busy to the end: CPU seconds of each,
-  # 2026-11-27, scan_lookback 73, scan_cub 51, minmax_vhgw 32, compact_cub 32, bench_gpu 31, the
-  # others 14 or less (docs/PERFORMANCE.md).
-  CU_FIRST := $(wildcard kernels/scan_lookback.cu kernels/scan_cub.cu kernels/minmax_vhgw.cu kernels/compact_cub.cu \
-              pipeline/bench_gpu.cu)
+  # The longest nvcc jobs first, longest to shortest, so that -j keeps every core busy to the end:
+  # CPU seconds of each on the 2-core machine, 2026-11-29, scan_lookback 67, scan_cub 41, bench_gpu 29,
+  # minmax_vhgw 28, compact_cub 27, rolling_vhgw 24, text_gpu 12, scan_basic 10, the others 6 or less
+  # (docs/PERFORMANCE.md).
+  CU_FIRST := $(wildcard kernels/scan_lookback.cu kernels/scan_cub.cu pipeline/bench_gpu.cu kernels/minmax_vhgw.cu \
+              kernels/compact_cub.cu kernels/rolling_vhgw.cu kernels/text_gpu.cu kernels/scan_basic.cu)
   CU_SRC   := $(CU_FIRST) $(filter-out $(CU_FIRST),$(wildcard kernels/*.cu) $(wildcard pipeline/*.cu) $(wildcard pipeline/*/*.cu))
   # CUDA runtime calls and no device code: nvcc compiles these as C++ (-x c++), without the device
   # passes of each target, which would only make empty images (a second of CPU a file). A device
   # keyword or a launch in one of them stops the build here: take that file out of the list.
   HOST_CU  := $(addprefix pipeline/gpu/,backend.cu chain.cu codec_host.cu codec_loader.cu codec_stubs.cu \
-              codec_watchdog.cu frames.cu memory.cu multi.cu zencode.cu)
+              codec_watchdog.cu frames.cu memory.cu multi.cu textin.cu textout.cu zencode.cu)
   HOST_CU_DEV := $(shell grep -s -l -E '__global__|__device__|__shared__|__constant__|__managed__|<<<' $(HOST_CU))
   ifneq ($(HOST_CU_DEV),)
     $(error $(HOST_CU_DEV): device code in a file that HOST_CU compiles as C++)
