@@ -8,7 +8,7 @@
 
 #include "csv_lines.h"
 
-#define DEFAULT_BLOCK ((size_t)32 << 20)
+#define DEFAULT_BLOCK GS_TEXT_BLOCK_BYTES
 #define MIN_PIECE 4096             /* smaller pieces are not worth a thread */
 #define HEADROOM ((size_t)1 << 20) /* room for the carried tail before a block read ahead
                                       (a block's worth when blocks are smaller) */

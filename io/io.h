@@ -213,6 +213,10 @@ int gs_reader_view(gs_reader *r, size_t cap, int take, const void **p, size_t *g
 /* 1 where gs_reader_view may give elements: a regular, uncompressed, non-empty raw or npy file. */
 int gs_reader_maps(const gs_reader *r);
 /* ---- csv blocks parsed elsewhere (gs_reader_text_parser) -------------------------------------- */
+/* The csv reader's blocks (unless gs_read_opts.block_size says otherwise), and with them what a
+ * parser is offered: a block holds the tail carried from the one before (up to 1 MiB), more where a
+ * line is longer. */
+#define GS_TEXT_BLOCK_BYTES ((size_t)32 << 20)
 typedef struct gs_text_block {
     const char *text;
     size_t bytes;     /* whole lines; only the input's last one may lack its '\n' */

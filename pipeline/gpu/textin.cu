@@ -2,22 +2,23 @@
  * gs_text_parser, which the engine gives the reader once the backend has started
  * (gs_reader_text_parser). It runs on the reader's thread, on a stream of its own beside the
  * chunks': a block the reader offers crosses to the device in pieces (the pool copying one into
- * pinned memory while the one before crosses), is parsed there (kernels/text_gpu.cu's gs_text_gpu_parse, a line at a time as
- * kernels/numparse.h takes it), and its values come back into pinned memory, where the reader
- * hands them out as it hands out its own. A block the device declines goes back to the reader
- * unparsed: the values are the same either way. */
+ * pinned memory while the one before crosses), is parsed there (kernels/text_gpu.cu's
+ * gs_text_gpu_parse, a line at a time as kernels/numparse.h takes it), and its values come back
+ * into pinned memory, where the reader hands them out as it hands out its own. A block the device
+ * declines goes back to the reader unparsed: the values are the same either way. */
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.cuh"
 #include "../../common/pool.h"
 #include "../../kernels/text_gpu.h"
 
-/* The text a block holds on the device at first: the reader's blocks (32 MiB) and the tail a block
- * carries into the next; a longer block grows the buffer. Values: one a line, on the device as many
- * as a block can hold ("5\n" a line); in pinned memory as many as the blocks so far gave. */
-#define GS_TIN_BYTES ((size_t)34 << 20)
+/* The text a block holds on the device at first: the reader's block and the tail it carries; a
+ * longer block grows the buffer. Values: one a line, on the device as many as a block can hold
+ * ("5\n" a line); in pinned memory as many as the blocks so far gave. */
+#define GS_TIN_BYTES (GS_TEXT_BLOCK_BYTES + ((size_t)2 << 20))
 /* The text crosses in pieces through two pinned buffers of this size: the pool copies a piece in
  * while the one before crosses. */
 #define GS_TIN_PIECE ((size_t)4 << 20)
