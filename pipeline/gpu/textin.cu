@@ -27,7 +27,7 @@
 typedef struct gs_gtin {
     gs_gpu *g;
     cudaStream_t s;
-    cudaEvent_t e0, e1, piece[2]; /* piece[i]: h_piece[i]'s copy to the device done */
+    cudaEvent_t done, piece[2]; /* done: the block's values are back; piece[i]: h_piece[i] crossed */
     size_t cap;      /* text bytes the device's buffer holds */
     uint64_t vmax;   /* values the device's buffer holds */
     size_t hbytes;   /* bytes h_vals holds */
@@ -35,8 +35,8 @@ typedef struct gs_gtin {
     uint64_t *h_res, *d_res;
     void *d_scr;
     size_t scr;
-    /* for --stats: wall seconds in parse, the device's seconds, bytes of text taken, blocks declined */
-    double busy, t_dev;
+    /* for --stats: wall seconds in parse, bytes of text taken, blocks declined */
+    double busy;
     uint64_t bytes, declined;
     gs_text_parser p;
 } gs_gtin;
@@ -108,7 +108,6 @@ static int tin_run(gs_gtin *t, const gs_text_block *b, const void **vals, size_t
     int rc;
     GS_CU(g->dev, cudaSetDevice(g->dev));
     if (b->bytes > t->cap && (rc = tin_buffers(t, b->bytes + b->bytes / 4, st))) return rc;
-    GS_CU(g->dev, cudaEventRecord(t->e0, t->s));
     if ((rc = tin_send(t, b->text, b->bytes, st))) return rc;
     if ((rc = gs_text_gpu_parse(t->d_text, b->bytes, b->cols, b->ncols, b->delim, b->trim_sp, b->trim_tab, b->type,
                                 t->d_vals, t->vmax, t->d_res, t->d_scr, t->scr, t->s, st)))
@@ -129,9 +128,8 @@ static int tin_run(gs_gtin *t, const gs_text_block *b, const void **vals, size_t
         t->hbytes = vbytes + vbytes / 4;
     }
     GS_CU(g->dev, cudaMemcpyAsync(t->h_vals, t->d_vals, vbytes, cudaMemcpyDeviceToHost, t->s));
-    GS_CU(g->dev, cudaEventRecord(t->e1, t->s));
-    GS_CU(g->dev, cudaEventSynchronize(t->e1));
-    t->t_dev += gs_gpu_ms(t->e0, t->e1);
+    GS_CU(g->dev, cudaEventRecord(t->done, t->s));
+    GS_CU(g->dev, cudaEventSynchronize(t->done));
     t->bytes += b->bytes;
     *vals = t->h_vals;
     *n = (size_t)k;
@@ -162,8 +160,7 @@ void gs_gpu_tin_setup(gs_gpu *g, gs_backend *b, const gs_backend_cfg *c, char *w
     t->g = g;
     g->tin = t;
     cudaError_t e = cudaStreamCreateWithFlags(&t->s, cudaStreamNonBlocking);
-    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&t->e0, cudaEventDefault);
-    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&t->e1, GS_GPU_WAIT_EVENT_FLAGS);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&t->done, GS_GPU_WAIT_EVENT_FLAGS | cudaEventDisableTiming);
     for (int i = 0; i < 2 && e == cudaSuccess; i++) {
         e = cudaEventCreateWithFlags(&t->piece[i], GS_GPU_WAIT_EVENT_FLAGS | cudaEventDisableTiming);
         if (e == cudaSuccess) e = cudaHostAlloc((void **)&t->h_piece[i], GS_TIN_PIECE, cudaHostAllocDefault);
@@ -205,8 +202,7 @@ void gs_gpu_tin_free(gs_gpu *g)
         if (t->h_piece[i]) (void)cudaFreeHost(t->h_piece[i]);
         if (t->piece[i]) (void)cudaEventDestroy(t->piece[i]);
     }
-    if (t->e0) (void)cudaEventDestroy(t->e0);
-    if (t->e1) (void)cudaEventDestroy(t->e1);
+    if (t->done) (void)cudaEventDestroy(t->done);
     if (t->s) (void)cudaStreamDestroy(t->s);
     free(t);
     g->tin = NULL;
