@@ -120,8 +120,11 @@ ifeq ($(CUDA),1)
   endif
   CPPFLAGS += -DGS_HAVE_CUDA
   NVFLAGS  ?= -O3
-  # --threads 0: the targets of one file compile in parallel (the last files no longer run alone)
-  NVFLAGS  += --threads 0 -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -DGS_HAVE_CUDA -D_GNU_SOURCE $(if $(DEPS_INC),-I$(DEPS_INC)) \
+  # One target at a time in each nvcc (--threads 1): make's jobs keep the cores busy (CU_FIRST), and
+  # a file's targets in parallel beside them cost more CPU than they save. A fresh make -j2 on the
+  # 2-core machine, 2026-11-29, the same tree in turn: 2 min 10.6 s against 2 min 44.5 s with
+  # --threads 0 (docs/PERFORMANCE.md, "Build time").
+  NVFLAGS  += --threads 1 -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -DGS_HAVE_CUDA -D_GNU_SOURCE $(if $(DEPS_INC),-I$(DEPS_INC)) \
               $(if $(filter 1,$(TUNING)),-DGS_TUNING)
   # Static cudart: the binary starts (and falls back to the CPU) on machines with no driver.
   LIBS     += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
