@@ -9,7 +9,7 @@
 #include "../../io/io_internal.h"
 #include "../../pipeline/pipeline.h"
 #include "../../pipeline/backends.h"
-#include "../../kernels/numparse.h"
+#include "host_parse.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -122,30 +122,16 @@ typedef struct fake {
     int toffered;
 } fake;
 
-/* The device's csv parser, on the host: kernels/numparse.h a line; a quote or a line it declines
- * declines the block. */
+/* The device's csv parser, on the host (host_parse.h); the fk.parse_decline_at-th block offered is
+ * declined whatever it holds. */
 static inline int fake_parse(void *ctx, const gs_text_block *b, const void **vals, size_t *n, gs_status *st)
 {
     fake *f = ctx;
-    const size_t es = gs_type_size(b->type) * (size_t)b->ncols;
-    size_t k = 0;
-    gs_numparse_cols c = {b->ncols, 0, {0}};
-    for (int j = 0; j < b->ncols; j++) c.maxcol = b->cols[j] > c.maxcol ? b->cols[j] : c.maxcol, c.col[j] = b->cols[j];
-    if (++f->toffered == fk.parse_decline_at || memchr(b->text, '"', b->bytes)) return fk.parse_declined++, GS_TEXT_DECLINED;
-    for (const char *p = b->text, *e = b->text + b->bytes; p < e; k++) {
-        const char *nl = memchr(p, '\n', (size_t)(e - p)), *le = nl ? nl : e;
-        if (k >= f->tcap) {
-            char *nv = realloc(f->tvals, (f->tcap = 2 * f->tcap + 1024) * es);
-            if (!nv) return gs_fail(st, GS_ENOMEM, "fake GPU: out of memory");
-            f->tvals = nv;
-        }
-        if (gs_numparse_row(p, le, &c, b->delim, b->trim_sp, b->trim_tab, b->type, f->tvals + k * es))
-            return fk.parse_declined++, GS_TEXT_DECLINED;
-        p = nl ? nl + 1 : e;
-    }
+    const int rc = ++f->toffered == fk.parse_decline_at ? GS_TEXT_DECLINED : host_parse_block(b, &f->tvals, &f->tcap, n);
+    if (rc == GS_ENOMEM) return gs_fail(st, GS_ENOMEM, "fake GPU: out of memory");
+    if (rc) return fk.parse_declined++, rc;
     fk.parse_taken++;
     *vals = f->tvals;
-    *n = k;
     return GS_OK;
 }
 

@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 #include "../../io/io.h"
-#include "../../kernels/numparse.h"
+#include "host_parse.h"
 #include "check.h"
 #include "paths.h"
 #include "xorshift.h"
 
-/* The parser: gs_numparse_line on each line, as the device's kernels do. */
+/* The parser: the device's parse on the host (host_parse.h), or a failure on purpose. */
 typedef struct fake {
     int calls, taken, fail;
     char *vals;
@@ -26,27 +26,13 @@ typedef struct fake {
 static int fake_parse(void *ctx, const gs_text_block *b, const void **vals, size_t *n, gs_status *st)
 {
     fake *f = ctx;
-    const size_t es = gs_type_size(b->type) * (size_t)b->ncols;
-    gs_numparse_cols c = {b->ncols, 0, {0}};
-    for (int j = 0; j < b->ncols; j++) c.maxcol = b->cols[j] > c.maxcol ? b->cols[j] : c.maxcol, c.col[j] = b->cols[j];
     f->calls++;
     if (f->fail) return gs_fail(st, GS_EDATA, "fake parser: failed on purpose");
-    if (memchr(b->text, '"', b->bytes)) return GS_TEXT_DECLINED;
-    size_t k = 0;
-    for (const char *p = b->text, *e = b->text + b->bytes; p < e; k++) {
-        const char *nl = memchr(p, '\n', (size_t)(e - p));
-        const char *le = nl ? nl : e;
-        if (k >= f->cap) {
-            f->cap = f->cap ? 2 * f->cap : 1024;
-            f->vals = realloc(f->vals, f->cap * es);
-        }
-        if (gs_numparse_row(p, le, &c, b->delim, b->trim_sp, b->trim_tab, b->type, f->vals + k * es))
-            return GS_TEXT_DECLINED;
-        p = nl ? nl + 1 : e;
-    }
+    const int rc = host_parse_block(b, &f->vals, &f->cap, n);
+    if (rc == GS_ENOMEM) return gs_fail(st, GS_ENOMEM, "fake parser: out of memory");
+    if (rc) return rc;
     f->taken++;
     *vals = f->vals;
-    *n = k;
     return GS_OK;
 }
 
