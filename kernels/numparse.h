@@ -189,15 +189,4 @@ GS_HD int gs_numparse_row(const char *p, const char *e, const gs_numparse_cols *
     return 0;
 }
 
-/* One column: field col of the line [p, e). */
-GS_HD int gs_numparse_line(const char *p, const char *e, int col, char delim, int trim_sp, int trim_tab, gs_type t,
-                           void *out)
-{
-    gs_numparse_cols c;
-    c.n = 1;
-    c.maxcol = col;
-    c.col[0] = col;
-    return gs_numparse_row(p, e, &c, delim, trim_sp, trim_tab, t, out);
-}
-
 #endif

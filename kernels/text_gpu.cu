@@ -153,7 +153,7 @@ extern "C" int gs_text_gpu_rows(const void *d_vals, gs_type t, int k, uint64_t r
  * Three steps on the stream. One thread a span of GS_PARSE_SPAN bytes counts the lines that start in
  * it (at 0, or after a '\n') and looks for a quote character; CUB's exclusive sum of the counts
  * numbers the lines; then the same threads parse each line starting in their span into its place
- * (gs_numparse_line), the line read on past the span's end where it goes on. A quote, a declined
+ * (gs_numparse_row), the line read on past the span's end where it goes on. A quote, a declined
  * line or more lines than the values' room set res[1]; res[0] is the number of lines. */
 
 /* Line starts in span c (lens[c]; lens[spans] = 0), and a quote's verdict. */

@@ -18,6 +18,13 @@
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void) { return xorshift64(&rng_state); }
 
+/* Field col of the line [p, e): gs_numparse_row with one column. */
+static int line1(const char *p, const char *e, int col, char delim, int trim_sp, int trim_tab, gs_type t, void *out)
+{
+    const gs_numparse_cols c = {1, col, {col}};
+    return gs_numparse_row(p, e, &c, delim, trim_sp, trim_tab, t, out);
+}
+
 typedef struct {
     long n, taken, wrong; /* fields, taken by the device, taken with a value the host does not give */
 } tally;
@@ -30,7 +37,7 @@ static void one(tally *t, gs_type ty, const char *s)
     char line[128];
     unsigned char dv[8] = {0}, hv[8] = {0};
     const int len = snprintf(line, sizeof line, "x,%s,y", s);
-    const int r = gs_numparse_line(line, line + len, 2, ',', 1, 1, ty, dv);
+    const int r = line1(line, line + len, 2, ',', 1, 1, ty, dv);
     t->n++;
     if (r) return;
     t->taken++;
@@ -152,7 +159,7 @@ static void lines(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         double v = -1;
         const char *l = cases[i].line;
-        const int r = gs_numparse_line(l, l + strlen(l), cases[i].col, cases[i].delim, cases[i].trim_sp,
+        const int r = line1(l, l + strlen(l), cases[i].col, cases[i].delim, cases[i].trim_sp,
                                        cases[i].trim_tab, GS_F64, &v);
         if ((r == 0) != cases[i].taken || (r == 0 && v != cases[i].want)) {
             bad++;
