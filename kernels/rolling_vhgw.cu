@@ -23,13 +23,17 @@
  *         unrolled (rs_pop: its body is compiled once).
  *         W <= 32 (one tile a block) needs no totals: the prefix starts from the identity and no
  *         window starts inside a tile before its block's last.
+ *           rs_out_warp_k  rs_out_k's work for the f64 sum or mean alone, on the tiles inside the
+ *                       chunk, a warp at a time through shared memory (rolling_vhgw_warp.cuh)
  * Work is O(1) per element for any W; the chains are W/32 merges per block, sequential. Every
  * family's kernels are templates over its state (rolling_vhgw.cuh, F below). */
 #include "gpu_common.cuh"
 #include "kernels_gpu.h"
 #include "rolling_vhgw.cuh"
+#include "rolling_vhgw_warp.cuh"
 
 #include <string.h>
+#include <type_traits>
 
 /* tiles a block from which each chain takes a warp (below: a thread) */
 #define RS_CHAIN_WARP 64
@@ -122,9 +126,39 @@ __global__ void rs_chain_w(RsGrid g, const typename F::S *__restrict__ tot, type
     }
 }
 
-template <class F, class T>
-static int rs_family(const RsGrid &g, const T *in, char *scratch, const gs_rs_cols &cols, cudaStream_t s, gs_status *st)
+/* rolling_vhgw_warp.cuh's steps, a warp for 32 slots from g.fast_lo on */
+__global__ void __launch_bounds__(RS_WARP_THREADS)
+rs_out_warp_k(RsGrid g, const double *__restrict__ in, const gs_rs_sumf *__restrict__ pt, const gs_rs_sumf *__restrict__ st,
+              const gs_rs_sumf *__restrict__ tots, double *__restrict__ out, int mean)
 {
+    __shared__ double sm[RS_WARP_THREADS / 32][RS_WARP_BUF];
+    const uint64_t s0 = g.fast_lo + (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32 * 32;
+    if (s0 >= g.fast_hi) return; /* the whole warp */
+    const int lane = (int)(threadIdx.x % 32);
+    double *buf = sm[threadIdx.x / 32];
+    const uint64_t slast = s0 + 31 < g.fast_hi ? s0 + 31 : g.fast_hi - 1;
+    const int64_t lo = rs_warp_t0(g, s0);
+    const int n = (int)(rs_warp_t1(g, slast) - lo);
+    RsWarpLane L;
+    rs_warp_lane(g, s0 + lane, s0 + lane <= slast, pt, st, tots, &L);
+    const int b = (int)(L.t0 - lo);
+    double ss[RS_TI], sc[RS_TI];
+    rs_warp_load<RS_TI>(buf, in, lo - (int64_t)g.W, n, lane);
+    __syncwarp();
+    rs_warp_suffix(L, buf, b, ss, sc);
+    __syncwarp();
+    rs_warp_load<U2>(buf, in, lo, n, lane);
+    __syncwarp();
+    rs_warp_prefix(L, buf, b, ss, sc, (double)g.W, mean);
+    __syncwarp();
+    rs_warp_store(buf, out + (lo - (int64_t)g.first), n, lane);
+}
+
+template <class F, class T>
+static int rs_family(const RsGrid &g0, const T *in, char *scratch, const gs_rs_cols &cols, cudaStream_t s, gs_status *st)
+{
+    RsGrid g = g0;
+    if constexpr (std::is_same<F, RsSumF>::value && std::is_same<T, double>::value) rs_warp_range(&g, &cols);
     typedef typename F::S S;
     const int threads = 128;
     const size_t arr = gs_align_up(g.nslots * sizeof(S), 256);
@@ -141,6 +175,15 @@ static int rs_family(const RsGrid &g, const T *in, char *scratch, const gs_rs_co
     const unsigned blocks = (unsigned)gs_cdiv(g.nslots, RS_OUT_THREADS);
     rs_out_k<F, T><<<blocks, RS_OUT_THREADS, rs_out_smem<S>(g.W), s>>>(g, in, pt, stx, tot, cols);
     GS_LAUNCH_CHECK(st);
+    if constexpr (std::is_same<F, RsSumF>::value && std::is_same<T, double>::value) {
+        if (g.fast_hi > g.fast_lo) {
+            const uint64_t warps = gs_cdiv(g.fast_hi - g.fast_lo, 32);
+            rs_out_warp_k<<<(unsigned)gs_cdiv(warps * 32, RS_WARP_THREADS), RS_WARP_THREADS, 0, s>>>(
+                g, in, (const gs_rs_sumf *)pt, (const gs_rs_sumf *)stx, (const gs_rs_sumf *)tot, (double *)cols.out,
+                cols.agg[0] == GS_AGG_MEAN);
+            GS_LAUNCH_CHECK(st);
+        }
+    }
     return GS_OK;
 }
 

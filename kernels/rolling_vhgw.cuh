@@ -82,6 +82,7 @@ struct RsMax {
  * starting at tile kb (kb0 in block j_lo, 0 in the others): slot (jj, k - kb). */
 struct RsGrid {
     uint64_t base, W, M, m, first, j_lo, nb, kspan, kb0, nslots;
+    uint64_t fast_lo, fast_hi; /* slots rs_out_k leaves to the warp path (rolling_vhgw_warp.cuh) */
     int skip;
 };
 __device__ __forceinline__ uint64_t rs_kb(const RsGrid &g, uint64_t jj) { return jj ? 0 : g.kb0; }
@@ -253,7 +254,7 @@ __global__ void rs_out_k(RsGrid g, const T *__restrict__ in, const typename F::S
 {
     typedef typename F::S S;
     const uint64_t slot = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-    if (slot >= g.nslots) return;
+    if (slot >= g.nslots || (slot >= g.fast_lo && slot < g.fast_hi)) return;
     const uint64_t jj = slot / g.kspan, kb = rs_kb(g, jj), k = kb + slot % g.kspan;
     if (k >= g.M) return;
     const int64_t jb = rs_jb(g, jj), t0 = jb + (int64_t)(k * RS_T), t1 = jb + (int64_t)rs_tile_end(g, k);
@@ -331,6 +332,7 @@ static inline void rs_grid(const gs_minmax_params *p, uint64_t m, uint64_t first
     const uint64_t span = m / RS_T + 2;
     g->kspan = g->M < span ? g->M : span;
     g->nslots = g->nb * g->kspan;
+    g->fast_lo = g->fast_hi = 0;
     g->skip = p->skip_nan;
 }
 

@@ -4,7 +4,8 @@
 # where a GPU answers:
 #   - every type; windows 1, 2, 31, 32, 33, 100, 1000, 70001 and W > n; --partial, --skip-nan with
 #     --min-periods, --ddof 0; NaN/inf in the data; every aggregate; chunks that split windows and
-#     tiles (--chunk 1K, 1M, the default); a chain (compact then rolling); csv output
+#     tiles (--chunk 1K, 1M, the default); a chain (compact then rolling); csv output; the f64 sum
+#     and mean alone (their warp path) at the same windows and chunks
 #   - n > 2^32 (ROLLING_BIG=0 skips it): argmax positions past 2^32 and sums, 4.3e9 f32 from gen
 #   - compute-sanitizer memcheck on three runs (SKIP without compute-sanitizer)
 # Prints PASS/FAIL/SKIP lines for tests/run.sh.
@@ -55,6 +56,13 @@ for t in f64 f32; do
     same "$t --out-type f32 mean,std" rolling -w 500 --agg mean,std --out-type f32 -t $t "$T/x.$t" "$T/o.raw"
     same "$t csv" rolling -w 77 --agg mean,count,argmin -t $t "$T/x.$t" "$T/o.csv"
 done
+for w in 1 2 31 32 33 100 1000 70001; do # the f64 sum or mean alone: a warp a block of tiles (rolling_vhgw_warp.cuh)
+    same "f64 --agg mean W=$w" rolling -w $w --agg mean -t f64 "$T/x.f64" "$T/o.raw"
+done
+same "f64 --agg sum W=100 --chunk 1K" rolling -w 100 --agg sum -t f64 --chunk 1K "$T/x.f64" "$T/o.raw"
+same "f64 --agg mean W=1000 --partial --chunk 1M" rolling -w 1000 --partial --agg mean -t f64 --chunk 1M "$T/x.f64" "$T/o.raw"
+same "f64 --agg sum W=70001 --chunk 100K" rolling -w 70001 --agg sum -t f64 --chunk 100K "$T/x.f64" "$T/o.raw"
+same "f64 --agg mean W=33 --partial --min-periods 20" rolling -w 33 --partial --min-periods 20 --agg mean -t f64 "$T/x.f64" "$T/o.raw"
 same "chain: compact then rolling" compact --pred finite then rolling -w 300 --agg std -t f64 "$T/x.f64" "$T/o.raw"
 same "chain: rolling then scan" rolling -w 300 --agg mean then scan --op max -t f64 "$T/x.f64" "$T/o.raw"
 

@@ -1,0 +1,147 @@
+/* rolling_vhgw_warp.cuh - rs_out_k's work for the commonest job, the f64 sum or mean of an f64
+ * column alone (no --skip-nan), a warp at a time: the same states, merged in the same order, so
+ * the same bits (tests/unit/rolling_gpu_emu.cpp runs these phases on the host, lane by lane).
+ *
+ * It takes the tiles whose ends are all outputs and whose windows are whole and in memory (the
+ * slots [g.fast_lo, g.fast_hi), rs_warp_range; rs_out_k the others). Where every block has a slot
+ * for each of its tiles (kspan = M), 32 consecutive slots are 32 tiles end to end in memory, and
+ * so are the tiles of the block before under them. A warp
+ *   1. copies the block before's values under its tiles into shared memory (coalesced, every
+ *      load issued at once),
+ *   2. each lane folds its tile's suffixes from the tile's end (from ST of the next tile) into
+ *      registers,
+ *   3. copies its own tiles' values in, and each lane folds its prefix left to right (from PT),
+ *      each row (suffix (+) prefix, a tile's last end as rs_out_k takes it) written back in place
+ *      of its value,
+ *   4. writes the rows out (coalesced).
+ * In the buffer, offset o of the warp's range lies at o + o / 32: a lane's tile starts 33 doubles
+ * from its neighbour's, so a warp's reads fall in distinct banks. */
+#ifndef GS_ROLLING_VHGW_WARP_CUH
+#define GS_ROLLING_VHGW_WARP_CUH
+
+#include "rolling_vhgw.cuh"
+
+#define RS_TI ((int)GS_ROLL_TILE)
+#define RS_WARP_BUF (RS_TI * RS_TI + RS_TI) /* doubles a warp buffers: 32 tiles and the padding */
+#define RS_WARP_THREADS 128
+
+/* the slot of the tile holding absolute position a, in a block after the chunk's first */
+static inline uint64_t rs_warp_slot(const RsGrid *g, uint64_t a)
+{
+    const uint64_t j = a / g->W;
+    return (j - g->j_lo) * g->kspan + (a - j * g->W) / RS_T;
+}
+/* g->fast_lo, fast_hi for the columns c (an empty range where the warp path does not apply) */
+static inline void rs_warp_range(RsGrid *g, const gs_rs_cols *c)
+{
+    g->fast_lo = g->fast_hi = 0;
+    if (g->skip || c->nf != 1 || c->k != 1 || c->in != GS_F64 || c->otype != GS_F64 || c->ctype[0] != GS_F64 ||
+        (c->agg[0] != GS_AGG_SUM && c->agg[0] != GS_AGG_MEAN) || c->mp > g->W || g->kspan != g->M)
+        return;
+    const uint64_t from = g->first > g->W ? g->first : g->W; /* ends all outputs, windows in memory */
+    if (from >= g->m) return;
+    const uint64_t a = g->base + from;
+    const uint64_t lo = rs_warp_slot(g, a) + ((a - a / g->W * g->W) % RS_T != 0); /* a tile from its start */
+    const uint64_t hi = rs_warp_slot(g, g->base + g->m);                          /* tiles ending by m */
+    if (lo < hi) g->fast_lo = lo, g->fast_hi = hi;
+}
+
+/* a slot's tile in the warp range: its local start and end */
+__device__ __forceinline__ int64_t rs_warp_t0(const RsGrid &g, uint64_t slot)
+{
+    const uint64_t jj = slot / g.kspan;
+    return rs_jb(g, jj) + (int64_t)((slot - jj * g.kspan) * RS_T);
+}
+__device__ __forceinline__ int64_t rs_warp_t1(const RsGrid &g, uint64_t slot)
+{
+    const uint64_t jj = slot / g.kspan;
+    return rs_jb(g, jj) + (int64_t)rs_tile_end(g, slot - jj * g.kspan);
+}
+
+/* what a lane needs of its tile (len 0: a lane past the range) */
+struct RsWarpLane {
+    int64_t t0;
+    int len, multi, has_next;
+    gs_rs_sumf before, stnext, tot;
+};
+__device__ __forceinline__ void rs_warp_lane(const RsGrid &g, uint64_t slot, int active, const gs_rs_sumf *pt,
+                                             const gs_rs_sumf *st, const gs_rs_sumf *tots, RsWarpLane *L)
+{
+    gs_rs_sumf_init(&L->before);
+    L->stnext = L->tot = L->before;
+    L->len = L->multi = L->has_next = 0;
+    L->t0 = rs_warp_t0(g, slot);
+    if (!active) return;
+    const uint64_t jj = slot / g.kspan, k = slot - jj * g.kspan;
+    L->len = (int)(rs_tile_end(g, k) - k * RS_T);
+    L->multi = g.M > 1;
+    L->has_next = k + 1 < g.M;
+    if (L->multi) L->before = pt[slot], L->tot = tots[slot];
+    if (L->has_next) L->stnext = st[(jj - 1) * g.kspan + (k + 1 - rs_kb(g, jj - 1))];
+}
+
+/* in[from + o] for o < n into the buffer, a lane's loads issued u at a time before their stores */
+template <int u> __device__ __forceinline__ void rs_warp_load(double *buf, const double *in, int64_t from, int n, int lane)
+{
+#pragma unroll
+    for (int t0 = 0; t0 < RS_TI; t0 += u) {
+        double v[u];
+#pragma unroll
+        for (int t = 0; t < u; t++) {
+            const int o = lane + RS_TI * (t0 + t);
+            v[t] = o < n ? in[from + o] : 0.0;
+        }
+#pragma unroll
+        for (int t = 0; t < u; t++) {
+            const int o = lane + RS_TI * (t0 + t);
+            if (o < n) buf[o + t0 + t] = v[t];
+        }
+    }
+}
+
+/* step 2: ss/sc[i] the suffix of the block before's tile from offset i (1 <= i < len) */
+__device__ __forceinline__ void rs_warp_suffix(const RsWarpLane &L, const double *buf, int b, double (&ss)[RS_TI],
+                                               double (&sc)[RS_TI])
+{
+    double s = L.stnext.s, c = L.stnext.c;
+#pragma unroll
+    for (int i = RS_TI - 1; i >= 1; i--) {
+        if (i < L.len) {
+            const int o = b + i;
+            gs_rs_twosum(&s, &c, buf[o + (o >> 5)]);
+        }
+        ss[i] = s, sc[i] = c;
+    }
+}
+
+/* step 3: the prefix and each end's row (the window's sum, or its mean: the sum / W) in place */
+__device__ __forceinline__ void rs_warp_prefix(const RsWarpLane &L, double *buf, int b, const double (&ss)[RS_TI],
+                                               const double (&sc)[RS_TI], double W, int mean)
+{
+    double ps = L.before.s, pc = L.before.c;
+#pragma unroll
+    for (int j = 0; j < RS_TI; j++) {
+        if (j >= L.len) continue;
+        const int o = b + j, at = o + (o >> 5);
+        gs_rs_twosum(&ps, &pc, buf[at]);
+        double ws, wc;
+        if (j + 1 == L.len || j + 1 == RS_TI) { /* the last end: PT (+) the tile's total, after ST */
+            double qs = ps, qc = pc;
+            if (L.multi) gs_rs_sum2(L.before.s, L.before.c, L.tot.s, L.tot.c, &qs, &qc);
+            if (L.has_next) gs_rs_sum2(L.stnext.s, L.stnext.c, qs, qc, &ws, &wc);
+            else ws = qs, wc = qc;
+        } else {
+            gs_rs_sum2(ss[j + 1], sc[j + 1], ps, pc, &ws, &wc);
+        }
+        const double v = gs_rs_sum_value(ws, wc);
+        buf[at] = gs_rs_canon(mean ? v / W : v);
+    }
+}
+
+/* step 4: the rows out */
+__device__ __forceinline__ void rs_warp_store(const double *buf, double *out, int n, int lane)
+{
+    for (int o = lane; o < n; o += RS_TI) out[o] = buf[o + (o >> 5)];
+}
+
+#endif
