@@ -147,7 +147,7 @@ rs_out_warp_k(RsGrid g, const double *__restrict__ in, const gs_rs_sumf *__restr
     __syncwarp();
     rs_warp_suffix(L, buf, b, ss, sc);
     __syncwarp();
-    rs_warp_load<U2>(buf, in, lo, n, lane);
+    rs_warp_load<8>(buf, in, lo, n, lane); /* ss and sc live: 8 at a time */
     __syncwarp();
     rs_warp_prefix(L, buf, b, ss, sc, (double)g.W, mean);
     __syncwarp();
