@@ -126,32 +126,31 @@ __global__ void rs_chain_w(RsGrid g, const typename F::S *__restrict__ tot, type
     }
 }
 
-/* rolling_vhgw_warp.cuh's steps, a warp for 32 slots from g.fast_lo on */
+/* rolling_vhgw_warp.cuh's steps, a warp for 32 slots from g.fast_lo on; RS_WARP_SMEM bytes */
 __global__ void __launch_bounds__(RS_WARP_THREADS)
 rs_out_warp_k(RsGrid g, const double *__restrict__ in, const gs_rs_sumf *__restrict__ pt, const gs_rs_sumf *__restrict__ st,
               const gs_rs_sumf *__restrict__ tots, double *__restrict__ out, int mean)
 {
-    __shared__ double sm[RS_WARP_THREADS / 32][RS_WARP_BUF];
+    extern __shared__ double rs_wsm[];
     const uint64_t s0 = g.fast_lo + (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32 * 32;
     if (s0 >= g.fast_hi) return; /* the whole warp */
     const int lane = (int)(threadIdx.x % 32);
-    double *buf = sm[threadIdx.x / 32];
+    double *before = rs_wsm + threadIdx.x / 32 * 2 * RS_WARP_BUF, *own = before + RS_WARP_BUF;
     const uint64_t slast = s0 + 31 < g.fast_hi ? s0 + 31 : g.fast_hi - 1;
     const int64_t lo = rs_warp_t0(g, s0);
     const int n = (int)(rs_warp_t1(g, slast) - lo);
+    rs_warp_load(before, in, lo - (int64_t)g.W, n, lane);
+    rs_warp_load(own, in, lo, n, lane);
     RsWarpLane L;
     rs_warp_lane(g, s0 + lane, s0 + lane <= slast, pt, st, tots, &L);
     const int b = (int)(L.t0 - lo);
     double ss[RS_TI], sc[RS_TI];
-    rs_warp_load<RS_TI>(buf, in, lo - (int64_t)g.W, n, lane);
+    rs_warp_wait<1>();
+    rs_warp_suffix(L, before, b, ss, sc);
+    rs_warp_wait<0>();
+    rs_warp_prefix(L, own, b, ss, sc, (double)g.W, mean);
     __syncwarp();
-    rs_warp_suffix(L, buf, b, ss, sc);
-    __syncwarp();
-    rs_warp_load<8>(buf, in, lo, n, lane); /* ss and sc live: 8 at a time */
-    __syncwarp();
-    rs_warp_prefix(L, buf, b, ss, sc, (double)g.W, mean);
-    __syncwarp();
-    rs_warp_store(buf, out + (lo - (int64_t)g.first), n, lane);
+    rs_warp_store(own, out + (lo - (int64_t)g.first), n, lane);
 }
 
 template <class F, class T>
@@ -178,7 +177,8 @@ static int rs_family(const RsGrid &g0, const T *in, char *scratch, const gs_rs_c
     if constexpr (std::is_same<F, RsSumF>::value && std::is_same<T, double>::value) {
         if (g.fast_hi > g.fast_lo) {
             const uint64_t warps = gs_cdiv(g.fast_hi - g.fast_lo, 32);
-            rs_out_warp_k<<<(unsigned)gs_cdiv(warps * 32, RS_WARP_THREADS), RS_WARP_THREADS, 0, s>>>(
+            GS_CUDA_CHECK(st, cudaFuncSetAttribute(rs_out_warp_k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)RS_WARP_SMEM));
+            rs_out_warp_k<<<(unsigned)gs_cdiv(warps * 32, RS_WARP_THREADS), RS_WARP_THREADS, RS_WARP_SMEM, s>>>(
                 g, in, (const gs_rs_sumf *)pt, (const gs_rs_sumf *)stx, (const gs_rs_sumf *)tot, (double *)cols.out,
                 cols.agg[0] == GS_AGG_MEAN);
             GS_LAUNCH_CHECK(st);

@@ -5,14 +5,13 @@
  * It takes the tiles whose ends are all outputs and whose windows are whole and in memory (the
  * slots [g.fast_lo, g.fast_hi), rs_warp_range; rs_out_k the others). Where every block has a slot
  * for each of its tiles (kspan = M), 32 consecutive slots are 32 tiles end to end in memory, and
- * so are the tiles of the block before under them. A warp
- *   1. copies the block before's values under its tiles into shared memory (coalesced, every
- *      load issued at once),
+ * so are the tiles of the block before under them. From W = 32 on (full tiles), a warp
+ *   1. copies the block before's values under its tiles and its own tiles' values into two
+ *      buffers of shared memory (coalesced, every copy issued at once, none through registers),
  *   2. each lane folds its tile's suffixes from the tile's end (from ST of the next tile) into
  *      registers,
- *   3. copies its own tiles' values in, and each lane folds its prefix left to right (from PT),
- *      each row (suffix (+) prefix, a tile's last end as rs_out_k takes it) written back in place
- *      of its value,
+ *   3. each lane folds its prefix left to right (from PT), each row (suffix (+) prefix, a tile's
+ *      last end as rs_out_k takes it) written back in place of its value,
  *   4. writes the rows out (coalesced).
  * In the buffer, offset o of the warp's range lies at o + o / 32: a lane's tile starts 33 doubles
  * from its neighbour's, so a warp's reads fall in distinct banks. */
@@ -20,9 +19,13 @@
 #define GS_ROLLING_VHGW_WARP_CUH
 
 #include "rolling_vhgw.cuh"
+#ifdef __CUDACC__
+#include <cuda_pipeline_primitives.h>
+#endif
 
 #define RS_TI ((int)GS_ROLL_TILE)
-#define RS_WARP_BUF (RS_TI * RS_TI + RS_TI) /* doubles a warp buffers: 32 tiles and the padding */
+#define RS_WARP_BUF (RS_TI * RS_TI + RS_TI) /* doubles in a buffer: 32 tiles and the padding */
+#define RS_WARP_SMEM ((size_t)RS_WARP_THREADS / 32 * 2 * RS_WARP_BUF * sizeof(double)) /* two buffers a warp */
 #define RS_WARP_THREADS 128
 
 /* the slot of the tile holding absolute position a, in a block after the chunk's first */
@@ -36,8 +39,8 @@ static inline void rs_warp_range(RsGrid *g, const gs_rs_cols *c)
 {
     g->fast_lo = g->fast_hi = 0;
     if (g->skip || c->nf != 1 || c->k != 1 || c->in != GS_F64 || c->otype != GS_F64 || c->ctype[0] != GS_F64 ||
-        (c->agg[0] != GS_AGG_SUM && c->agg[0] != GS_AGG_MEAN) || c->mp > g->W || g->kspan != g->M)
-        return;
+        (c->agg[0] != GS_AGG_SUM && c->agg[0] != GS_AGG_MEAN) || c->mp > g->W || g->kspan != g->M || g->W < RS_T)
+        return; /* W < 32: tiles shorter than 32 leave most of a warp's work undone (rs_out_k is faster) */
     const uint64_t from = g->first > g->W ? g->first : g->W; /* ends all outputs, windows in memory */
     if (from >= g->m) return;
     const uint64_t a = g->base + from;
@@ -80,23 +83,30 @@ __device__ __forceinline__ void rs_warp_lane(const RsGrid &g, uint64_t slot, int
     if (L->has_next) L->stnext = st[(jj - 1) * g.kspan + (k + 1 - rs_kb(g, jj - 1))];
 }
 
-/* in[from + o] for o < n into the buffer, a lane's loads issued u at a time before their stores */
-template <int u> __device__ __forceinline__ void rs_warp_load(double *buf, const double *in, int64_t from, int n, int lane)
+/* in[from + o] for o < n into the buffer: copies the device makes without registers (cp.async),
+ * issued at once and waited for by rs_warp_wait (the host copies at once) */
+__device__ __forceinline__ void rs_warp_load(double *buf, const double *in, int64_t from, int n, int lane)
 {
 #pragma unroll
-    for (int t0 = 0; t0 < RS_TI; t0 += u) {
-        double v[u];
-#pragma unroll
-        for (int t = 0; t < u; t++) {
-            const int o = lane + RS_TI * (t0 + t);
-            v[t] = o < n ? in[from + o] : 0.0;
-        }
-#pragma unroll
-        for (int t = 0; t < u; t++) {
-            const int o = lane + RS_TI * (t0 + t);
-            if (o < n) buf[o + t0 + t] = v[t];
-        }
+    for (int t = 0; t < RS_TI; t++) {
+        const int o = lane + RS_TI * t;
+#ifdef __CUDA_ARCH__
+        if (o < n) __pipeline_memcpy_async(buf + o + t, in + from + o, sizeof(double));
+#else
+        if (o < n) buf[o + t] = in[from + o];
+#endif
     }
+#ifdef __CUDA_ARCH__
+    __pipeline_commit();
+#endif
+}
+/* until all but the last `later` loads of this thread are in, then the warp's */
+template <int later> __device__ __forceinline__ void rs_warp_wait()
+{
+#ifdef __CUDA_ARCH__
+    __pipeline_wait_prior(later);
+    __syncwarp();
+#endif
 }
 
 /* step 2: ss/sc[i] the suffix of the block before's tile from offset i (1 <= i < len) */

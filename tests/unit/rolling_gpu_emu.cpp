@@ -46,7 +46,7 @@ static int nwarp_slots; /* slots the warp path took, over every case */
 static void emu_warp(const RsGrid &g, const double *in, const gs_rs_sumf *pt, const gs_rs_sumf *st,
                      const gs_rs_sumf *tots, double *out, int mean)
 {
-    std::vector<double> buf(RS_WARP_BUF);
+    std::vector<double> before(RS_WARP_BUF), own(RS_WARP_BUF);
     for (uint64_t s0 = g.fast_lo; s0 < g.fast_hi; s0 += 32) {
         const uint64_t slast = s0 + 31 < g.fast_hi ? s0 + 31 : g.fast_hi - 1;
         const int64_t lo = rs_warp_t0(g, s0);
@@ -54,13 +54,13 @@ static void emu_warp(const RsGrid &g, const double *in, const gs_rs_sumf *pt, co
         RsWarpLane L[32];
         double ss[32][RS_TI], sc[32][RS_TI];
         for (int l = 0; l < 32; l++) rs_warp_lane(g, s0 + l, s0 + l <= slast, pt, st, tots, &L[l]);
-        std::fill(buf.begin(), buf.end(), NAN); /* a read of what no lane wrote shows */
-        for (int l = 0; l < 32; l++) rs_warp_load<RS_TI>(buf.data(), in, lo - (int64_t)g.W, n, l);
-        for (int l = 0; l < 32; l++) rs_warp_suffix(L[l], buf.data(), (int)(L[l].t0 - lo), ss[l], sc[l]);
-        std::fill(buf.begin(), buf.end(), NAN);
-        for (int l = 0; l < 32; l++) rs_warp_load<8>(buf.data(), in, lo, n, l);
-        for (int l = 0; l < 32; l++) rs_warp_prefix(L[l], buf.data(), (int)(L[l].t0 - lo), ss[l], sc[l], (double)g.W, mean);
-        for (int l = 0; l < 32; l++) rs_warp_store(buf.data(), out + (lo - (int64_t)g.first), n, l);
+        std::fill(before.begin(), before.end(), NAN); /* a read of what no lane wrote shows */
+        std::fill(own.begin(), own.end(), NAN);
+        for (int l = 0; l < 32; l++) rs_warp_load(before.data(), in, lo - (int64_t)g.W, n, l);
+        for (int l = 0; l < 32; l++) rs_warp_load(own.data(), in, lo, n, l);
+        for (int l = 0; l < 32; l++) rs_warp_suffix(L[l], before.data(), (int)(L[l].t0 - lo), ss[l], sc[l]);
+        for (int l = 0; l < 32; l++) rs_warp_prefix(L[l], own.data(), (int)(L[l].t0 - lo), ss[l], sc[l], (double)g.W, mean);
+        for (int l = 0; l < 32; l++) rs_warp_store(own.data(), out + (lo - (int64_t)g.first), n, l);
         nwarp_slots += (int)(slast + 1 - s0);
     }
 }
