@@ -58,6 +58,16 @@ template <class S> __device__ __forceinline__ S rs_shfl(const S &v, int src)
     return r;
 }
 
+/* a sum's (s, c) from lane src (its n is not needed where this is used) */
+__device__ __forceinline__ gs_rs_sumf rs_shfl_sum(const gs_rs_sumf &v, int src)
+{
+    gs_rs_sumf r;
+    r.s = __shfl_sync(0xffffffffu, v.s, src);
+    r.c = __shfl_sync(0xffffffffu, v.c, src);
+    r.n = 0;
+    return r;
+}
+
 /* step(0) .. step(nk - 1), unrolled where nk is a whole warp's 32 (the broadcasts then load ahead) */
 template <class Step> __device__ __forceinline__ void rs_steps(int nk, const Step &step)
 {
@@ -81,7 +91,7 @@ __global__ void rs_chain_w(RsGrid g, const typename F::S *__restrict__ tot, type
     const uint64_t w = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
     const int lane = (int)(threadIdx.x % 32);
     const uint64_t jj = w / 2;
-    if (jj >= g.nb) return; /* the whole warp */
+    if (jj >= g.nb || (jj >= g.skip_lo && jj < g.skip_hi)) return; /* the whole warp */
     const int64_t jb = rs_jb(g, jj);
     const uint64_t kb = rs_kb(g, jj), row = jj * g.kspan;
     S a, mine, t;
@@ -153,6 +163,38 @@ rs_out_warp_k(RsGrid g, const double *__restrict__ in, const gs_rs_sumf *__restr
     rs_warp_store(own, out + (lo - (int64_t)g.first), n, lane);
 }
 
+/* the fused warp path: a warp for 32 / M whole blocks from block fast_lo / M on; RS_WARP_SMEM bytes */
+__global__ void __launch_bounds__(RS_WARP_THREADS)
+rs_out_fuse_k(RsGrid g, const double *__restrict__ in, double *__restrict__ out, int mean)
+{
+    extern __shared__ double rs_wsm[];
+    const uint64_t per = 32 / g.M, jhi = g.fast_hi / g.M;
+    const uint64_t jj0 = g.fast_lo / g.M + (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32 * per;
+    if (jj0 >= jhi) return; /* the whole warp */
+    const uint64_t nbk = jhi - jj0 < per ? jhi - jj0 : per;
+    const int lane = (int)(threadIdx.x % 32), M = (int)g.M;
+    double *before = rs_wsm + threadIdx.x / 32 * 2 * RS_WARP_BUF, *own = before + RS_WARP_BUF;
+    const int64_t lo = rs_jb(g, jj0);
+    const int n = (int)(nbk * g.W);
+    rs_warp_load(before, in, lo - (int64_t)g.W, n, lane);
+    rs_warp_load(own, in, lo, n, lane);
+    RsWarpLane L;
+    int bl;
+    rs_warp_lane_fused(g, jj0, nbk, lane, &L, &bl);
+    const int b = (int)(L.t0 - lo), k = lane - bl;
+    rs_warp_wait<1>();
+    const gs_rs_sumf tb = rs_warp_total(L.len, before, b);
+    L.stnext = rs_warp_st(M, k, [&](int i) { return rs_shfl_sum(tb, (bl + i) & 31); });
+    double ss[RS_TI], sc[RS_TI];
+    rs_warp_suffix(L, before, b, ss, sc);
+    rs_warp_wait<0>();
+    L.tot = rs_warp_total(L.len, own, b);
+    L.before = rs_warp_pt(M, k, [&](int i) { return rs_shfl_sum(L.tot, (bl + i) & 31); });
+    rs_warp_prefix(L, own, b, ss, sc, (double)g.W, mean);
+    __syncwarp();
+    rs_warp_store(own, out + (lo - (int64_t)g.first), n, lane);
+}
+
 template <class F, class T>
 static int rs_family(const RsGrid &g0, const T *in, char *scratch, const gs_rs_cols &cols, cudaStream_t s, gs_status *st)
 {
@@ -175,12 +217,18 @@ static int rs_family(const RsGrid &g0, const T *in, char *scratch, const gs_rs_c
     rs_out_k<F, T><<<blocks, RS_OUT_THREADS, rs_out_smem<S>(g.W), s>>>(g, in, pt, stx, tot, cols);
     GS_LAUNCH_CHECK(st);
     if constexpr (std::is_same<F, RsSumF>::value && std::is_same<T, double>::value) {
-        if (g.fast_hi > g.fast_lo) {
+        const int mean = cols.agg[0] == GS_AGG_MEAN;
+        if (g.fast_hi > g.fast_lo && g.fuse) {
+            const uint64_t warps = gs_cdiv((g.fast_hi - g.fast_lo) / g.M, 32 / g.M);
+            GS_CUDA_CHECK(st, cudaFuncSetAttribute(rs_out_fuse_k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)RS_WARP_SMEM));
+            rs_out_fuse_k<<<(unsigned)gs_cdiv(warps * 32, RS_WARP_THREADS), RS_WARP_THREADS, RS_WARP_SMEM, s>>>(
+                g, in, (double *)cols.out, mean);
+            GS_LAUNCH_CHECK(st);
+        } else if (g.fast_hi > g.fast_lo) {
             const uint64_t warps = gs_cdiv(g.fast_hi - g.fast_lo, 32);
             GS_CUDA_CHECK(st, cudaFuncSetAttribute(rs_out_warp_k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)RS_WARP_SMEM));
             rs_out_warp_k<<<(unsigned)gs_cdiv(warps * 32, RS_WARP_THREADS), RS_WARP_THREADS, RS_WARP_SMEM, s>>>(
-                g, in, (const gs_rs_sumf *)pt, (const gs_rs_sumf *)stx, (const gs_rs_sumf *)tot, (double *)cols.out,
-                cols.agg[0] == GS_AGG_MEAN);
+                g, in, (const gs_rs_sumf *)pt, (const gs_rs_sumf *)stx, (const gs_rs_sumf *)tot, (double *)cols.out, mean);
             GS_LAUNCH_CHECK(st);
         }
     }

@@ -83,7 +83,8 @@ struct RsMax {
 struct RsGrid {
     uint64_t base, W, M, m, first, j_lo, nb, kspan, kb0, nslots;
     uint64_t fast_lo, fast_hi; /* slots rs_out_k leaves to the warp path (rolling_vhgw_warp.cuh) */
-    int skip;
+    uint64_t skip_lo, skip_hi; /* blocks whose totals and chains no kernel reads (the warp path's own) */
+    int skip, fuse;            /* fuse: the warp path takes whole blocks, its totals and chains its own */
 };
 __device__ __forceinline__ uint64_t rs_kb(const RsGrid &g, uint64_t jj) { return jj ? 0 : g.kb0; }
 /* local position of block j_lo + jj's start (negative where it lies before in[0]) */
@@ -128,6 +129,7 @@ template <class F, class T> __global__ void rs_tot_k(RsGrid g, const T *in, type
     const uint64_t slot = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
     if (slot >= g.nslots) return;
     const uint64_t jj = slot / g.kspan, k = rs_kb(g, jj) + slot % g.kspan;
+    if (jj >= g.skip_lo && jj < g.skip_hi) return;
     typename F::S a;
     F::init(&a);
     const int64_t jb = rs_jb(g, jj);
@@ -158,7 +160,7 @@ template <class F>
 __global__ void rs_chain_k(RsGrid g, const typename F::S *__restrict__ tot, typename F::S *__restrict__ pt, typename F::S *__restrict__ st)
 {
     const uint64_t jj = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-    if (jj >= g.nb) return;
+    if (jj >= g.nb || (jj >= g.skip_lo && jj < g.skip_hi)) return;
     const int64_t jb = rs_jb(g, jj);
     const uint64_t kb = rs_kb(g, jj), row = jj * g.kspan;
     const uint64_t kend = kb + g.kspan < g.M ? kb + g.kspan : g.M; /* slots of this block */
@@ -332,7 +334,8 @@ static inline void rs_grid(const gs_minmax_params *p, uint64_t m, uint64_t first
     const uint64_t span = m / RS_T + 2;
     g->kspan = g->M < span ? g->M : span;
     g->nslots = g->nb * g->kspan;
-    g->fast_lo = g->fast_hi = 0;
+    g->fast_lo = g->fast_hi = g->skip_lo = g->skip_hi = 0;
+    g->fuse = 0;
     g->skip = p->skip_nan;
 }
 

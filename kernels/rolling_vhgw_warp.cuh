@@ -13,6 +13,9 @@
  *   3. each lane folds its prefix left to right (from PT), each row (suffix (+) prefix, a tile's
  *      last end as rs_out_k takes it) written back in place of its value,
  *   4. writes the rows out (coalesced).
+ * With at most RS_WARP_FUSE_M tiles a block, a warp takes whole blocks (32 / M of them) and makes
+ * what rs_tot_k and rs_chain_k would have: each lane folds its tile's total and its block before's
+ * tile's, and runs the chains over its block's lanes by shuffles, in rs_chain_k's order.
  * In the buffer, offset o of the warp's range lies at o + o / 32: a lane's tile starts 33 doubles
  * from its neighbour's, so a warp's reads fall in distinct banks. */
 #ifndef GS_ROLLING_VHGW_WARP_CUH
@@ -34,10 +37,15 @@ static inline uint64_t rs_warp_slot(const RsGrid *g, uint64_t a)
     const uint64_t j = a / g->W;
     return (j - g->j_lo) * g->kspan + (a - j * g->W) / RS_T;
 }
-/* g->fast_lo, fast_hi for the columns c (an empty range where the warp path does not apply) */
+/* The warp path's part of the grid g for the columns c (none where it does not apply): the slots
+ * [fast_lo, fast_hi) rs_out_k leaves to it. With at most RS_WARP_FUSE_M tiles a block (fuse), it
+ * takes whole blocks and makes their totals and chains itself, so that rs_tot_k and rs_chain_k skip
+ * them ([skip_lo, skip_hi): all but the last, whose totals and ST the block after it reads). */
+#define RS_WARP_FUSE_M 16
 static inline void rs_warp_range(RsGrid *g, const gs_rs_cols *c)
 {
-    g->fast_lo = g->fast_hi = 0;
+    g->fast_lo = g->fast_hi = g->skip_lo = g->skip_hi = 0;
+    g->fuse = 0;
     if (g->skip || c->nf != 1 || c->k != 1 || c->in != GS_F64 || c->otype != GS_F64 || c->ctype[0] != GS_F64 ||
         (c->agg[0] != GS_AGG_SUM && c->agg[0] != GS_AGG_MEAN) || c->mp > g->W || g->kspan != g->M || g->W < RS_T)
         return; /* W < 32: tiles shorter than 32 leave most of a warp's work undone (rs_out_k is faster) */
@@ -46,7 +54,16 @@ static inline void rs_warp_range(RsGrid *g, const gs_rs_cols *c)
     const uint64_t a = g->base + from;
     const uint64_t lo = rs_warp_slot(g, a) + ((a - a / g->W * g->W) % RS_T != 0); /* a tile from its start */
     const uint64_t hi = rs_warp_slot(g, g->base + g->m);                          /* tiles ending by m */
-    if (lo < hi) g->fast_lo = lo, g->fast_hi = hi;
+    if (lo >= hi) return;
+    if (g->M <= RS_WARP_FUSE_M) {
+        const uint64_t jlo = (lo + g->M - 1) / g->M, jhi = hi / g->M; /* whole blocks */
+        if (jlo >= jhi) return;
+        g->fuse = 1;
+        g->fast_lo = jlo * g->M, g->fast_hi = jhi * g->M;
+        g->skip_lo = jlo, g->skip_hi = jhi - 1;
+    } else {
+        g->fast_lo = lo, g->fast_hi = hi;
+    }
 }
 
 /* a slot's tile in the warp range: its local start and end */
@@ -81,6 +98,58 @@ __device__ __forceinline__ void rs_warp_lane(const RsGrid &g, uint64_t slot, int
     L->has_next = k + 1 < g.M;
     if (L->multi) L->before = pt[slot], L->tot = tots[slot];
     if (L->has_next) L->stnext = st[(jj - 1) * g.kspan + (k + 1 - rs_kb(g, jj - 1))];
+}
+
+/* fused: lane l of the warp whose blocks start at block jj0 (nbk of them) takes tile l % M of block
+ * jj0 + l / M; its chains run over the lanes of its block, from lane bl */
+__device__ __forceinline__ void rs_warp_lane_fused(const RsGrid &g, uint64_t jj0, uint64_t nbk, int lane, RsWarpLane *L, int *bl)
+{
+    const uint64_t k = (uint64_t)lane % g.M;
+    gs_rs_sumf_init(&L->before);
+    L->stnext = L->tot = L->before;
+    *bl = lane - (int)k;
+    L->t0 = rs_jb(g, jj0 + (uint64_t)lane / g.M) + (int64_t)(k * RS_T);
+    L->multi = g.M > 1;
+    L->has_next = k + 1 < g.M;
+    L->len = (uint64_t)lane < nbk * g.M ? (int)(rs_tile_end(g, k) - k * RS_T) : 0;
+    if (!L->len) L->t0 = rs_jb(g, jj0), L->has_next = 0;
+}
+/* a tile's total: its len values from offset b folded from the identity (rs_tot_k's fold) */
+__device__ __forceinline__ gs_rs_sumf rs_warp_total(int len, const double *buf, int b)
+{
+    gs_rs_sumf a;
+    gs_rs_sumf_init(&a);
+#pragma unroll
+    for (int i = 0; i < RS_TI; i++) {
+        if (i >= len) break;
+        const int o = b + i;
+        gs_rs_twosum(&a.s, &a.c, buf[o + (o >> 5)]);
+    }
+    return a;
+}
+/* rs_chain_k's merges from the totals of the lanes of a block (tot(i): lane bl + i's): PT before
+ * tile k (totals 0 .. k - 1 merged left to right from the identity) and ST from tile k + 1 on
+ * (totals M - 1 .. k + 1 merged right to left). Every lane runs every step, so tot may be a
+ * shuffle; only the sums are kept (n is W in every window the warp path writes). */
+template <class Tot> __device__ __forceinline__ gs_rs_sumf rs_warp_pt(int M, int k, const Tot &tot)
+{
+    gs_rs_sumf a;
+    gs_rs_sumf_init(&a);
+    for (int i = 0; i + 1 < M; i++) {
+        const gs_rs_sumf t = tot(i);
+        if (i < k) gs_rs_sum2(a.s, a.c, t.s, t.c, &a.s, &a.c);
+    }
+    return a;
+}
+template <class Tot> __device__ __forceinline__ gs_rs_sumf rs_warp_st(int M, int k, const Tot &tot)
+{
+    gs_rs_sumf a;
+    gs_rs_sumf_init(&a);
+    for (int i = M - 1; i >= 1; i--) {
+        const gs_rs_sumf t = tot(i);
+        if (i > k) gs_rs_sum2(t.s, t.c, a.s, a.c, &a.s, &a.c);
+    }
+    return a;
 }
 
 /* in[from + o] for o < n into the buffer: copies the device makes without registers (cp.async),
