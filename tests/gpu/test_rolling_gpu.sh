@@ -56,10 +56,11 @@ for t in f64 f32; do
     same "$t --out-type f32 mean,std" rolling -w 500 --agg mean,std --out-type f32 -t $t "$T/x.$t" "$T/o.raw"
     same "$t csv" rolling -w 77 --agg mean,count,argmin -t $t "$T/x.$t" "$T/o.csv"
 done
-for w in 1 2 31 32 33 100 1000 70001; do # the f64 sum or mean alone: a warp a block of tiles (rolling_vhgw_warp.cuh)
+for w in 1 2 31 32 33 64 100 500 512 513 1000 70001; do # the f64 sum or mean alone: the warp paths (rolling_vhgw_warp.cuh)
     same "f64 --agg mean W=$w" rolling -w $w --agg mean -t f64 "$T/x.f64" "$T/o.raw"
 done
 same "f64 --agg sum W=100 --chunk 1K" rolling -w 100 --agg sum -t f64 --chunk 1K "$T/x.f64" "$T/o.raw"
+same "f64 --agg mean W=300 --chunk 5K" rolling -w 300 --agg mean -t f64 --chunk 5K "$T/x.f64" "$T/o.raw"
 same "f64 --agg mean W=1000 --partial --chunk 1M" rolling -w 1000 --partial --agg mean -t f64 --chunk 1M "$T/x.f64" "$T/o.raw"
 same "f64 --agg sum W=70001 --chunk 100K" rolling -w 70001 --agg sum -t f64 --chunk 100K "$T/x.f64" "$T/o.raw"
 same "f64 --agg mean W=33 --partial --min-periods 20" rolling -w 33 --partial --min-periods 20 --agg mean -t f64 "$T/x.f64" "$T/o.raw"
