@@ -183,13 +183,17 @@ rs_out_fuse_k(RsGrid g, const double *__restrict__ in, double *__restrict__ out,
     rs_warp_lane_fused(g, jj0, nbk, lane, &L, &bl);
     const int b = (int)(L.t0 - lo), k = lane - bl;
     rs_warp_wait<1>();
-    const gs_rs_sumf tb = rs_warp_total(L.len, before, b);
-    L.stnext = rs_warp_st(M, k, [&](int i) { return rs_shfl_sum(tb, (bl + i) & 31); });
+    if (M > 1) { /* one tile a block (W = 32) has neither totals nor chains */
+        const gs_rs_sumf tb = rs_warp_total(L.len, before, b);
+        L.stnext = rs_warp_st(M, k, [&](int i) { return rs_shfl_sum(tb, (bl + i) & 31); });
+    }
     double ss[RS_TI], sc[RS_TI];
     rs_warp_suffix(L, before, b, ss, sc);
     rs_warp_wait<0>();
-    L.tot = rs_warp_total(L.len, own, b);
-    L.before = rs_warp_pt(M, k, [&](int i) { return rs_shfl_sum(L.tot, (bl + i) & 31); });
+    if (M > 1) {
+        L.tot = rs_warp_total(L.len, own, b);
+        L.before = rs_warp_pt(M, k, [&](int i) { return rs_shfl_sum(L.tot, (bl + i) & 31); });
+    }
     rs_warp_prefix(L, own, b, ss, sc, (double)g.W, mean);
     __syncwarp();
     rs_warp_store(own, out + (lo - (int64_t)g.first), n, lane);

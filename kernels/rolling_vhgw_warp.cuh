@@ -41,7 +41,7 @@ static inline uint64_t rs_warp_slot(const RsGrid *g, uint64_t a)
  * [fast_lo, fast_hi) rs_out_k leaves to it. With at most RS_WARP_FUSE_M tiles a block (fuse), it
  * takes whole blocks and makes their totals and chains itself, so that rs_tot_k and rs_chain_k skip
  * them ([skip_lo, skip_hi): all but the last, whose totals and ST the block after it reads). */
-#define RS_WARP_FUSE_M 16
+#define RS_WARP_FUSE_M 32
 static inline void rs_warp_range(RsGrid *g, const gs_rs_cols *c)
 {
     g->fast_lo = g->fast_hi = g->skip_lo = g->skip_hi = 0;

@@ -56,7 +56,7 @@ for t in f64 f32; do
     same "$t --out-type f32 mean,std" rolling -w 500 --agg mean,std --out-type f32 -t $t "$T/x.$t" "$T/o.raw"
     same "$t csv" rolling -w 77 --agg mean,count,argmin -t $t "$T/x.$t" "$T/o.csv"
 done
-for w in 1 2 31 32 33 64 100 500 512 513 1000 70001; do # the f64 sum or mean alone: the warp paths (rolling_vhgw_warp.cuh)
+for w in 1 2 31 32 33 64 100 500 1024 1025 1000 70001; do # the f64 sum or mean alone: the warp paths (rolling_vhgw_warp.cuh)
     same "f64 --agg mean W=$w" rolling -w $w --agg mean -t f64 "$T/x.f64" "$T/o.raw"
 done
 same "f64 --agg sum W=100 --chunk 1K" rolling -w 100 --agg sum -t f64 --chunk 1K "$T/x.f64" "$T/o.raw"
