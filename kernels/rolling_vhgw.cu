@@ -23,8 +23,11 @@
  *         unrolled (rs_pop: its body is compiled once).
  *         W <= 32 (one tile a block) needs no totals: the prefix starts from the identity and no
  *         window starts inside a tile before its block's last.
- *           rs_out_warp_k  rs_out_k's work for the f64 sum or mean alone, on the tiles inside the
- *                       chunk, a warp at a time through shared memory (rolling_vhgw_warp.cuh)
+ *         The f64 sum or mean alone, from W = 32 on, on the tiles inside the chunk (the others
+ *         stay rs_out_k's), a warp at a time through shared memory (rolling_vhgw_warp.cuh):
+ *           rs_out_fuse_k  W <= 1024: whole blocks, their totals and chains its own (rs_tot_k and
+ *                       rs_chain_k skip those blocks)
+ *           rs_out_warp_k  W > 1024: 32 tiles, their PT, ST and totals from the kernels above
  * Work is O(1) per element for any W; the chains are W/32 merges per block, sequential. Every
  * family's kernels are templates over its state (rolling_vhgw.cuh, F below). */
 #include "gpu_common.cuh"
