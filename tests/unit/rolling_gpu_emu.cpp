@@ -205,7 +205,8 @@ template <class T> static void one_type(gs_type t, const char *tn)
  * value), the sum and var families together, windows of one tile and less (W <= 32), windows past
  * its tables of lane rows (W > 2^16), ranges that start inside a block (first > W - 1), NaN
  * propagated, --skip-nan where there is none to skip; on f64, on f32 (f32 columns) and on integers
- * (the var family, f64 columns). */
+ * (the var family, f64 columns). The f64 sum and mean alone are also the GPU's warp paths
+ * (rolling_vhgw_warp.cuh): fused up to W = 1024, not from 1025. */
 template <class T> static void lane_sweep(gs_type t, const char *tn, int all_windows)
 {
     const size_t m = 150001;
@@ -214,7 +215,7 @@ template <class T> static void lane_sweep(gs_type t, const char *tn, int all_win
     fill(y.data(), m, 31, 0); /* no NaN: --skip-nan skips nothing, and takes the lanes */
     const unsigned char sets[][4] = {{GS_AGG_MEAN}, {GS_AGG_STD}, {GS_AGG_SUM, GS_AGG_VAR}, {GS_AGG_MEAN, GS_AGG_STD, GS_AGG_SUM, GS_AGG_VAR}, {GS_AGG_VAR, GS_AGG_STD}, {GS_AGG_SUM}};
     const int nsets[] = {1, 1, 2, 4, 2, 1};
-    const uint64_t windows[] = {1, 2, 3, 5, 10, 16, 20, 31, 32, 33, 50, 63, 64, 96, 100, 1000, 70001};
+    const uint64_t windows[] = {1, 2, 3, 5, 10, 16, 20, 31, 32, 33, 50, 63, 64, 96, 100, 513, 1000, 1024, 1025, 70001};
     const uint64_t few[] = {1, 5, 32, 33, 100, 70001}; /* the other types: one of each kind */
     int n0 = npass;
     for (int si = 0; si < 6; si++)
@@ -234,7 +235,7 @@ template <class T> static void lane_sweep(gs_type t, const char *tn, int all_win
                 p.min_periods = 1;
                 p.skip_nan = skip;
                 p.out_type = gs_roll_out_type(&p);
-                p.base = 12345;
+                p.base = v < 2 ? 12345 : 1000000010; /* two stream positions of in[0]: blocks at other offsets */
                 const size_t bytes = (m - first) * (size_t)p.nagg * gs_type_size(p.out_type);
                 std::vector<char> a(bytes, 0x5a), b(bytes, 0x3c);
                 gs_status st = {};
