@@ -237,6 +237,10 @@ int gs_minmax_cpu_vhgw(const gs_minmax_params *p, const void *in, size_t m, size
 /* Rolling aggregates (kernels/rolling_cpu.c): the minmax chunked semantics with p->nagg columns of
  * p->out_type per row; p->base is the absolute position of in[0]. */
 int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out, gs_status *st);
+/* The same rows by the tile sweep alone, a state at a time (no vector lanes: kernels/rolling_fast.c
+ * is not used): the reference the lanes and the GPU are checked against. */
+int gs_rolling_cpu_sweep(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
+                         gs_status *st);
 
 #ifdef __cplusplus
 }

@@ -54,8 +54,11 @@ static const gs_variant variants[] = {
     CPU_MINMAX("cpu-lemire", gs_minmax_cpu_lemire, 0, "Lemire monotonic wedges, one thread, O(1) amortized"),
     CPU_MINMAX("cpu-vhgw", gs_minmax_cpu_vhgw, GS_V_DEFAULT | GS_V_DEFAULT_SEQ,
                "van Herk/Gil-Werman block prefix/suffix, threaded, min and max in one pass"),
-    {"cpu-vhgw", GS_OP_ROLLING, GS_CPU, GS_ALL_TYPES, GS_V_DEFAULT | GS_V_DEFAULT_SEQ | GS_V_REFERENCE, 0, 0,
-     "van Herk/Gil-Werman over merges (compensated sum, Chan's var, value+position), threaded",
+    {"cpu-sweep", GS_OP_ROLLING, GS_CPU, GS_ALL_TYPES, GS_V_REFERENCE, 0, 0,
+     "cpu-vhgw's tile sweep alone, a state at a time, threaded (reference)",
+     {.minmax = gs_rolling_cpu_sweep}, {.minmax = NULL}, {.minmax = NULL}, NULL},
+    {"cpu-vhgw", GS_OP_ROLLING, GS_CPU, GS_ALL_TYPES, GS_V_DEFAULT | GS_V_DEFAULT_SEQ, 0, 0,
+     "van Herk/Gil-Werman over merges (compensated sum, Chan's var, value+position), tiles side by side in vector lanes, threaded",
      {.minmax = gs_rolling_cpu}, {.minmax = NULL}, {.minmax = NULL}, NULL},
 #ifdef GS_HAVE_CUDA
     GPU_SCAN("naive", naive, 0, GS_BUILT_BLOCKS(GS_BLOCKS_ANY), GS_GRID_THREADS, "Hillis-Steele, double-buffered, one launch per step"),

@@ -378,7 +378,9 @@ static void roll_part(void *vr, size_t part, size_t nparts)
     free(ws.sbuf);
 }
 
-int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out, gs_status *st)
+/* gs_rolling_cpu, the lanes taking what they serve where lanes is set */
+static int roll_run_all(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out, int lanes,
+                        gs_status *st)
 {
     if ((unsigned)p->type >= GS_NTYPES) return gs_fail(st, GS_EUSAGE, "rolling: unknown element type");
     if (p->window < 1) return gs_fail(st, GS_EUSAGE, "rolling: window must be at least 1");
@@ -414,7 +416,7 @@ int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t f
     r.fp = *p;
     r.fp.skip_nan = 0;
     int fast = 0;
-    for (int f = 0; f < GS_RS_NFAM; f++) {
+    for (int f = 0; f < GS_RS_NFAM && lanes; f++) {
         gs_rs_cols cols;
         gs_rs_family_cols(p, f, out, &cols);
         fast |= r.fam_on[f] && roll_fast(&r.fp, &cols, f, span);
@@ -435,4 +437,15 @@ int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t f
     free(r.dbl_own);
     if (r.failed) return gs_fail(st, GS_ENOMEM, "rolling: out of host memory for a window of %zu", c->w);
     return GS_OK;
+}
+
+int gs_rolling_cpu(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out, gs_status *st)
+{
+    return roll_run_all(p, in, m, first, out, 1, st);
+}
+
+int gs_rolling_cpu_sweep(const gs_minmax_params *p, const void *in, size_t m, size_t first, void *out,
+                         gs_status *st)
+{
+    return roll_run_all(p, in, m, first, out, 0, st);
 }

@@ -30,6 +30,17 @@ else
     skip "gpu kernels on the host" "no g++ or no CPU objects in $B"
 fi
 
+# ---- bench: the CPU's rows checked against cpu-sweep (the tile sweep without the vector lanes) -----
+for t in f64 f32 i32; do
+    "$G" bench --backend cpu --op rolling --agg mean,std --window 5,100 -n 100003 -t $t --reps 1 >"$T/bench" 2>&1
+    if grep -q "^# 4 rows, 0 FAILED" "$T/bench" && [ "$(grep -c "^cpu    rolling cpu-sweep .* passed$" "$T/bench")" = 2 ] &&
+        [ "$(grep -c "^cpu    rolling cpu-vhgw .* passed$" "$T/bench")" = 2 ]; then
+        pass "bench --op rolling $t: cpu-vhgw's lanes against cpu-sweep, byte for byte"
+    else
+        fail "bench --op rolling $t" "$(tail -3 "$T/bench")"
+    fi
+done
+
 # ---- chunk boundaries and threads: bit-identical -------------------------------------------------
 python3 - "$T" <<'EOF'
 import array, random, sys

@@ -1143,6 +1143,9 @@ static void test_registry(void)
     }
     ok &= gs_variant_find(GS_OP_SCAN, "cpu")->cpu.scan == gs_scan_cpu;
     ok &= gs_variant_find(GS_OP_MINMAX, "cpu-lemire")->cpu.minmax == gs_minmax_cpu_lemire;
+    ok &= gs_variant_find(GS_OP_ROLLING, "cpu-sweep")->cpu.minmax == gs_rolling_cpu_sweep &&
+          (gs_variant_find(GS_OP_ROLLING, "cpu-sweep")->flags & GS_V_REFERENCE) &&
+          gs_variant_find(GS_OP_ROLLING, "cpu-vhgw")->cpu.minmax == gs_rolling_cpu;
     ok &= gs_variant_find(GS_OP_SCAN, "cpu-vhgw") == NULL && gs_variant_find(GS_OP_MINMAX, "nope") == NULL;
     ok &= gs_variant_find(GS_OP_SCAN, NULL) == NULL;
     CHECK(ok, "registry lists the CPU variants", "missing or wrong rows");
@@ -1162,7 +1165,7 @@ static void test_registry(void)
           gs_variant_default(GS_OP_COMPACT, GS_GPU) == gs_variant_find(GS_OP_COMPACT, "lookback") &&
           gs_variant_default(GS_OP_MINMAX, GS_GPU) == gs_variant_find(GS_OP_MINMAX, "vhgw");
 #else
-    ok &= gs_variant_default(GS_OP_SCAN, GS_GPU) == NULL && n == 8;
+    ok &= gs_variant_default(GS_OP_SCAN, GS_GPU) == NULL && n == 9;
 #endif
     CHECK(ok, "registry: one default per op and backend, cpu-par/cpu-par/cpu-vhgw on CPU", "wrong defaults");
 
