@@ -25,21 +25,23 @@ static void bench_row(void *ctx, const gs_bench_row *r)
         snprintf(ceil_json, sizeof ceil_json, "%.1f", r->pct_ceiling);
     }
     if (r->block > 0) snprintf(block, sizeof block, "%d", r->block);
+    const char *check = r->passed == GS_BENCH_REFERENCE ? "reference" : r->passed ? "passed" : "FAILED";
     if (b->json)
         printf("{\"mode\":\"%s\",\"op\":\"%s\",\"variant\":\"%s\",\"type\":\"%s\",\"n\":%llu,\"param\":\"%s\","
                "\"block\":%d,\"ms\":%.4f,\"gelem_s\":%.3f,\"gb_s\":%.2f,\"pct_ceiling\":%s,\"vs_cub\":%.3f,"
-               "\"passed\":%s}\n",
+               "\"passed\":%s,\"reference\":%s}\n",
                r->mode, r->op, r->variant, gs_type_name(r->type), (unsigned long long)r->n, r->param, r->block, r->ms,
-               r->gelem_s, r->gb_s, ceil_json, r->vs_cub, r->passed ? "true" : "false");
+               r->gelem_s, r->gb_s, ceil_json, r->vs_cub, r->passed ? "true" : "false",
+               r->passed == GS_BENCH_REFERENCE ? "true" : "false");
     else
         printf("%-6s %-7s %-14s %-4s %11llu %-22s %5s %10.4f %9.3f %9.1f %7s %7s  %s%s%s\n", r->mode, r->op,
                r->variant, gs_type_name(r->type), (unsigned long long)r->n, r->param, block, r->ms, r->gelem_s,
-               r->gb_s, ceil, ratio, r->passed ? "passed" : "FAILED", r->passed ? "" : ": ",
+               r->gb_s, ceil, ratio, check, r->passed ? "" : ": ",
                r->passed ? "" : r->why);
     if (b->csv)
         fprintf(b->csv, "%s,%s,%s,%s,%llu,%s,%d,%.5f,%.4f,%.3f,%.2f,%.4f,%s\n", r->mode, r->op, r->variant,
                 gs_type_name(r->type), (unsigned long long)r->n, r->param, r->block, r->ms, r->gelem_s, r->gb_s,
-                r->pct_ceiling, r->vs_cub, r->passed ? "passed" : "FAILED");
+                r->pct_ceiling, r->vs_cub, check);
     fflush(stdout);
 }
 

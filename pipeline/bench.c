@@ -200,14 +200,18 @@ typedef struct case_ctx {
 } case_ctx;
 
 /* Verify a timed row against the reference and fill its rates. A failed run (rc) makes a FAILED
- * row, not a failed bench; returns GS_OK. */
+ * row, not a failed bench; the reference's own row is marked so, having nothing else to match
+ * (GS_BENCH_REFERENCE). Returns GS_OK. */
 static int check_row(const case_ctx *c, gs_bench_row *row, const gs_job *j, gs_type t, const void *in, uint64_t n,
-                     const void *ref, uint64_t ref_n, const void *out, uint64_t out_n, int rc, const gs_status *vst)
+                     const void *ref, uint64_t ref_n, const void *out, uint64_t out_n, int rc, const gs_status *vst,
+                     int is_ref)
 {
     if (rc) {
         row->passed = 0;
         snprintf(row->why, sizeof row->why, "%s", vst->msg);
-    } else
+    } else if (is_ref)
+        row->passed = GS_BENCH_REFERENCE;
+    else
         row->passed = outputs_match(j, j->op == GS_OP_SCAN ? j->scan.out_type : j->op == GS_OP_MINMAX && j->minmax.nagg ? j->minmax.out_type : t, in, n, ref, ref_n, out, out_n,
                                     row->why, sizeof row->why);
     if (row->ms > 0) {
@@ -257,7 +261,7 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
         gs_bench_new_row(&row, "device", gs_op_name(j->op), GS_BENCH_PLAIN_CUB, t, n, param, 0);
         memset(out, 0xA5, out_cap * os);
         rc = gs_bench_gpu_plain_cub(c->o->device, j, in, n, c->o->reps > 0 ? c->o->reps : 10, &row.ms, out, &out_n, &vst);
-        rc = check_row(c, &row, j, t, in, n, ref, ref_n, out, out_n, rc, &vst);
+        rc = check_row(c, &row, j, t, in, n, ref, ref_n, out, out_n, rc, &vst, 0);
         cub_ms = row.passed ? row.ms : 0;
         row.vs_cub = cub_ms > 0 ? 1 : 0;
         c->cb(c->cb_ctx, &row);
@@ -299,7 +303,7 @@ static int run_case(case_ctx *c, gs_job *j, gs_type t, uint64_t n, double densit
                     row.ms = ts && !rc ? gs_bench_median(ts, reps) : 0;
                     free(ts);
                 }
-                rc = check_row(c, &row, j, t, in, n, ref, ref_n, out, out_n, rc, &vst);
+                rc = check_row(c, &row, j, t, in, n, ref, ref_n, out, out_n, rc, &vst, v == refv);
                 row.vs_cub = (cub_ms > 0 && row.ms > 0) ? cub_ms / row.ms : 0;
                 c->cb(c->cb_ctx, &row);
             }

@@ -64,9 +64,11 @@ typedef struct gs_bench_row {
     double pct_ceiling;    /* % of the measured device copy (device), PCIe (stream) or pinned H2D (zstd) */
     double vs_cub;         /* time of plain CUB / time of this (> 1 = faster than CUB); 0 = no
                               plain-CUB row in the case (minmax, CPU, a case CUB has no call for) */
-    int passed;            /* 1 passed, 0 FAILED */
+    int passed;            /* 1 passed, 0 FAILED, GS_BENCH_REFERENCE: the reference's own row */
     char why[512];         /* what failed */
 } gs_bench_row;
+
+#define GS_BENCH_REFERENCE 2 /* gs_bench_row.passed of the reference variant: nothing to compare */
 
 typedef struct gs_bench_env {
     char gpu[256];          /* name, or empty */

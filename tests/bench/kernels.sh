@@ -29,7 +29,7 @@ awk -F, '
         k = $1 " " $2 " " $3 " " $4 " " $5 " " $6 ($7 != 0 ? " block=" $7 : "")
         if (!(k in seen)) { seen[k] = 1; order[++n] = k }
         ms[b, k] = ms[b, k] " " $8
-        if ($13 != "passed") bad[k] = bad[k] " " b ":" $13
+        if ($13 != "passed" && $13 != "reference") bad[k] = bad[k] " " b ":" $13
     }
     function med(list,   v, m, i, j, t) {
         m = split(list, v, " ")
