@@ -67,7 +67,7 @@ fi
 echo "-- per core: 10^7 f64, one thread"
 "$BIN" gen -q -n 10000000 -t f64 --dist walk -f "$D/y.npy" || exit 1
 for agg in mean std; do
-    "$BIN" bench --backend cpu --threads 1 --op rolling --agg $agg --window 10,20,100,10000 -n 1e7 -t f64 --reps 5 |
+    "$BIN" bench --backend cpu --threads 1 --op rolling --algo cpu-vhgw --agg $agg --window 10,20,100,10000 -n 1e7 -t f64 --reps 5 |
         grep -E '^mode|^cpu'
 done
 if "$PY" -c 'import polars' 2>/dev/null; then
