@@ -373,28 +373,26 @@ void gs_plan_input(gs_plan *p, int views)
     }
 }
 
+/* Text work the GPU backend takes where it can (*on, with why): none on the CPU backend, where the
+ * reader or the writer does it and no choice arises. */
+static void plan_text_work(const gs_plan *p, int can, int *on, char *why, size_t n, const char *gpu_why)
+{
+    *on = p->backend != GS_PLAN_CPU && can;
+    snprintf(why, n, "%s", *on ? gpu_why : "");
+}
+
 void gs_plan_text(gs_plan *p, int form)
 {
-    char *why = p->why_text;
-    const size_t n = sizeof p->why_text;
-    p->text_gpu = 0;
-    why[0] = 0;
-    if (p->backend == GS_PLAN_CPU || !form) return; /* the writer formats: no choice arises */
-    p->text_gpu = 1;
-    snprintf(why, n, "output text formatted on the GPU where its kernels wrote the values (the host where a value "
-             "needs it)");
+    plan_text_work(p, form, &p->text_gpu, p->why_text, sizeof p->why_text,
+                   "output text formatted on the GPU where its kernels wrote the values (the host where a value needs "
+                   "it)");
 }
 
 void gs_plan_parse(gs_plan *p, int can)
 {
-    char *why = p->why_parse;
-    const size_t n = sizeof p->why_parse;
-    p->parse_gpu = 0;
-    why[0] = 0;
-    if (p->backend == GS_PLAN_CPU || !can) return; /* the reader parses: no choice arises */
-    p->parse_gpu = 1;
-    snprintf(why, n, "csv parsed on the GPU once it has started, block by block, up to the first block it leaves to "
-             "the host (a quote, a missing value, a number outside its exact fast path)");
+    plan_text_work(p, can, &p->parse_gpu, p->why_parse, sizeof p->why_parse,
+                   "csv parsed on the GPU once it has started, block by block, up to the first block it leaves to the "
+                   "host (a quote, a missing value, a number outside its exact fast path)");
 }
 
 void gs_plan_first_chunk(gs_plan *p, int filled, uint64_t chunk_bytes)
