@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef struct job {
@@ -171,4 +172,28 @@ void gs_block_rounds(size_t n, size_t block, size_t per_round, gs_block_fn pass1
         j.fn = pass2;
         gs_parallel_for(nb, rounds_part, &j);
     }
+}
+
+typedef struct copy_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t n;
+} copy_job;
+
+static void copy_part(void *ctx, size_t part, size_t nparts)
+{
+    const copy_job *j = ctx;
+    size_t b, e;
+    gs_split(j->n, nparts, part, &b, &e);
+    memcpy(j->dst + b, j->src + b, e - b);
+}
+
+void gs_parallel_copy(void *dst, const void *src, size_t n, size_t nparts)
+{
+    if (nparts <= 1) {
+        memcpy(dst, src, n);
+        return;
+    }
+    copy_job j = {dst, src, n};
+    gs_parallel_for(nparts, copy_part, &j);
 }

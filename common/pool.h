@@ -24,6 +24,9 @@ void gs_pool_stop(void);
  * when all parts are done. nparts <= 1 runs inline. */
 void gs_parallel_for(size_t nparts, gs_part_fn fn, void *ctx);
 
+/* memcpy of n bytes in nparts contiguous pieces on the pool (nparts <= 1: inline). */
+void gs_parallel_copy(void *dst, const void *src, size_t n, size_t nparts);
+
 /* fn runs on block `slot` of a round: elements [b, e). */
 typedef void (*gs_block_fn)(void *ctx, size_t slot, size_t b, size_t e);
 

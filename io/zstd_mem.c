@@ -191,30 +191,11 @@ int gs_zstd_frames_table_encode(const void *src, size_t len, size_t frame, unsig
 }
 
 /* ---- parallel memcpy (copy-out of a decoded batch; staging of encoder input) ---------------- */
-typedef struct gs_copy_job {
-    unsigned char *dst;
-    const unsigned char *src;
-    size_t n;
-} gs_copy_job;
-
-static void gs_copy_part(void *ctx, size_t part, size_t nparts)
-{
-    const gs_copy_job *j = ctx;
-    size_t b, e;
-    gs_split(j->n, nparts, part, &b, &e);
-    memcpy(j->dst + b, j->src + b, e - b);
-}
-
 void gs_par_copy(void *dst, const void *src, size_t n, int threads)
 {
     size_t parts = n / GS_ZSTD_COPY_PIECE;
     if (parts > (size_t)threads) parts = (size_t)threads;
-    if (parts <= 1) {
-        memcpy(dst, src, n);
-        return;
-    }
-    gs_copy_job j = {dst, src, n};
-    gs_parallel_for(parts, gs_copy_part, &j);
+    gs_parallel_copy(dst, src, n, parts);
 }
 
 void gs_thread_stop(pthread_mutex_t *mu, pthread_cond_t *cv, int *stop, pthread_t t)

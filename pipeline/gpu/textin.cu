@@ -72,19 +72,6 @@ static int tin_buffers(gs_gtin *t, size_t bytes, gs_status *st)
     return rc;
 }
 
-typedef struct tin_copy {
-    char *dst;
-    const char *src;
-    size_t bytes;
-} tin_copy;
-
-static void tin_copy_part(void *ctx, size_t part, size_t nparts)
-{
-    const tin_copy *c = (const tin_copy *)ctx;
-    const size_t per = (c->bytes + nparts - 1) / nparts, at = part * per;
-    if (at < c->bytes) memcpy(c->dst + at, c->src + at, at + per < c->bytes ? per : c->bytes - at);
-}
-
 /* The block's text to the device, a piece at a time through the two pinned buffers. */
 static int tin_send(gs_gtin *t, const char *text, size_t bytes, gs_status *st)
 {
@@ -93,8 +80,7 @@ static int tin_send(gs_gtin *t, const char *text, size_t bytes, gs_status *st)
         const int i = (int)(k & 1);
         const size_t len = bytes - off < GS_TIN_PIECE ? bytes - off : GS_TIN_PIECE;
         if (k >= 2) GS_CU(g->dev, cudaEventSynchronize(t->piece[i])); /* its last piece has crossed */
-        tin_copy c = {t->h_piece[i], text + off, len};
-        gs_parallel_for(GS_TIN_COPY_PARTS, tin_copy_part, &c);
+        gs_parallel_copy(t->h_piece[i], text + off, len, GS_TIN_COPY_PARTS);
         GS_CU(g->dev, cudaMemcpyAsync(t->d_text + off, t->h_piece[i], len, cudaMemcpyHostToDevice, t->s));
         GS_CU(g->dev, cudaEventRecord(t->piece[i], t->s));
     }
