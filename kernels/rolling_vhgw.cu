@@ -33,6 +33,7 @@
 #include "gpu_common.cuh"
 #include "kernels_gpu.h"
 #include "rolling_vhgw.cuh"
+#include "rolling_vhgw_short.cuh"
 #include "rolling_vhgw_warp.cuh"
 
 #include <string.h>
@@ -202,11 +203,24 @@ rs_out_fuse_k(RsGrid g, const double *__restrict__ in, double *__restrict__ out,
     rs_warp_store(own, out + (lo - (int64_t)g.first), n, lane);
 }
 
+/* rolling_vhgw_short.cuh's steps, a thread per end from the ends of slot g.fast_lo on */
+template <class F>
+__global__ void __launch_bounds__(RS_SHORT_THREADS) rs_out_short_k(RsGrid g, const double *__restrict__ in, gs_rs_cols cols)
+{
+    __shared__ double x[RS_SHORT_BUF];
+    const int64_t e0 = rs_short_e0(g, blockIdx.x);
+    const int n = rs_short_n(g, e0), t = (int)threadIdx.x;
+    rs_short_load(g, x, in, e0, n, t);
+    __syncthreads();
+    if (t < n) rs_short_end<F>(g, x, e0, t, cols);
+}
+
 template <class F, class T>
 static int rs_family(const RsGrid &g0, const T *in, char *scratch, const gs_rs_cols &cols, cudaStream_t s, gs_status *st)
 {
     RsGrid g = g0;
     if constexpr (std::is_same<F, RsSumF>::value && std::is_same<T, double>::value) rs_warp_range(&g, &cols);
+    if constexpr (RsShort<F>::wmax > 0 && std::is_same<T, double>::value) rs_short_range(&g, &cols, RsShort<F>::wmax);
     typedef typename F::S S;
     const int threads = 128;
     const size_t arr = gs_align_up(g.nslots * sizeof(S), 256);
@@ -223,15 +237,22 @@ static int rs_family(const RsGrid &g0, const T *in, char *scratch, const gs_rs_c
     const unsigned blocks = (unsigned)gs_cdiv(g.nslots, RS_OUT_THREADS);
     rs_out_k<F, T><<<blocks, RS_OUT_THREADS, rs_out_smem<S>(g.W), s>>>(g, in, pt, stx, tot, cols);
     GS_LAUNCH_CHECK(st);
+    if constexpr (RsShort<F>::wmax > 0 && std::is_same<T, double>::value) {
+        if (g.fast == RS_FAST_SHORT) {
+            const uint64_t ends = (g.fast_hi - g.fast_lo) * g.W;
+            rs_out_short_k<F><<<(unsigned)gs_cdiv(ends, RS_SHORT_THREADS), RS_SHORT_THREADS, 0, s>>>(g, (const double *)in, cols);
+            GS_LAUNCH_CHECK(st);
+        }
+    }
     if constexpr (std::is_same<F, RsSumF>::value && std::is_same<T, double>::value) {
         const int mean = cols.agg[0] == GS_AGG_MEAN;
-        if (g.fast_hi > g.fast_lo && g.fuse) {
+        if (g.fast == RS_FAST_FUSE) {
             const uint64_t warps = gs_cdiv((g.fast_hi - g.fast_lo) / g.M, 32 / g.M);
             GS_CUDA_CHECK(st, cudaFuncSetAttribute(rs_out_fuse_k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)RS_WARP_SMEM));
             rs_out_fuse_k<<<(unsigned)gs_cdiv(warps * 32, RS_WARP_THREADS), RS_WARP_THREADS, RS_WARP_SMEM, s>>>(
                 g, in, (double *)cols.out, mean);
             GS_LAUNCH_CHECK(st);
-        } else if (g.fast_hi > g.fast_lo) {
+        } else if (g.fast == RS_FAST_WARP) {
             const uint64_t warps = gs_cdiv(g.fast_hi - g.fast_lo, 32);
             GS_CUDA_CHECK(st, cudaFuncSetAttribute(rs_out_warp_k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)RS_WARP_SMEM));
             rs_out_warp_k<<<(unsigned)gs_cdiv(warps * 32, RS_WARP_THREADS), RS_WARP_THREADS, RS_WARP_SMEM, s>>>(

@@ -80,11 +80,17 @@ struct RsMax {
 
 /* The tiles a chunk touches: blocks j_lo.. of W from absolute base, each with kspan tile slots
  * starting at tile kb (kb0 in block j_lo, 0 in the others): slot (jj, k - kb). */
+enum {
+    RS_FAST_NONE,  /* rs_out_k takes every slot */
+    RS_FAST_SHORT, /* rs_out_short_k: W < 32, a thread per end (rolling_vhgw_short.cuh) */
+    RS_FAST_WARP,  /* rs_out_warp_k: 32 tiles a warp (rolling_vhgw_warp.cuh) */
+    RS_FAST_FUSE   /* rs_out_fuse_k: whole blocks a warp, their totals and chains its own */
+};
 struct RsGrid {
     uint64_t base, W, M, m, first, j_lo, nb, kspan, kb0, nslots;
-    uint64_t fast_lo, fast_hi; /* slots rs_out_k leaves to the warp path (rolling_vhgw_warp.cuh) */
-    uint64_t skip_lo, skip_hi; /* blocks whose totals and chains no kernel reads (the warp path's own) */
-    int skip, fuse;            /* fuse: the warp path takes whole blocks, its totals and chains its own */
+    uint64_t fast_lo, fast_hi; /* slots rs_out_k leaves to the path `fast` (RS_FAST_*) */
+    uint64_t skip_lo, skip_hi; /* blocks whose totals and chains no kernel reads (the fused path's own) */
+    int skip, fast;
 };
 __device__ __forceinline__ uint64_t rs_kb(const RsGrid &g, uint64_t jj) { return jj ? 0 : g.kb0; }
 /* local position of block j_lo + jj's start (negative where it lies before in[0]) */
@@ -335,8 +341,24 @@ static inline void rs_grid(const gs_minmax_params *p, uint64_t m, uint64_t first
     g->kspan = g->M < span ? g->M : span;
     g->nslots = g->nb * g->kspan;
     g->fast_lo = g->fast_hi = g->skip_lo = g->skip_hi = 0;
-    g->fuse = 0;
+    g->fast = RS_FAST_NONE;
     g->skip = p->skip_nan;
+}
+
+/* The tiles of grid g (host) whose ends are all outputs and whose windows are whole and in memory:
+ * the slots [*lo, *hi), where every block has a slot for each of its tiles (kspan = M) or one tile
+ * (the paths of rolling_vhgw_warp.cuh and rolling_vhgw_short.cuh take them; rs_out_k the others) */
+static inline void rs_whole_tiles(const RsGrid *g, uint64_t *lo, uint64_t *hi)
+{
+    *lo = *hi = 0;
+    const uint64_t from = g->first > g->W ? g->first : g->W; /* ends all outputs, windows in memory */
+    if (from >= g->m) return;
+    const uint64_t a = g->base + from, at = a - a / g->W * g->W;
+    const uint64_t j = a / g->W;
+    *lo = (j - g->j_lo) * g->kspan + at / RS_T + (at % RS_T != 0); /* a tile from its start */
+    const uint64_t e = g->base + g->m, je = e / g->W;
+    *hi = (je - g->j_lo) * g->kspan + (e - je * g->W) / RS_T; /* tiles ending by m */
+    if (*lo >= *hi) *lo = *hi = 0;
 }
 
 #endif

@@ -31,12 +31,6 @@
 #define RS_WARP_SMEM ((size_t)RS_WARP_THREADS / 32 * 2 * RS_WARP_BUF * sizeof(double)) /* two buffers a warp */
 #define RS_WARP_THREADS 128
 
-/* the slot of the tile holding absolute position a, in a block after the chunk's first */
-static inline uint64_t rs_warp_slot(const RsGrid *g, uint64_t a)
-{
-    const uint64_t j = a / g->W;
-    return (j - g->j_lo) * g->kspan + (a - j * g->W) / RS_T;
-}
 /* The warp path's part of the grid g for the columns c (none where it does not apply): the slots
  * [fast_lo, fast_hi) rs_out_k leaves to it. With at most RS_WARP_FUSE_M tiles a block (fuse), it
  * takes whole blocks and makes their totals and chains itself, so that rs_tot_k and rs_chain_k skip
@@ -45,23 +39,21 @@ static inline uint64_t rs_warp_slot(const RsGrid *g, uint64_t a)
 static inline void rs_warp_range(RsGrid *g, const gs_rs_cols *c)
 {
     g->fast_lo = g->fast_hi = g->skip_lo = g->skip_hi = 0;
-    g->fuse = 0;
+    g->fast = RS_FAST_NONE;
     if (g->skip || c->nf != 1 || c->k != 1 || c->in != GS_F64 || c->otype != GS_F64 || c->ctype[0] != GS_F64 ||
         (c->agg[0] != GS_AGG_SUM && c->agg[0] != GS_AGG_MEAN) || c->mp > g->W || g->kspan != g->M || g->W < RS_T)
         return; /* W < 32: tiles shorter than 32 leave most of a warp's work undone (W = 2: 12.8 ms, rs_out_k 6.1) */
-    const uint64_t from = g->first > g->W ? g->first : g->W; /* ends all outputs, windows in memory */
-    if (from >= g->m) return;
-    const uint64_t a = g->base + from;
-    const uint64_t lo = rs_warp_slot(g, a) + ((a - a / g->W * g->W) % RS_T != 0); /* a tile from its start */
-    const uint64_t hi = rs_warp_slot(g, g->base + g->m);                          /* tiles ending by m */
+    uint64_t lo, hi;
+    rs_whole_tiles(g, &lo, &hi);
     if (lo >= hi) return;
     if (g->M <= RS_WARP_FUSE_M) {
         const uint64_t jlo = (lo + g->M - 1) / g->M, jhi = hi / g->M; /* whole blocks */
         if (jlo >= jhi) return;
-        g->fuse = 1;
+        g->fast = RS_FAST_FUSE;
         g->fast_lo = jlo * g->M, g->fast_hi = jhi * g->M;
         g->skip_lo = jlo, g->skip_hi = jhi - 1;
     } else {
+        g->fast = RS_FAST_WARP;
         g->fast_lo = lo, g->fast_hi = hi;
     }
 }
