@@ -69,7 +69,10 @@ __device__ __forceinline__ void rs_short_end(const RsGrid &g, const double *x, i
 {
     typedef typename F::S S;
     const int W = (int)g.W;
-    const int r = (int)(((uint32_t)((g.base + (uint64_t)e0) % g.W) + (uint32_t)t) % (uint32_t)W); /* its offset in its block */
+    /* its offset in its block: the path's first end starts a block; a 32-bit remainder where the
+     * distance fits (a 64-bit one is a long call on the device) */
+    const uint64_t off = (uint64_t)(e0 + t - rs_jb(g, g.fast_lo));
+    const int r = (int)(off >> 32 ? off % g.W : (uint32_t)off % (uint32_t)W);
     const int ns = W - 1 - r; /* values of the block before in its window */
     const int jb = t - r + W - 1; /* its block's start in x */
     S cur, suf;
