@@ -28,6 +28,8 @@
  *           rs_out_fuse_k  W <= 1024: whole blocks, their totals and chains its own (rs_tot_k and
  *                       rs_chain_k skip those blocks)
  *           rs_out_warp_k  W > 1024: 32 tiles, their PT, ST and totals from the kernels above
+ *         The f64 sum and var families with windows of a few values (rolling_vhgw_short.cuh):
+ *           rs_out_short_k a thread per end inside the chunk, its W values from shared memory
  * Work is O(1) per element for any W; the chains are W/32 merges per block, sequential. Every
  * family's kernels are templates over its state (rolling_vhgw.cuh, F below). */
 #include "gpu_common.cuh"

@@ -1,9 +1,9 @@
-/* rolling_vhgw_short.cuh - rs_out_k's work for short windows (W < 32, one tile a block) of f64
- * input in the sum and var families, a thread per window end: the same states, merged in the same
+/* rolling_vhgw_short.cuh - rs_out_k's work for windows of a few values (RsShort's wmax: W = 4 or
+ * less, one tile a block) of f64 input in the sum and var families, a thread per window end: the same states, merged in the same
  * order, so the same bits (tests/unit/rolling_gpu_emu.cpp runs these phases on the host).
  *
- * With one tile a block, rs_out_k's thread folds a block's W ends one after another: W dependent
- * steps and W rows a thread, each thread's values 8 W bytes from its neighbour's. Here a launch
+ * With one tile a block, rs_out_k's thread folds a block's W ends one after another: 2 W steps and
+ * W rows a thread, each thread's values 8 W bytes from its neighbour's. Here a launch
  * block copies the values under its ends (and the W - 1 before them) into shared memory, coalesced,
  * and each thread makes one end's window as rs_out_k does: the suffix of the block before (folded
  * from its end) and the prefix of its own block (folded from its start), merged; a block's last end
@@ -22,15 +22,17 @@
 #define RS_SHORT_BUF (RS_SHORT_THREADS + (int)RS_T) /* doubles a launch block stages: its ends and the W - 1 before */
 
 /* The longest window of each family that takes this path: above it the W steps a thread cost more
- * than rs_out_k's one step a value (kernels/TUNING.md: H200, 2^28 f64). 0: the family never does. */
+ * than rs_out_k's one step a value. H200, 2^28 f64, ms, rs_out_k / this path (kernels/TUNING.md):
+ * mean at W = 2, 3, 4, 5: 6.04 / 3.76, 4.83 / 3.86, 4.30 / 3.85, 3.92 / 4.23; std at W = 2, 3, 4:
+ * 7.97 / 5.59, 6.56 / 5.85, 6.09 / 6.47. 0: the family never does. */
 template <class F> struct RsShort {
     static constexpr uint64_t wmax = 0;
 };
 template <> struct RsShort<RsSumF> {
-    static constexpr uint64_t wmax = 31;
+    static constexpr uint64_t wmax = 4;
 };
 template <> struct RsShort<RsVar> {
-    static constexpr uint64_t wmax = 31;
+    static constexpr uint64_t wmax = 3;
 };
 
 /* The short path's part of the grid g for the columns c of an f64 input, windows of at most wmax:
