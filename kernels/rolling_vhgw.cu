@@ -29,7 +29,7 @@
  *                       rs_chain_k skip those blocks)
  *           rs_out_warp_k  W > 1024: 32 tiles, their PT, ST and totals from the kernels above
  *         The f64 sum and var families with windows of a few values (rolling_vhgw_short.cuh):
- *           rs_out_short_k a thread per end inside the chunk, its W values from shared memory
+ *           rs_out_short_k each end inside the chunk on its own, its W values from shared memory
  * Work is O(1) per element for any W; the chains are W/32 merges per block, sequential. Every
  * family's kernels are templates over its state (rolling_vhgw.cuh, F below). */
 #include "gpu_common.cuh"
@@ -205,7 +205,7 @@ rs_out_fuse_k(RsGrid g, const double *__restrict__ in, double *__restrict__ out,
     rs_warp_store(own, out + (lo - (int64_t)g.first), n, lane);
 }
 
-/* rolling_vhgw_short.cuh's steps, a thread per end from the ends of slot g.fast_lo on */
+/* rolling_vhgw_short.cuh's steps, RS_SHORT_PER ends a thread from the ends of slot g.fast_lo on */
 template <class F>
 __global__ void __launch_bounds__(RS_SHORT_THREADS) rs_out_short_k(RsGrid g, const double *__restrict__ in, gs_rs_cols cols)
 {
@@ -214,7 +214,9 @@ __global__ void __launch_bounds__(RS_SHORT_THREADS) rs_out_short_k(RsGrid g, con
     const int n = rs_short_n(g, e0), t = (int)threadIdx.x;
     rs_short_load(g, x, in, e0, n, t);
     __syncthreads();
-    if (t < n) rs_short_end<F>(g, x, e0, t, cols);
+#pragma unroll
+    for (int k = 0; k < RS_SHORT_PER; k++)
+        if (t + k * RS_SHORT_THREADS < n) rs_short_end<F>(g, x, e0, t + k * RS_SHORT_THREADS, cols);
 }
 
 template <class F, class T>
@@ -242,7 +244,7 @@ static int rs_family(const RsGrid &g0, const T *in, char *scratch, const gs_rs_c
     if constexpr (RsShort<F>::wmax > 0 && std::is_same<T, double>::value) {
         if (g.fast == RS_FAST_SHORT) {
             const uint64_t ends = (g.fast_hi - g.fast_lo) * g.W;
-            rs_out_short_k<F><<<(unsigned)gs_cdiv(ends, RS_SHORT_THREADS), RS_SHORT_THREADS, 0, s>>>(g, (const double *)in, cols);
+            rs_out_short_k<F><<<(unsigned)gs_cdiv(ends, RS_SHORT_ENDS), RS_SHORT_THREADS, 0, s>>>(g, (const double *)in, cols);
             GS_LAUNCH_CHECK(st);
         }
     }

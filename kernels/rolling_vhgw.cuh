@@ -82,7 +82,7 @@ struct RsMax {
  * starting at tile kb (kb0 in block j_lo, 0 in the others): slot (jj, k - kb). */
 enum {
     RS_FAST_NONE,  /* rs_out_k takes every slot */
-    RS_FAST_SHORT, /* rs_out_short_k: W < 32, a thread per end (rolling_vhgw_short.cuh) */
+    RS_FAST_SHORT, /* rs_out_short_k: windows of a few values, each end on its own (rolling_vhgw_short.cuh) */
     RS_FAST_WARP,  /* rs_out_warp_k: 32 tiles a warp (rolling_vhgw_warp.cuh) */
     RS_FAST_FUSE   /* rs_out_fuse_k: whole blocks a warp, their totals and chains its own */
 };

@@ -1,15 +1,17 @@
-/* rolling_vhgw_short.cuh - rs_out_k's work for windows of a few values (RsShort's wmax: W = 4 or
- * less, one tile a block) of f64 input in the sum and var families, a thread per window end: the same states, merged in the same
- * order, so the same bits (tests/unit/rolling_gpu_emu.cpp runs these phases on the host).
+/* rolling_vhgw_short.cuh - rs_out_k's work for windows of a few values (W up to RsShort's wmax,
+ * one tile a block) of f64 input in the sum and var families, each window end on its own: the same
+ * states, merged in the same order, so the same bits (tests/unit/rolling_gpu_emu.cpp runs these
+ * phases on the host).
  *
  * With one tile a block, rs_out_k's thread folds a block's W ends one after another: 2 W steps and
- * W rows a thread, each thread's values 8 W bytes from its neighbour's. Here a launch
- * block copies the values under its ends (and the W - 1 before them) into shared memory, coalesced,
- * and each thread makes one end's window as rs_out_k does: the suffix of the block before (folded
- * from its end) and the prefix of its own block (folded from its start), merged; a block's last end
- * is its prefix alone. That is W steps a thread, the same number for every thread of a warp: the
- * suffix's steps first, then the prefix's, in one loop. In the sum and var families a value goes
- * on the left of a state as on its right (addl is add), which that loop relies on.
+ * W rows a thread, each thread's values 8 W bytes from its neighbour's. Here a launch block copies
+ * the values under its RS_SHORT_ENDS ends (and the W - 1 before them) into shared memory,
+ * coalesced, and each thread makes RS_SHORT_PER ends' windows, RS_SHORT_THREADS apart (its own
+ * setup shared by them, the rows stored coalesced), as rs_out_k does: the suffix of the block
+ * before (folded from its end) and the prefix of its own block (folded from its start), merged; a
+ * block's last end is its prefix alone. That is W steps an end, the same number for every thread
+ * of a warp: the suffix's steps first, then the prefix's, in one loop. In the sum and var families
+ * a value goes on the left of a state as on its right (addl is add), which that loop relies on.
  *
  * It takes the blocks whose ends are all outputs and whose windows are whole and in memory (the
  * slots [g.fast_lo, g.fast_hi): with one tile a block, a slot is a block; rs_out_k the others). */
@@ -19,12 +21,13 @@
 #include "rolling_vhgw.cuh"
 
 #define RS_SHORT_THREADS 256
-#define RS_SHORT_BUF (RS_SHORT_THREADS + (int)RS_T) /* doubles a launch block stages: its ends and the W - 1 before */
+#define RS_SHORT_PER 4                                /* ends a thread */
+#define RS_SHORT_ENDS (RS_SHORT_THREADS * RS_SHORT_PER) /* ends a launch block */
+#define RS_SHORT_BUF (RS_SHORT_ENDS + (int)RS_T)      /* doubles a launch block stages: its ends and the W - 1 before */
 
-/* The longest window of each family that takes this path: above it the W steps a thread cost more
- * than rs_out_k's one step a value. H200, 2^28 f64, ms, rs_out_k / this path (kernels/TUNING.md):
- * mean at W = 2, 3, 4, 5: 6.04 / 3.76, 4.83 / 3.86, 4.30 / 3.85, 3.92 / 4.23; std at W = 2, 3, 4:
- * 7.97 / 5.59, 6.56 / 5.85, 6.09 / 6.47. 0: the family never does. */
+/* The longest window of each family that takes this path: above it the W steps an end cost more
+ * than rs_out_k's two a value (kernels/TUNING.md has the figures: H200, 2^28 f64). 0: the family
+ * never does. */
 template <class F> struct RsShort {
     static constexpr uint64_t wmax = 0;
 };
@@ -48,12 +51,12 @@ static inline void rs_short_range(RsGrid *g, const gs_rs_cols *c, uint64_t wmax)
 /* the local positions of the ends of the short path and of launch block bi's first end */
 __device__ __forceinline__ int64_t rs_short_e0(const RsGrid &g, uint64_t bi)
 {
-    return rs_jb(g, g.fast_lo) + (int64_t)(bi * RS_SHORT_THREADS);
+    return rs_jb(g, g.fast_lo) + (int64_t)(bi * RS_SHORT_ENDS);
 }
 __device__ __forceinline__ int rs_short_n(const RsGrid &g, int64_t e0)
 {
     const int64_t left = rs_jb(g, g.fast_hi) - e0;
-    return left < RS_SHORT_THREADS ? (int)left : RS_SHORT_THREADS;
+    return left < RS_SHORT_ENDS ? (int)left : RS_SHORT_ENDS;
 }
 
 /* step 1, thread t of the launch block: its share of the n ends' values and the W - 1 before them,
@@ -65,7 +68,8 @@ __device__ __forceinline__ void rs_short_load(const RsGrid &g, double *x, const 
     for (int i = t; i < cnt; i += RS_SHORT_THREADS) x[i] = in[from + i];
 }
 
-/* step 2, thread t: the end e0 + t's row from x (step 1's) */
+/* step 2, for each end t of the launch block (thread t % RS_SHORT_THREADS's): the end e0 + t's
+ * row from x (step 1's) */
 template <class F>
 __device__ __forceinline__ void rs_short_end(const RsGrid &g, const double *x, int64_t e0, int t, const gs_rs_cols &cols)
 {

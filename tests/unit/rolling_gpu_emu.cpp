@@ -49,7 +49,7 @@ template <class F> static void emu_short(const RsGrid &g, const double *in, cons
 {
     std::vector<double> x(RS_SHORT_BUF);
     const uint64_t ends = (g.fast_hi - g.fast_lo) * g.W;
-    for (uint64_t bi = 0; bi * RS_SHORT_THREADS < ends; bi++) {
+    for (uint64_t bi = 0; bi * RS_SHORT_ENDS < ends; bi++) {
         const int64_t e0 = rs_short_e0(g, bi);
         const int n = rs_short_n(g, e0);
         std::fill(x.begin(), x.end(), NAN); /* a read of what no thread wrote shows */
