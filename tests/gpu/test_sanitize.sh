@@ -2,7 +2,7 @@
 # tests/gpu/test_sanitize.sh - compute-sanitizer memcheck and racecheck on a run of each verb's
 # default GPU variant, of csv formatted on the device (3,000,001 elements in 4 MiB chunks: a partial
 # last chunk), of csv parsed there, of the f64 rolling sum and mean's warp paths (W = 100 fused,
-# W = 2000 not) and of the short path (W = 5, the sum and var families), each output equal to the
+# W = 2000 not) and of the short path (W = 3, the sum and var families), each output equal to the
 # CPU backend's. Run by tests/run.sh where a GPU answers; SKIP without compute-sanitizer.
 # Prints PASS/FAIL/SKIP lines for tests/run.sh.
 set -u
@@ -22,7 +22,7 @@ CASES=("scan -t i32|--algo lookback|--to csv" "minmax -t i32 -w 500|--algo vhgw|
     "compact -t i32 --pred nonzero||" "minmax -t i32 -w 500||" "minmax -t i32 -w 70000 --partial||"
     "scan -t i64 --op max|--algo lookback --host-mem registered|--to raw|s.csv"
     "rolling -t f64 -w 100 --agg mean|||s.f64" "rolling -t f64 -w 2000 --agg sum|||s.f64"
-    "rolling -t f64 -w 5 --agg mean,std|||s.f64")
+    "rolling -t f64 -w 3 --agg mean,std|||s.f64")
 for tool in memcheck racecheck; do
     for c in "${CASES[@]}"; do
         IFS='|' read -r args ga out in <<<"$c"
