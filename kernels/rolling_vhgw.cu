@@ -205,8 +205,9 @@ rs_out_fuse_k(RsGrid g, const double *__restrict__ in, double *__restrict__ out,
     rs_warp_store(own, out + (lo - (int64_t)g.first), n, lane);
 }
 
-/* rolling_vhgw_short.cuh's steps, RS_SHORT_PER ends a thread from the ends of slot g.fast_lo on */
-template <class F>
+/* rolling_vhgw_short.cuh's steps, RS_SHORT_PER ends a thread from the ends of slot g.fast_lo on,
+ * windows of W values */
+template <class F, int W>
 __global__ void __launch_bounds__(RS_SHORT_THREADS) rs_out_short_k(RsGrid g, const double *__restrict__ in, gs_rs_cols cols)
 {
     __shared__ double x[RS_SHORT_BUF];
@@ -216,7 +217,16 @@ __global__ void __launch_bounds__(RS_SHORT_THREADS) rs_out_short_k(RsGrid g, con
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < RS_SHORT_PER; k++)
-        if (t + k * RS_SHORT_THREADS < n) rs_short_end<F>(g, x, e0, t + k * RS_SHORT_THREADS, cols);
+        if (t + k * RS_SHORT_THREADS < n) rs_short_end<F, W>(g, x, e0, t + k * RS_SHORT_THREADS, cols);
+}
+/* rs_out_short_k for g.W, one of 1 .. RsShort<F>::wmax */
+template <class F, int W = 1>
+static void rs_short_launch(const RsGrid &g, const double *in, const gs_rs_cols &cols, unsigned blocks, cudaStream_t s)
+{
+    if constexpr (W <= (int)RsShort<F>::wmax) {
+        if (g.W == (uint64_t)W) rs_out_short_k<F, W><<<blocks, RS_SHORT_THREADS, 0, s>>>(g, in, cols);
+        else rs_short_launch<F, W + 1>(g, in, cols, blocks, s);
+    }
 }
 
 template <class F, class T>
@@ -244,7 +254,7 @@ static int rs_family(const RsGrid &g0, const T *in, char *scratch, const gs_rs_c
     if constexpr (RsShort<F>::wmax > 0 && std::is_same<T, double>::value) {
         if (g.fast == RS_FAST_SHORT) {
             const uint64_t ends = (g.fast_hi - g.fast_lo) * g.W;
-            rs_out_short_k<F><<<(unsigned)gs_cdiv(ends, RS_SHORT_ENDS), RS_SHORT_THREADS, 0, s>>>(g, (const double *)in, cols);
+            rs_short_launch<F>(g, (const double *)in, cols, (unsigned)gs_cdiv(ends, RS_SHORT_ENDS), s);
             GS_LAUNCH_CHECK(st);
         }
     }

@@ -32,10 +32,10 @@ template <class F> struct RsShort {
     static constexpr uint64_t wmax = 0;
 };
 template <> struct RsShort<RsSumF> {
-    static constexpr uint64_t wmax = 4;
+    static constexpr uint64_t wmax = 8;
 };
 template <> struct RsShort<RsVar> {
-    static constexpr uint64_t wmax = 3;
+    static constexpr uint64_t wmax = 4;
 };
 
 /* The short path's part of the grid g for the columns c of an f64 input, windows of at most wmax:
@@ -69,21 +69,22 @@ __device__ __forceinline__ void rs_short_load(const RsGrid &g, double *x, const 
 }
 
 /* step 2, for each end t of the launch block (thread t % RS_SHORT_THREADS's): the end e0 + t's
- * row from x (step 1's) */
-template <class F>
+ * row from x (step 1's). W (g.W) is a constant of the kernel: its steps unrolled, its remainders
+ * by a constant. */
+template <class F, int W>
 __device__ __forceinline__ void rs_short_end(const RsGrid &g, const double *x, int64_t e0, int t, const gs_rs_cols &cols)
 {
     typedef typename F::S S;
-    const int W = (int)g.W;
     /* its offset in its block: the path's first end starts a block; a 32-bit remainder where the
      * distance fits (a 64-bit one is a long call on the device) */
     const uint64_t off = (uint64_t)(e0 + t - rs_jb(g, g.fast_lo));
-    const int r = (int)(off >> 32 ? off % g.W : (uint32_t)off % (uint32_t)W);
+    const int r = (int)(off >> 32 ? off % (uint64_t)W : (uint32_t)off % (uint32_t)W);
     const int ns = W - 1 - r; /* values of the block before in its window */
     const int jb = t - r + W - 1; /* its block's start in x */
     S cur, suf;
     F::init(&cur);
     suf = cur;
+#pragma unroll
     for (int i = 0; i < W; i++) { /* the suffix from the block's end down, then the prefix up */
         if (i == ns) suf = cur, F::init(&cur);
         const int q = i < ns ? jb - 1 - i : jb + i - ns;

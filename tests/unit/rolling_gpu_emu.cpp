@@ -44,18 +44,21 @@ template <class K> static void launch(uint64_t n, K k)
 static int nwarp_slots, nfuse_blocks, nshort_ends; /* what the warp and short paths took, over every case */
 
 /* rs_out_short_k of rolling_vhgw.cu, on the host: each step for every thread of a launch block
- * before the next */
-template <class F> static void emu_short(const RsGrid &g, const double *in, const gs_rs_cols &cols)
+ * before the next (rs_short_launch's choice of W too) */
+template <class F, int W = 1> static void emu_short(const RsGrid &g, const double *in, const gs_rs_cols &cols)
 {
-    std::vector<double> x(RS_SHORT_BUF);
-    const uint64_t ends = (g.fast_hi - g.fast_lo) * g.W;
-    for (uint64_t bi = 0; bi * RS_SHORT_ENDS < ends; bi++) {
-        const int64_t e0 = rs_short_e0(g, bi);
-        const int n = rs_short_n(g, e0);
-        std::fill(x.begin(), x.end(), NAN); /* a read of what no thread wrote shows */
-        for (int t = 0; t < RS_SHORT_THREADS; t++) rs_short_load(g, x.data(), in, e0, n, t);
-        for (int t = 0; t < n; t++) rs_short_end<F>(g, x.data(), e0, t, cols);
-        nshort_ends += n;
+    if constexpr (W <= (int)RsShort<F>::wmax) {
+        if (g.W != (uint64_t)W) return emu_short<F, W + 1>(g, in, cols);
+        std::vector<double> x(RS_SHORT_BUF);
+        const uint64_t ends = (g.fast_hi - g.fast_lo) * g.W;
+        for (uint64_t bi = 0; bi * RS_SHORT_ENDS < ends; bi++) {
+            const int64_t e0 = rs_short_e0(g, bi);
+            const int n = rs_short_n(g, e0);
+            std::fill(x.begin(), x.end(), NAN); /* a read of what no thread wrote shows */
+            for (int t = 0; t < RS_SHORT_THREADS; t++) rs_short_load(g, x.data(), in, e0, n, t);
+            for (int t = 0; t < n; t++) rs_short_end<F, W>(g, x.data(), e0, t, cols);
+            nshort_ends += n;
+        }
     }
 }
 
