@@ -103,11 +103,11 @@ ifeq ($(CUDA),1)
     GENCODE := $(foreach a,$(GPU_ARCH),-gencode arch=compute_$(subst sm_,,$(a)),code=$(a))
   endif
   # The longest nvcc jobs first, longest to shortest, so that -j keeps every core busy to the end:
-  # CPU seconds of each on the 2-core machine, 2026-11-29, scan_lookback 67, scan_cub 41, bench_gpu 29,
-  # minmax_vhgw 28, compact_cub 27, rolling_vhgw 24, text_gpu 12, scan_basic 10, the others 6 or less
+  # CPU seconds of each on the 2-core machine, 2026-11-29, scan_lookback 67, scan_cub 41, rolling_vhgw 37,
+  # bench_gpu 29, minmax_vhgw 28, compact_cub 27, text_gpu 12, scan_basic 10, the others 6 or less
   # (docs/PERFORMANCE.md).
-  CU_FIRST := $(wildcard kernels/scan_lookback.cu kernels/scan_cub.cu pipeline/bench_gpu.cu kernels/minmax_vhgw.cu \
-              kernels/compact_cub.cu kernels/rolling_vhgw.cu kernels/text_gpu.cu kernels/scan_basic.cu)
+  CU_FIRST := $(wildcard kernels/scan_lookback.cu kernels/scan_cub.cu kernels/rolling_vhgw.cu pipeline/bench_gpu.cu \
+              kernels/minmax_vhgw.cu kernels/compact_cub.cu kernels/text_gpu.cu kernels/scan_basic.cu)
   CU_SRC   := $(CU_FIRST) $(filter-out $(CU_FIRST),$(wildcard kernels/*.cu) $(wildcard pipeline/*.cu) $(wildcard pipeline/*/*.cu))
   # CUDA runtime calls and no device code: nvcc compiles these as C++ (-x c++), without the device
   # passes of each target, which would only make empty images (a second of CPU a file). A device
