@@ -229,7 +229,8 @@ template <class T> static void one_type(gs_type t, const char *tn)
  * its tables of lane rows (W > 2^16), ranges that start inside a block (first > W - 1), NaN
  * propagated, --skip-nan where there is none to skip; on f64, on f32 (f32 columns) and on integers
  * (the var family, f64 columns). The f64 sum and mean alone are also the GPU's warp paths
- * (rolling_vhgw_warp.cuh): fused up to W = 1024, not from 1025. */
+ * (rolling_vhgw_warp.cuh): fused up to W = 1024, not from 1025; and on f64 every window of the
+ * GPU's short path (rolling_vhgw_short.cuh, one kernel a W: 1 to 8) and the next. */
 template <class T> static void lane_sweep(gs_type t, const char *tn, int all_windows)
 {
     const size_t m = 150001;
@@ -238,7 +239,7 @@ template <class T> static void lane_sweep(gs_type t, const char *tn, int all_win
     fill(y.data(), m, 31, 0); /* no NaN: --skip-nan skips nothing, and takes the lanes */
     const unsigned char sets[][4] = {{GS_AGG_MEAN}, {GS_AGG_STD}, {GS_AGG_SUM, GS_AGG_VAR}, {GS_AGG_MEAN, GS_AGG_STD, GS_AGG_SUM, GS_AGG_VAR}, {GS_AGG_VAR, GS_AGG_STD}, {GS_AGG_SUM}};
     const int nsets[] = {1, 1, 2, 4, 2, 1};
-    const uint64_t windows[] = {1, 2, 3, 5, 10, 16, 20, 31, 32, 33, 50, 63, 64, 96, 100, 513, 1000, 1024, 1025, 70001};
+    const uint64_t windows[] = {1, 2, 3, 4, 5, 6, 8, 10, 16, 20, 31, 32, 33, 50, 63, 64, 96, 100, 513, 1000, 1024, 1025, 70001};
     const uint64_t few[] = {1, 5, 32, 33, 100, 70001}; /* the other types: one of each kind */
     int n0 = npass;
     for (int si = 0; si < 6; si++)
