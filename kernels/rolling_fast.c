@@ -26,6 +26,11 @@
 #define RF_SLAB ((int64_t)1024)           /* fewest values of a slab of blocks */
 #define RF_WMAX ((uint64_t)1 << 20)       /* above: the generic sweep (tables of W values) */
 #define RF_WROWS ((int64_t)1 << 16)       /* above: no tables in lane rows (RF_LV W values each) */
+#define RF_SHORT_W 24                     /* rf_short's longest window */
+/* The longest windows each family takes through rf_short: above them the slabs' sweep is as fast
+ * (kernels/TUNING.md: the 2-core machine, 10^7 f64, one thread). */
+#define RF_SHORT_SUM 24
+#define RF_SHORT_VAR 3 /* rf_short_v's cases */
 
 /* Each lane loop is built for the widest vectors the machine has (GCC on x86-64); the bits do not
  * depend on the width: no operation is reordered, none contracted (the Makefile builds this file
@@ -247,6 +252,38 @@ static void rf_slab(const rf_ctx *c, int64_t jb, int64_t nb, int64_t ea, int64_t
         if (q[i].n) rf_pad(&q[i], RF_LANES(c)), rf_group(c, i ? tail : RF_T, i, q[i].p, q[i].kq, q[i].a, q[i].b, q[i].s);
 }
 
+/* one end's window by the sweep's states, a value at a time: the suffix of the block before from
+ * the window's start (folded from that block's end) (+) the prefix of its block to it; a block's
+ * last end, its whole prefix (the ends of rf_short_range outside whole groups of blocks) */
+static void rf_end1(const rf_ctx *c, uint64_t base, int64_t e)
+{
+    const int64_t W = c->W, jb = e - (int64_t)((base + (uint64_t)e) % (uint64_t)W);
+    rf_st s, p;
+    rf_init(c->var, &s);
+    rf_init(c->var, &p);
+    for (int64_t q = jb - 1; q > e - W; q--) rf_add(c->var, &s, c->in[q]);
+    for (int64_t q = jb; q <= e; q++) rf_add(c->var, &p, c->in[q]);
+    rf_row(c, e, e - jb < W - 1 ? rf_merge(c->var, s, p) : p);
+}
+
+/* The ends [e_lo, e_hi) of windows of a few values: whole blocks in groups of the family's lanes
+ * (rf_short), the others one at a time */
+static void rf_short_range(const rf_ctx *c, uint64_t base, int64_t e_lo, int64_t e_hi)
+{
+    const int64_t W = c->W, L = RF_LANES(c);
+    const int64_t r = (int64_t)((base + (uint64_t)e_lo) % (uint64_t)W);
+    const int64_t b0 = r ? e_lo - r + W : e_lo; /* the first whole block */
+    const int64_t nb = e_hi > b0 ? (e_hi - b0) / W / L * L : 0;
+    int64_t e = e_lo;
+    for (; e < e_hi && e < b0; e++) rf_end1(c, base, e);
+    if (nb) {
+        if (c->var) rf_short_v(c, b0, nb);
+        else rf_short_s(c, b0, nb);
+        e = b0 + nb * W;
+    }
+    for (; e < e_hi; e++) rf_end1(c, base, e);
+}
+
 int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var, size_t nout)
 {
     /* the sum family of integers is an exact integer sum: another state */
@@ -293,6 +330,11 @@ int gs_roll_fast(const gs_minmax_params *p, const gs_rs_cols *cols, int var, con
     c.in = in, c.W = (int64_t)p->window, c.M = (c.W + RF_T - 1) / RF_T, c.m = (int64_t)m;
     c.first = (int64_t)first, c.cols = cols, c.var = var, c.dof = (double)p->window - (double)p->ddof;
     if (var && rf_tables(&c, (int64_t)(e_hi - e_lo))) return -1;
+    if (c.W <= (var ? RF_SHORT_VAR : RF_SHORT_SUM)) {
+        rf_short_range(&c, p->base, (int64_t)e_lo, (int64_t)e_hi);
+        free(c.rn);
+        return 0;
+    }
     /* blocks per slab: a multiple of the lanes below RF_SLAB, so that their tiles fill the lanes */
     const int64_t nbmax = c.W >= RF_SLAB ? 1 : (RF_SLAB / c.W + RF_LV) / RF_LV * RF_LV, R = c.M + 1;
     c.tot = malloc((size_t)(3 * (nbmax + 1) * R) * sizeof(rf_st));

@@ -168,3 +168,85 @@ static RF_WIDE void RF_N(rf_group)(const rf_ctx *c, int64_t len, int last, const
     RF_N(rf_store)(c, len, pe, xe, xs);
 }
 
+
+/* Short windows (W <= RF_SHORT_W, one tile a block: no totals nor chains): RF_L whole blocks side
+ * by side from local jb0, one in each lane. Each end's window is the suffix of the block before
+ * from its start (folded from that block's end) (+) its own block's prefix to it; a block's last
+ * end, its whole prefix. */
+RF_INLINE void RF_N(rf_short_lanes)(const rf_ctx *c, int64_t jb0, const int W)
+{
+    _Alignas(64) double xs[RF_SHORT_W][RF_L], xe[RF_SHORT_W][RF_L], o[RF_SHORT_W][RF_L];
+    _Alignas(64) double s0[RF_SHORT_W][RF_L], s1[RF_SHORT_W][RF_L], s2[RF_SHORT_W][RF_L];
+    double a0[RF_L], a1[RF_L], a2[RF_L];
+    int64_t pe[RF_L];
+    for (int l = 0; l < RF_L; l++) pe[l] = jb0 + (int64_t)l * W;
+    for (int k = 0; k + 1 < W; k++) /* the block before's value k + 1 from its end */
+        for (int l = 0; l < RF_L; l++) xs[k][l] = c->in[pe[l] - 1 - k];
+    for (int k = 0; k < W; k++)
+        for (int l = 0; l < RF_L; l++) xe[k][l] = c->in[pe[l] + k];
+    if (c->var) {
+        for (int l = 0; l < RF_L; l++) a0[l] = 0.0, a1[l] = 0.0, a2[l] = 0.0;
+        for (int k = 0; k + 1 < W; k++) /* s[k]: the suffix of k + 1 values */
+            for (int l = 0; l < RF_L; l++) {
+                gs_rs_var_step(&a0[l], &a1[l], &a2[l], xs[k][l], c->rn[k + 1]);
+                s0[k][l] = a0[l], s1[k][l] = a1[l], s2[k][l] = a2[l];
+            }
+        for (int l = 0; l < RF_L; l++) a0[l] = 0.0, a1[l] = 0.0, a2[l] = 0.0;
+        for (int r = 0; r < W; r++) { /* the end at block offset r: the prefix of r + 1 values */
+            const int ns = W - 1 - r;
+            for (int l = 0; l < RF_L; l++) {
+                gs_rs_var_step(&a0[l], &a1[l], &a2[l], xe[r][l], c->rn[r + 1]);
+                if (ns) {
+                    const double d = gs_rs_var_d(s0[ns - 1][l], s1[ns - 1][l], a0[l], a1[l]);
+                    o[r][l] = gs_rs_var_val(gs_rs_var_m2(s2[ns - 1][l], a2[l], d, c->nafb[r]), c->dof);
+                } else {
+                    o[r][l] = gs_rs_var_val(a2[l], c->dof);
+                }
+            }
+        }
+    } else {
+        for (int l = 0; l < RF_L; l++) a0[l] = -0.0, a1[l] = 0.0;
+        for (int k = 0; k + 1 < W; k++)
+            for (int l = 0; l < RF_L; l++) {
+                gs_rs_twosum(&a0[l], &a1[l], xs[k][l]);
+                s0[k][l] = a0[l], s1[k][l] = a1[l];
+            }
+        for (int l = 0; l < RF_L; l++) a0[l] = -0.0, a1[l] = 0.0;
+        for (int r = 0; r < W; r++) {
+            const int ns = W - 1 - r;
+            for (int l = 0; l < RF_L; l++) {
+                gs_rs_twosum(&a0[l], &a1[l], xe[r][l]);
+                double t = a0[l], e = a1[l];
+                if (ns) gs_rs_sum2(s0[ns - 1][l], s1[ns - 1][l], a0[l], a1[l], &t, &e);
+                o[r][l] = gs_rs_sum_value(t, e);
+            }
+        }
+    }
+    RF_N(rf_store)(c, W, pe, o, xs);
+}
+
+/* nb whole blocks from local jb, nb a multiple of RF_L: rf_short_lanes with W a constant up to 4
+ * (with a few values a block, the loops' own work is most of it: W = 1 took 7x the time with W
+ * read at run time) */
+static RF_WIDE void RF_N(rf_short)(const rf_ctx *c, int64_t jb, int64_t nb)
+{
+    const int W = (int)c->W;
+#define RF_SHORT_CASE(w)                                                                             \
+    case w:                                                                                          \
+        for (int64_t b = 0; b < nb; b += RF_L) RF_N(rf_short_lanes)(c, jb + b * (w), w);              \
+        break;
+    switch (W) {
+        RF_SHORT_CASE(1)
+        RF_SHORT_CASE(2)
+        RF_SHORT_CASE(3)
+#if RF_L == RF_LS /* the sum family's windows from 4 on (the var family's end at RF_SHORT_VAR) */
+        RF_SHORT_CASE(4)
+    default:
+        for (int64_t b = 0; b < nb; b += RF_L) RF_N(rf_short_lanes)(c, jb + b * W, W);
+        break;
+#else
+    default: break;
+#endif
+    }
+#undef RF_SHORT_CASE
+}
