@@ -12,7 +12,10 @@
  * merge. A tile whose 32 ends are not all in the range, and the last tile of a block (its last end
  * is the block's whole prefix), go one value at a time through the same steps (rf_tile1). Every
  * value counts, so a state's count is known from its position: 1/n, and the merges' b.n / W, come
- * from tables. */
+ * from tables.
+ * Short windows (W <= RF_SHORT_SUM, or RF_SHORT_VAR for var) skip the slabs: with one tile a block
+ * there are no chains to run, so whole blocks go side by side in the lanes (rf_short), the ends
+ * around them one at a time (rf_end1). */
 #include "rolling_fast.h"
 
 #include <math.h>
