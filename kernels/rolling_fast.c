@@ -34,6 +34,8 @@
  * (kernels/TUNING.md: the 2-core machine, 10^7 f64, one thread). */
 #define RF_SHORT_SUM 24
 #define RF_SHORT_VAR 3 /* rf_short_v's cases */
+_Static_assert(RF_SHORT_SUM <= RF_SHORT_W && RF_SHORT_W < GS_ROLL_TILE, "rf_short: one tile a block, its arrays");
+_Static_assert(RF_SHORT_VAR <= 3, "rf_short_v has cases for W = 1 to 3 alone");
 
 /* Each lane loop is built for the widest vectors the machine has (GCC on x86-64); the bits do not
  * depend on the width: no operation is reordered, none contracted (the Makefile builds this file

@@ -37,13 +37,14 @@ template <> struct RsShort<RsSumF> {
 template <> struct RsShort<RsVar> {
     static constexpr uint64_t wmax = 4;
 };
+static_assert(RsShort<RsSumF>::wmax < RS_T && RsShort<RsVar>::wmax < RS_T, "the short path takes one tile a block");
 
 /* The short path's part of the grid g for the columns c of an f64 input, windows of at most wmax:
  * the slots [fast_lo, fast_hi) rs_out_k leaves to rs_out_short_k (left as they are where it does
  * not apply). */
 static inline void rs_short_range(RsGrid *g, const gs_rs_cols *c, uint64_t wmax)
 {
-    if (c->in != GS_F64 || g->W >= RS_T || g->W > wmax || g->M != 1) return;
+    if (c->in != GS_F64 || g->W > wmax) return;
     rs_whole_tiles(g, &g->fast_lo, &g->fast_hi);
     g->fast = g->fast_hi > g->fast_lo ? RS_FAST_SHORT : RS_FAST_NONE;
 }
