@@ -102,6 +102,11 @@ def scan(v, op, exclusive, out_t, exact=True):
         if v.tol is not None:
             tol = np.maximum.accumulate(v.tol) if n else v.tol
     if exclusive:
+        if op == 'sum' and ot in FLOATS:
+            # gpustream's exclusive sum starts from +0.0, so the leading run of -0.0 that numpy's
+            # cumsum keeps sums to +0.0 there (a sum gives -0.0 only from two -0.0): + 0.0 maps
+            # exactly those, and a later argmin or argmax sees the zeros gpustream gives
+            y = (y + np.zeros(1, dtype=NP[ot])).astype(NP[ot])
         y = np.concatenate((np.array([_identity(op, ot)], dtype=NP[ot]), y[:-1]))[:n]
         if tol is not None:
             tol = np.concatenate(([0.0], tol[:-1]))[:n]
