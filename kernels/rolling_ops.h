@@ -183,22 +183,17 @@ GS_HD void gs_rs_var_add(gs_rs_var *a, double x)
     a->n++;
     gs_rs_var_step(&a->mean, &a->ml, &a->m2, x, 1.0 / (double)a->n);
 }
-/* Chan's merge of two states of values (a.n, b.n >= 1), fb = b.n / (a.n + b.n) */
-GS_HD gs_rs_var gs_rs_var_merge_fb(gs_rs_var a, gs_rs_var b, double fb)
-{
-    gs_rs_var r;
-    r.n = a.n + b.n;
-    const double d = gs_rs_var_d(a.mean, a.ml, b.mean, b.ml);
-    r.mean = a.mean, r.ml = a.ml;
-    gs_rs_dd_add(&r.mean, &r.ml, GS_DMUL(d, fb));
-    r.m2 = gs_rs_var_m2(a.m2, b.m2, d, GS_DMUL((double)a.n, fb));
-    return r;
-}
 GS_HD gs_rs_var gs_rs_var_merge(gs_rs_var a, gs_rs_var b)
 {
     if (a.n == 0) return b;
     if (b.n == 0) return a;
-    return gs_rs_var_merge_fb(a, b, (double)b.n / (double)(a.n + b.n));
+    gs_rs_var r;
+    r.n = a.n + b.n;
+    const double d = gs_rs_var_d(a.mean, a.ml, b.mean, b.ml), fb = (double)b.n / (double)r.n;
+    r.mean = a.mean, r.ml = a.ml;
+    gs_rs_dd_add(&r.mean, &r.ml, GS_DMUL(d, fb));
+    r.m2 = gs_rs_var_m2(a.m2, b.m2, d, GS_DMUL((double)a.n, fb));
+    return r;
 }
 GS_HD double gs_rs_var_value(gs_rs_var a, int ddof) { return gs_rs_var_val(a.m2, (double)a.n - (double)ddof); }
 

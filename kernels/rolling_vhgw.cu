@@ -45,21 +45,12 @@
 #define RS_CHAIN_WARP 64
 
 /* ---- host side ------------------------------------------------------------------------------------ */
-/* the bytes of each of the var family's three tables (rs_vtab_k), at the scratch's end; 0: none */
-static size_t rs_vtab_bytes(const gs_minmax_params *p)
-{
-    int var = 0;
-    for (int k = 0; k < p->nagg; k++) var |= gs_rs_family(p->agg[k]) == GS_RS_FAM_VAR;
-    return var && p->window <= RS_VTAB_WMAX ? gs_align_up((p->window + RS_T - 1) / RS_T * RS_T * sizeof(double), 256) : 0;
-}
-
 extern "C" size_t gs_rolling_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t m_max)
 {
-    const size_t vtab = rs_vtab_bytes(p) ? 3 * rs_vtab_bytes(p) + 256 : 0; /* 256: room to align them */
-    if (p->window <= RS_T) return vtab;
+    if (p->window <= RS_T) return 0;
     const uint64_t nslots = (m_max / p->window + 2) * ((p->window + RS_T - 1) / RS_T < m_max / RS_T + 2
                                                           ? (p->window + RS_T - 1) / RS_T : m_max / RS_T + 2);
-    return (size_t)(3 * nslots * 32 + 3 * 256) + vtab; /* three arrays of states of at most 32 bytes */
+    return (size_t)(3 * nslots * 32 + 3 * 256); /* three arrays of states of at most 32 bytes */
 }
 
 /* ---- the chains, a warp per block and direction ------------------------------------------------ */
@@ -122,7 +113,7 @@ __global__ void rs_chain_w(RsGrid g, const typename F::S *__restrict__ tot, type
             const int nk = kend - k0 < 32 ? (int)(kend - k0) : 32;
             const auto step = [&](int i) {
                 if (lane == i) mine = a;
-                a = F::merge(a, rs_shfl(cur, i), g);
+                a = F::merge(a, rs_shfl(cur, i));
             };
             rs_steps(nk, step);
             if (lane < nk) pt[row + k0 + lane] = mine;
@@ -141,7 +132,7 @@ __global__ void rs_chain_w(RsGrid g, const typename F::S *__restrict__ tot, type
             const S cur = t;
             if (khi - nk > kmin && lane < khi - nk - kmin) t = tot[row + khi - nk - 1 - lane - kb]; /* the next 32 */
             const auto step = [&](int i) {
-                a = F::merge(rs_shfl(cur, i), a, g);
+                a = F::merge(rs_shfl(cur, i), a);
                 if (lane == i) mine = a;
             };
             rs_steps(nk, step);
@@ -313,18 +304,7 @@ extern "C" int gs_rolling_gpu_vhgw(const gs_minmax_params *p, const void *d_in, 
                 if constexpr (gs_is_float<T>::value) rc = rs_family<RsSumF, T>(g, in, sc, c, s, st);
                 else rc = rs_family<RsSumI, T>(g, in, sc, c, s, st);
                 break;
-            case GS_RS_FAM_VAR: {
-                RsGrid gv = g;
-                const size_t tb = rs_vtab_bytes(p);
-                if (tb) { /* at the scratch's end (aligned), where the states never reach */
-                    double *t = (double *)(((uintptr_t)d_scratch + scratch_bytes - 3 * tb) & ~(uintptr_t)255);
-                    gv.vpre = t, gv.vsuf = t + tb / 8, gv.vfb = t + tb / 4;
-                    rs_vtab_k<<<(unsigned)gs_cdiv(32 * g.M, 256), 256, 0, s>>>(gv, t, t + tb / 8, t + tb / 4);
-                    GS_LAUNCH_CHECK(st);
-                }
-                rc = rs_family<RsVar, T>(gv, in, sc, c, s, st);
-                break;
-            }
+            case GS_RS_FAM_VAR: rc = rs_family<RsVar, T>(g, in, sc, c, s, st); break;
             case GS_RS_FAM_CNT: rc = rs_family<RsCnt, T>(g, in, sc, c, s, st); break;
             case GS_RS_FAM_MIN: rc = rs_family<RsMin, T>(g, in, sc, c, s, st); break;
             default: rc = rs_family<RsMax, T>(g, in, sc, c, s, st); break;

@@ -23,6 +23,61 @@ template <> __device__ __forceinline__ int64_t rs_kmax<float>(float x) { return 
 template <> __device__ __forceinline__ int64_t rs_kmin<double>(double x) { return gs_kmin_f64(x); }
 template <> __device__ __forceinline__ int64_t rs_kmax<double>(double x) { return gs_kmax_f64(x); }
 
+struct RsSumF {
+    typedef gs_rs_sumf S;
+    static constexpr bool skips = true;
+    static __device__ void init(S *a) { gs_rs_sumf_init(a); }
+    template <class T> static __device__ void add(S *a, T x, uint64_t) { gs_rs_sumf_add(a, (double)x); }
+    template <class T> static __device__ void addl(S *a, T x, uint64_t) { gs_rs_sumf_add(a, (double)x); }
+    static __device__ S merge(S a, S b) { return gs_rs_sumf_merge(a, b); }
+    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_sumf(c, r, a); }
+};
+struct RsSumI {
+    typedef gs_rs_sumi S;
+    static constexpr bool skips = false;
+    static __device__ void init(S *a) { gs_rs_sumi_init(a); }
+    template <class T> static __device__ void add(S *a, T x, uint64_t) { gs_rs_sumi_add(a, (gs_i128)x); }
+    template <class T> static __device__ void addl(S *a, T x, uint64_t) { gs_rs_sumi_add(a, (gs_i128)x); }
+    static __device__ S merge(S a, S b) { return gs_rs_sumi_merge(a, b); }
+    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_sumi(c, r, a); }
+};
+struct RsVar {
+    typedef gs_rs_var S;
+    static constexpr bool skips = true;
+    static __device__ void init(S *a) { gs_rs_var_init(a); }
+    template <class T> static __device__ void add(S *a, T x, uint64_t) { gs_rs_var_add(a, (double)x); }
+    template <class T> static __device__ void addl(S *a, T x, uint64_t) { gs_rs_var_add(a, (double)x); }
+    static __device__ S merge(S a, S b) { return gs_rs_var_merge(a, b); }
+    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_var(c, r, a); }
+};
+struct RsCnt {
+    typedef gs_rs_cnt S;
+    static constexpr bool skips = false;
+    static __device__ void init(S *a) { gs_rs_cnt_init(a); }
+    template <class T> static __device__ void add(S *a, T x, uint64_t) { a->all++, a->valid += x == x; }
+    template <class T> static __device__ void addl(S *a, T x, uint64_t) { a->all++, a->valid += x == x; }
+    static __device__ S merge(S a, S b) { return gs_rs_cnt_merge(a, b); }
+    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_cnt(c, r, a); }
+};
+struct RsMin {
+    typedef gs_rs_ext S;
+    static constexpr bool skips = true;
+    static __device__ void init(S *a) { gs_rs_ext_init(a); }
+    template <class T> static __device__ void add(S *a, T x, uint64_t p) { gs_rs_min_add(a, rs_kmin(x), p); }
+    template <class T> static __device__ void addl(S *a, T x, uint64_t p) { gs_rs_min_addl(a, rs_kmin(x), p); }
+    static __device__ S merge(S a, S b) { return gs_rs_min_merge(a, b); }
+    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_ext(c, r, a); }
+};
+struct RsMax {
+    typedef gs_rs_ext S;
+    static constexpr bool skips = true;
+    static __device__ void init(S *a) { gs_rs_ext_init(a); }
+    template <class T> static __device__ void add(S *a, T x, uint64_t p) { gs_rs_max_add(a, rs_kmax(x), p); }
+    template <class T> static __device__ void addl(S *a, T x, uint64_t p) { gs_rs_max_addl(a, rs_kmax(x), p); }
+    static __device__ S merge(S a, S b) { return gs_rs_max_merge(a, b); }
+    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_ext(c, r, a); }
+};
+
 /* The tiles a chunk touches: blocks j_lo.. of W from absolute base, each with kspan tile slots
  * starting at tile kb (kb0 in block j_lo, 0 in the others): slot (jj, k - kb). */
 enum {
@@ -35,99 +90,8 @@ struct RsGrid {
     uint64_t base, W, M, m, first, j_lo, nb, kspan, kb0, nslots;
     uint64_t fast_lo, fast_hi; /* slots rs_out_k leaves to the path `fast` (RS_FAST_*) */
     uint64_t skip_lo, skip_hi; /* blocks whose totals and chains no kernel reads (the fused path's own) */
-    const double *vpre, *vsuf, *vfb; /* the var family's factors (rs_vtab_k's tables), or NULL: divided */
     int skip, fast;
 };
-struct RsSumF {
-    typedef gs_rs_sumf S;
-    static constexpr bool skips = true;
-    static __device__ void init(S *a) { gs_rs_sumf_init(a); }
-    template <class T> static __device__ void add(S *a, T x, uint64_t, const RsGrid &) { gs_rs_sumf_add(a, (double)x); }
-    template <class T> static __device__ void addl(S *a, T x, uint64_t, const RsGrid &) { gs_rs_sumf_add(a, (double)x); }
-    static __device__ S merge(S a, S b, const RsGrid &) { return gs_rs_sumf_merge(a, b); }
-    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_sumf(c, r, a); }
-};
-struct RsSumI {
-    typedef gs_rs_sumi S;
-    static constexpr bool skips = false;
-    static __device__ void init(S *a) { gs_rs_sumi_init(a); }
-    template <class T> static __device__ void add(S *a, T x, uint64_t, const RsGrid &) { gs_rs_sumi_add(a, (gs_i128)x); }
-    template <class T> static __device__ void addl(S *a, T x, uint64_t, const RsGrid &) { gs_rs_sumi_add(a, (gs_i128)x); }
-    static __device__ S merge(S a, S b, const RsGrid &) { return gs_rs_sumi_merge(a, b); }
-    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_sumi(c, r, a); }
-};
-/* The var family's factors, 1/n of a state of n values (Welford's step) and b.n / W (Chan's merge
- * of a window of W values), are divisions that cost a third of a step on the device. For W up to
- * RS_VTAB_WMAX they come from tables of the same correctly rounded values (rs_vtab_k), in an order
- * in which the threads of a warp, each at the same offset of consecutive tiles, read consecutive
- * entries: the entry for u = 32 k + j (j < 32) at j M + k, where u = n - 1 for a prefix (and a
- * merge's b.n) and u = W - n for a suffix. */
-#define RS_VTAB_WMAX ((uint64_t)1 << 20)
-__device__ __forceinline__ uint32_t rs_vt_at(const RsGrid &g, uint64_t u) { return (uint32_t)(u & 31) * (uint32_t)g.M + (uint32_t)(u >> 5); }
-struct RsVar {
-    typedef gs_rs_var S;
-    static constexpr bool skips = true;
-    static __device__ void init(S *a) { gs_rs_var_init(a); }
-    /* as gs_rs_var_add; a prefix grows by add, a suffix by addl */
-    template <class T> static __device__ void add(S *a, T x, uint64_t, const RsGrid &g)
-    {
-        a->n++;
-        gs_rs_var_step(&a->mean, &a->ml, &a->m2, (double)x, g.vpre ? g.vpre[rs_vt_at(g, a->n - 1)] : 1.0 / (double)a->n);
-    }
-    template <class T> static __device__ void addl(S *a, T x, uint64_t, const RsGrid &g)
-    {
-        a->n++;
-        gs_rs_var_step(&a->mean, &a->ml, &a->m2, (double)x, g.vsuf ? g.vsuf[rs_vt_at(g, g.W - a->n)] : 1.0 / (double)a->n);
-    }
-    /* as gs_rs_var_merge */
-    static __device__ S merge(S a, S b, const RsGrid &g)
-    {
-        if (a.n == 0) return b;
-        if (b.n == 0) return a;
-        const uint64_t n = a.n + b.n;
-        return gs_rs_var_merge_fb(a, b, g.vfb && n == g.W ? g.vfb[rs_vt_at(g, b.n - 1)] : (double)b.n / (double)n);
-    }
-    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_var(c, r, a); }
-};
-/* the tables of grid g's window: entry i (of 32 M) for u = 32 (i % M) + i / M; 0 where u >= W */
-__global__ void rs_vtab_k(RsGrid g, double *pre, double *suf, double *fb)
-{
-    const uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-    if (i >= 32 * g.M) return;
-    const uint64_t u = i % g.M * 32 + i / g.M;
-    const int in = u < g.W;
-    pre[i] = in ? 1.0 / (double)(u + 1) : 0.0;
-    suf[i] = in ? 1.0 / (double)(g.W - u) : 0.0;
-    fb[i] = in ? (double)(u + 1) / (double)g.W : 0.0;
-}
-struct RsCnt {
-    typedef gs_rs_cnt S;
-    static constexpr bool skips = false;
-    static __device__ void init(S *a) { gs_rs_cnt_init(a); }
-    template <class T> static __device__ void add(S *a, T x, uint64_t, const RsGrid &) { a->all++, a->valid += x == x; }
-    template <class T> static __device__ void addl(S *a, T x, uint64_t, const RsGrid &) { a->all++, a->valid += x == x; }
-    static __device__ S merge(S a, S b, const RsGrid &) { return gs_rs_cnt_merge(a, b); }
-    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_cnt(c, r, a); }
-};
-struct RsMin {
-    typedef gs_rs_ext S;
-    static constexpr bool skips = true;
-    static __device__ void init(S *a) { gs_rs_ext_init(a); }
-    template <class T> static __device__ void add(S *a, T x, uint64_t p, const RsGrid &) { gs_rs_min_add(a, rs_kmin(x), p); }
-    template <class T> static __device__ void addl(S *a, T x, uint64_t p, const RsGrid &) { gs_rs_min_addl(a, rs_kmin(x), p); }
-    static __device__ S merge(S a, S b, const RsGrid &) { return gs_rs_min_merge(a, b); }
-    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_ext(c, r, a); }
-};
-struct RsMax {
-    typedef gs_rs_ext S;
-    static constexpr bool skips = true;
-    static __device__ void init(S *a) { gs_rs_ext_init(a); }
-    template <class T> static __device__ void add(S *a, T x, uint64_t p, const RsGrid &) { gs_rs_max_add(a, rs_kmax(x), p); }
-    template <class T> static __device__ void addl(S *a, T x, uint64_t p, const RsGrid &) { gs_rs_max_addl(a, rs_kmax(x), p); }
-    static __device__ S merge(S a, S b, const RsGrid &) { return gs_rs_max_merge(a, b); }
-    static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_ext(c, r, a); }
-};
-
 __device__ __forceinline__ uint64_t rs_kb(const RsGrid &g, uint64_t jj) { return jj ? 0 : g.kb0; }
 /* local position of block j_lo + jj's start (negative where it lies before in[0]) */
 __device__ __forceinline__ int64_t rs_jb(const RsGrid &g, uint64_t jj) { return (int64_t)((g.j_lo + jj) * g.W - g.base); }
@@ -137,7 +101,7 @@ template <class F, class T> __device__ __forceinline__ void rs_fold(const RsGrid
 {
     for (int64_t i = lo; i < hi; i++) {
         const T x = in[i];
-        if (!(F::skips && g.skip && x != x)) F::add(a, x, g.base + (uint64_t)i, g);
+        if (!(F::skips && g.skip && x != x)) F::add(a, x, g.base + (uint64_t)i);
     }
 }
 
@@ -186,7 +150,7 @@ template <class F, class T> __global__ void rs_tot_k(RsGrid g, const T *in, type
 #pragma unroll 1
                 for (int j = 0; j < n; j++) {
                     const T x = rs_pop(v);
-                    if (!(F::skips && g.skip && x != x)) F::add(&a, x, g.base + (uint64_t)(p + j), g);
+                    if (!(F::skips && g.skip && x != x)) F::add(&a, x, g.base + (uint64_t)(p + j));
                 }
 #pragma unroll
                 for (int j = 0; j < RS_G; j++) v[j] = nx[j];
@@ -212,7 +176,7 @@ __global__ void rs_chain_k(RsGrid g, const typename F::S *__restrict__ tot, type
 #pragma unroll 4
         for (uint64_t k = 0; k < kend; k++) {
             pt[row + k] = a;
-            a = F::merge(a, tot[row + k], g);
+            a = F::merge(a, tot[row + k]);
         }
     }
     if (jb + (int64_t)g.W <= (int64_t)g.m) {
@@ -220,7 +184,7 @@ __global__ void rs_chain_k(RsGrid g, const typename F::S *__restrict__ tot, type
 #pragma unroll 4
         for (uint64_t k = g.M; k-- > kb;) {
             if (jb + (int64_t)(k * RS_T) < 0) break; /* not wholly in memory */
-            a = F::merge(tot[row + k - kb], a, g);
+            a = F::merge(tot[row + k - kb], a);
             st[row + k - kb] = a;
         }
     }
@@ -282,7 +246,7 @@ __device__ __forceinline__ void rs_group(const RsGrid &g, const T *in, unsigned 
         const T x = rs_pop_top(v);
         const int64_t q = qb + i;
         if (q >= qh) continue;
-        if (q >= lo && !(F::skips && g.skip && x != x)) F::addl(&b, x, g.base + (uint64_t)q, g);
+        if (q >= lo && !(F::skips && g.skip && x != x)) F::addl(&b, x, g.base + (uint64_t)q);
         rs_sm_put(sm, i, b);
     }
 }
@@ -329,7 +293,7 @@ __global__ void rs_out_k(RsGrid g, const T *__restrict__ in, const typename F::S
             for (int i = RS_G - 1; i >= 0; i--) {
                 const T x = rs_pop_top(v);
                 if (gb + i >= q1) continue;
-                if (!(F::skips && g.skip && x != x)) F::addl(&a, x, g.base + (uint64_t)(gb + i), g);
+                if (!(F::skips && g.skip && x != x)) F::addl(&a, x, g.base + (uint64_t)(gb + i));
             }
             rs_sm_put(sm, RS_G + (int)((gb - qt) / RS_G) - 1, a);
         }
@@ -348,14 +312,14 @@ __global__ void rs_out_k(RsGrid g, const T *__restrict__ in, const typename F::S
             const int rg = (j + 1) % RS_G; /* r % RS_G: pb is a group's start */
             const bool last = e == t1 - 1;
             if (!first_block && !last && rg == 0 && e != ea) rs_group<F>(g, in, sm, r / RS_G, qt, q1, lo, stnext);
-            if (!(F::skips && g.skip && x != x)) F::add(&acc, x, g.base + (uint64_t)e, g);
+            if (!(F::skips && g.skip && x != x)) F::add(&acc, x, g.base + (uint64_t)e);
             /* a tile's last end: PT of the tile, PT before it (+) its total; with one tile a block
              * the prefix itself (the identity (+) a total gives every row the same value) */
-            const S p = last && multi ? F::merge(before, tots[slot], g) : acc;
+            const S p = last && multi ? F::merge(before, tots[slot]) : acc;
             S w;
             if (first_block) w = p;
-            else if (last) w = has_next ? F::merge(stnext, p, g) : p;
-            else w = F::merge(rs_sm_get<S>(sm, rg), acc, g);
+            else if (last) w = has_next ? F::merge(stnext, p) : p;
+            else w = F::merge(rs_sm_get<S>(sm, rg), acc);
             F::row(&cols, (uint64_t)(e - (int64_t)g.first), w);
         }
     }
@@ -378,7 +342,6 @@ static inline void rs_grid(const gs_minmax_params *p, uint64_t m, uint64_t first
     g->nslots = g->nb * g->kspan;
     g->fast_lo = g->fast_hi = g->skip_lo = g->skip_hi = 0;
     g->fast = RS_FAST_NONE;
-    g->vpre = g->vsuf = g->vfb = NULL;
     g->skip = p->skip_nan;
 }
 

@@ -90,9 +90,9 @@ __device__ __forceinline__ void rs_short_end(const RsGrid &g, const double *x, i
         if (i == ns) suf = cur, F::init(&cur);
         const int q = i < ns ? jb - 1 - i : jb + i - ns;
         const double v = x[q];
-        if (!(F::skips && g.skip && v != v)) F::add(&cur, v, g.base + (uint64_t)(e0 - W + 1 + q), g);
+        if (!(F::skips && g.skip && v != v)) F::add(&cur, v, g.base + (uint64_t)(e0 - W + 1 + q));
     }
-    const S w = ns ? F::merge(suf, cur, g) : cur;
+    const S w = ns ? F::merge(suf, cur) : cur;
     F::row(&cols, (uint64_t)(e0 + t - (int64_t)g.first), w);
 }
 
