@@ -38,8 +38,8 @@ typedef struct cols {
 static void *c_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
 {
     (void)b;
-    void *p = NULL;
-    if (posix_memalign(&p, 64, bytes ? bytes : 1)) {
+    void *p = gs_alloc_large(bytes);
+    if (!p) {
         gs_fail(st, GS_ENOMEM, "out of host memory for a chunk of %zu bytes", bytes);
         return NULL;
     }

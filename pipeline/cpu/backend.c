@@ -35,9 +35,9 @@ typedef struct cpu_state {
 
 static void *cpu_host_alloc(gs_backend *b, size_t bytes, gs_status *st)
 {
-    void *p = NULL;
     (void)b;
-    if (posix_memalign(&p, 64, bytes ? bytes : 64)) {
+    void *p = gs_alloc_large(bytes);
+    if (!p) {
         gs_fail(st, GS_ENOMEM, "out of host memory allocating %zu bytes (try a smaller --chunk)", bytes);
         return NULL;
     }
@@ -260,8 +260,7 @@ static int cpu_stage_init(cpu_stage *s, const gs_job *job, const gs_variant *v, 
     if (next) {
         size_t nh = stage_head(next, cap), bytes;
         void *p = NULL;
-        if (gs_add_size(nh, cap, &bytes) || gs_mul_size(bytes, gs_type_size(out), &bytes) ||
-            posix_memalign(&p, 64, bytes ? bytes : 64))
+        if (gs_add_size(nh, cap, &bytes) || gs_mul_size(bytes, gs_type_size(out), &bytes) || !(p = gs_alloc_large(bytes)))
             return gs_fail(st, GS_ENOMEM, "out of host memory for a chain stage's buffer (try a smaller --chunk)");
         s->mid.buf = p;
         s->mid.data = (char *)p + nh * gs_type_size(out);
