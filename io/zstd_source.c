@@ -328,7 +328,7 @@ static int gs_zsrc_pull(gs_zsrc *s, void *buf, size_t cap, size_t *got, gs_statu
         if (total > cap) {
             if (s->out_cap < total) {
                 free(s->out);
-                if (!(s->out = malloc(total))) {
+                if (!(s->out = gs_alloc_large(total))) {
                     s->out_cap = 0;
                     return gs_fail(st, GS_ENOMEM, "%s: out of memory", s->base.name);
                 }
@@ -403,7 +403,7 @@ static void *gs_zsrc_ahead_main(void *arg)
         int rc = GS_OK;
         if (sl->cap < s->slot_want) { /* a batch larger than the slot waits in s->out meanwhile */
             free(sl->buf);
-            sl->cap = (sl->buf = malloc(s->slot_want)) ? s->slot_want : 0;
+            sl->cap = (sl->buf = gs_alloc_large(s->slot_want)) ? s->slot_want : 0;
             if (!sl->buf) rc = gs_fail(&st, GS_ENOMEM, "%s: out of memory", s->base.name);
         }
         if (!rc) rc = gs_zsrc_pull(s, sl->buf, sl->cap, &got, &st);
@@ -526,7 +526,7 @@ int gs_bsrc_open_zstd(gs_bsrc **out, gs_bsrc *in, const gs_read_opts *o, gs_stat
     if (s->win_cap < 64) s->win_cap = 64;
     s->win_max = s->win_cap;
     if (in->size < 0 && !o->zstd_window && s->win_cap > GS_ZSTD_WIN_START) s->win_cap = GS_ZSTD_WIN_START;
-    s->win = malloc(s->win_cap);
+    s->win = gs_alloc_large(s->win_cap);
     s->dctx = calloc((size_t)s->threads, sizeof *s->dctx);
     if (!s->win || !s->dctx) {
         gs_zsrc_close(&s->base);
