@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static size_t page_size(void)
@@ -114,6 +115,36 @@ static void reg_part(void *ctx, size_t part, size_t nparts)
     j->rc[part] = j->b->file_register(j->b, j->w->unit[part], j->w->unit_bytes[part], &j->st[part]);
 }
 
+/* The window's pages mapped in before they are locked, in pieces across the pool (advice: a kernel
+ * without MADV_POPULATE_READ, or a refusal, leaves the locking to fault them in itself). */
+#define GS_DIRECT_POPULATE_PIECE ((size_t)4 << 20)
+typedef struct pop_job {
+    const gs_dwin *w;
+    size_t pg;
+} pop_job;
+
+static void pop_part(void *ctx, size_t part, size_t nparts)
+{
+    (void)nparts;
+    const pop_job *j = ctx;
+    size_t at = part * GS_DIRECT_POPULATE_PIECE;
+    for (int u = 0; u < j->w->nunits; u++) { /* the piece's unit, and its place there */
+        const size_t ub = j->w->unit_bytes[u];
+        if (at >= ub) {
+            at -= ub;
+            continue;
+        }
+        const char *a = page_floor(j->w->unit[u] + at, j->pg);
+        const char *z = page_ceil(j->w->unit[u] + (at + GS_DIRECT_POPULATE_PIECE < ub ? at + GS_DIRECT_POPULATE_PIECE : ub), j->pg);
+#ifdef MADV_POPULATE_READ
+        (void)madvise((void *)a, (size_t)(z - a), MADV_POPULATE_READ);
+#else
+        (void)a, (void)z;
+#endif
+        return;
+    }
+}
+
 /* Window w's units page-locked on the pool: GS_OK, or non-zero (the message in why) where the
  * backend refused one (those that took are undone). */
 static int win_pin(gs_direct *d, gs_dwin *w, char *why, size_t len)
@@ -123,6 +154,12 @@ static int win_pin(gs_direct *d, gs_dwin *w, char *why, size_t len)
     j.b = d->b;
     j.w = w;
     const double t0 = gs_now();
+    size_t wb = 0;
+    for (int u = 0; u < w->nunits; u++) wb += w->unit_bytes[u];
+    pop_job pj = {w, page_size()};
+    const size_t np = (wb + GS_DIRECT_POPULATE_PIECE - 1) / GS_DIRECT_POPULATE_PIECE;
+    if (np > 1) gs_parallel_for(np, pop_part, &pj);
+    else if (np == 1) pop_part(&pj, 0, 1);
     if (w->nunits > 1) gs_parallel_for((size_t)w->nunits, reg_part, &j);
     else if (w->nunits == 1) reg_part(&j, 0, 1);
     const double t1 = gs_now();
