@@ -114,15 +114,14 @@ void resolve_output(cli *c, gs_format in_fmt, gs_type out_type, int cols, int64_
     if (!c->wr.delim && fmt == GS_FMT_CSV && !c->to_given) c->wr.delim = gs_delim_from_name(c->out); /* .tsv */
 }
 
-/* The plan's reasons, one line each (-v, --stats), once the reader and the writer settled it. */
+/* The plan's reasons, one line each (-v, --stats), once the reader and the writer settled it (a
+ * stream's GPU reasons come from the engine, where the GPU takes it). */
 static void plan_notes(const gs_plan *p)
 {
-    const char *const why[] = {p->backend == GS_PLAN_CPU ? "" : p->why_warm, p->why_decode, p->why_encode,
-                               p->why_chunk, p->backend == GS_PLAN_CPU ? "" : p->why_buffers, p->why_input,
-                               p->why_text, p->why_parse};
-    say_note("backend: %s", p->why_backend);
-    for (size_t i = 0; i < sizeof why / sizeof why[0]; i++)
-        if (why[i][0]) say_note("%s", why[i]);
+    const char *why[GS_PLAN_NOTES];
+    const int n = gs_plan_notes(p, 0, why);
+    say_note("backend: %s", why[0]);
+    for (int i = 1; i < n; i++) say_note("%s", why[i]);
 }
 
 

@@ -288,7 +288,17 @@ static int before_start(gs_run *r, gs_chunk **cur, gs_status *st)
 {
     int rc = GS_OK;
     if (!r->made) {
+        const int stream = r->plan.backend == GS_PLAN_BY_STREAM;
         gs_plan_first_chunk(&r->plan, *cur && (*cur)->n == r->chunk_elems, (uint64_t)r->chunk_elems * r->in_size);
+        if (stream && r->plan.backend == GS_PLAN_GPU && r->o.note) { /* the reasons that waited for it */
+            const char *why[GS_PLAN_NOTES];
+            char msg[GS_PLAN_WHY + 16];
+            const int n = gs_plan_notes(&r->plan, 1, why);
+            for (int i = 0; i < n; i++) {
+                snprintf(msg, sizeof msg, "%s%s", i ? "" : "backend: ", why[i]);
+                r->o.note(r->o.note_ctx, msg);
+            }
+        }
         if (!atomic_load(&r->failed)) rc = make_backend(r, st);
     }
     gs_backend *b = r->made;

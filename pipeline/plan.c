@@ -395,6 +395,22 @@ void gs_plan_parse(gs_plan *p, int can)
                    "host (a quote, a missing value, a number outside its exact fast path)");
 }
 
+int gs_plan_notes(const gs_plan *p, int gpu, const char **why)
+{
+    const int stream = p->backend == GS_PLAN_BY_STREAM, cpu = p->backend == GS_PLAN_CPU;
+    /* the GPU backend's own: empty on the CPU's (the choices do not arise there) */
+    const char *const own[] = {p->why_warm, p->why_buffers, p->why_input, p->why_text, p->why_parse};
+    const char *const any[] = {p->why_decode, p->why_encode, p->why_chunk};
+    int n = 0;
+    why[n++] = p->why_backend;
+    for (size_t i = 0; i < sizeof any / sizeof any[0] && !gpu; i++)
+        if (any[i][0]) why[n++] = any[i];
+    if (cpu || (stream && !gpu)) return n; /* a stream's own wait for its first chunk */
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (own[i][0]) why[n++] = own[i];
+    return n;
+}
+
 void gs_plan_first_chunk(gs_plan *p, int filled, uint64_t chunk_bytes)
 {
     char cb[32];

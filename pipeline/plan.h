@@ -230,6 +230,12 @@ void gs_plan_parse(gs_plan *p, int can);
 /* A GS_PLAN_BY_STREAM backend once the first chunk of chunk_bytes is in: filled (the GPU) or the
  * stream ended first (the CPU). */
 void gs_plan_first_chunk(gs_plan *p, int filled, uint64_t chunk_bytes);
+/* The reasons -v and --stats give, one line each, into why[] (at most GS_PLAN_NOTES), the backend's
+ * first: with gpu 0, every reason known now, but for a stream (GS_PLAN_BY_STREAM) without those of
+ * the GPU backend's own choices, which wait for its first chunk (gs_plan_first_chunk); with gpu 1,
+ * the backend's and those, given then where the GPU takes the stream. Returns how many. */
+#define GS_PLAN_NOTES 9
+int gs_plan_notes(const gs_plan *p, int gpu, const char **why);
 /* "1 GiB", "16 MiB" or "4096 B", as the reasons say sizes. */
 void gs_plan_size_text(char *buf, size_t len, uint64_t bytes);
 

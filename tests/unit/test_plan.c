@@ -95,6 +95,42 @@ static void check_why(const char *name, const char *what, const char *got, const
     if (want) CHECK(strstr(got, want) != NULL, n, "'%s' does not hold '%s'", got, want);
 }
 
+/* whether one of the n notes in why is the reason s */
+static int has_note(const char **why, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (why[i] == s) return 1;
+    return 0;
+}
+
+/* gs_plan_notes of a plan with the csv parsed where it may be: the backend's reason first; the GPU
+ * backend's own reasons (here the parse's) now where it is the GPU, never where it is the CPU, and
+ * for a stream only once its first chunk gave it to the GPU */
+static void check_notes(const char *name, const gs_plan *p0)
+{
+    const char *why[GS_PLAN_NOTES];
+    char n[160];
+    gs_plan p = *p0;
+    int k = gs_plan_notes(&p, 0, why);
+    snprintf(n, sizeof n, "%s: notes now", name);
+    CHECK(k >= 1 && why[0] == p.why_backend && has_note(why, k, p.why_chunk) &&
+              has_note(why, k, p.why_parse) == (p.backend != GS_PLAN_CPU && p.backend != GS_PLAN_BY_STREAM),
+          n, "%d notes, backend %d", k, p.backend);
+    if (p.backend != GS_PLAN_BY_STREAM) return;
+    gs_plan q = p;
+    gs_plan_first_chunk(&q, 1, q.chunk_bytes);
+    k = gs_plan_notes(&q, 1, why);
+    snprintf(n, sizeof n, "%s: notes once the GPU took the stream", name);
+    CHECK(k >= 2 && why[0] == q.why_backend && strstr(q.why_backend, "filled") && has_note(why, k, q.why_parse) &&
+              !has_note(why, k, q.why_chunk) && has_note(why, k, q.why_warm) == (q.why_warm[0] != 0),
+          n, "%d notes (%s)", k, q.why_backend);
+    q = p;
+    gs_plan_first_chunk(&q, 0, q.chunk_bytes);
+    k = gs_plan_notes(&q, 0, why);
+    snprintf(n, sizeof n, "%s: notes once the CPU took the stream", name);
+    CHECK(!has_note(why, k, q.why_parse) && !has_note(why, k, q.why_buffers), n, "%d notes (%s)", k, q.why_backend);
+}
+
 static void run_row(const row *r)
 {
     gs_chain ch;
@@ -148,6 +184,7 @@ static void run_row(const row *r)
     snprintf(n, sizeof n, "%s: csv parsed on the device", r->name);
     CHECK(p.parse_gpu == want_text && (want_text ? strstr(p.why_parse, "parsed on the GPU") != NULL : !p.why_parse[0]), n,
           "parse_gpu %d, want %d (%s)", p.parse_gpu, want_text, p.why_parse);
+    check_notes(r->name, &p);
     gs_plan_parse(&p, 0);
     snprintf(n, sizeof n, "%s: csv the reader parses", r->name);
     CHECK(!p.parse_gpu && !p.why_parse[0], n, "parse_gpu %d (%s)", p.parse_gpu, p.why_parse);
