@@ -29,12 +29,13 @@
 #define RF_SLAB ((int64_t)1024)           /* fewest values of a slab of blocks */
 #define RF_WMAX ((uint64_t)1 << 20)       /* above: the generic sweep (tables of W values) */
 #define RF_WROWS ((int64_t)1 << 16)       /* above: no tables in lane rows (RF_LV W values each) */
-#define RF_SHORT_W 24                     /* rf_short's longest window */
-/* The longest windows each family takes through rf_short: above them the slabs' sweep is as fast
- * (kernels/TUNING.md: the 2-core machine, 10^7 f64, one thread). */
-#define RF_SHORT_SUM 24
+#define RF_SHORT_W 32                     /* rf_short's longest window */
+/* The longest windows each family takes through rf_short: the sum family's every window of one tile
+ * (W = 25 to 32 in half the slabs' time), the var family's to 3, above which the slabs' sweep is the
+ * faster (kernels/TUNING.md: the 2-core machine, 10^7 f64, one thread). */
+#define RF_SHORT_SUM 32
 #define RF_SHORT_VAR 3 /* rf_short_v's cases */
-_Static_assert(RF_SHORT_SUM <= RF_SHORT_W && RF_SHORT_W < GS_ROLL_TILE, "rf_short: one tile a block, its arrays");
+_Static_assert(RF_SHORT_SUM <= RF_SHORT_W && RF_SHORT_W <= GS_ROLL_TILE, "rf_short: one tile a block, its arrays");
 _Static_assert(RF_SHORT_VAR <= 3, "rf_short_v has cases for W = 1 to 3 alone");
 
 /* Each lane loop is built for the widest vectors the machine has (GCC on x86-64); the bits do not
