@@ -156,6 +156,47 @@ static void test_fallback(void)
     free(in);
 }
 
+/* Every note of a run, a line each */
+static char notes[4096];
+static void on_note_all(void *ctx, const char *msg)
+{
+    (void)ctx;
+    const size_t l = strlen(notes);
+    snprintf(notes + l, sizeof notes - l, "%s\n", msg);
+}
+
+/* A stream's GPU reasons (here the warm start's) come once its first chunk gave it to the GPU, after
+ * the backend's; where it ends before, none comes. */
+static void test_stream_notes(void)
+{
+    const size_t n = 1000;
+    int32_t *in = data(n, 0, 7);
+    gs_chain ch = chain1(j_scan(GS_SCAN_SUM, 0, GS_I64));
+    result ref, got;
+    gs_engine_opts o = opts(GS_BACKEND_CPU, 64, 4);
+    run(&ch, GS_I32, in, n, 1, &o, &ref);
+    o = opts(GS_BACKEND_AUTO, 64, 4);
+    o.parts = &fake_parts;
+    o.note = on_note_all;
+    fake_reset(2, 1);
+    notes[0] = 0;
+    run(&ch, GS_I32, in, n, 0, &o, &got);
+    const char *b = strstr(notes, "backend: auto: the stream filled the first chunk (256 B)\n");
+    CHECK(same(&ref, &got) && !strncmp(got.stats.backend, "gpu", 3) && b && strstr(b, "chunks run on the CPU while CUDA starts"),
+          "stream notes: the GPU's once the first chunk filled", "rc %d, backend %s, notes '%s'", got.rc, got.stats.backend,
+          notes);
+    result_free(&got);
+    fake_reset(2, 1);
+    notes[0] = 0;
+    run(&ch, GS_I32, in, 50, 0, &o, &got); /* 200 B: the stream ends before its first chunk of 256 B */
+    CHECK(got.rc == 0 && !strcmp(got.stats.backend, "cpu") && !strstr(notes, "CUDA starts") && !strstr(notes, "backend:"),
+          "stream notes: none of the GPU's where the CPU took it", "rc %d, backend %s, notes '%s'", got.rc, got.stats.backend,
+          notes);
+    result_free(&got);
+    result_free(&ref);
+    free(in);
+}
+
 /* What the plan decides on the CPU never begins the GPU's start-up; what it gives the GPU begins it
  * once, before any chunk is read where the size says so. */
 static void test_begins(void)
@@ -227,6 +268,7 @@ int main(void)
     test_chunks();
     test_warm();
     test_fallback();
+    test_stream_notes();
     test_begins();
     test_errors();
     return CHECK_DONE();
