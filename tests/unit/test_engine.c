@@ -114,8 +114,18 @@ static void test_warm(void)
     warm_case("minmax -w 7 --partial --only max", chain1(j_minmax(7, GS_MM_MAX, 1, GS_I32)), 0, 1);
 }
 
+/* Every note of a run, a line each */
+static char notes[4096];
+static void on_note_all(void *ctx, const char *msg)
+{
+    (void)ctx;
+    const size_t l = strlen(notes);
+    snprintf(notes + l, sizeof notes - l, "%s\n", msg);
+}
+
 /* The fake GPU where it cannot be had: auto goes on with the CPU (a note says why), --backend gpu
- * fails with the reason. */
+ * fails with the reason. And where it can: a stream's GPU reasons (here the warm start's) come once
+ * its first chunk gave it to the GPU, after the backend's; where it ends before, none comes. */
 static void test_fallback(void)
 {
     const size_t n = 1000;
@@ -145,38 +155,6 @@ static void test_fallback(void)
           "fallback: the GPU backend cannot be made", "rc %d (%s), note '%s'", got.rc, got.st.msg, fk.note);
     result_free(&got);
 
-    fake_reset(2, 0);
-    o = opts(GS_BACKEND_GPU, 64, 4);
-    o.parts = &fake_parts;
-    run(&ch, GS_I32, in, n, 1, &o, &got);
-    CHECK(got.rc == GS_EDATA && !strcmp(got.st.msg, "no usable GPU: no fake GPU"), "--backend gpu: no GPU is an error",
-          "rc %d (%s)", got.rc, got.st.msg);
-    result_free(&got);
-    result_free(&ref);
-    free(in);
-}
-
-/* Every note of a run, a line each */
-static char notes[4096];
-static void on_note_all(void *ctx, const char *msg)
-{
-    (void)ctx;
-    const size_t l = strlen(notes);
-    snprintf(notes + l, sizeof notes - l, "%s\n", msg);
-}
-
-/* A stream's GPU reasons (here the warm start's) come once its first chunk gave it to the GPU, after
- * the backend's; where it ends before, none comes. */
-static void test_stream_notes(void)
-{
-    const size_t n = 1000;
-    int32_t *in = data(n, 0, 7);
-    gs_chain ch = chain1(j_scan(GS_SCAN_SUM, 0, GS_I64));
-    result ref, got;
-    gs_engine_opts o = opts(GS_BACKEND_CPU, 64, 4);
-    run(&ch, GS_I32, in, n, 1, &o, &ref);
-    o = opts(GS_BACKEND_AUTO, 64, 4);
-    o.parts = &fake_parts;
     o.note = on_note_all;
     fake_reset(2, 1);
     notes[0] = 0;
@@ -192,6 +170,14 @@ static void test_stream_notes(void)
     CHECK(got.rc == 0 && !strcmp(got.stats.backend, "cpu") && !strstr(notes, "CUDA starts") && !strstr(notes, "backend:"),
           "stream notes: none of the GPU's where the CPU took it", "rc %d, backend %s, notes '%s'", got.rc, got.stats.backend,
           notes);
+    result_free(&got);
+
+    fake_reset(2, 0);
+    o = opts(GS_BACKEND_GPU, 64, 4);
+    o.parts = &fake_parts;
+    run(&ch, GS_I32, in, n, 1, &o, &got);
+    CHECK(got.rc == GS_EDATA && !strcmp(got.st.msg, "no usable GPU: no fake GPU"), "--backend gpu: no GPU is an error",
+          "rc %d (%s)", got.rc, got.st.msg);
     result_free(&got);
     result_free(&ref);
     free(in);
@@ -268,7 +254,6 @@ int main(void)
     test_chunks();
     test_warm();
     test_fallback();
-    test_stream_notes();
     test_begins();
     test_errors();
     return CHECK_DONE();
