@@ -123,19 +123,23 @@ typedef struct pop_job {
     size_t pg;
 } pop_job;
 
+/* the pieces of a unit of ub bytes */
+static size_t pop_pieces(size_t ub) { return (ub + GS_DIRECT_POPULATE_PIECE - 1) / GS_DIRECT_POPULATE_PIECE; }
+
+/* piece `part`, the window's pieces numbered unit by unit */
 static void pop_part(void *ctx, size_t part, size_t nparts)
 {
     (void)nparts;
     const pop_job *j = ctx;
-    size_t at = part * GS_DIRECT_POPULATE_PIECE;
-    for (int u = 0; u < j->w->nunits; u++) { /* the piece's unit, and its place there */
-        const size_t ub = j->w->unit_bytes[u];
-        if (at >= ub) {
-            at -= ub;
+    for (int u = 0; u < j->w->nunits; u++) {
+        const size_t ub = j->w->unit_bytes[u], np = pop_pieces(ub);
+        if (part >= np) {
+            part -= np;
             continue;
         }
-        const char *a = page_floor(j->w->unit[u] + at, j->pg);
-        const char *z = page_ceil(j->w->unit[u] + (at + GS_DIRECT_POPULATE_PIECE < ub ? at + GS_DIRECT_POPULATE_PIECE : ub), j->pg);
+        const size_t at = part * GS_DIRECT_POPULATE_PIECE;
+        const size_t end = at + GS_DIRECT_POPULATE_PIECE < ub ? at + GS_DIRECT_POPULATE_PIECE : ub;
+        const char *a = page_floor(j->w->unit[u] + at, j->pg), *z = page_ceil(j->w->unit[u] + end, j->pg);
 #ifdef MADV_POPULATE_READ
         (void)madvise((void *)a, (size_t)(z - a), MADV_POPULATE_READ);
 #else
@@ -154,10 +158,9 @@ static int win_pin(gs_direct *d, gs_dwin *w, char *why, size_t len)
     j.b = d->b;
     j.w = w;
     const double t0 = gs_now();
-    size_t wb = 0;
-    for (int u = 0; u < w->nunits; u++) wb += w->unit_bytes[u];
+    size_t np = 0;
+    for (int u = 0; u < w->nunits; u++) np += pop_pieces(w->unit_bytes[u]);
     pop_job pj = {w, page_size()};
-    const size_t np = (wb + GS_DIRECT_POPULATE_PIECE - 1) / GS_DIRECT_POPULATE_PIECE;
     if (np > 1) gs_parallel_for(np, pop_part, &pj);
     else if (np == 1) pop_part(&pj, 0, 1);
     if (w->nunits > 1) gs_parallel_for((size_t)w->nunits, reg_part, &j);
