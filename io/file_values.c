@@ -1,20 +1,22 @@
-/* file_values.c - values (raw, npy) into a regular file in large pieces, on the pool's threads, by
- * pwrite at their offsets; or, on tmpfs with many threads, each thread faults its piece's pages of a
- * shared mapping of the file in at once (MADV_POPULATE_WRITE) and copies the piece into them. A
- * buffered write takes the file's lock for its whole copy, so pwrite threads on one file run one at
- * a time; the faults of a mapping are taken side by side. Measured (docs/PERFORMANCE.md, "Binary
- * file I/O"): on the H200 host's tmpfs with 16 threads the mapping took about 0.7x the time of
- * pwrite, on its disk twice it, and on the 2-core machine's tmpfs with 2 threads 1.3x it. Hence the
- * mapping only on tmpfs and with at least GS_VMAP_THREADS threads (3 to 15 are not measured).
- * tests/bench/filewrite.c measures one write() stream, pwrite threads and mapping threads on the
- * machine at hand.
+/* file_values.c - values (raw, npy) into a regular file in large puts at their offsets: on tmpfs
+ * with many threads, each pool thread faults its piece's pages of a shared mapping of the file in
+ * at once (MADV_POPULATE_WRITE) and copies the piece into them; elsewhere one stream, each put one
+ * pwrite in order on the writer's thread, while the pool computes the chunks after it. A buffered
+ * write takes the file's lock for its whole copy, so pwrite threads on one file run one at a time
+ * and never beat one stream; the faults of a mapping are taken side by side. Measured
+ * (docs/PERFORMANCE.md, "Binary file I/O"; tests/bench/filewrite.c measures the three ways on the
+ * machine at hand): on the H200 host's tmpfs with 16 threads the mapping took about 0.7x the time
+ * of pwrite threads and beat one stream; on its disk the mapping was the slowest, and one stream
+ * made whole runs 6-15% faster than pwrite threads; on the 2-core machine's tmpfs and disk one
+ * stream wrote fastest of the three (whole runs there: level within the noise). Hence the mapping only on tmpfs and with at least GS_VMAP_THREADS threads (3
+ * to 15 are not measured), else one stream.
  *
  * The file is mapped in windows of GS_VWIN bytes (or one put's size where larger), moved as the
  * output goes on; the file is grown to the end of each put before its pages are touched, so no
  * access is ever past its end. Where a mapping is refused (no MADV_POPULATE_WRITE, a file system
- * without shared writable mappings), the pieces are written with pwrite, and from then on always;
- * a piece whose pages cannot be faulted in (a full file system: no page is touched then) is written
- * with pwrite, which reports why. */
+ * without shared writable mappings), the puts go as one stream from then on; a piece whose pages
+ * cannot be faulted in (a full file system: no page is touched then) is written with pwrite, which
+ * reports why. */
 #include "file_values.h"
 #include "../common/pool.h"
 
@@ -78,7 +80,7 @@ typedef struct gs_vpiece {
     uint64_t off;
     size_t len;
     int err;
-    int nopop; /* the kernel has no MADV_POPULATE_WRITE (EINVAL): pwrite from here on */
+    int nopop; /* the kernel has no MADV_POPULATE_WRITE (EINVAL): one stream from here on */
 } gs_vpiece;
 
 typedef struct gs_vjob {
@@ -120,9 +122,14 @@ static void gs_vpiece_run(void *ctx, size_t part, size_t nparts)
 
 int gs_fvals_put(gs_fvals *v, const unsigned char *p, size_t n, uint64_t at)
 {
-    if (!v->nomap && gs_fvals_window(v, at, n) != 0) { /* refused: pwrite from here on */
+    if (!v->nomap && gs_fvals_window(v, at, n) != 0) { /* refused: one stream from here on */
         gs_fvals_unmap(v);
         v->nomap = 1;
+    }
+    if (v->nomap) { /* one stream: the put in order on the caller's thread */
+        const int e = gs_pwrite_all(v->fd, p, n, at);
+        if (!e && v->size < at + n) v->size = at + n;
+        return e;
     }
     size_t np = n / GS_VPIECE;
     if (np > (size_t)gs_pool_threads()) np = (size_t)gs_pool_threads();
@@ -142,6 +149,6 @@ int gs_fvals_put(gs_fvals *v, const unsigned char *p, size_t n, uint64_t at)
         if (pieces[i].err && !err) err = pieces[i].err;
     }
     if (v->nomap) gs_fvals_unmap(v);
-    if (!err && v->size < at + n) v->size = at + n; /* pwrite grew it */
+    if (!err && v->size < at + n) v->size = at + n; /* a piece's pwrite grew it */
     return err;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/cli/test_files.sh - raw and npy values written to a regular file in pieces at their offsets
-# by several threads (io/file_values.c: pwrite, or with 16 threads on tmpfs a mapping of the file):
+# tests/cli/test_files.sh - raw and npy values written to a regular file in puts at their offsets
+# (io/file_values.c: one pwrite stream, or with 16 threads on tmpfs pieces copied into a mapping):
 # the same bytes as through a pipe, for a size known ahead (the file sized first, then trimmed) and
 # not (compact), npy headers right either way, stdout redirected into a file between other writers'
 # bytes (written, and mapped at an offset off a page), -f over a larger file, an output longer than
