@@ -183,17 +183,32 @@ GS_HD void gs_rs_var_add(gs_rs_var *a, double x)
     a->n++;
     gs_rs_var_step(&a->mean, &a->ml, &a->m2, x, 1.0 / (double)a->n);
 }
-GS_HD gs_rs_var gs_rs_var_merge(gs_rs_var a, gs_rs_var b)
+/* Chan's merge with its factors given: fb = b.n / (a.n + b.n) and nafb = a.n * fb, as
+ * gs_rs_var_fb makes them from the counts (a chain of merges makes them apart from the chain's
+ * dependent steps: rs_chain_w); any factors where a count is 0 */
+GS_HD gs_rs_var gs_rs_var_merge_f(gs_rs_var a, gs_rs_var b, double fb, double nafb)
 {
     if (a.n == 0) return b;
     if (b.n == 0) return a;
     gs_rs_var r;
     r.n = a.n + b.n;
-    const double d = gs_rs_var_d(a.mean, a.ml, b.mean, b.ml), fb = (double)b.n / (double)r.n;
+    const double d = gs_rs_var_d(a.mean, a.ml, b.mean, b.ml);
     r.mean = a.mean, r.ml = a.ml;
     gs_rs_dd_add(&r.mean, &r.ml, GS_DMUL(d, fb));
-    r.m2 = gs_rs_var_m2(a.m2, b.m2, d, GS_DMUL((double)a.n, fb));
+    r.m2 = gs_rs_var_m2(a.m2, b.m2, d, nafb);
     return r;
+}
+/* the factors of merging a state of an values with one of bn values (both > 0) */
+GS_HD void gs_rs_var_fb(uint64_t an, uint64_t bn, double *fb, double *nafb)
+{
+    *fb = (double)bn / (double)(an + bn);
+    *nafb = GS_DMUL((double)an, *fb);
+}
+GS_HD gs_rs_var gs_rs_var_merge(gs_rs_var a, gs_rs_var b)
+{
+    double fb = 0.0, nafb = 0.0;
+    if (a.n != 0 && b.n != 0) gs_rs_var_fb(a.n, b.n, &fb, &nafb);
+    return gs_rs_var_merge_f(a, b, fb, nafb);
 }
 GS_HD double gs_rs_var_value(gs_rs_var a, int ddof) { return gs_rs_var_val(a.m2, (double)a.n - (double)ddof); }
 

@@ -85,6 +85,37 @@ template <class Step> __device__ __forceinline__ void rs_steps(int nk, const Ste
     }
 }
 
+/* Families whose merge takes factors from the two counts (var: Chan's b.n / n and a.n b.n / n, a
+ * division): in a chain the counts before each step are known ahead, so each lane makes its own
+ * step's factors at once and the chain's dependent steps do no division (the same factors, so the
+ * same bits). */
+template <class F> struct RsFactors { static constexpr bool on = false; };
+template <> struct RsFactors<RsVar> { static constexpr bool on = true; };
+
+/* the sum of v over the lanes below this one */
+__device__ __forceinline__ uint64_t rs_below(uint64_t v, int lane)
+{
+    uint64_t inc = v;
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint64_t u = __shfl_up_sync(0xffffffffu, (unsigned long long)inc, o);
+        if (lane >= o) inc += u;
+    }
+    return inc - v;
+}
+/* the factors of this lane's step of a chain whose state a holds the counts before the group's
+ * first step and `below` those of the group's steps before it: a (+) t, or with right t (+) a */
+template <class F>
+__device__ __forceinline__ void rs_factors(const typename F::S &a, const typename F::S &t, uint64_t below, int right,
+                                           double *fb, double *nafb)
+{
+    const uint64_t an = a.n + below;
+    *fb = 0.0, *nafb = 0.0; /* a count of 0: the merge returns the other state */
+    if (an != 0 && t.n != 0) {
+        if (right) gs_rs_var_fb(t.n, an, fb, nafb);
+        else gs_rs_var_fb(an, t.n, fb, nafb);
+    }
+}
+
 /* rs_chain_k's merges in its order, for long chains (many tiles a block): warp 2 jj + d of the
  * launch takes block jj's PT (d = 0) or ST (d = 1). The warp reads 32 totals at once, every lane
  * runs the whole chain on them (broadcast from lane i at step i: the same merges in the same
@@ -111,11 +142,21 @@ __global__ void rs_chain_w(RsGrid g, const typename F::S *__restrict__ tot, type
             const S cur = t;
             if (k0 + 32 + lane < kend) t = tot[row + k0 + 32 + lane]; /* the next 32, loaded meanwhile */
             const int nk = kend - k0 < 32 ? (int)(kend - k0) : 32;
-            const auto step = [&](int i) {
-                if (lane == i) mine = a;
-                a = F::merge(a, rs_shfl(cur, i));
-            };
-            rs_steps(nk, step);
+            if constexpr (RsFactors<F>::on) {
+                double fb, nafb; /* this lane's step: the chain's state (+) this lane's total */
+                rs_factors<F>(a, cur, rs_below(cur.n, lane), 0, &fb, &nafb);
+                const auto step = [&](int i) {
+                    if (lane == i) mine = a;
+                    a = F::merge_f(a, rs_shfl(cur, i), __shfl_sync(0xffffffffu, fb, i), __shfl_sync(0xffffffffu, nafb, i));
+                };
+                rs_steps(nk, step);
+            } else {
+                const auto step = [&](int i) {
+                    if (lane == i) mine = a;
+                    a = F::merge(a, rs_shfl(cur, i));
+                };
+                rs_steps(nk, step);
+            }
             if (lane < nk) pt[row + k0 + lane] = mine;
         }
     } else {
@@ -131,11 +172,21 @@ __global__ void rs_chain_w(RsGrid g, const typename F::S *__restrict__ tot, type
             const int nk = khi - kmin < 32 ? (int)(khi - kmin) : 32;
             const S cur = t;
             if (khi - nk > kmin && lane < khi - nk - kmin) t = tot[row + khi - nk - 1 - lane - kb]; /* the next 32 */
-            const auto step = [&](int i) {
-                a = F::merge(rs_shfl(cur, i), a);
-                if (lane == i) mine = a;
-            };
-            rs_steps(nk, step);
+            if constexpr (RsFactors<F>::on) {
+                double fb, nafb; /* this lane's step: this lane's total (+) the chain's state */
+                rs_factors<F>(a, cur, rs_below(cur.n, lane), 1, &fb, &nafb);
+                const auto step = [&](int i) {
+                    a = F::merge_f(rs_shfl(cur, i), a, __shfl_sync(0xffffffffu, fb, i), __shfl_sync(0xffffffffu, nafb, i));
+                    if (lane == i) mine = a;
+                };
+                rs_steps(nk, step);
+            } else {
+                const auto step = [&](int i) {
+                    a = F::merge(rs_shfl(cur, i), a);
+                    if (lane == i) mine = a;
+                };
+                rs_steps(nk, step);
+            }
             if (lane < nk) st[row + khi - 1 - lane - kb] = mine;
             khi -= nk;
         }

@@ -48,6 +48,7 @@ struct RsVar {
     template <class T> static __device__ void add(S *a, T x, uint64_t) { gs_rs_var_add(a, (double)x); }
     template <class T> static __device__ void addl(S *a, T x, uint64_t) { gs_rs_var_add(a, (double)x); }
     static __device__ S merge(S a, S b) { return gs_rs_var_merge(a, b); }
+    static __device__ S merge_f(S a, S b, double fb, double nafb) { return gs_rs_var_merge_f(a, b, fb, nafb); }
     static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_var(c, r, a); }
 };
 struct RsCnt {
