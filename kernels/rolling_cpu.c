@@ -157,13 +157,19 @@ static const roll_fam *const fams[GS_RS_NFAM][GS_NTYPES] = { /* by gs_rs_family 
 
 /* ---- the sweep ----------------------------------------------------------------------------------
  * The states every backend computes (GS_ROLL_TILE in rolling_ops.h): blocks of W at absolute
- * positions, each cut into tiles of T from its start (the last one shorter). A tile's total is its
- * values folded left to right from the identity; PT(k) = PT(k-1) (+) total(k) over the tiles of a
- * block (PT(-1) the identity) and ST(m) = total(m) (+) ST(m+1) (the identity past the block's
- * end). The prefix of block j to e, in tile k: PT(k) where e is the tile's last value, else PT(k-1)
- * with the tile's values up to e added left to right. The suffix of block j-1 from q, in tile m:
- * ST(m) where q is the tile's first value, else ST(m+1) with the values from the tile's end down
- * to q added on the left. A window that starts inside block j-1 is suffix (+) prefix; one that
+ * positions, each cut into tiles of T from its start (the last one shorter), the tiles in groups
+ * of G (GS_ROLL_GROUP) from the block's start. A tile's total t(k) is its values folded left to
+ * right from the identity; a group's left total SL and right total SR are its tiles' totals merged
+ * left to right, and right to left, from the identity. PT(k), the prefix before tile k: PT(0) is
+ * the identity; at a group's first tile k (0 < k < M) PT(k) = PT(k - G) (+) SL of the group
+ * before; else PT(k) = PT(k-1) (+) t(k-1). ST(m), the suffix from tile m on: the identity past the
+ * block's end; at the first tile of a group other than the last ST(m) = SR of its group (+) ST
+ * past the group; else ST(m) = t(m) (+) ST(m+1) (gs_roll_pt_rebased, gs_roll_st_rebased). With at
+ * most G tiles a block both are the plain chains; the GPU runs the groups side by side and only
+ * the chain over groups in order. The prefix of block j to e, in tile k: PT(k+1) where e
+ * is the tile's last value, else PT(k) with the tile's values up to e added left to right. The
+ * suffix of block j-1 from q, in tile m: ST(m) where q is the tile's first value, else ST(m+1) with
+ * the values from the tile's end down to q added on the left. A window that starts inside block j-1 is suffix (+) prefix; one that
  * starts on a block boundary (or is clipped at the stream's start) is the prefix alone. Each
  * output needs only its own tile of block j, the same tile of block j-1, and PT and ST there. */
 typedef struct roll_ws {
@@ -172,14 +178,38 @@ typedef struct roll_ws {
     size_t nr;
 } roll_ws;
 
-/* Outputs e in [ea, eb), all in block j (local start jb), prefix tile by prefix tile; sbuf (or
- * NULL) holds the suffix state of each end's window start, from sbuf_e0 on. pt, acc, tot: the
- * prefix machinery (PT before e's tile, the prefix to e, e's tile's total so far), at ea. A tile's
- * last end takes PT of its tile, PT (+) total. */
-static void emit_span(const roll_ctx *c, const roll_fam *f, size_t jb, size_t ea, size_t eb, const char *sbuf,
-                      size_t sbuf_e0, char *pt, char *acc, char *tot)
+/* The prefix machinery of a block: PT before the current tile, the prefix to the current end, the
+ * current tile's total so far, PT at the group's first tile and SL of the group's tiles before the
+ * current one. */
+typedef struct roll_pre {
+    _Alignas(16) char pt[GS_ROLL_STATE_MAX];
+    _Alignas(16) char acc[GS_ROLL_STATE_MAX];
+    _Alignas(16) char tot[GS_ROLL_STATE_MAX];
+    _Alignas(16) char ptg[GS_ROLL_STATE_MAX];
+    _Alignas(16) char sl[GS_ROLL_STATE_MAX];
+} roll_pre;
+
+/* q->pt from PT(k) to PT(k+1), q->tot holding t(k) (the sweep's order above) */
+static void pre_next(const roll_fam *f, roll_pre *q, size_t k, size_t M)
 {
-    const size_t T = GS_ROLL_TILE, W = c->w;
+    f->merge(q->sl, q->sl, q->tot);
+    if (gs_roll_pt_rebased(k + 1, M)) {
+        f->merge(q->pt, q->ptg, q->sl);
+        memcpy(q->ptg, q->pt, f->ssz);
+        f->init(q->sl);
+    } else {
+        f->merge(q->pt, q->pt, q->tot);
+    }
+}
+
+/* Outputs e in [ea, eb), all in block j (local start jb), prefix tile by prefix tile; sbuf (or
+ * NULL) holds the suffix state of each end's window start, from sbuf_e0 on. q: the prefix
+ * machinery at ea. A tile's last end takes PT(k+1). */
+static void emit_span(const roll_ctx *c, const roll_fam *f, size_t jb, size_t ea, size_t eb, const char *sbuf,
+                      size_t sbuf_e0, roll_pre *q)
+{
+    const size_t T = GS_ROLL_TILE, W = c->w, M = (W + T - 1) / T;
+    char *pt = q->pt, *acc = q->acc, *tot = q->tot;
     while (ea < eb) {
         const size_t k = (ea - jb) / T, tend = (k + 1) * T < W ? jb + (k + 1) * T : jb + W;
         if (ea == jb + k * T && k) { /* a new prefix tile: pt is PT of the one before */
@@ -191,7 +221,7 @@ static void emit_span(const roll_ctx *c, const roll_fam *f, size_t jb, size_t ea
         ea = e1;
         if (ea == tend - 1 && ea < eb) { /* the tile's last end */
             f->prefix(c, tot, ea, ea + 1);
-            f->merge(pt, pt, tot);
+            pre_next(f, q, k, M);
             f->emit1(c, ea, pt, sbuf ? sbuf + (ea - sbuf_e0) * f->ssz : NULL);
             ea++;
         }
@@ -201,7 +231,8 @@ static void emit_span(const roll_ctx *c, const roll_fam *f, size_t jb, size_t ea
 static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi, const roll_ws *ws)
 {
     const size_t W = c->w, T = GS_ROLL_TILE, ssz = f->ssz;
-    _Alignas(16) char pt[GS_ROLL_STATE_MAX], acc[GS_ROLL_STATE_MAX], tot[GS_ROLL_STATE_MAX], st[GS_ROLL_STATE_MAX];
+    roll_pre q;
+    _Alignas(16) char st[GS_ROLL_STATE_MAX], stg[GS_ROLL_STATE_MAX], sr[GS_ROLL_STATE_MAX];
     size_t e = e_lo;
     while (e < e_hi) {
         const uint64_t E = c->base + e, j = E / W;
@@ -209,19 +240,21 @@ static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi
         const size_t left = W - (e - jb);             /* ends left in this block */
         const size_t eb = e_hi - e < left ? e_hi : e + left;
         /* the prefix machinery at e: PT of the tiles before e's, then e's tile up to e */
-        const size_t k0 = (e - jb) / T;
-        f->init(pt); /* PT before tile k0 */
+        const size_t k0 = (e - jb) / T, M = (W + T - 1) / T;
+        f->init(q.pt); /* PT before tile k0 */
+        f->init(q.ptg);
+        f->init(q.sl);
         for (size_t k = 0; k < k0; k++) {
-            f->init(tot);
-            f->prefix(c, tot, jb + k * T, jb + (k + 1) * T);
-            f->merge(pt, pt, tot);
+            f->init(q.tot);
+            f->prefix(c, q.tot, jb + k * T, jb + (k + 1) * T);
+            pre_next(f, &q, k, M);
         }
-        memcpy(acc, pt, ssz);
-        f->init(tot);
-        f->prefix(c, acc, jb + k0 * T, e);
-        f->prefix(c, tot, jb + k0 * T, e);
+        memcpy(q.acc, q.pt, ssz);
+        f->init(q.tot);
+        f->prefix(c, q.acc, jb + k0 * T, e);
+        f->prefix(c, q.tot, jb + k0 * T, e);
         if (j == 0) { /* block 0: windows from the stream's start (clipped with --partial) are prefixes */
-            emit_span(c, f, jb, e, eb, NULL, 0, pt, acc, tot);
+            emit_span(c, f, jb, e, eb, NULL, 0, &q);
             e = eb;
             continue;
         }
@@ -229,20 +262,27 @@ static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi
         if (e < eB) {
             /* starts [sa, sb) in block j-1, as offsets from its start pb (which may lie before
              * in[0]: local positions are pb + offset, modulo 2^64). For their tiles m0..m1: ST past
-             * tile m into rbuf[2(m - m0)], tile m's total into rbuf[2(m - m0) + 1]. */
+             * tile m into rbuf[2(m - m0)], ST from tile m on into rbuf[2(m - m0) + 1] (where tile m
+             * is wholly in memory). */
             const size_t pb = jb - W, oa = e + 1 - jb, ob = eB + 1 - jb; /* = sa - pb, sb - pb */
-            const size_t m0 = oa / T, m1 = (ob - 1) / T, M = (W + T - 1) / T;
+            const size_t m0 = oa / T, m1 = (ob - 1) / T;
             f->init(st);
+            f->init(stg);
+            f->init(sr);
             for (size_t m = M; m-- > m0;) {
                 const size_t q1 = (m + 1) * T < W ? (m + 1) * T : W;
                 _Alignas(16) char t2[GS_ROLL_STATE_MAX];
                 f->init(t2);
                 if (m * T >= oa) f->prefix(c, t2, pb + m * T, pb + q1); /* a tile wholly in memory */
-                if (m <= m1) {
-                    memcpy(ws->rbuf + 2 * (m - m0) * ssz, st, ssz);
-                    memcpy(ws->rbuf + (2 * (m - m0) + 1) * ssz, t2, ssz);
+                if (m <= m1) memcpy(ws->rbuf + 2 * (m - m0) * ssz, st, ssz);
+                f->merge(sr, t2, sr);
+                if (gs_roll_st_rebased(m, M)) f->merge(st, sr, stg); /* a group's first tile, not the last group's */
+                else f->merge(st, t2, st);
+                if (m % GS_ROLL_GROUP == 0) { /* ST past the group before */
+                    memcpy(stg, st, ssz);
+                    f->init(sr);
                 }
-                if (m > m0) f->merge(st, t2, st);
+                if (m <= m1) memcpy(ws->rbuf + (2 * (m - m0) + 1) * ssz, st, ssz);
             }
             for (size_t m = m0; m <= m1; m++) {
                 const size_t t1 = (m + 1) * T < W ? (m + 1) * T : W;
@@ -251,11 +291,11 @@ static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi
                 const char *rst = ws->rbuf + 2 * (m - m0) * ssz;
                 memcpy(s2, rst, ssz);
                 f->suffix(c, s2, lo, q1, ws->sbuf);
-                if (lo == pb + m * T) f->merge(ws->sbuf, rst + ssz, rst); /* a tile's start: its total (+) ST past it */
-                emit_span(c, f, jb, lo + W - 1, hi + W - 1, ws->sbuf, lo + W - 1, pt, acc, tot);
+                if (lo == pb + m * T) memcpy(ws->sbuf, rst + ssz, ssz); /* a tile's start: ST from it */
+                emit_span(c, f, jb, lo + W - 1, hi + W - 1, ws->sbuf, lo + W - 1, &q);
             }
         }
-        if (eB < eb) emit_span(c, f, jb, eB, eb, NULL, 0, pt, acc, tot);
+        if (eB < eb) emit_span(c, f, jb, eB, eb, NULL, 0, &q);
         e = eb;
     }
 }

@@ -208,28 +208,44 @@ static void rf_tile1(const rf_ctx *c, int64_t jb, int64_t k, int64_t ea, int64_t
     }
 }
 
+/* The two chains of a block's totals tot[0..M) in the sweep's order (rolling_cpu.c): PT into
+ * pt[0..M], ST into st[0..M], on one family's member X (not the union copied whole) with its
+ * merge MERGE and identity I; SL, SR and the group's PT and ST as they go. */
+#define RF_CHAINS(X, I, MERGE)                                                                              \
+    do {                                                                                                    \
+        pt[0].X = I, st[M].X = I;                                                                           \
+        __typeof__(I) sl = I, ptg = I, sr = I, stg = I;                                                     \
+        for (int64_t k = 0; k < M; k++) {                                                                   \
+            const int64_t m = M - 1 - k;                                                                    \
+            sl = MERGE(sl, tot[k].X);                                                                       \
+            if (gs_roll_pt_rebased((uint64_t)(k + 1), (uint64_t)M)) pt[k + 1].X = ptg = MERGE(ptg, sl), sl = I; \
+            else pt[k + 1].X = MERGE(pt[k].X, tot[k].X);                                                    \
+            sr = MERGE(totb[m].X, sr);                                                                      \
+            if (gs_roll_st_rebased((uint64_t)m, (uint64_t)M)) st[m].X = MERGE(sr, stg);                     \
+            else st[m].X = MERGE(totb[m].X, st[m + 1].X);                                                   \
+            if (m % (int64_t)GS_ROLL_GROUP == 0) stg = st[m].X, sr = I; /* a group's first tile */        \
+        }                                                                                                   \
+    } while (0)
+
 /* PT (before each tile) of rows 1..nb, ST (from each tile on) of rows 0..nb-1: the two chains of a
  * pair of rows side by side. */
 static void rf_chains(const rf_ctx *c, int64_t nb)
 {
     const int64_t R = c->M + 1, M = c->M;
+    gs_rs_var iv;
+    gs_rs_sumf is;
+    gs_rs_var_init(&iv);
+    gs_rs_sumf_init(&is);
     for (int64_t r = 1; r <= nb; r++) {
         const rf_st *tot = c->tot + r * R, *totb = c->tot + (r - 1) * R;
         rf_st *pt = c->pt + r * R, *st = c->st + (r - 1) * R;
         rf_init(c->var, &pt[0]);
         rf_init(c->var, &st[M]);
-        if (c->var) /* one family's member, not the union copied whole */
-            for (int64_t k = 0; k < M; k++) {
-                pt[k + 1].v = gs_rs_var_merge(pt[k].v, tot[k].v);
-                st[M - 1 - k].v = gs_rs_var_merge(totb[M - 1 - k].v, st[M - k].v);
-            }
-        else
-            for (int64_t k = 0; k < M; k++) {
-                pt[k + 1].s = gs_rs_sumf_merge(pt[k].s, tot[k].s);
-                st[M - 1 - k].s = gs_rs_sumf_merge(totb[M - 1 - k].s, st[M - k].s);
-            }
+        if (c->var) RF_CHAINS(v, iv, gs_rs_var_merge);
+        else RF_CHAINS(s, is, gs_rs_sumf_merge);
     }
 }
+#undef RF_CHAINS
 
 /* The ends of the slab of nb blocks from local jb in [ea, eb): tiles of ends a lane count at a time
  * where all their ends are in range (whole tiles, and the blocks' last tiles apart), the others

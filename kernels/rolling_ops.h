@@ -21,6 +21,16 @@
  * order (rolling_cpu.c says how), so that the GPU computes each tile on its own thread and still
  * gives the CPU's bits. */
 #define GS_ROLL_TILE ((size_t)32)
+/* Tiles per group: a block's chains of tile totals run in two levels, over groups of this many
+ * tiles and inside each group from the group's edge (rolling_cpu.c says how), so that the GPU's
+ * longest chain is W / 1024 merges rather than W / 32. */
+#define GS_ROLL_GROUP ((size_t)32)
+/* Whether PT before tile k of a block of M tiles is rebased (PT a group before (+) that group's
+ * left total) rather than PT before tile k - 1 (+) tile k - 1's total; whether ST from tile m on is
+ * rebased (its group's right total (+) ST past the group) rather than tile m's total (+) ST from
+ * m + 1. Neither is within the first and the last group. */
+GS_HD int gs_roll_pt_rebased(uint64_t k, uint64_t M) { return k % GS_ROLL_GROUP == 0 && k > 0 && k < M; }
+GS_HD int gs_roll_st_rebased(uint64_t m, uint64_t M) { return m % GS_ROLL_GROUP == 0 && m + GS_ROLL_GROUP < M; }
 
 /* a product never contracted into an FMA with the sum it feeds */
 GS_HD double gs_rs_mul(double a, double b)
@@ -183,32 +193,17 @@ GS_HD void gs_rs_var_add(gs_rs_var *a, double x)
     a->n++;
     gs_rs_var_step(&a->mean, &a->ml, &a->m2, x, 1.0 / (double)a->n);
 }
-/* Chan's merge with its factors given: fb = b.n / (a.n + b.n) and nafb = a.n * fb, as
- * gs_rs_var_fb makes them from the counts (a chain of merges makes them apart from the chain's
- * dependent steps: rs_chain_w); any factors where a count is 0 */
-GS_HD gs_rs_var gs_rs_var_merge_f(gs_rs_var a, gs_rs_var b, double fb, double nafb)
+GS_HD gs_rs_var gs_rs_var_merge(gs_rs_var a, gs_rs_var b)
 {
     if (a.n == 0) return b;
     if (b.n == 0) return a;
     gs_rs_var r;
     r.n = a.n + b.n;
-    const double d = gs_rs_var_d(a.mean, a.ml, b.mean, b.ml);
+    const double d = gs_rs_var_d(a.mean, a.ml, b.mean, b.ml), fb = (double)b.n / (double)r.n;
     r.mean = a.mean, r.ml = a.ml;
     gs_rs_dd_add(&r.mean, &r.ml, GS_DMUL(d, fb));
-    r.m2 = gs_rs_var_m2(a.m2, b.m2, d, nafb);
+    r.m2 = gs_rs_var_m2(a.m2, b.m2, d, GS_DMUL((double)a.n, fb));
     return r;
-}
-/* the factors of merging a state of an values with one of bn values (both > 0) */
-GS_HD void gs_rs_var_fb(uint64_t an, uint64_t bn, double *fb, double *nafb)
-{
-    *fb = (double)bn / (double)(an + bn);
-    *nafb = GS_DMUL((double)an, *fb);
-}
-GS_HD gs_rs_var gs_rs_var_merge(gs_rs_var a, gs_rs_var b)
-{
-    double fb = 0.0, nafb = 0.0;
-    if (a.n != 0 && b.n != 0) gs_rs_var_fb(a.n, b.n, &fb, &nafb);
-    return gs_rs_var_merge_f(a, b, fb, nafb);
 }
 GS_HD double gs_rs_var_value(gs_rs_var a, int ddof) { return gs_rs_var_val(a.m2, (double)a.n - (double)ddof); }
 

@@ -8,11 +8,12 @@
  *         states (rolling_ops.h), three kernels:
  *           rs_tot_k    one thread per tile wholly in memory: its total (its values folded left to
  *                       right from the identity)
- *           rs_chain_k  one thread per block: PT before each tile (totals merged left to right) where
- *                       the block starts in memory, ST from each tile on (merged right to left) where
- *                       it ends in memory; rs_chain_w the same merges a warp per chain, from
- *                       RS_CHAIN_WARP tiles a block (32 totals read at once, the next 32 meanwhile,
- *                       broadcast lane by lane)
+ *           rs_chain_k  one thread per block of at most GS_ROLL_GROUP tiles: PT before each tile
+ *                       (totals merged left to right) where the block starts in memory, ST from each
+ *                       tile on (merged right to left) where it ends in memory; with more tiles the
+ *                       chains in two levels (rolling_cpu.c's order): rs_grp_k each group's totals
+ *                       (a thread a group), rs_sup_k the chain over a block's groups (a thread a
+ *                       block), rs_fin_k each group's tiles from its group's PT and ST
  *           rs_out_k    one thread per tile of outputs: the suffixes of the same tile of the
  *                       block before (folded from its end: checkpoints, then a group of RS_G at a
  *                       time again from its checkpoint, in shared memory), then the prefix left to
@@ -30,7 +31,7 @@
  *           rs_out_warp_k  W > 1024: 32 tiles, their PT, ST and totals from the kernels above
  *         The f64 sum and var families with windows of a few values (rolling_vhgw_short.cuh):
  *           rs_out_short_k each end inside the chunk on its own, its W values from shared memory
- * Work is O(1) per element for any W; the chains are W/32 merges per block, sequential. Every
+ * Work is O(1) per element for any W; the longest sequential chain is W/1024 merges (and 32). Every
  * family's kernels are templates over its state (rolling_vhgw.cuh, F below). */
 #include "gpu_common.cuh"
 #include "kernels_gpu.h"
@@ -41,27 +42,15 @@
 #include <string.h>
 #include <type_traits>
 
-/* tiles a block from which each chain takes a warp (below: a thread) */
-#define RS_CHAIN_WARP 64
-
 /* ---- host side ------------------------------------------------------------------------------------ */
+/* the scratch of rs_family: tile totals, PT and ST a tile slot; SL, SR, PT and ST a group slot (the
+ * slot counts of rs_grid at the largest chunk), each array of states of at most 32 bytes */
 extern "C" size_t gs_rolling_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t m_max)
 {
     if (p->window <= RS_T) return 0;
-    const uint64_t nslots = (m_max / p->window + 2) * ((p->window + RS_T - 1) / RS_T < m_max / RS_T + 2
-                                                          ? (p->window + RS_T - 1) / RS_T : m_max / RS_T + 2);
-    return (size_t)(3 * nslots * 32 + 3 * 256); /* three arrays of states of at most 32 bytes */
-}
-
-/* ---- the chains, a warp per block and direction ------------------------------------------------ */
-template <class S> __device__ __forceinline__ S rs_shfl(const S &v, int src)
-{
-    unsigned long long w[sizeof(S) / 8];
-    memcpy(w, &v, sizeof v);
-    for (int k = 0; k < (int)(sizeof(S) / 8); k++) w[k] = __shfl_sync(0xffffffffu, w[k], src);
-    S r;
-    memcpy(&r, w, sizeof r);
-    return r;
+    const uint64_t M = (p->window + RS_T - 1) / RS_T, nb = m_max / p->window + 2;
+    const uint64_t kspan = M < m_max / RS_T + 2 ? M : m_max / RS_T + 2, gspan = (kspan + RS_GR - 1) / RS_GR + 1;
+    return (size_t)(3 * nb * kspan * 32 + 4 * nb * gspan * 32 + 7 * 256);
 }
 
 /* a sum's (s, c) from lane src (its n is not needed where this is used) */
@@ -72,125 +61,6 @@ __device__ __forceinline__ gs_rs_sumf rs_shfl_sum(const gs_rs_sumf &v, int src)
     r.c = __shfl_sync(0xffffffffu, v.c, src);
     r.n = 0;
     return r;
-}
-
-/* step(0) .. step(nk - 1), unrolled where nk is a whole warp's 32 (the broadcasts then load ahead) */
-template <class Step> __device__ __forceinline__ void rs_steps(int nk, const Step &step)
-{
-    if (nk == 32) {
-#pragma unroll
-        for (int i = 0; i < 32; i++) step(i);
-    } else {
-        for (int i = 0; i < nk; i++) step(i);
-    }
-}
-
-/* Families whose merge takes factors from the two counts (var: Chan's b.n / n and a.n b.n / n, a
- * division): in a chain the counts before each step are known ahead, so each lane makes its own
- * step's factors at once and the chain's dependent steps do no division (the same factors, so the
- * same bits). */
-template <class F> struct RsFactors { static constexpr bool on = false; };
-template <> struct RsFactors<RsVar> { static constexpr bool on = true; };
-
-/* the sum of v over the lanes below this one */
-__device__ __forceinline__ uint64_t rs_below(uint64_t v, int lane)
-{
-    uint64_t inc = v;
-    for (int o = 1; o < 32; o <<= 1) {
-        const uint64_t u = __shfl_up_sync(0xffffffffu, (unsigned long long)inc, o);
-        if (lane >= o) inc += u;
-    }
-    return inc - v;
-}
-/* the factors of this lane's step of a chain whose state a holds the counts before the group's
- * first step and `below` those of the group's steps before it: a (+) t, or with right t (+) a */
-template <class F>
-__device__ __forceinline__ void rs_factors(const typename F::S &a, const typename F::S &t, uint64_t below, int right,
-                                           double *fb, double *nafb)
-{
-    const uint64_t an = a.n + below;
-    *fb = 0.0, *nafb = 0.0; /* a count of 0: the merge returns the other state */
-    if (an != 0 && t.n != 0) {
-        if (right) gs_rs_var_fb(t.n, an, fb, nafb);
-        else gs_rs_var_fb(an, t.n, fb, nafb);
-    }
-}
-
-/* rs_chain_k's merges in its order, for long chains (many tiles a block): warp 2 jj + d of the
- * launch takes block jj's PT (d = 0) or ST (d = 1). The warp reads 32 totals at once, every lane
- * runs the whole chain on them (broadcast from lane i at step i: the same merges in the same
- * order, so the same bits), and lane i keeps step i's state to write. */
-template <class F>
-__global__ void rs_chain_w(RsGrid g, const typename F::S *__restrict__ tot, typename F::S *__restrict__ pt,
-                           typename F::S *__restrict__ st)
-{
-    typedef typename F::S S;
-    const uint64_t w = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
-    const int lane = (int)(threadIdx.x % 32);
-    const uint64_t jj = w / 2;
-    if (jj >= g.nb || (jj >= g.skip_lo && jj < g.skip_hi)) return; /* the whole warp */
-    const int64_t jb = rs_jb(g, jj);
-    const uint64_t kb = rs_kb(g, jj), row = jj * g.kspan;
-    S a, mine, t;
-    F::init(&a);
-    F::init(&t);
-    if (w % 2 == 0) {
-        if (jb < 0) return;
-        const uint64_t kend = kb + g.kspan < g.M ? kb + g.kspan : g.M;
-        if (lane < kend) t = tot[row + lane];
-        for (uint64_t k0 = 0; k0 < kend; k0 += 32) {
-            const S cur = t;
-            if (k0 + 32 + lane < kend) t = tot[row + k0 + 32 + lane]; /* the next 32, loaded meanwhile */
-            const int nk = kend - k0 < 32 ? (int)(kend - k0) : 32;
-            if constexpr (RsFactors<F>::on) {
-                double fb, nafb; /* this lane's step: the chain's state (+) this lane's total */
-                rs_factors<F>(a, cur, rs_below(cur.n, lane), 0, &fb, &nafb);
-                const auto step = [&](int i) {
-                    if (lane == i) mine = a;
-                    a = F::merge_f(a, rs_shfl(cur, i), __shfl_sync(0xffffffffu, fb, i), __shfl_sync(0xffffffffu, nafb, i));
-                };
-                rs_steps(nk, step);
-            } else {
-                const auto step = [&](int i) {
-                    if (lane == i) mine = a;
-                    a = F::merge(a, rs_shfl(cur, i));
-                };
-                rs_steps(nk, step);
-            }
-            if (lane < nk) pt[row + k0 + lane] = mine;
-        }
-    } else {
-        if (jb + (int64_t)g.W > (int64_t)g.m) return;
-        /* tiles wholly in memory: k from kmin up */
-        uint64_t kmin = kb;
-        if (jb < 0) {
-            const uint64_t need = (uint64_t)(-jb + (int64_t)RS_T - 1) / RS_T;
-            if (need > kmin) kmin = need;
-        }
-        if (g.M > kmin && lane < g.M - kmin) t = tot[row + g.M - 1 - lane - kb];
-        for (uint64_t khi = g.M; khi > kmin;) {
-            const int nk = khi - kmin < 32 ? (int)(khi - kmin) : 32;
-            const S cur = t;
-            if (khi - nk > kmin && lane < khi - nk - kmin) t = tot[row + khi - nk - 1 - lane - kb]; /* the next 32 */
-            if constexpr (RsFactors<F>::on) {
-                double fb, nafb; /* this lane's step: this lane's total (+) the chain's state */
-                rs_factors<F>(a, cur, rs_below(cur.n, lane), 1, &fb, &nafb);
-                const auto step = [&](int i) {
-                    a = F::merge_f(rs_shfl(cur, i), a, __shfl_sync(0xffffffffu, fb, i), __shfl_sync(0xffffffffu, nafb, i));
-                    if (lane == i) mine = a;
-                };
-                rs_steps(nk, step);
-            } else {
-                const auto step = [&](int i) {
-                    a = F::merge(rs_shfl(cur, i), a);
-                    if (lane == i) mine = a;
-                };
-                rs_steps(nk, step);
-            }
-            if (lane < nk) st[row + khi - 1 - lane - kb] = mine;
-            khi -= nk;
-        }
-    }
 }
 
 /* rolling_vhgw_warp.cuh's steps, a warp for 32 slots from g.fast_lo on; RS_WARP_SMEM bytes */
@@ -288,16 +158,25 @@ static int rs_family(const RsGrid &g0, const T *in, char *scratch, const gs_rs_c
     if constexpr (RsShort<F>::wmax > 0 && std::is_same<T, double>::value) rs_short_range(&g, &cols, RsShort<F>::wmax);
     typedef typename F::S S;
     const int threads = 128;
-    const size_t arr = gs_align_up(g.nslots * sizeof(S), 256);
+    const size_t arr = gs_align_up(g.nslots * sizeof(S), 256), garr = gs_align_up(g.ngslots * sizeof(S), 256);
     S *tot = (S *)scratch, *pt = (S *)(scratch + arr), *stx = (S *)(scratch + 2 * arr);
+    S *sl = (S *)(scratch + 3 * arr), *sr = (S *)(scratch + 3 * arr + garr);
+    S *ptg = (S *)(scratch + 3 * arr + 2 * garr), *stg = (S *)(scratch + 3 * arr + 3 * garr);
     if (g.M > 1) {
         rs_tot_k<F, T><<<(unsigned)gs_cdiv(g.nslots, threads), threads, 0, s>>>(g, in, tot);
         GS_LAUNCH_CHECK(st);
-        if (g.M >= RS_CHAIN_WARP) /* a warp per chain */
-            rs_chain_w<F><<<(unsigned)gs_cdiv(g.nb * 2 * 32, threads), threads, 0, s>>>(g, tot, pt, stx);
-        else
+        if (g.M <= RS_GR) { /* one group: the plain chains */
             rs_chain_k<F><<<(unsigned)gs_cdiv(g.nb, threads), threads, 0, s>>>(g, tot, pt, stx);
-        GS_LAUNCH_CHECK(st);
+            GS_LAUNCH_CHECK(st);
+        } else {
+            const unsigned gb = (unsigned)gs_cdiv(g.ngslots, threads);
+            rs_grp_k<F><<<gb, threads, 0, s>>>(g, tot, sl, sr);
+            GS_LAUNCH_CHECK(st);
+            rs_sup_k<F><<<(unsigned)gs_cdiv(g.nb, threads), threads, 0, s>>>(g, sl, sr, ptg, stg);
+            GS_LAUNCH_CHECK(st);
+            rs_fin_k<F><<<gb, threads, 0, s>>>(g, tot, ptg, stg, sr, pt, stx);
+            GS_LAUNCH_CHECK(st);
+        }
     }
     const unsigned blocks = (unsigned)gs_cdiv(g.nslots, RS_OUT_THREADS);
     rs_out_k<F, T><<<blocks, RS_OUT_THREADS, rs_out_smem<S>(g.W), s>>>(g, in, pt, stx, tot, cols);

@@ -12,6 +12,7 @@
 #define RS_T ((uint64_t)GS_ROLL_TILE)
 #define RS_G 8                      /* values a thread loads at once; the suffix groups of rs_out_k */
 #define RS_CK ((int)(RS_T / RS_G))
+#define RS_GR ((uint64_t)GS_ROLL_GROUP)
 
 /* ---- the families on the device (as rolling_cpu.c's ROLL_STEPS rows) ------------------------------ */
 template <class T> __device__ __forceinline__ int64_t rs_kmin(T x) { return (int64_t)x; }
@@ -48,7 +49,6 @@ struct RsVar {
     template <class T> static __device__ void add(S *a, T x, uint64_t) { gs_rs_var_add(a, (double)x); }
     template <class T> static __device__ void addl(S *a, T x, uint64_t) { gs_rs_var_add(a, (double)x); }
     static __device__ S merge(S a, S b) { return gs_rs_var_merge(a, b); }
-    static __device__ S merge_f(S a, S b, double fb, double nafb) { return gs_rs_var_merge_f(a, b, fb, nafb); }
     static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_var(c, r, a); }
 };
 struct RsCnt {
@@ -89,6 +89,7 @@ enum {
 };
 struct RsGrid {
     uint64_t base, W, M, m, first, j_lo, nb, kspan, kb0, nslots;
+    uint64_t gspan, ngslots; /* group slots a block (those its tile slots touch) and in all */
     uint64_t fast_lo, fast_hi; /* slots rs_out_k leaves to the path `fast` (RS_FAST_*) */
     uint64_t skip_lo, skip_hi; /* blocks whose totals and chains no kernel reads (the fused path's own) */
     int skip, fast;
@@ -186,6 +187,112 @@ __global__ void rs_chain_k(RsGrid g, const typename F::S *__restrict__ tot, type
         for (uint64_t k = g.M; k-- > kb;) {
             if (jb + (int64_t)(k * RS_T) < 0) break; /* not wholly in memory */
             a = F::merge(tot[row + k - kb], a);
+            st[row + k - kb] = a;
+        }
+    }
+}
+
+/* The chains of blocks of more than RS_GR tiles, in rolling_cpu.c's two levels: the groups of a
+ * block side by side, the chain over its groups alone in order. Group slot jj * gspan + gi is
+ * group rs_g0(jj) + gi of block j_lo + jj; a group's tiles are those of its slots. */
+__device__ __forceinline__ uint64_t rs_g0(const RsGrid &g, uint64_t jj) { return rs_kb(g, jj) / RS_GR; }
+/* the lowest tile of block jj wholly in memory */
+__device__ __forceinline__ uint64_t rs_kmin(const RsGrid &g, uint64_t jj)
+{
+    const int64_t jb = rs_jb(g, jj);
+    uint64_t kmin = rs_kb(g, jj);
+    if (jb < 0) {
+        const uint64_t need = (uint64_t)(-jb + (int64_t)RS_T - 1) / RS_T;
+        if (need > kmin) kmin = need;
+    }
+    return kmin;
+}
+
+/* each group's left total SL (its tiles' totals merged left to right from the identity) and right
+ * total SR (right to left), a thread a group slot; meaningful where all its tiles are in memory */
+template <class F>
+__global__ void rs_grp_k(RsGrid g, const typename F::S *__restrict__ tot, typename F::S *__restrict__ sl,
+                         typename F::S *__restrict__ sr)
+{
+    const uint64_t gs = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    if (gs >= g.ngslots) return;
+    const uint64_t jj = gs / g.gspan, gr = rs_g0(g, jj) + gs % g.gspan, kb = rs_kb(g, jj), row = jj * g.kspan;
+    const uint64_t lo = gr * RS_GR > kb ? gr * RS_GR : kb, ke = (gr + 1) * RS_GR < g.M ? (gr + 1) * RS_GR : g.M;
+    const uint64_t hi = ke < kb + g.kspan ? ke : kb + g.kspan;
+    typename F::S a, b;
+    F::init(&a);
+    F::init(&b);
+    for (uint64_t k = lo; k < hi; k++) a = F::merge(a, tot[row + k - kb]);
+    for (uint64_t k = hi; k-- > lo;) b = F::merge(tot[row + k - kb], b);
+    sl[gs] = a;
+    sr[gs] = b;
+}
+
+/* the chain over block jj's groups, a thread a block: ptg[gs] = PT at the group's first tile (where
+ * the block starts in memory), stg[gs] = ST past the group (where it ends in memory: the identity
+ * past the last group, whose ST is its plain chain, so SR of the last group, then SR (+) ST past) */
+template <class F>
+__global__ void rs_sup_k(RsGrid g, const typename F::S *__restrict__ sl, const typename F::S *__restrict__ sr,
+                         typename F::S *__restrict__ ptg, typename F::S *__restrict__ stg)
+{
+    const uint64_t jj = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    if (jj >= g.nb || (jj >= g.skip_lo && jj < g.skip_hi)) return;
+    const int64_t jb = rs_jb(g, jj);
+    const uint64_t g0 = rs_g0(g, jj), row = jj * g.gspan, kb = rs_kb(g, jj);
+    typename F::S a;
+    if (jb >= 0) {
+        const uint64_t kend = kb + g.kspan < g.M ? kb + g.kspan : g.M;
+        F::init(&a);
+        for (uint64_t gr = g0; gr * RS_GR < kend; gr++) {
+            ptg[row + gr - g0] = a;
+            a = F::merge(a, sl[row + gr - g0]);
+        }
+    }
+    if (jb + (int64_t)g.W <= (int64_t)g.m) {
+        const uint64_t last = (g.M - 1) / RS_GR, kmin = rs_kmin(g, jj);
+        F::init(&a);
+        stg[row + last - g0] = a;
+        if (last * RS_GR < kmin) return; /* the last group not wholly in memory: nothing past it is needed */
+        a = sr[row + last - g0];
+        for (uint64_t gr = last; gr-- > g0;) {
+            stg[row + gr - g0] = a;
+            if (gr * RS_GR < kmin) break; /* not wholly in memory */
+            a = F::merge(sr[row + gr - g0], a);
+        }
+    }
+}
+
+/* each group's tiles' PT (from PT at its first tile, left to right) and ST (from ST past it, right
+ * to left; at a rebased first tile SR (+) ST past the group), a thread a group slot */
+template <class F>
+__global__ void rs_fin_k(RsGrid g, const typename F::S *__restrict__ tot, const typename F::S *__restrict__ ptg,
+                         const typename F::S *__restrict__ stg, const typename F::S *__restrict__ sr,
+                         typename F::S *__restrict__ pt, typename F::S *__restrict__ st)
+{
+    const uint64_t gs = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    if (gs >= g.ngslots) return;
+    const uint64_t jj = gs / g.gspan;
+    if (jj >= g.skip_lo && jj < g.skip_hi) return;
+    const uint64_t gr = rs_g0(g, jj) + gs % g.gspan, kb = rs_kb(g, jj), row = jj * g.kspan;
+    const uint64_t kend = kb + g.kspan < g.M ? kb + g.kspan : g.M;
+    const uint64_t lo = gr * RS_GR > kb ? gr * RS_GR : kb, ke = (gr + 1) * RS_GR < g.M ? (gr + 1) * RS_GR : g.M;
+    const uint64_t hi = ke < kend ? ke : kend;
+    if (lo >= hi) return;
+    const int64_t jb = rs_jb(g, jj);
+    typename F::S a;
+    if (jb >= 0) {
+        a = ptg[gs];
+        for (uint64_t k = lo; k < hi; k++) {
+            pt[row + k - kb] = a;
+            a = F::merge(a, tot[row + k - kb]);
+        }
+    }
+    if (jb + (int64_t)g.W <= (int64_t)g.m) {
+        const uint64_t kmin = rs_kmin(g, jj);
+        a = stg[gs];
+        for (uint64_t k = hi; k-- > lo;) {
+            if (k < kmin) break; /* not wholly in memory */
+            a = gs_roll_st_rebased(k, g.M) ? F::merge(sr[gs], stg[gs]) : F::merge(tot[row + k - kb], a);
             st[row + k - kb] = a;
         }
     }
@@ -314,9 +421,9 @@ __global__ void rs_out_k(RsGrid g, const T *__restrict__ in, const typename F::S
             const bool last = e == t1 - 1;
             if (!first_block && !last && rg == 0 && e != ea) rs_group<F>(g, in, sm, r / RS_G, qt, q1, lo, stnext);
             if (!(F::skips && g.skip && x != x)) F::add(&acc, x, g.base + (uint64_t)e);
-            /* a tile's last end: PT of the tile, PT before it (+) its total; with one tile a block
+            /* a tile's last end: PT of the next tile (PT before it (+) its total, unless rebased); with one tile a block
              * the prefix itself (the identity (+) a total gives every row the same value) */
-            const S p = last && multi ? F::merge(before, tots[slot]) : acc;
+            const S p = !(last && multi) ? acc : gs_roll_pt_rebased(k + 1, g.M) ? pt[slot + 1] : F::merge(before, tots[slot]);
             S w;
             if (first_block) w = p;
             else if (last) w = has_next ? F::merge(stnext, p) : p;
@@ -341,6 +448,8 @@ static inline void rs_grid(const gs_minmax_params *p, uint64_t m, uint64_t first
     const uint64_t span = m / RS_T + 2;
     g->kspan = g->M < span ? g->M : span;
     g->nslots = g->nb * g->kspan;
+    g->gspan = (g->kspan + RS_GR - 1) / RS_GR + 1;
+    g->ngslots = g->nb * g->gspan;
     g->fast_lo = g->fast_hi = g->skip_lo = g->skip_hi = 0;
     g->fast = RS_FAST_NONE;
     g->skip = p->skip_nan;

@@ -4,8 +4,8 @@
 # where a GPU answers:
 #   - every type; windows 1, 2, 31, 32, 33, 100, 1000, 70001 and W > n; --partial, --skip-nan with
 #     --min-periods, --ddof 0; NaN/inf in the data; every aggregate; chunks that split windows and
-#     tiles (--chunk 1K, 1M, the default); --skip-nan at W = 70001 (the var chain's counts off
-#     multiples of a tile, a warp a chain); a chain (compact then rolling); csv output; the f64 sum
+#     tiles (--chunk 1K, 1M, the default); --skip-nan at W = 70001 (the two-level chains with counts off
+#     multiples of a tile); a chain (compact then rolling); csv output; the f64 sum
 #     and mean alone (their warp paths) at the same windows and chunks; windows of a few values of the
 #     f64 sum and var families (their short path), alone and together, in chunks, with --skip-nan
 #   - n > 2^32 (ROLLING_BIG=0 skips it): argmax positions past 2^32 and sums, 4.3e9 f32 from gen
@@ -55,7 +55,7 @@ done
 for t in f64 f32; do
     same "$t --skip-nan --partial --min-periods 5 W=64" rolling -w 64 --skip-nan --partial --min-periods 5 --agg $ALL -t $t "$T/x.$t" "$T/o.raw"
     same "$t --skip-nan W=1000 --ddof 0" rolling -w 1000 --skip-nan --ddof 0 --agg $ALL -t $t "$T/x.$t" "$T/o.raw"
-    same "$t --skip-nan W=70001 mean,var,std (long chains, counts off multiples of a tile)" rolling -w 70001 --skip-nan --agg mean,var,std -t $t "$T/x.$t" "$T/o.raw"
+    same "$t --skip-nan W=70001 mean,var,std (two-level chains, counts off multiples of a tile)" rolling -w 70001 --skip-nan --agg mean,var,std -t $t "$T/x.$t" "$T/o.raw"
     same "$t --out-type f32 mean,std" rolling -w 500 --agg mean,std --out-type f32 -t $t "$T/x.$t" "$T/o.raw"
     same "$t csv" rolling -w 77 --agg mean,count,argmin -t $t "$T/x.$t" "$T/o.csv"
 done

@@ -42,6 +42,7 @@ template <class K> static void launch(uint64_t n, K k)
 }
 
 static int nwarp_slots, nfuse_blocks, nshort_ends; /* what the warp and short paths took, over every case */
+static uint64_t ngroup_blocks; /* blocks whose chains ran in two levels (more than RS_GR tiles) */
 
 /* rs_out_short_k of rolling_vhgw.cu, on the host: each step for every thread of a launch block
  * before the next (rs_short_launch's choice of W too) */
@@ -127,9 +128,17 @@ static void emu_family(const RsGrid &g0, const T *in, const gs_rs_cols &cols)
     S poison; /* what no kernel writes (the blocks the fused warp path skips) must not be read */
     memset(&poison, 0xff, sizeof poison);
     std::vector<S> tot(g.nslots + 1, poison), pt(g.nslots + 1, poison), st(g.nslots + 1, poison);
+    std::vector<S> sl(g.ngslots + 1, poison), sr(g.ngslots + 1, poison), ptg(g.ngslots + 1, poison), stg(g.ngslots + 1, poison);
     if (g.M > 1) {
         launch(g.nslots, [&] { rs_tot_k<F, T>(g, in, tot.data()); });
-        launch(g.nb, [&] { rs_chain_k<F>(g, tot.data(), pt.data(), st.data()); });
+        if (g.M <= RS_GR) {
+            launch(g.nb, [&] { rs_chain_k<F>(g, tot.data(), pt.data(), st.data()); });
+        } else { /* the chains in two levels */
+            launch(g.ngslots, [&] { rs_grp_k<F>(g, tot.data(), sl.data(), sr.data()); });
+            launch(g.nb, [&] { rs_sup_k<F>(g, sl.data(), sr.data(), ptg.data(), stg.data()); });
+            launch(g.ngslots, [&] { rs_fin_k<F>(g, tot.data(), ptg.data(), stg.data(), sr.data(), pt.data(), st.data()); });
+            ngroup_blocks += g.nb;
+        }
     }
     launch(g.nslots, [&] { rs_out_k<F, T>(g, in, pt.data(), st.data(), tot.data(), cols); });
     if constexpr (RsShort<F>::wmax > 0 && std::is_same<T, double>::value)
@@ -295,6 +304,9 @@ int main()
     if (nwarp_slots > 5000 && nfuse_blocks > 10000)
         printf("PASS the warp paths ran (%d tiles a warp of 32, %d blocks fused)\n", nwarp_slots, nfuse_blocks);
     else printf("FAIL the warp paths ran on %d tiles and %d blocks only\n", nwarp_slots, nfuse_blocks), nfail++;
+    /* blocks of more than a group of tiles ran their chains in two levels */
+    if (ngroup_blocks > 100) printf("PASS the two-level chains ran (%llu blocks)\n", (unsigned long long)ngroup_blocks);
+    else printf("FAIL the two-level chains ran on %llu blocks only\n", (unsigned long long)ngroup_blocks), nfail++;
     /* the f64 sum and var families of windows under 32 took the short path on most of their ends */
     if (nshort_ends > 1000000) printf("PASS the short path ran (%d ends)\n", nshort_ends);
     else printf("FAIL the short path ran on %d ends only\n", nshort_ends), nfail++;
