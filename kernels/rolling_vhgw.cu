@@ -13,7 +13,8 @@
  *                       tile on (merged right to left) where it ends in memory; with more tiles the
  *                       chains in two levels (rolling_cpu.c's order): rs_grp_k each group's totals
  *                       (a thread a group), rs_sup_k the chain over a block's groups (a thread a
- *                       block), rs_fin_k each group's tiles from its group's PT and ST
+ *                       block), rs_fin_k each group's tiles from its group's PT and ST, and after
+ *                       the rows rs_fix_k the last end before each rebased PT
  *           rs_out_k    one thread per tile of outputs: the suffixes of the same tile of the
  *                       block before (folded from its end: checkpoints, then a group of RS_G at a
  *                       time again from its checkpoint, in shared memory), then the prefix left to
@@ -203,6 +204,10 @@ static int rs_family(const RsGrid &g0, const T *in, char *scratch, const gs_rs_c
                 g, in, (const gs_rs_sumf *)pt, (const gs_rs_sumf *)stx, (const gs_rs_sumf *)tot, (double *)cols.out, mean);
             GS_LAUNCH_CHECK(st);
         }
+    }
+    if (g.M > RS_GR) { /* after every row: the last ends before a rebased PT */
+        rs_fix_k<F><<<(unsigned)gs_cdiv(g.ngslots, threads), threads, 0, s>>>(g, pt, stx, cols);
+        GS_LAUNCH_CHECK(st);
     }
     return GS_OK;
 }

@@ -298,6 +298,25 @@ __global__ void rs_fin_k(RsGrid g, const typename F::S *__restrict__ tot, const 
     }
 }
 
+/* The rows that rs_out_k and the warp paths write as PT before the tile (+) its total: the last
+ * end of each tile k whose next tile's PT is rebased (gs_roll_pt_rebased, one tile a group), a
+ * thread a group slot, rewritten after them with PT of the next tile (so that the kernels that
+ * write every row carry no case of their own for it). */
+template <class F>
+__global__ void rs_fix_k(RsGrid g, const typename F::S *__restrict__ pt, const typename F::S *__restrict__ st, gs_rs_cols cols)
+{
+    const uint64_t gs = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    if (gs >= g.ngslots) return;
+    const uint64_t jj = gs / g.gspan, gr = rs_g0(g, jj) + gs % g.gspan, kb = rs_kb(g, jj);
+    const uint64_t kn = (gr + 1) * RS_GR; /* the next group's first tile */
+    if (!gs_roll_pt_rebased(kn, g.M) || kn <= kb || kn >= kb + g.kspan) return;
+    const int64_t jb = rs_jb(g, jj), e = jb + (int64_t)(kn * RS_T) - 1; /* tile kn - 1's last end */
+    if (jb < 0 || e < (int64_t)g.first || e >= (int64_t)g.m) return;
+    const typename F::S p = pt[jj * g.kspan + kn - kb];
+    const typename F::S w = g.j_lo + jj == 0 ? p : F::merge(st[(jj - 1) * g.kspan + (kn - rs_kb(g, jj - 1))], p);
+    F::row(&cols, (uint64_t)(e - (int64_t)g.first), w);
+}
+
 /* The suffixes rs_out_k keeps per thread: the RS_G suffixes of one group (slots 0..RS_G-1, folded
  * from the checkpoint above it) and RS_CK - 1 checkpoints (slot RS_G + c - 1 the suffix from tile
  * offset c * RS_G, folded once from the tile's end; the group's fold repeats those steps: the same
@@ -421,9 +440,10 @@ __global__ void rs_out_k(RsGrid g, const T *__restrict__ in, const typename F::S
             const bool last = e == t1 - 1;
             if (!first_block && !last && rg == 0 && e != ea) rs_group<F>(g, in, sm, r / RS_G, qt, q1, lo, stnext);
             if (!(F::skips && g.skip && x != x)) F::add(&acc, x, g.base + (uint64_t)e);
-            /* a tile's last end: PT of the next tile (PT before it (+) its total, unless rebased); with one tile a block
-             * the prefix itself (the identity (+) a total gives every row the same value) */
-            const S p = !(last && multi) ? acc : gs_roll_pt_rebased(k + 1, g.M) ? pt[slot + 1] : F::merge(before, tots[slot]);
+            /* a tile's last end: PT of the tile, PT before it (+) its total (rs_fix_k rewrites those
+             * whose next tile's PT is rebased); with one tile a block the prefix itself (the identity
+             * (+) a total gives every row the same value) */
+            const S p = last && multi ? F::merge(before, tots[slot]) : acc;
             S w;
             if (first_block) w = p;
             else if (last) w = has_next ? F::merge(stnext, p) : p;

@@ -73,24 +73,22 @@ __device__ __forceinline__ int64_t rs_warp_t1(const RsGrid &g, uint64_t slot)
 /* what a lane needs of its tile (len 0: a lane past the range) */
 struct RsWarpLane {
     int64_t t0;
-    int len, multi, has_next, rebased; /* rebased: PT of the next tile is ptnext (gs_roll_pt_rebased) */
-    gs_rs_sumf before, stnext, tot, ptnext;
+    int len, multi, has_next;
+    gs_rs_sumf before, stnext, tot;
 };
 __device__ __forceinline__ void rs_warp_lane(const RsGrid &g, uint64_t slot, int active, const gs_rs_sumf *pt,
                                              const gs_rs_sumf *st, const gs_rs_sumf *tots, RsWarpLane *L)
 {
     gs_rs_sumf_init(&L->before);
-    L->stnext = L->tot = L->ptnext = L->before;
-    L->len = L->multi = L->has_next = L->rebased = 0;
+    L->stnext = L->tot = L->before;
+    L->len = L->multi = L->has_next = 0;
     L->t0 = rs_warp_t0(g, slot);
     if (!active) return;
     const uint64_t jj = slot / g.kspan, k = slot - jj * g.kspan;
     L->len = (int)(rs_tile_end(g, k) - k * RS_T);
     L->multi = g.M > 1;
     L->has_next = k + 1 < g.M;
-    L->rebased = gs_roll_pt_rebased(k + 1, g.M);
     if (L->multi) L->before = pt[slot], L->tot = tots[slot];
-    if (L->rebased) L->ptnext = pt[slot + 1];
     if (L->has_next) L->stnext = st[(jj - 1) * g.kspan + (k + 1 - rs_kb(g, jj - 1))];
 }
 
@@ -100,8 +98,7 @@ __device__ __forceinline__ void rs_warp_lane_fused(const RsGrid &g, uint64_t jj0
 {
     const uint64_t k = (uint64_t)lane % g.M;
     gs_rs_sumf_init(&L->before);
-    L->stnext = L->tot = L->ptnext = L->before;
-    L->rebased = 0; /* at most 32 tiles a block: one group */
+    L->stnext = L->tot = L->before;
     *bl = lane - (int)k;
     L->t0 = rs_jb(g, jj0 + (uint64_t)lane / g.M) + (int64_t)(k * RS_T);
     L->multi = g.M > 1;
@@ -199,10 +196,9 @@ __device__ __forceinline__ void rs_warp_prefix(const RsWarpLane &L, double *buf,
         const int o = b + j, at = o + (o >> 5);
         gs_rs_twosum(&ps, &pc, buf[at]);
         double ws, wc;
-        if (j + 1 == L.len || j + 1 == RS_TI) { /* the last end: PT of the next tile, after ST */
+        if (j + 1 == L.len || j + 1 == RS_TI) { /* the last end: PT (+) the tile's total, after ST */
             double qs = ps, qc = pc;
-            if (L.rebased) qs = L.ptnext.s, qc = L.ptnext.c;
-            else if (L.multi) gs_rs_sum2(L.before.s, L.before.c, L.tot.s, L.tot.c, &qs, &qc);
+            if (L.multi) gs_rs_sum2(L.before.s, L.before.c, L.tot.s, L.tot.c, &qs, &qc);
             if (L.has_next) gs_rs_sum2(L.stnext.s, L.stnext.c, qs, qc, &ws, &wc);
             else ws = qs, wc = qc;
         } else {

@@ -149,6 +149,7 @@ static void emu_family(const RsGrid &g0, const T *in, const gs_rs_cols &cols)
             emu_warp(g, in, (const gs_rs_sumf *)pt.data(), (const gs_rs_sumf *)st.data(), (const gs_rs_sumf *)tot.data(),
                      (double *)cols.out, cols.agg[0] == GS_AGG_MEAN);
     }
+    if (g.M > RS_GR) launch(g.ngslots, [&] { rs_fix_k<F>(g, pt.data(), st.data(), cols); });
 }
 
 template <class T>
