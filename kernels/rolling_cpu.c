@@ -56,6 +56,7 @@ typedef struct roll_fam {
     void (*emit)(const roll_ctx *c, void *acc, void *tot, size_t lo, size_t hi, const void *sbuf);
     /* row e - first from merge(s, p), or p alone without s */
     void (*emit1)(const roll_ctx *c, size_t e, const void *p, const void *s);
+    int grouped; /* its chains in two levels (GS_RS_GROUPED) */
 } roll_fam;
 
 /* ---- the batch steps of a family on a type ---------------------------------------------------
@@ -109,9 +110,14 @@ typedef struct roll_fam {
     {                                                                                                     \
         ROW(&c->cols, e - c->first, sv ? MERGE(*(const ST *)sv, *(const ST *)p) : *(const ST *)p);               \
     }                                                                                                     \
-    static const roll_fam fam_##F##_##S = {sizeof(ST), init_##F##_##S, merge_##F##_##S, suffix_##F##_##S, \
-                                           prefix_##F##_##S, emit_##F##_##S, emit1_##F##_##S};
+    static const roll_fam fam_##F##_##S = {sizeof(ST),       init_##F##_##S, merge_##F##_##S, suffix_##F##_##S, \
+                                           prefix_##F##_##S, emit_##F##_##S, emit1_##F##_##S, ROLL_GROUPED_##F};
 
+#define ROLL_GROUPED_sumf GS_RS_GROUPED(GS_RS_FAM_SUM)
+#define ROLL_GROUPED_var GS_RS_GROUPED(GS_RS_FAM_VAR)
+#define ROLL_GROUPED_cnt GS_RS_GROUPED(GS_RS_FAM_CNT)
+#define ROLL_GROUPED_min GS_RS_GROUPED(GS_RS_FAM_MIN)
+#define ROLL_GROUPED_max GS_RS_GROUPED(GS_RS_FAM_MAX)
 #define NOSKIP 0
 #define NANSKIP (skip && x != x)
 #define SUMF_ADD(a, x, pos) gs_rs_sumf_add((a), (double)(x))
@@ -157,16 +163,17 @@ static const roll_fam *const fams[GS_RS_NFAM][GS_NTYPES] = { /* by gs_rs_family 
 
 /* ---- the sweep ----------------------------------------------------------------------------------
  * The states every backend computes (GS_ROLL_TILE in rolling_ops.h): blocks of W at absolute
- * positions, each cut into tiles of T from its start (the last one shorter), the tiles in groups
- * of G (GS_ROLL_GROUP) from the block's start. A tile's total t(k) is its values folded left to
- * right from the identity; a group's left total SL and right total SR are its tiles' totals merged
- * left to right, and right to left, from the identity. PT(k), the prefix before tile k: PT(0) is
- * the identity; at a group's first tile k (0 < k < M) PT(k) = PT(k - G) (+) SL of the group
- * before; else PT(k) = PT(k-1) (+) t(k-1). ST(m), the suffix from tile m on: the identity past the
- * block's end; at the first tile of a group other than the last ST(m) = SR of its group (+) ST
- * past the group; else ST(m) = t(m) (+) ST(m+1) (gs_roll_pt_rebased, gs_roll_st_rebased). With at
- * most G tiles a block both are the plain chains; the GPU runs the groups side by side and only
- * the chain over groups in order. The prefix of block j to e, in tile k: PT(k+1) where e
+ * positions, each cut into tiles of T from its start (the last one shorter). A tile's total t(k)
+ * is its values folded left to right from the identity. PT(k), the prefix before tile k: PT(0) is
+ * the identity, PT(k) = PT(k-1) (+) t(k-1); ST(m), the suffix from tile m on: the identity past
+ * the block's end, ST(m) = t(m) (+) ST(m+1). A family whose chains run in two levels
+ * (GS_RS_GROUPED: var) groups the tiles by G (GS_ROLL_GROUP) from the block's start, a group's
+ * left total SL and right total SR being its tiles' totals merged left to right, and right to
+ * left, from the identity; there PT(k) at a group's first tile (0 < k < M) is PT(k - G) (+) SL of
+ * the group before, and ST(m) at the first tile of a group other than the last is SR of its group
+ * (+) ST past the group (gs_roll_pt_rebased, gs_roll_st_rebased). With at most G tiles a block
+ * the two are the same; the GPU runs the groups side by side and only the chain over groups in
+ * order. The prefix of block j to e, in tile k: PT(k+1) where e
  * is the tile's last value, else PT(k) with the tile's values up to e added left to right. The
  * suffix of block j-1 from q, in tile m: ST(m) where q is the tile's first value, else ST(m+1) with
  * the values from the tile's end down to q added on the left. A window that starts inside block j-1 is suffix (+) prefix; one that
@@ -193,7 +200,7 @@ typedef struct roll_pre {
 static void pre_next(const roll_fam *f, roll_pre *q, size_t k, size_t M)
 {
     f->merge(q->sl, q->sl, q->tot);
-    if (gs_roll_pt_rebased(k + 1, M)) {
+    if (f->grouped && gs_roll_pt_rebased(k + 1, M)) {
         f->merge(q->pt, q->ptg, q->sl);
         memcpy(q->ptg, q->pt, f->ssz);
         f->init(q->sl);
@@ -276,7 +283,7 @@ static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi
                 if (m * T >= oa) f->prefix(c, t2, pb + m * T, pb + q1); /* a tile wholly in memory */
                 if (m <= m1) memcpy(ws->rbuf + 2 * (m - m0) * ssz, st, ssz);
                 f->merge(sr, t2, sr);
-                if (gs_roll_st_rebased(m, M)) f->merge(st, sr, stg); /* a group's first tile, not the last group's */
+                if (f->grouped && gs_roll_st_rebased(m, M)) f->merge(st, sr, stg); /* a group's first tile, not the last group's */
                 else f->merge(st, t2, st);
                 if (m % GS_ROLL_GROUP == 0) { /* ST past the group before */
                     memcpy(stg, st, ssz);

@@ -210,18 +210,19 @@ static void rf_tile1(const rf_ctx *c, int64_t jb, int64_t k, int64_t ea, int64_t
 
 /* The two chains of a block's totals tot[0..M) in the sweep's order (rolling_cpu.c): PT into
  * pt[0..M], ST into st[0..M], on one family's member X (not the union copied whole) with its
- * merge MERGE and identity I; SL, SR and the group's PT and ST as they go. */
-#define RF_CHAINS(X, I, MERGE)                                                                              \
+ * merge MERGE and identity I; in two levels where GR (GS_RS_GROUPED), SL, SR and the group's PT
+ * and ST kept as they go. */
+#define RF_CHAINS(X, I, MERGE, GR)                                                                          \
     do {                                                                                                    \
         pt[0].X = I, st[M].X = I;                                                                           \
         __typeof__(I) sl = I, ptg = I, sr = I, stg = I;                                                     \
         for (int64_t k = 0; k < M; k++) {                                                                   \
             const int64_t m = M - 1 - k;                                                                    \
             sl = MERGE(sl, tot[k].X);                                                                       \
-            if (gs_roll_pt_rebased((uint64_t)(k + 1), (uint64_t)M)) pt[k + 1].X = ptg = MERGE(ptg, sl), sl = I; \
+            if (GR && gs_roll_pt_rebased((uint64_t)(k + 1), (uint64_t)M)) pt[k + 1].X = ptg = MERGE(ptg, sl), sl = I; \
             else pt[k + 1].X = MERGE(pt[k].X, tot[k].X);                                                    \
             sr = MERGE(totb[m].X, sr);                                                                      \
-            if (gs_roll_st_rebased((uint64_t)m, (uint64_t)M)) st[m].X = MERGE(sr, stg);                     \
+            if (GR && gs_roll_st_rebased((uint64_t)m, (uint64_t)M)) st[m].X = MERGE(sr, stg);               \
             else st[m].X = MERGE(totb[m].X, st[m + 1].X);                                                   \
             if (m % (int64_t)GS_ROLL_GROUP == 0) stg = st[m].X, sr = I; /* a group's first tile */        \
         }                                                                                                   \
@@ -241,8 +242,8 @@ static void rf_chains(const rf_ctx *c, int64_t nb)
         rf_st *pt = c->pt + r * R, *st = c->st + (r - 1) * R;
         rf_init(c->var, &pt[0]);
         rf_init(c->var, &st[M]);
-        if (c->var) RF_CHAINS(v, iv, gs_rs_var_merge);
-        else RF_CHAINS(s, is, gs_rs_sumf_merge);
+        if (c->var) RF_CHAINS(v, iv, gs_rs_var_merge, GS_RS_GROUPED(GS_RS_FAM_VAR));
+        else RF_CHAINS(s, is, gs_rs_sumf_merge, GS_RS_GROUPED(GS_RS_FAM_SUM));
     }
 }
 #undef RF_CHAINS

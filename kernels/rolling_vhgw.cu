@@ -8,13 +8,16 @@
  *         states (rolling_ops.h), three kernels:
  *           rs_tot_k    one thread per tile wholly in memory: its total (its values folded left to
  *                       right from the identity)
- *           rs_chain_k  one thread per block of at most GS_ROLL_GROUP tiles: PT before each tile
- *                       (totals merged left to right) where the block starts in memory, ST from each
- *                       tile on (merged right to left) where it ends in memory; with more tiles the
- *                       chains in two levels (rolling_cpu.c's order): rs_grp_k each group's totals
- *                       (a thread a group), rs_sup_k the chain over a block's groups (a thread a
- *                       block), rs_fin_k each group's tiles from its group's PT and ST, and after
- *                       the rows rs_fix_k the last end before each rebased PT
+ *           rs_chain_k  one thread per block: PT before each tile (totals merged left to right) where
+ *                       the block starts in memory, ST from each tile on (merged right to left) where
+ *                       it ends in memory; rs_chain_w the same merges a warp per chain, from
+ *                       RS_CHAIN_WARP tiles a block (32 totals read at once, the next 32 meanwhile,
+ *                       broadcast lane by lane)
+ *           the var family's chains with more than GS_ROLL_GROUP tiles a block run in two levels
+ *                       (rolling_cpu.c's order): rs_grp_k each group's totals (a thread a group),
+ *                       rs_sup_k the chain over a block's groups (a thread a block), rs_fin_k each
+ *                       group's tiles from its group's PT and ST; after the rows rs_fix_k rewrites
+ *                       the last end before each rebased PT
  *           rs_out_k    one thread per tile of outputs: the suffixes of the same tile of the
  *                       block before (folded from its end: checkpoints, then a group of RS_G at a
  *                       time again from its checkpoint, in shared memory), then the prefix left to
@@ -32,7 +35,8 @@
  *           rs_out_warp_k  W > 1024: 32 tiles, their PT, ST and totals from the kernels above
  *         The f64 sum and var families with windows of a few values (rolling_vhgw_short.cuh):
  *           rs_out_short_k each end inside the chunk on its own, its W values from shared memory
- * Work is O(1) per element for any W; the longest sequential chain is W/1024 merges (and 32). Every
+ * Work is O(1) per element for any W; a chain is W/32 merges per block, sequential (var's: W/1024
+ * and 32). Every
  * family's kernels are templates over its state (rolling_vhgw.cuh, F below). */
 #include "gpu_common.cuh"
 #include "kernels_gpu.h"
@@ -42,6 +46,9 @@
 
 #include <string.h>
 #include <type_traits>
+
+/* tiles a block from which each plain chain takes a warp (below: a thread) */
+#define RS_CHAIN_WARP 64
 
 /* ---- host side ------------------------------------------------------------------------------------ */
 /* the scratch of rs_family: tile totals, PT and ST a tile slot; SL, SR, PT and ST a group slot (the
@@ -54,6 +61,17 @@ extern "C" size_t gs_rolling_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_
     return (size_t)(3 * nb * kspan * 32 + 4 * nb * gspan * 32 + 7 * 256);
 }
 
+/* ---- the chains, a warp per block and direction ------------------------------------------------ */
+template <class S> __device__ __forceinline__ S rs_shfl(const S &v, int src)
+{
+    unsigned long long w[sizeof(S) / 8];
+    memcpy(w, &v, sizeof v);
+    for (int k = 0; k < (int)(sizeof(S) / 8); k++) w[k] = __shfl_sync(0xffffffffu, w[k], src);
+    S r;
+    memcpy(&r, w, sizeof r);
+    return r;
+}
+
 /* a sum's (s, c) from lane src (its n is not needed where this is used) */
 __device__ __forceinline__ gs_rs_sumf rs_shfl_sum(const gs_rs_sumf &v, int src)
 {
@@ -62,6 +80,74 @@ __device__ __forceinline__ gs_rs_sumf rs_shfl_sum(const gs_rs_sumf &v, int src)
     r.c = __shfl_sync(0xffffffffu, v.c, src);
     r.n = 0;
     return r;
+}
+
+/* step(0) .. step(nk - 1), unrolled where nk is a whole warp's 32 (the broadcasts then load ahead) */
+template <class Step> __device__ __forceinline__ void rs_steps(int nk, const Step &step)
+{
+    if (nk == 32) {
+#pragma unroll
+        for (int i = 0; i < 32; i++) step(i);
+    } else {
+        for (int i = 0; i < nk; i++) step(i);
+    }
+}
+
+/* rs_chain_k's merges in its order, for long chains (many tiles a block): warp 2 jj + d of the
+ * launch takes block jj's PT (d = 0) or ST (d = 1). The warp reads 32 totals at once, every lane
+ * runs the whole chain on them (broadcast from lane i at step i: the same merges in the same
+ * order, so the same bits), and lane i keeps step i's state to write. */
+template <class F>
+__global__ void rs_chain_w(RsGrid g, const typename F::S *__restrict__ tot, typename F::S *__restrict__ pt,
+                           typename F::S *__restrict__ st)
+{
+    typedef typename F::S S;
+    const uint64_t w = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
+    const int lane = (int)(threadIdx.x % 32);
+    const uint64_t jj = w / 2;
+    if (jj >= g.nb || (jj >= g.skip_lo && jj < g.skip_hi)) return; /* the whole warp */
+    const int64_t jb = rs_jb(g, jj);
+    const uint64_t kb = rs_kb(g, jj), row = jj * g.kspan;
+    S a, mine, t;
+    F::init(&a);
+    F::init(&t);
+    if (w % 2 == 0) {
+        if (jb < 0) return;
+        const uint64_t kend = kb + g.kspan < g.M ? kb + g.kspan : g.M;
+        if (lane < kend) t = tot[row + lane];
+        for (uint64_t k0 = 0; k0 < kend; k0 += 32) {
+            const S cur = t;
+            if (k0 + 32 + lane < kend) t = tot[row + k0 + 32 + lane]; /* the next 32, loaded meanwhile */
+            const int nk = kend - k0 < 32 ? (int)(kend - k0) : 32;
+            const auto step = [&](int i) {
+                if (lane == i) mine = a;
+                a = F::merge(a, rs_shfl(cur, i));
+            };
+            rs_steps(nk, step);
+            if (lane < nk) pt[row + k0 + lane] = mine;
+        }
+    } else {
+        if (jb + (int64_t)g.W > (int64_t)g.m) return;
+        /* tiles wholly in memory: k from kmin up */
+        uint64_t kmin = kb;
+        if (jb < 0) {
+            const uint64_t need = (uint64_t)(-jb + (int64_t)RS_T - 1) / RS_T;
+            if (need > kmin) kmin = need;
+        }
+        if (g.M > kmin && lane < g.M - kmin) t = tot[row + g.M - 1 - lane - kb];
+        for (uint64_t khi = g.M; khi > kmin;) {
+            const int nk = khi - kmin < 32 ? (int)(khi - kmin) : 32;
+            const S cur = t;
+            if (khi - nk > kmin && lane < khi - nk - kmin) t = tot[row + khi - nk - 1 - lane - kb]; /* the next 32 */
+            const auto step = [&](int i) {
+                a = F::merge(rs_shfl(cur, i), a);
+                if (lane == i) mine = a;
+            };
+            rs_steps(nk, step);
+            if (lane < nk) st[row + khi - 1 - lane - kb] = mine;
+            khi -= nk;
+        }
+    }
 }
 
 /* rolling_vhgw_warp.cuh's steps, a warp for 32 slots from g.fast_lo on; RS_WARP_SMEM bytes */
@@ -166,8 +252,11 @@ static int rs_family(const RsGrid &g0, const T *in, char *scratch, const gs_rs_c
     if (g.M > 1) {
         rs_tot_k<F, T><<<(unsigned)gs_cdiv(g.nslots, threads), threads, 0, s>>>(g, in, tot);
         GS_LAUNCH_CHECK(st);
-        if (g.M <= RS_GR) { /* one group: the plain chains */
-            rs_chain_k<F><<<(unsigned)gs_cdiv(g.nb, threads), threads, 0, s>>>(g, tot, pt, stx);
+        if (!rs_grouped<F>(g)) { /* the plain chains */
+            if (g.M >= RS_CHAIN_WARP) /* a warp per chain */
+                rs_chain_w<F><<<(unsigned)gs_cdiv(g.nb * 2 * 32, threads), threads, 0, s>>>(g, tot, pt, stx);
+            else
+                rs_chain_k<F><<<(unsigned)gs_cdiv(g.nb, threads), threads, 0, s>>>(g, tot, pt, stx);
             GS_LAUNCH_CHECK(st);
         } else {
             const unsigned gb = (unsigned)gs_cdiv(g.ngslots, threads);
@@ -205,7 +294,7 @@ static int rs_family(const RsGrid &g0, const T *in, char *scratch, const gs_rs_c
             GS_LAUNCH_CHECK(st);
         }
     }
-    if (g.M > RS_GR) { /* after every row: the last ends before a rebased PT */
+    if (rs_grouped<F>(g)) { /* after every row: the last ends before a rebased PT */
         rs_fix_k<F><<<(unsigned)gs_cdiv(g.ngslots, threads), threads, 0, s>>>(g, pt, stx, cols);
         GS_LAUNCH_CHECK(st);
     }

@@ -25,6 +25,7 @@ template <> __device__ __forceinline__ int64_t rs_kmin<double>(double x) { retur
 template <> __device__ __forceinline__ int64_t rs_kmax<double>(double x) { return gs_kmax_f64(x); }
 
 struct RsSumF {
+    static constexpr bool grouped = GS_RS_GROUPED(GS_RS_FAM_SUM);
     typedef gs_rs_sumf S;
     static constexpr bool skips = true;
     static __device__ void init(S *a) { gs_rs_sumf_init(a); }
@@ -34,6 +35,7 @@ struct RsSumF {
     static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_sumf(c, r, a); }
 };
 struct RsSumI {
+    static constexpr bool grouped = GS_RS_GROUPED(GS_RS_FAM_SUM);
     typedef gs_rs_sumi S;
     static constexpr bool skips = false;
     static __device__ void init(S *a) { gs_rs_sumi_init(a); }
@@ -43,6 +45,7 @@ struct RsSumI {
     static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_sumi(c, r, a); }
 };
 struct RsVar {
+    static constexpr bool grouped = GS_RS_GROUPED(GS_RS_FAM_VAR);
     typedef gs_rs_var S;
     static constexpr bool skips = true;
     static __device__ void init(S *a) { gs_rs_var_init(a); }
@@ -52,6 +55,7 @@ struct RsVar {
     static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_var(c, r, a); }
 };
 struct RsCnt {
+    static constexpr bool grouped = GS_RS_GROUPED(GS_RS_FAM_CNT);
     typedef gs_rs_cnt S;
     static constexpr bool skips = false;
     static __device__ void init(S *a) { gs_rs_cnt_init(a); }
@@ -61,6 +65,7 @@ struct RsCnt {
     static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_cnt(c, r, a); }
 };
 struct RsMin {
+    static constexpr bool grouped = GS_RS_GROUPED(GS_RS_FAM_MIN);
     typedef gs_rs_ext S;
     static constexpr bool skips = true;
     static __device__ void init(S *a) { gs_rs_ext_init(a); }
@@ -70,6 +75,7 @@ struct RsMin {
     static __device__ void row(const gs_rs_cols *c, uint64_t r, S a) { gs_rs_row_ext(c, r, a); }
 };
 struct RsMax {
+    static constexpr bool grouped = GS_RS_GROUPED(GS_RS_FAM_MAX);
     typedef gs_rs_ext S;
     static constexpr bool skips = true;
     static __device__ void init(S *a) { gs_rs_ext_init(a); }
@@ -191,6 +197,9 @@ __global__ void rs_chain_k(RsGrid g, const typename F::S *__restrict__ tot, type
         }
     }
 }
+
+/* whether family F's chains on grid g run in two levels (rolling_rows.h: GS_RS_GROUPED) */
+template <class F> __host__ __device__ __forceinline__ bool rs_grouped(const RsGrid &g) { return F::grouped && g.M > RS_GR; }
 
 /* The chains of blocks of more than RS_GR tiles, in rolling_cpu.c's two levels: the groups of a
  * block side by side, the chain over its groups alone in order. Group slot jj * gspan + gi is

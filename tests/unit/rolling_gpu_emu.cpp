@@ -42,7 +42,7 @@ template <class K> static void launch(uint64_t n, K k)
 }
 
 static int nwarp_slots, nfuse_blocks, nshort_ends; /* what the warp and short paths took, over every case */
-static uint64_t ngroup_blocks; /* blocks whose chains ran in two levels (more than RS_GR tiles) */
+static uint64_t ngroup_blocks; /* blocks whose chains ran in two levels (var, more than RS_GR tiles) */
 
 /* rs_out_short_k of rolling_vhgw.cu, on the host: each step for every thread of a launch block
  * before the next (rs_short_launch's choice of W too) */
@@ -131,7 +131,7 @@ static void emu_family(const RsGrid &g0, const T *in, const gs_rs_cols &cols)
     std::vector<S> sl(g.ngslots + 1, poison), sr(g.ngslots + 1, poison), ptg(g.ngslots + 1, poison), stg(g.ngslots + 1, poison);
     if (g.M > 1) {
         launch(g.nslots, [&] { rs_tot_k<F, T>(g, in, tot.data()); });
-        if (g.M <= RS_GR) {
+        if (!rs_grouped<F>(g)) { /* the plain chains (rs_chain_w on the GPU from RS_CHAIN_WARP tiles: the same merges) */
             launch(g.nb, [&] { rs_chain_k<F>(g, tot.data(), pt.data(), st.data()); });
         } else { /* the chains in two levels */
             launch(g.ngslots, [&] { rs_grp_k<F>(g, tot.data(), sl.data(), sr.data()); });
@@ -149,7 +149,7 @@ static void emu_family(const RsGrid &g0, const T *in, const gs_rs_cols &cols)
             emu_warp(g, in, (const gs_rs_sumf *)pt.data(), (const gs_rs_sumf *)st.data(), (const gs_rs_sumf *)tot.data(),
                      (double *)cols.out, cols.agg[0] == GS_AGG_MEAN);
     }
-    if (g.M > RS_GR) launch(g.ngslots, [&] { rs_fix_k<F>(g, pt.data(), st.data(), cols); });
+    if (rs_grouped<F>(g)) launch(g.ngslots, [&] { rs_fix_k<F>(g, pt.data(), st.data(), cols); });
 }
 
 template <class T>
