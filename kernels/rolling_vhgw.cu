@@ -36,8 +36,7 @@
  *         The f64 sum and var families with windows of a few values (rolling_vhgw_short.cuh):
  *           rs_out_short_k each end inside the chunk on its own, its W values from shared memory
  * Work is O(1) per element for any W; a chain is W/32 merges per block, sequential (var's: W/1024
- * and 32). Every
- * family's kernels are templates over its state (rolling_vhgw.cuh, F below). */
+ * and 32). Every family's kernels are templates over its state (rolling_vhgw.cuh, F below). */
 #include "gpu_common.cuh"
 #include "kernels_gpu.h"
 #include "rolling_vhgw.cuh"
@@ -51,14 +50,17 @@
 #define RS_CHAIN_WARP 64
 
 /* ---- host side ------------------------------------------------------------------------------------ */
-/* the scratch of rs_family: tile totals, PT and ST a tile slot; SL, SR, PT and ST a group slot (the
- * slot counts of rs_grid at the largest chunk), each array of states of at most 32 bytes */
+/* the scratch of rs_family: tile totals, PT and ST a tile slot; where a family's chains run in two
+ * levels, SL, SR, PT and ST a group slot (the slot counts of rs_grid at the largest chunk); each
+ * array of states of at most 32 bytes */
 extern "C" size_t gs_rolling_gpu_vhgw_scratch(const gs_minmax_params *p, uint64_t m_max)
 {
     if (p->window <= RS_T) return 0;
     const uint64_t M = (p->window + RS_T - 1) / RS_T, nb = m_max / p->window + 2;
     const uint64_t kspan = M < m_max / RS_T + 2 ? M : m_max / RS_T + 2, gspan = (kspan + RS_GR - 1) / RS_GR + 1;
-    return (size_t)(3 * nb * kspan * 32 + 4 * nb * gspan * 32 + 7 * 256);
+    int grouped = 0;
+    for (int k = 0; k < p->nagg; k++) grouped |= GS_RS_GROUPED(gs_rs_family(p->agg[k]));
+    return (size_t)(3 * nb * kspan * 32 + 3 * 256) + (grouped && M > RS_GR ? (size_t)(4 * nb * gspan * 32 + 4 * 256) : 0);
 }
 
 /* ---- the chains, a warp per block and direction ------------------------------------------------ */
