@@ -7,9 +7,10 @@
  * (docs/PERFORMANCE.md, "Binary file I/O"; tests/bench/filewrite.c measures the three ways on the
  * machine at hand): on the H200 host's tmpfs with 16 threads the mapping took about 0.7x the time
  * of pwrite threads and beat one stream; on its disk the mapping was the slowest, and one stream
- * cut each whole run's time by 6-15% against pwrite threads; on the 2-core machine's tmpfs and disk one
- * stream wrote fastest of the three (whole runs there: level within the noise). Hence the mapping only on tmpfs and with at least GS_VMAP_THREADS threads (3
- * to 15 are not measured), else one stream.
+ * cut each whole run's time by 6-15% against pwrite threads; on the 2-core machine's tmpfs and
+ * disk one stream wrote fastest of the three (whole runs there: level within the noise). Hence the
+ * mapping only on tmpfs and with at least GS_VMAP_THREADS threads (3 to 15 are not measured), else
+ * one stream.
  *
  * The file is mapped in windows of GS_VWIN bytes (or one put's size where larger), moved as the
  * output goes on; the file is grown to the end of each put before its pages are touched, so no

@@ -110,7 +110,7 @@ typedef struct roll_fam {
     {                                                                                                     \
         ROW(&c->cols, e - c->first, sv ? MERGE(*(const ST *)sv, *(const ST *)p) : *(const ST *)p);               \
     }                                                                                                     \
-    static const roll_fam fam_##F##_##S = {sizeof(ST),       init_##F##_##S, merge_##F##_##S, suffix_##F##_##S, \
+    static const roll_fam fam_##F##_##S = {sizeof(ST), init_##F##_##S, merge_##F##_##S, suffix_##F##_##S, \
                                            prefix_##F##_##S, emit_##F##_##S, emit1_##F##_##S, ROLL_GROUPED_##F};
 
 #define ROLL_GROUPED_sumf GS_RS_GROUPED(GS_RS_FAM_SUM)
@@ -173,10 +173,10 @@ static const roll_fam *const fams[GS_RS_NFAM][GS_NTYPES] = { /* by gs_rs_family 
  * the group before, and ST(m) at the first tile of a group other than the last is SR of its group
  * (+) ST past the group (gs_roll_pt_rebased, gs_roll_st_rebased). With at most G tiles a block
  * the two are the same; the GPU runs the groups side by side and only the chain over groups in
- * order. The prefix of block j to e, in tile k: PT(k+1) where e
- * is the tile's last value, else PT(k) with the tile's values up to e added left to right. The
- * suffix of block j-1 from q, in tile m: ST(m) where q is the tile's first value, else ST(m+1) with
- * the values from the tile's end down to q added on the left. A window that starts inside block j-1 is suffix (+) prefix; one that
+ * order. The prefix of block j to e, in tile k: PT(k+1) where e is the tile's last value, else
+ * PT(k) with the tile's values up to e added left to right. The suffix of block j-1 from q, in tile
+ * m: ST(m) where q is the tile's first value, else ST(m+1) with the values from the tile's end down
+ * to q added on the left. A window that starts inside block j-1 is suffix (+) prefix; one that
  * starts on a block boundary (or is clipped at the stream's start) is the prefix alone. Each
  * output needs only its own tile of block j, the same tile of block j-1, and PT and ST there. */
 typedef struct roll_ws {
@@ -283,7 +283,7 @@ static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi
                 if (m * T >= oa) f->prefix(c, t2, pb + m * T, pb + q1); /* a tile wholly in memory */
                 if (m <= m1) memcpy(ws->rbuf + 2 * (m - m0) * ssz, st, ssz);
                 f->merge(sr, t2, sr);
-                if (f->grouped && gs_roll_st_rebased(m, M)) f->merge(st, sr, stg); /* a group's first tile, not the last group's */
+                if (f->grouped && gs_roll_st_rebased(m, M)) f->merge(st, sr, stg); /* a group's first tile */
                 else f->merge(st, t2, st);
                 if (m % GS_ROLL_GROUP == 0) { /* ST past the group before */
                     memcpy(stg, st, ssz);
