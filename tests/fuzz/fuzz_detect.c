@@ -111,7 +111,7 @@ static void gs_fz_read_all(const char *path, const gs_read_opts *o, gs_fz_read_r
     if (o->format != GS_FMT_AUTO && r->format != o->format) abort();
     if (o->type_given && r->type != o->type) abort();
     int64_t count = gs_reader_count(rd);
-    size_t es = gs_type_size(r->type);
+    const size_t es = gs_type_size(r->type) * (size_t)gs_reader_cols(rd); /* a row's bytes: reads count rows */
     uint64_t total = 0;
     for (size_t want = 5;; want = want * 11 % 4099 + 1) {
         size_t got = 0;
