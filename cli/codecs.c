@@ -120,7 +120,7 @@ static void plan_notes(const gs_plan *p)
 {
     const char *why[GS_PLAN_NOTES];
     const int n = gs_plan_notes(p, 0, why);
-    say_note("backend: %s", why[0]);
+    say_note(GS_PLAN_BACKEND_NOTE "%s", why[0]);
     for (int i = 1; i < n; i++) say_note("%s", why[i]);
 }
 

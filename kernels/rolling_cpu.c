@@ -199,8 +199,12 @@ typedef struct roll_pre {
 /* q->pt from PT(k) to PT(k+1), q->tot holding t(k) (the sweep's order above) */
 static void pre_next(const roll_fam *f, roll_pre *q, size_t k, size_t M)
 {
+    if (!f->grouped) {
+        f->merge(q->pt, q->pt, q->tot);
+        return;
+    }
     f->merge(q->sl, q->sl, q->tot);
-    if (f->grouped && gs_roll_pt_rebased(k + 1, M)) {
+    if (gs_roll_pt_rebased(k + 1, M)) {
         f->merge(q->pt, q->ptg, q->sl);
         memcpy(q->ptg, q->pt, f->ssz);
         f->init(q->sl);
@@ -282,12 +286,16 @@ static void sweep(const roll_ctx *c, const roll_fam *f, size_t e_lo, size_t e_hi
                 f->init(t2);
                 if (m * T >= oa) f->prefix(c, t2, pb + m * T, pb + q1); /* a tile wholly in memory */
                 if (m <= m1) memcpy(ws->rbuf + 2 * (m - m0) * ssz, st, ssz);
-                f->merge(sr, t2, sr);
-                if (f->grouped && gs_roll_st_rebased(m, M)) f->merge(st, sr, stg); /* a group's first tile */
-                else f->merge(st, t2, st);
-                if (m % GS_ROLL_GROUP == 0) { /* ST past the group before */
-                    memcpy(stg, st, ssz);
-                    f->init(sr);
+                if (!f->grouped) {
+                    f->merge(st, t2, st);
+                } else {
+                    f->merge(sr, t2, sr);
+                    if (gs_roll_st_rebased(m, M)) f->merge(st, sr, stg); /* a group's first tile */
+                    else f->merge(st, t2, st);
+                    if (m % GS_ROLL_GROUP == 0) { /* ST past the group before */
+                        memcpy(stg, st, ssz);
+                        f->init(sr);
+                    }
                 }
                 if (m <= m1) memcpy(ws->rbuf + (2 * (m - m0) + 1) * ssz, st, ssz);
             }

@@ -218,12 +218,13 @@ static void rf_tile1(const rf_ctx *c, int64_t jb, int64_t k, int64_t ea, int64_t
         __typeof__(I) sl = I, ptg = I, sr = I, stg = I;                                                     \
         for (int64_t k = 0; k < M; k++) {                                                                   \
             const int64_t m = M - 1 - k;                                                                    \
+            pt[k + 1].X = MERGE(pt[k].X, tot[k].X);                                                         \
+            st[m].X = MERGE(totb[m].X, st[m + 1].X);                                                        \
+            if (!(GR)) continue;                                                                            \
             sl = MERGE(sl, tot[k].X);                                                                       \
-            if (GR && gs_roll_pt_rebased((uint64_t)(k + 1), (uint64_t)M)) pt[k + 1].X = ptg = MERGE(ptg, sl), sl = I; \
-            else pt[k + 1].X = MERGE(pt[k].X, tot[k].X);                                                    \
+            if (gs_roll_pt_rebased((uint64_t)(k + 1), (uint64_t)M)) pt[k + 1].X = ptg = MERGE(ptg, sl), sl = I; \
             sr = MERGE(totb[m].X, sr);                                                                      \
-            if (GR && gs_roll_st_rebased((uint64_t)m, (uint64_t)M)) st[m].X = MERGE(sr, stg);               \
-            else st[m].X = MERGE(totb[m].X, st[m + 1].X);                                                   \
+            if (gs_roll_st_rebased((uint64_t)m, (uint64_t)M)) st[m].X = MERGE(sr, stg);                     \
             if (m % (int64_t)GS_ROLL_GROUP == 0) stg = st[m].X, sr = I; /* a group's first tile */        \
         }                                                                                                   \
     } while (0)

@@ -217,6 +217,17 @@ __device__ __forceinline__ uint64_t rs_kmin(const RsGrid &g, uint64_t jj)
     return kmin;
 }
 
+/* group slot gs's block jj and its group's tiles in the block's tile slots, [lo, hi) */
+__device__ __forceinline__ void rs_group_tiles(const RsGrid &g, uint64_t gs, uint64_t *jj, uint64_t *lo, uint64_t *hi)
+{
+    *jj = gs / g.gspan;
+    const uint64_t gr = rs_g0(g, *jj) + gs % g.gspan;
+    const uint64_t kb = rs_kb(g, *jj), kend = kb + g.kspan < g.M ? kb + g.kspan : g.M;
+    const uint64_t ke = (gr + 1) * RS_GR < g.M ? (gr + 1) * RS_GR : g.M;
+    *lo = gr * RS_GR > kb ? gr * RS_GR : kb;
+    *hi = ke < kend ? ke : kend;
+}
+
 /* each group's left total SL (its tiles' totals merged left to right from the identity) and right
  * total SR (right to left), a thread a group slot; meaningful where all its tiles are in memory */
 template <class F>
@@ -225,9 +236,9 @@ __global__ void rs_grp_k(RsGrid g, const typename F::S *__restrict__ tot, typena
 {
     const uint64_t gs = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
     if (gs >= g.ngslots) return;
-    const uint64_t jj = gs / g.gspan, gr = rs_g0(g, jj) + gs % g.gspan, kb = rs_kb(g, jj), row = jj * g.kspan;
-    const uint64_t lo = gr * RS_GR > kb ? gr * RS_GR : kb, ke = (gr + 1) * RS_GR < g.M ? (gr + 1) * RS_GR : g.M;
-    const uint64_t hi = ke < kb + g.kspan ? ke : kb + g.kspan;
+    uint64_t jj, lo, hi;
+    rs_group_tiles(g, gs, &jj, &lo, &hi);
+    const uint64_t kb = rs_kb(g, jj), row = jj * g.kspan;
     typename F::S a, b;
     F::init(&a);
     F::init(&b);
@@ -280,13 +291,10 @@ __global__ void rs_fin_k(RsGrid g, const typename F::S *__restrict__ tot, const 
 {
     const uint64_t gs = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
     if (gs >= g.ngslots) return;
-    const uint64_t jj = gs / g.gspan;
-    if (jj >= g.skip_lo && jj < g.skip_hi) return;
-    const uint64_t gr = rs_g0(g, jj) + gs % g.gspan, kb = rs_kb(g, jj), row = jj * g.kspan;
-    const uint64_t kend = kb + g.kspan < g.M ? kb + g.kspan : g.M;
-    const uint64_t lo = gr * RS_GR > kb ? gr * RS_GR : kb, ke = (gr + 1) * RS_GR < g.M ? (gr + 1) * RS_GR : g.M;
-    const uint64_t hi = ke < kend ? ke : kend;
-    if (lo >= hi) return;
+    uint64_t jj, lo, hi;
+    rs_group_tiles(g, gs, &jj, &lo, &hi);
+    if (lo >= hi || (jj >= g.skip_lo && jj < g.skip_hi)) return;
+    const uint64_t kb = rs_kb(g, jj), row = jj * g.kspan;
     const int64_t jb = rs_jb(g, jj);
     typename F::S a;
     if (jb >= 0) {

@@ -161,10 +161,8 @@ static int win_pin(gs_direct *d, gs_dwin *w, char *why, size_t len)
     size_t np = 0;
     for (int u = 0; u < w->nunits; u++) np += pop_pieces(w->unit_bytes[u]);
     pop_job pj = {w, page_size()};
-    if (np > 1) gs_parallel_for(np, pop_part, &pj);
-    else if (np == 1) pop_part(&pj, 0, 1);
-    if (w->nunits > 1) gs_parallel_for((size_t)w->nunits, reg_part, &j);
-    else if (w->nunits == 1) reg_part(&j, 0, 1);
+    gs_parallel_for(np, pop_part, &pj); /* one part or none runs on this thread */
+    gs_parallel_for((size_t)w->nunits, reg_part, &j);
     const double t1 = gs_now();
     int bad = -1;
     uint64_t bytes = 0;

@@ -295,7 +295,7 @@ static int before_start(gs_run *r, gs_chunk **cur, gs_status *st)
             char msg[GS_PLAN_WHY + 16];
             const int n = gs_plan_notes(&r->plan, 1, why);
             for (int i = 0; i < n; i++) {
-                snprintf(msg, sizeof msg, "%s%s", i ? "" : "backend: ", why[i]);
+                snprintf(msg, sizeof msg, "%s%s", i ? "" : GS_PLAN_BACKEND_NOTE, why[i]);
                 r->o.note(r->o.note_ctx, msg);
             }
         }

@@ -235,6 +235,7 @@ void gs_plan_first_chunk(gs_plan *p, int filled, uint64_t chunk_bytes);
  * the GPU backend's own choices, which wait for its first chunk (gs_plan_first_chunk); with gpu 1,
  * the backend's and those, given then where the GPU takes the stream. Returns how many. */
 #define GS_PLAN_NOTES 9
+#define GS_PLAN_BACKEND_NOTE "backend: " /* the first reason's lead */
 int gs_plan_notes(const gs_plan *p, int gpu, const char **why);
 /* "1 GiB", "16 MiB" or "4096 B", as the reasons say sizes. */
 void gs_plan_size_text(char *buf, size_t len, uint64_t bytes);
