@@ -25,6 +25,7 @@
 
 #define RF_LS 8                           /* tiles side by side: sum family */
 #define RF_LV 16                          /* var family */
+_Static_assert(RF_LS % 8 == 0 && RF_LV % 8 == 0, "lanes in blocks of 8 (rf_t8)");
 #define RF_T ((int64_t)GS_ROLL_TILE)      /* values per tile */
 #define RF_SLAB ((int64_t)1024)           /* fewest values of a slab of blocks */
 #define RF_WMAX ((uint64_t)1 << 20)       /* above: the generic sweep (tables of W values) */
@@ -63,6 +64,53 @@ _Static_assert(RF_SHORT_VAR <= 3, "rf_short_v has cases for W = 1 to 3 alone");
     } while (0)
 #else
 #define RF_PREFETCH(c, a, n) ((void)0)
+#endif
+
+/* a hint to fetch, for writing, the output rows of ends e..e+n (their first store would otherwise
+ * wait on the line's read with the store buffer full: the lanes' stores scatter over RF_L tiles) */
+#ifdef __GNUC__
+#define RF_PREFETCH_OUT(c, e, n)                                                                           \
+    do {                                                                                                   \
+        const gs_rs_cols *k_ = (c)->cols;                                                                  \
+        char *o_ = k_->out + (uint64_t)((e) - (c)->first) * k_->k * k_->osz;                               \
+        for (uint64_t q_ = 0; q_ < (uint64_t)(n) * k_->k * k_->osz; q_ += 64) __builtin_prefetch(o_ + q_, 1); \
+    } while (0)
+#else
+#define RF_PREFETCH_OUT(c, e, n) ((void)0)
+#endif
+
+/* Blocks of 8 x 8 values turned over in vector registers (GCC 12 or clang: __builtin_shufflevector):
+ * the lanes' loads of 8 consecutive values of a tile and stores of 8 consecutive rows each become
+ * one vector access where they were 8 scalar ones. Only values move: the bits are the same. */
+#if defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 12)
+#define RF_VEC 1
+typedef double rf_v8 __attribute__((vector_size(64)));
+#define RF_SV __builtin_shufflevector
+/* 8 rows of 8 values, row i at s[i], turned over into d: d[j][i] = s[i][j]; straight code, so that
+ * every vector stays in a register */
+RF_INLINE void rf_t8(const double *const *s, double *const *d)
+{
+    rf_v8 r0, r1, r2, r3, r4, r5, r6, r7;
+    memcpy(&r0, s[0], 64), memcpy(&r1, s[1], 64), memcpy(&r2, s[2], 64), memcpy(&r3, s[3], 64);
+    memcpy(&r4, s[4], 64), memcpy(&r5, s[5], 64), memcpy(&r6, s[6], 64), memcpy(&r7, s[7], 64);
+    /* pairs of rows: their even and odd columns interleaved */
+    const rf_v8 a0 = RF_SV(r0, r1, 0, 8, 2, 10, 4, 12, 6, 14), a1 = RF_SV(r0, r1, 1, 9, 3, 11, 5, 13, 7, 15);
+    const rf_v8 a2 = RF_SV(r2, r3, 0, 8, 2, 10, 4, 12, 6, 14), a3 = RF_SV(r2, r3, 1, 9, 3, 11, 5, 13, 7, 15);
+    const rf_v8 a4 = RF_SV(r4, r5, 0, 8, 2, 10, 4, 12, 6, 14), a5 = RF_SV(r4, r5, 1, 9, 3, 11, 5, 13, 7, 15);
+    const rf_v8 a6 = RF_SV(r6, r7, 0, 8, 2, 10, 4, 12, 6, 14), a7 = RF_SV(r6, r7, 1, 9, 3, 11, 5, 13, 7, 15);
+    /* four rows: b0-b3 hold columns c and c + 4 of rows 0-3 (b0: 0 and 4, b1: 1 and 5, ...), b4-b7 of
+     * rows 4-7 */
+    const rf_v8 b0 = RF_SV(a0, a2, 0, 1, 8, 9, 4, 5, 12, 13), b2 = RF_SV(a0, a2, 2, 3, 10, 11, 6, 7, 14, 15);
+    const rf_v8 b1 = RF_SV(a1, a3, 0, 1, 8, 9, 4, 5, 12, 13), b3 = RF_SV(a1, a3, 2, 3, 10, 11, 6, 7, 14, 15);
+    const rf_v8 b4 = RF_SV(a4, a6, 0, 1, 8, 9, 4, 5, 12, 13), b6 = RF_SV(a4, a6, 2, 3, 10, 11, 6, 7, 14, 15);
+    const rf_v8 b5 = RF_SV(a5, a7, 0, 1, 8, 9, 4, 5, 12, 13), b7 = RF_SV(a5, a7, 2, 3, 10, 11, 6, 7, 14, 15);
+    const rf_v8 c0 = RF_SV(b0, b4, 0, 1, 2, 3, 8, 9, 10, 11), c4 = RF_SV(b0, b4, 4, 5, 6, 7, 12, 13, 14, 15);
+    const rf_v8 c1 = RF_SV(b1, b5, 0, 1, 2, 3, 8, 9, 10, 11), c5 = RF_SV(b1, b5, 4, 5, 6, 7, 12, 13, 14, 15);
+    const rf_v8 c2 = RF_SV(b2, b6, 0, 1, 2, 3, 8, 9, 10, 11), c6 = RF_SV(b2, b6, 4, 5, 6, 7, 12, 13, 14, 15);
+    const rf_v8 c3 = RF_SV(b3, b7, 0, 1, 2, 3, 8, 9, 10, 11), c7 = RF_SV(b3, b7, 4, 5, 6, 7, 12, 13, 14, 15);
+    memcpy(d[0], &c0, 64), memcpy(d[1], &c1, 64), memcpy(d[2], &c2, 64), memcpy(d[3], &c3, 64);
+    memcpy(d[4], &c4, 64), memcpy(d[5], &c5, 64), memcpy(d[6], &c6, 64), memcpy(d[7], &c7, 64);
+}
 #endif
 
 typedef union rf_st {
