@@ -33,6 +33,13 @@
 
 #define GS_ROLL_MIN_PART ((size_t)1 << 16) /* fewest outputs worth handing to a thread */
 #define GS_ROLL_STATE_MAX 48              /* bytes of the largest state */
+/* With several families a part runs them all over a stretch of its rows at a time, so that the
+ * families after the first find the stretch's input and rows in the cache: at least
+ * GS_ROLL_STRETCH rows and 32 blocks, where those are at most GS_ROLL_STRETCH_MAX rows (longer
+ * windows: each family over the whole part; kernels/TUNING.md) */
+#define GS_ROLL_STRETCH ((size_t)1 << 16)
+#define GS_ROLL_STRETCH_BLOCKS 32
+#define GS_ROLL_STRETCH_MAX ((size_t)1 << 18)
 
 typedef struct roll_ctx {
     const gs_minmax_params *p;
@@ -410,25 +417,34 @@ static void roll_part(void *vr, size_t part, size_t nparts)
         return;
     }
     ws.rbuf = ws.sbuf + GS_ROLL_TILE * GS_ROLL_STATE_MAX;
-    for (int f = 0; f < GS_RS_NFAM; f++) {
-        if (!r->fam_on[f]) continue;
-        roll_ctx c = r->c;
-        gs_rs_family_cols(c.p, f, c.cols.out, &c.cols);
-        const size_t lo = c.first + b, hi = c.first + e;
-        if (f == GS_RS_FAM_SUM && !gs_type_is_float(c.p->type)) {
-            roll_sumi(&c, lo, hi);
-            continue;
+    int nfam = 0;
+    for (int f = 0; f < GS_RS_NFAM; f++) nfam += r->fam_on[f];
+    size_t step = e - b;
+    if (nfam > 1 && r->c.w <= GS_ROLL_STRETCH_MAX / GS_ROLL_STRETCH_BLOCKS) {
+        const size_t blocks = GS_ROLL_STRETCH_BLOCKS * r->c.w;
+        step = blocks > GS_ROLL_STRETCH ? blocks : GS_ROLL_STRETCH;
+    }
+    for (size_t sb = b; sb < e; sb += step) {
+        const size_t lo = r->c.first + sb, hi = r->c.first + (e - sb > step ? sb + step : e);
+        for (int f = 0; f < GS_RS_NFAM; f++) {
+            if (!r->fam_on[f]) continue;
+            roll_ctx c = r->c;
+            gs_rs_family_cols(c.p, f, c.cols.out, &c.cols);
+            if (f == GS_RS_FAM_SUM && !gs_type_is_float(c.p->type)) {
+                roll_sumi(&c, lo, hi);
+                continue;
+            }
+            if (r->dbl && roll_fast(&r->fp, &c.cols, f, hi - lo)) {
+                /* ends of block 0 (windows clipped at the stream's start) here, the rest there */
+                const uint64_t b1 = c.base < c.w ? c.w - c.base : 0; /* local position of block 1 */
+                const size_t mid = b1 < lo ? lo : b1 < hi ? (size_t)b1 : hi;
+                sweep(&c, fams[f][c.p->type], lo, mid, &ws);
+                if (mid < hi && gs_roll_fast(&r->fp, &c.cols, f == GS_RS_FAM_VAR, r->dbl, c.first + c.cnt, c.first, mid, hi))
+                    __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+                continue;
+            }
+            sweep(&c, fams[f][c.p->type], lo, hi, &ws);
         }
-        if (r->dbl && roll_fast(&r->fp, &c.cols, f, hi - lo)) {
-            /* ends of block 0 (windows clipped at the stream's start) here, the rest there */
-            const uint64_t b1 = c.base < c.w ? c.w - c.base : 0; /* local position of block 1 */
-            const size_t mid = b1 < lo ? lo : b1 < hi ? (size_t)b1 : hi;
-            sweep(&c, fams[f][c.p->type], lo, mid, &ws);
-            if (mid < hi && gs_roll_fast(&r->fp, &c.cols, f == GS_RS_FAM_VAR, r->dbl, c.first + c.cnt, c.first, mid, hi))
-                __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
-            continue;
-        }
-        sweep(&c, fams[f][c.p->type], lo, hi, &ws);
     }
     free(ws.sbuf);
 }
