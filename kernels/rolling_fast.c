@@ -28,6 +28,7 @@
 _Static_assert(RF_LS % 8 == 0 && RF_LV % 8 == 0, "lanes in blocks of 8 (rf_t8)");
 #define RF_T ((int64_t)GS_ROLL_TILE)      /* values per tile */
 #define RF_SLAB ((int64_t)1024)           /* fewest values of a slab of blocks */
+#define RF_SLAB_WMAX ((int64_t)1 << 13)   /* above: a block a slab (lanes of its consecutive tiles) */
 #define RF_WMAX ((uint64_t)1 << 20)       /* above: the generic sweep (tables of W values) */
 #define RF_WROWS ((int64_t)1 << 16)       /* above: no tables in lane rows (RF_LV W values each) */
 #define RF_SHORT_W 32                     /* rf_short's longest window */
@@ -372,7 +373,7 @@ int gs_roll_fast_ok(const gs_minmax_params *p, const gs_rs_cols *cols, int var, 
 static int rf_tables(rf_ctx *c, int64_t nout)
 {
     const int64_t W = c->W;
-    const int64_t nrows = W <= RF_WROWS && 3 * RF_LV * W <= nout ? 3 * RF_LV * W : 0;
+    const int64_t nrows = W > RF_SLAB_WMAX && W <= RF_WROWS && 3 * RF_LV * W <= nout ? 3 * RF_LV * W : 0;
     c->rn = malloc((size_t)(3 * W + 1 + nrows) * sizeof(double));
     if (!c->rn) return -1;
     c->fb = c->rn + W + 1, c->nafb = c->fb + W;
@@ -407,8 +408,10 @@ int gs_roll_fast(const gs_minmax_params *p, const gs_rs_cols *cols, int var, con
         free(c.rn);
         return 0;
     }
-    /* blocks per slab: a multiple of the lanes below RF_SLAB, so that their tiles fill the lanes */
-    const int64_t nbmax = c.W >= RF_SLAB ? 1 : (RF_SLAB / c.W + RF_LV) / RF_LV * RF_LV, R = c.M + 1;
+    /* blocks per slab: a multiple of the lanes (RF_SLAB values at least), so that the same tile of
+     * each block fills the lanes with none left over at the slab's end; one block past RF_SLAB_WMAX */
+    const int64_t nbmax = c.W > RF_SLAB_WMAX ? 1 : c.W >= RF_SLAB ? RF_LV : (RF_SLAB / c.W + RF_LV) / RF_LV * RF_LV;
+    const int64_t R = c.M + 1;
     c.tot = malloc((size_t)(3 * (nbmax + 1) * R) * sizeof(rf_st));
     if (!c.tot) {
         free(c.rn);
