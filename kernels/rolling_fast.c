@@ -127,7 +127,7 @@ typedef struct rf_ctx {
     double dof;                     /* var: W - ddof */
     double *rn, *fb, *nafb;         /* var: rn[n] = 1/n for n <= W; for an end at block offset q,
                                        fb = (q+1)/W and nafb = (W-q-1) fb (Chan's merge) */
-    double *tp, *ts, *tn;           /* var, W <= RF_WROWS and rows enough (else NULL): for lanes of
+    double *tp, *ts, *tn;           /* var, RF_SLAB_WMAX < W <= RF_WROWS, rows enough (else NULL): for lanes of
                                        consecutive tiles from block offset m, row m of RF_LV lanes
                                        of rn[m + 32l + 1], rn[W - m - 32l], nafb[m + 32l] (0 where
                                        out of range) */
