@@ -33,12 +33,12 @@ _Static_assert(RF_LS % 8 == 0 && RF_LV % 8 == 0, "lanes in blocks of 8 (rf_t8)")
 #define RF_WROWS ((int64_t)1 << 16)       /* above: no tables in lane rows (RF_LV W values each) */
 #define RF_SHORT_W 32                     /* rf_short's longest window */
 /* The longest windows each family takes through rf_short: the sum family's every window of one tile
- * (W = 25 to 32 in half the slabs' time), the var family's to 3, above which the slabs' sweep is the
+ * (W = 25 to 32 in half the slabs' time), the var family's to 5, above which the slabs' sweep is the
  * faster (kernels/TUNING.md: the 2-core machine, 10^7 f64, one thread). */
 #define RF_SHORT_SUM 32
-#define RF_SHORT_VAR 3 /* rf_short_v's cases */
+#define RF_SHORT_VAR 5 /* rf_short_v's cases */
 _Static_assert(RF_SHORT_SUM <= RF_SHORT_W && RF_SHORT_W <= GS_ROLL_TILE, "rf_short: one tile a block, its arrays");
-_Static_assert(RF_SHORT_VAR <= 3, "rf_short_v has cases for W = 1 to 3 alone");
+_Static_assert(RF_SHORT_VAR <= 5, "rf_short_v has cases for W = 1 to 5 alone");
 
 /* Each lane loop is built for the widest vectors the machine has (GCC on x86-64); the bits do not
  * depend on the width: no operation is reordered, none contracted (the Makefile builds this file

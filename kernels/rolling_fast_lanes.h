@@ -250,8 +250,8 @@ RF_INLINE void RF_N(rf_short_lanes)(const rf_ctx *c, int64_t jb0, const int W)
 }
 
 /* nb whole blocks from local jb, nb a multiple of RF_L: rf_short_lanes with W a constant up to 4
- * (with a few values a block, the loops' own work is most of it: W = 1 took 7x the time with W
- * read at run time) */
+ * (5 for var: all its windows here) (with a few values a block, the loops' own work is most of
+ * it: W = 1 took 7x the time with W read at run time) */
 static RF_WIDE void RF_N(rf_short)(const rf_ctx *c, int64_t jb, int64_t nb)
 {
     const int W = (int)c->W;
@@ -263,12 +263,14 @@ static RF_WIDE void RF_N(rf_short)(const rf_ctx *c, int64_t jb, int64_t nb)
         RF_SHORT_CASE(1)
         RF_SHORT_CASE(2)
         RF_SHORT_CASE(3)
-#if RF_L == RF_LS /* the sum family's windows from 4 on (the var family's end at RF_SHORT_VAR) */
+#if RF_L == RF_LS /* the sum family's windows from 4 on (the var family's end at RF_SHORT_VAR = 5) */
         RF_SHORT_CASE(4)
     default:
         for (int64_t b = 0; b < nb; b += RF_L) RF_N(rf_short_lanes)(c, jb + b * W, W);
         break;
 #else
+        RF_SHORT_CASE(4)
+        RF_SHORT_CASE(5)
     default: break;
 #endif
     }
