@@ -352,7 +352,8 @@ static void roll_sumi(const roll_ctx *c, size_t e_lo, size_t e_hi)
 typedef struct roll_run {
     roll_ctx c;
     int fam_on[GS_RS_NFAM];
-    size_t nr; /* tile-edge states a part may need */
+    size_t nr;      /* tile-edge states a part may need */
+    size_t stretch; /* rows a part runs all its families over at a time; 0: its whole range */
     int failed;
     gs_minmax_params fp; /* the params the lanes are asked with: no --skip-nan (they run only where
                             it skips nothing) */
@@ -417,13 +418,7 @@ static void roll_part(void *vr, size_t part, size_t nparts)
         return;
     }
     ws.rbuf = ws.sbuf + GS_ROLL_TILE * GS_ROLL_STATE_MAX;
-    int nfam = 0;
-    for (int f = 0; f < GS_RS_NFAM; f++) nfam += r->fam_on[f];
-    size_t step = e - b;
-    if (nfam > 1 && r->c.w <= GS_ROLL_STRETCH_MAX / GS_ROLL_STRETCH_BLOCKS) {
-        const size_t blocks = GS_ROLL_STRETCH_BLOCKS * r->c.w;
-        step = blocks > GS_ROLL_STRETCH ? blocks : GS_ROLL_STRETCH;
-    }
+    const size_t step = r->stretch ? r->stretch : e - b;
     for (size_t sb = b; sb < e; sb += step) {
         const size_t lo = r->c.first + sb, hi = r->c.first + (e - sb > step ? sb + step : e);
         for (int f = 0; f < GS_RS_NFAM; f++) {
@@ -474,6 +469,10 @@ static int roll_run_all(const gs_minmax_params *p, const void *in, size_t m, siz
         if (p->agg[k] >= GS_NAGG) return gs_fail(st, GS_EUSAGE, "rolling: unknown aggregate %d", (int)p->agg[k]);
         r.fam_on[gs_rs_family(p->agg[k])] = 1;
     }
+    int nfam = 0;
+    for (int f = 0; f < GS_RS_NFAM; f++) nfam += r.fam_on[f];
+    if (nfam > 1 && c->w <= GS_ROLL_STRETCH_MAX / GS_ROLL_STRETCH_BLOCKS)
+        r.stretch = GS_ROLL_STRETCH_BLOCKS * c->w > GS_ROLL_STRETCH ? GS_ROLL_STRETCH_BLOCKS * c->w : GS_ROLL_STRETCH;
     if (c->cnt == 0) return GS_OK;
     /* Each part re-reads up to two blocks before its range: worth it only with enough outputs. */
     const size_t min_part = c->w > GS_ROLL_MIN_PART / 2 ? (c->w < SIZE_MAX / 4 ? 2 * c->w : SIZE_MAX) : GS_ROLL_MIN_PART;

@@ -94,21 +94,30 @@ RF_INLINE void rf_t8(const double *const *s, double *const *d)
     rf_v8 r0, r1, r2, r3, r4, r5, r6, r7;
     memcpy(&r0, s[0], 64), memcpy(&r1, s[1], 64), memcpy(&r2, s[2], 64), memcpy(&r3, s[3], 64);
     memcpy(&r4, s[4], 64), memcpy(&r5, s[5], 64), memcpy(&r6, s[6], 64), memcpy(&r7, s[7], 64);
+    /* the three steps' shuffles: a pair's even and odd columns (E, O); pairs of columns (P, Q);
+     * halves (H, K) */
+#define RF_E(x, y) RF_SV(x, y, 0, 8, 2, 10, 4, 12, 6, 14)
+#define RF_O(x, y) RF_SV(x, y, 1, 9, 3, 11, 5, 13, 7, 15)
+#define RF_P(x, y) RF_SV(x, y, 0, 1, 8, 9, 4, 5, 12, 13)
+#define RF_Q(x, y) RF_SV(x, y, 2, 3, 10, 11, 6, 7, 14, 15)
+#define RF_H(x, y) RF_SV(x, y, 0, 1, 2, 3, 8, 9, 10, 11)
+#define RF_K(x, y) RF_SV(x, y, 4, 5, 6, 7, 12, 13, 14, 15)
     /* pairs of rows: their even and odd columns interleaved */
-    const rf_v8 a0 = RF_SV(r0, r1, 0, 8, 2, 10, 4, 12, 6, 14), a1 = RF_SV(r0, r1, 1, 9, 3, 11, 5, 13, 7, 15);
-    const rf_v8 a2 = RF_SV(r2, r3, 0, 8, 2, 10, 4, 12, 6, 14), a3 = RF_SV(r2, r3, 1, 9, 3, 11, 5, 13, 7, 15);
-    const rf_v8 a4 = RF_SV(r4, r5, 0, 8, 2, 10, 4, 12, 6, 14), a5 = RF_SV(r4, r5, 1, 9, 3, 11, 5, 13, 7, 15);
-    const rf_v8 a6 = RF_SV(r6, r7, 0, 8, 2, 10, 4, 12, 6, 14), a7 = RF_SV(r6, r7, 1, 9, 3, 11, 5, 13, 7, 15);
+    const rf_v8 a0 = RF_E(r0, r1), a1 = RF_O(r0, r1), a2 = RF_E(r2, r3), a3 = RF_O(r2, r3);
+    const rf_v8 a4 = RF_E(r4, r5), a5 = RF_O(r4, r5), a6 = RF_E(r6, r7), a7 = RF_O(r6, r7);
     /* four rows: b0-b3 hold columns c and c + 4 of rows 0-3 (b0: 0 and 4, b1: 1 and 5, ...), b4-b7 of
      * rows 4-7 */
-    const rf_v8 b0 = RF_SV(a0, a2, 0, 1, 8, 9, 4, 5, 12, 13), b2 = RF_SV(a0, a2, 2, 3, 10, 11, 6, 7, 14, 15);
-    const rf_v8 b1 = RF_SV(a1, a3, 0, 1, 8, 9, 4, 5, 12, 13), b3 = RF_SV(a1, a3, 2, 3, 10, 11, 6, 7, 14, 15);
-    const rf_v8 b4 = RF_SV(a4, a6, 0, 1, 8, 9, 4, 5, 12, 13), b6 = RF_SV(a4, a6, 2, 3, 10, 11, 6, 7, 14, 15);
-    const rf_v8 b5 = RF_SV(a5, a7, 0, 1, 8, 9, 4, 5, 12, 13), b7 = RF_SV(a5, a7, 2, 3, 10, 11, 6, 7, 14, 15);
-    const rf_v8 c0 = RF_SV(b0, b4, 0, 1, 2, 3, 8, 9, 10, 11), c4 = RF_SV(b0, b4, 4, 5, 6, 7, 12, 13, 14, 15);
-    const rf_v8 c1 = RF_SV(b1, b5, 0, 1, 2, 3, 8, 9, 10, 11), c5 = RF_SV(b1, b5, 4, 5, 6, 7, 12, 13, 14, 15);
-    const rf_v8 c2 = RF_SV(b2, b6, 0, 1, 2, 3, 8, 9, 10, 11), c6 = RF_SV(b2, b6, 4, 5, 6, 7, 12, 13, 14, 15);
-    const rf_v8 c3 = RF_SV(b3, b7, 0, 1, 2, 3, 8, 9, 10, 11), c7 = RF_SV(b3, b7, 4, 5, 6, 7, 12, 13, 14, 15);
+    const rf_v8 b0 = RF_P(a0, a2), b1 = RF_P(a1, a3), b2 = RF_Q(a0, a2), b3 = RF_Q(a1, a3);
+    const rf_v8 b4 = RF_P(a4, a6), b5 = RF_P(a5, a7), b6 = RF_Q(a4, a6), b7 = RF_Q(a5, a7);
+    /* all eight rows: column c from bc's and b(c+4)'s halves */
+    const rf_v8 c0 = RF_H(b0, b4), c1 = RF_H(b1, b5), c2 = RF_H(b2, b6), c3 = RF_H(b3, b7);
+    const rf_v8 c4 = RF_K(b0, b4), c5 = RF_K(b1, b5), c6 = RF_K(b2, b6), c7 = RF_K(b3, b7);
+#undef RF_E
+#undef RF_O
+#undef RF_P
+#undef RF_Q
+#undef RF_H
+#undef RF_K
     memcpy(d[0], &c0, 64), memcpy(d[1], &c1, 64), memcpy(d[2], &c2, 64), memcpy(d[3], &c3, 64);
     memcpy(d[4], &c4, 64), memcpy(d[5], &c5, 64), memcpy(d[6], &c6, 64), memcpy(d[7], &c7, 64);
 }

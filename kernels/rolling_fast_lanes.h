@@ -263,13 +263,12 @@ static RF_WIDE void RF_N(rf_short)(const rf_ctx *c, int64_t jb, int64_t nb)
         RF_SHORT_CASE(1)
         RF_SHORT_CASE(2)
         RF_SHORT_CASE(3)
-#if RF_L == RF_LS /* the sum family's windows from 4 on (the var family's end at RF_SHORT_VAR = 5) */
         RF_SHORT_CASE(4)
+#if RF_L == RF_LS /* the sum family's windows from 5 on (the var family's end at RF_SHORT_VAR = 5) */
     default:
         for (int64_t b = 0; b < nb; b += RF_L) RF_N(rf_short_lanes)(c, jb + b * W, W);
         break;
 #else
-        RF_SHORT_CASE(4)
         RF_SHORT_CASE(5)
     default: break;
 #endif
